@@ -1,0 +1,1 @@
+"""Registers this project's witness batches with the claims framework."""
