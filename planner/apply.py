@@ -1,0 +1,331 @@
+"""The transactional apply: per-host bash scripts rendered from values.
+
+Stages, in the order an executor runs them: preflight (every host), preserve (every
+host), apply (head first, then followers), readback (per rank: what runs equals the
+plan), front door (each rank's own health check and log path), then commit — or
+rollback (restore what preserve saved) — and cleanup. Each script takes the container
+name as its first argument; every other value is quoted into it with ``shlex.quote``.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from enum import StrEnum
+
+from planner.launch import LaunchPlan, RankLaunch
+from planner.realize import STOP_GRACE_SECONDS, HostRealization
+from planner.values import Frozen
+
+UNIT_DIR = "/etc/systemd/system"
+PRESERVE_ROOT = "/var/lib/gunbc/preserve"
+HEAD_WAIT_SECONDS = 600
+HEALTH_WAIT_SECONDS = 1800
+_HEREDOC_END = "GUNBC_UNIT_TEXT"
+
+
+class Stage(StrEnum):
+    PREFLIGHT = "preflight"
+    PRESERVE = "preserve"
+    APPLY = "apply"
+    READBACK = "readback"
+    FRONT_DOOR = "front_door"
+    COMMIT = "commit"
+    ROLLBACK = "rollback"
+    CLEANUP = "cleanup"
+
+
+FORWARD_STAGES = (Stage.PREFLIGHT, Stage.PRESERVE, Stage.APPLY, Stage.READBACK,
+                  Stage.FRONT_DOOR, Stage.COMMIT)  # fmt: skip
+"""The stages of a successful apply; rollback replaces commit on any failure."""
+
+
+class FrontDoor(Frozen):
+    """A step's own health check: the argv that proves it and where its log is."""
+
+    check: tuple[str, ...]
+    log_path: str
+
+
+class ApplyStep(Frozen):
+    """One stage on one host: the script, its invocation, its front door."""
+
+    stage: Stage
+    rank: int
+    host_name: str
+    script: str
+    invocation: tuple[str, ...]
+    front_door: FrontDoor
+
+
+class ApplyContext(Frozen):
+    """The values every stage script of one host is rendered from."""
+
+    arm: str
+    realization: HostRealization
+    launch: RankLaunch
+    image_digest: str
+    mount_sources: tuple[str, ...]
+    head_rail_address: str
+    rendezvous_port: int
+    serve_port: int
+
+    @property
+    def unit_path(self) -> str:
+        return f"{UNIT_DIR}/{self.realization.unit_name}"
+
+    @property
+    def preserve_dir(self) -> str:
+        stem = self.realization.unit_name.removesuffix(".service")
+        return f"{PRESERVE_ROOT}/{self.arm}/{stem}"
+
+
+def _q(value: object) -> str:
+    return shlex.quote(str(value))
+
+
+def _header(stage: Stage, ctx: ApplyContext) -> list[str]:
+    r = ctx.realization
+    return [
+        "#!/usr/bin/env bash",
+        f"# {stage.value}: arm {ctx.arm}, node rank {r.rank} on {r.host_name}",
+        "set -euo pipefail",
+        f'container_name="${{1:?usage: {stage.value}.sh CONTAINER_NAME}}"',
+        f"unit={_q(r.unit_name)}",
+        f"unit_path={_q(ctx.unit_path)}",
+        f"preserve_dir={_q(ctx.preserve_dir)}",
+        f"log_path={_q(r.log_path)}",
+        f"fail() {{ printf '{stage.value} on %s: %s (log: %s)\\n' "
+        f'{_q(r.host_name)} "$*" "$log_path" >&2; exit 1; }}',
+    ]
+
+
+def _preflight(ctx: ApplyContext) -> list[str]:
+    sources = " ".join(_q(s) for s in ctx.mount_sources)
+    return [
+        f"image={_q(ctx.image_digest)}",
+        f"arm={_q(ctx.arm)}",
+        'docker image inspect "$image" >/dev/null 2>&1 || fail "image $image is not present"',
+        f"for source in {sources}; do",
+        '  [ -e "$source" ] || fail "mount source $source does not exist"',
+        "done",
+        "owner=$(docker container inspect --format '{{index .Config.Labels \"gunbc.arm\"}}' "
+        '"$container_name" 2>/dev/null || true)',
+        'if docker container inspect "$container_name" >/dev/null 2>&1 '
+        '&& [ "$owner" != "$arm" ]; then',
+        '  fail "container name $container_name is taken by ${owner:-an unlabelled container}"',
+        "fi",
+        "# a running container of any other arm reads as occupancy, never as this arm",
+        "others=$(docker ps --filter label=gunbc.arm --format '{{.Names}} {{.Label \"gunbc.arm\"}}'"
+        " | awk -v arm=\"$arm\" '$2 != arm {print $1}')",
+        '[ -z "$others" ] || fail "host is occupied by another arm: $others"',
+        'if [ -e "$unit_path" ] \\\n'
+        '  && ! grep -qF -- "start --attach $container_name" "$unit_path"; then',
+        '  fail "unit $unit exists and runs another container"',
+        "fi",
+        'echo "preflight passed: image present, mount sources exist, names free"',
+    ]
+
+
+def _preserve(ctx: ApplyContext) -> list[str]:
+    return [
+        'rm -rf "$preserve_dir" && mkdir -p "$preserve_dir"',
+        'if systemctl is-active --quiet "$unit"; then',
+        '  touch "$preserve_dir/unit-was-active"',
+        '  systemctl stop "$unit"',
+        "fi",
+        '[ ! -e "$unit_path" ] || cp -p "$unit_path" "$preserve_dir/unit"',
+        'if docker container inspect "$container_name" >/dev/null 2>&1; then',
+        f'  docker stop --time {STOP_GRACE_SECONDS} "$container_name" >/dev/null',
+        '  docker rename "$container_name" "$container_name-preserved"',
+        "fi",
+        'echo "preserved into $preserve_dir"',
+    ]
+
+
+def _create_line(ctx: ApplyContext) -> str:
+    """The create argv, one flag and its value per line; the name comes from ``$1``."""
+    argv = list(ctx.realization.create_argv)
+    quoted = [_q(a) for a in argv]
+    quoted[argv.index("--name") + 1] = '"$container_name"'
+    lines: list[str] = []
+    for arg, text in zip(argv, quoted, strict=True):
+        if (
+            lines
+            and lines[-1].startswith("--")
+            and " " not in lines[-1]
+            and not arg.startswith("-")
+        ):
+            lines[-1] += f" {text}"
+        else:
+            lines.append(text)
+    return " \\\n  ".join(lines) + " >/dev/null"
+
+
+def _apply(ctx: ApplyContext) -> list[str]:
+    unit_text = ctx.realization.unit_text
+    if any(line == _HEREDOC_END for line in unit_text.splitlines()):
+        raise ValueError(f"unit text contains the heredoc terminator {_HEREDOC_END}")
+    wait: list[str] = []
+    if ctx.launch.rank != 0:
+        target = f"/dev/tcp/{ctx.head_rail_address}/{ctx.rendezvous_port}"
+        wait = [
+            "# followers start only once the head's rendezvous port answers",
+            f"deadline=$((SECONDS + {HEAD_WAIT_SECONDS}))",
+            f"until (exec 3<>{_q(target)}) 2>/dev/null; do",
+            '  [ "$SECONDS" -lt "$deadline" ] || fail "head rendezvous never answered"',
+            "  sleep 2",
+            "done",
+        ]
+    return [
+        *wait,
+        _create_line(ctx),
+        f"cat > \"$unit_path.landing\" <<'{_HEREDOC_END}'",
+        *unit_text.rstrip("\n").splitlines(),
+        _HEREDOC_END,
+        'mv -f "$unit_path.landing" "$unit_path"',
+        "systemctl daemon-reload",
+        'systemctl start "$unit"',
+        'echo "applied: $unit started $container_name"',
+    ]
+
+
+def _readback(ctx: ApplyContext) -> list[str]:
+    expected_cmd = json.dumps(list(ctx.launch.serve_argv), separators=(",", ":"))
+    lines = [
+        f"expected_cmd={_q(expected_cmd)}",
+        f"expected_image={_q(ctx.image_digest)}",
+        'inspect() { docker container inspect --format "$1" "$container_name"; }',
+        '[ "$(inspect \'{{.State.Running}}\')" = true ] || fail "$container_name is not running"',
+        '[ "$(inspect \'{{json .Config.Cmd}}\')" = "$expected_cmd" ] '
+        '|| fail "running command differs from the plan"',
+        '[ "$(inspect \'{{.Image}}\')" = "$expected_image" ] '
+        '|| fail "running image differs from the plan"',
+        "env_now=$(inspect '{{range .Config.Env}}{{println .}}{{end}}')",
+    ]
+    for key, value in ctx.launch.env:
+        pair = _q(f"{key}={value}")
+        lines.append(f'grep -qFx -- {pair} <<<"$env_now" || fail "env {key} differs from the plan"')
+    lines.append(f'echo "readback: rank {ctx.launch.rank} runs what was planned"')
+    return lines
+
+
+def front_door(ctx: ApplyContext) -> FrontDoor:
+    """Rank 0 answers /health on the route's port; a follower's unit is active."""
+    if ctx.launch.rank == 0:
+        url = f"http://{ctx.launch.host.rail_address}:{ctx.serve_port}/health"
+        check: tuple[str, ...] = ("curl", "-fsS", "--max-time", "5", url)
+    else:
+        check = ("systemctl", "is-active", "--quiet", ctx.realization.unit_name)
+    return FrontDoor(check=check, log_path=ctx.realization.log_path)
+
+
+def _front_door(ctx: ApplyContext) -> list[str]:
+    check = " ".join(_q(a) for a in front_door(ctx).check)
+    return [
+        f"deadline=$((SECONDS + {HEALTH_WAIT_SECONDS}))",
+        f"until {check} >/dev/null 2>&1; do",
+        '  if [ "$SECONDS" -ge "$deadline" ]; then',
+        '    tail -n 50 "$log_path" >&2 || true',
+        f'    fail "front door never answered: {check}"',
+        "  fi",
+        "  sleep 5",
+        "done",
+        'echo "front door open; log at $log_path"',
+    ]
+
+
+def _commit(ctx: ApplyContext) -> list[str]:
+    return [
+        'systemctl enable "$unit" >/dev/null',
+        'if docker container inspect "$container_name-preserved" >/dev/null 2>&1; then',
+        '  docker rm "$container_name-preserved" >/dev/null',
+        "fi",
+        'rm -rf "$preserve_dir"',
+        'echo "committed: $unit enabled, preserved state dropped"',
+    ]
+
+
+def _rollback(ctx: ApplyContext) -> list[str]:
+    return [
+        'systemctl stop "$unit" 2>/dev/null || true',
+        'docker rm -f "$container_name" >/dev/null 2>&1 || true',
+        'if docker container inspect "$container_name-preserved" >/dev/null 2>&1; then',
+        '  docker rename "$container_name-preserved" "$container_name"',
+        "fi",
+        'if [ -e "$preserve_dir/unit" ]; then',
+        '  cp -p "$preserve_dir/unit" "$unit_path"',
+        "else",
+        '  rm -f "$unit_path"',
+        "fi",
+        "systemctl daemon-reload",
+        'if [ -e "$preserve_dir/unit-was-active" ]; then',
+        '  systemctl start "$unit"',
+        "fi",
+        'echo "rolled back: restored what preserve saved in $preserve_dir"',
+    ]
+
+
+def _cleanup(ctx: ApplyContext) -> list[str]:
+    return [
+        'rm -f "$unit_path.landing"',
+        'rm -rf "$preserve_dir"',
+        'echo "cleaned up"',
+    ]
+
+
+_BODIES = {
+    Stage.PREFLIGHT: _preflight,
+    Stage.PRESERVE: _preserve,
+    Stage.APPLY: _apply,
+    Stage.READBACK: _readback,
+    Stage.FRONT_DOOR: _front_door,
+    Stage.COMMIT: _commit,
+    Stage.ROLLBACK: _rollback,
+    Stage.CLEANUP: _cleanup,
+}
+
+
+def stage_script(stage: Stage, ctx: ApplyContext) -> str:
+    """The bash script for ``stage`` on the host of ``ctx``."""
+    return "\n".join([*_header(stage, ctx), *_BODIES[stage](ctx)]) + "\n"
+
+
+def apply_steps(contexts: tuple[ApplyContext, ...]) -> tuple[ApplyStep, ...]:
+    """Every stage for every host, in execution order: each stage head first."""
+    ordered = sorted(contexts, key=lambda c: c.launch.rank)
+    return tuple(
+        ApplyStep(
+            stage=stage,
+            rank=ctx.launch.rank,
+            host_name=ctx.realization.host_name,
+            script=stage_script(stage, ctx),
+            invocation=("bash", f"{stage.value}.sh", ctx.realization.container_name),
+            front_door=front_door(ctx),
+        )
+        for stage in Stage
+        for ctx in ordered
+    )
+
+
+def apply_contexts(
+    plan: LaunchPlan,
+    arm: str,
+    realizations: tuple[HostRealization, ...],
+    mount_sources: tuple[str, ...],
+    rendezvous_port: int,
+    serve_port: int,
+) -> tuple[ApplyContext, ...]:
+    return tuple(
+        ApplyContext(
+            arm=arm,
+            realization=real,
+            launch=launch,
+            image_digest=plan.image_digest,
+            mount_sources=mount_sources,
+            head_rail_address=plan.head.host.rail_address,
+            rendezvous_port=rendezvous_port,
+            serve_port=serve_port,
+        )
+        for launch, real in zip(plan.ranks, realizations, strict=True)
+    )

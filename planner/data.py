@@ -1,0 +1,35 @@
+"""Where the planner's data lives, and the loaders for it.
+
+The data (fabric inventory, checkpoint manifests, scenarios) is in the ``fixtures/``
+directory that ships beside the ``planner`` package. It is located as a sibling
+directory, never imported, so the planner imports nothing of the framework.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from planner.checkpoint import CheckpointManifest, load_manifest
+from planner.fabric import Fabric, load_fabric
+
+DATA_ENV = "GUNBC_PLANNER_DATA"
+
+V41_MANIFEST = "checkpoints/deepseek-v41-flash-dba1be0a.manifest.json"
+GLM_MANIFEST = "checkpoints/glm-4.6-fp8-5c7e1f3b.manifest.json"
+
+
+def default_data_root() -> Path:
+    """``$GUNBC_PLANNER_DATA`` when set, else the ``fixtures`` directory beside ``planner``."""
+    override = os.environ.get(DATA_ENV)
+    if override:
+        return Path(override)
+    return Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def fabric(root: Path | None = None) -> Fabric:
+    return load_fabric((root or default_data_root()) / "fabric.json")
+
+
+def manifest(relative: str, root: Path | None = None) -> CheckpointManifest:
+    return load_manifest((root or default_data_root()) / relative)

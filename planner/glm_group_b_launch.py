@@ -1,0 +1,48 @@
+"""Group B's GLM arm: the same launcher, called with GLM's own values.
+
+GLM's inputs are all pinned (no open PR owns them), so it declares no frontiers.
+"""
+
+from __future__ import annotations
+
+from planner.arm_launch import ArmCall, DryRun, plan_arm
+from planner.authority import AuthorityState
+from planner.checkpoint import CheckpointManifest, glm_row
+from planner.fabric import Fabric
+from planner.identity import GLM_NATIVE_CONTAINER, GLM_NATIVE_UNITS
+from planner.launch import ServingRoute
+from planner.profile import GLM_GROUP_B_PROFILE
+from planner.runtime import ImageArtifact, ProducedImage, RegistryReading
+
+ARM = "glm_group_b"
+GROUP = "group_b"
+GLM_RUNTIME_KEY = "gunbc-glm-native"
+GLM_ROUTE = ServingRoute(serve_port=8100, served_model_name="glm")
+GLM_NATIVE_IMAGE = ProducedImage(
+    artifact=ImageArtifact(
+        config_digest="sha256:d6a537aebef0269609c1613efba5cba9c1c7939695e6095b4f6b467a7ea89dfc",
+        runtime_key=GLM_RUNTIME_KEY,
+    ),
+    registry_reading=RegistryReading(vllm_version="0.33.0", hub_cli_path="/usr/local/bin/hf"),
+)
+"""The hand-pinned GLM native image and what was read inside it."""
+
+
+def glm_group_b_call(fabric: Fabric, manifest: CheckpointManifest) -> ArmCall:
+    return ArmCall(
+        arm=ARM,
+        group=fabric.group(GROUP),
+        row=glm_row(manifest),
+        container=GLM_NATIVE_CONTAINER,
+        units=GLM_NATIVE_UNITS,
+        route=GLM_ROUTE,
+        runtime_key=GLM_RUNTIME_KEY,
+        profile=GLM_GROUP_B_PROFILE,
+        image=GLM_NATIVE_IMAGE,
+    )
+
+
+def glm_group_b_launch_dry_run(
+    fabric: Fabric, manifest: CheckpointManifest, state: AuthorityState
+) -> DryRun:
+    return plan_arm(glm_group_b_call(fabric, manifest), state)
