@@ -1,1 +1,68 @@
-"""claims package."""
+"""The claims framework: witnesses of claims about the planner, run through pluggy hooks.
+
+A witness module::
+
+    from claims import ClaimKind, Verdict, claim, expect_equal
+
+    def setup() -> None:  # optional, run once before the claims
+        ...
+
+    @claim(ClaimKind.PLANNED_SHAPE)
+    def followers_are_headless() -> Verdict:
+        \"\"\"Every rank above 0 is started with --headless.\"\"\"
+        return expect_equal(3, 3, "headless followers")
+
+is registered by a plugin::
+
+    from claims import hookimpl
+
+    @hookimpl
+    def claims_register_witnesses(register):
+        register("v41_group_a_launch", "witnesses.v41_group_a_launch")
+"""
+
+from claims.errors import ClaimsError, FloorViolation, PluginLoadError, UsageError, Violation
+from claims.loader import BUILTIN_PLUGINS, ENTRY_POINT_GROUP
+from claims.markers import PROJECT, hookimpl, hookspec
+from claims.model import (
+    ClaimKind,
+    Outcome,
+    Verdict,
+    claim,
+    expect,
+    expect_equal,
+    fails,
+    holds,
+)
+from claims.results import ClaimResult, RunReport, WitnessReport
+from claims.session import Selection, Session
+from claims.witness import Claim, Unresolved, Witness
+
+__all__ = [
+    "BUILTIN_PLUGINS",
+    "ENTRY_POINT_GROUP",
+    "PROJECT",
+    "Claim",
+    "ClaimKind",
+    "ClaimResult",
+    "ClaimsError",
+    "FloorViolation",
+    "Outcome",
+    "PluginLoadError",
+    "RunReport",
+    "Selection",
+    "Session",
+    "Unresolved",
+    "UsageError",
+    "Verdict",
+    "Violation",
+    "Witness",
+    "WitnessReport",
+    "claim",
+    "expect",
+    "expect_equal",
+    "fails",
+    "holds",
+    "hookimpl",
+    "hookspec",
+]

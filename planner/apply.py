@@ -10,6 +10,7 @@ name as its first argument; every other value is quoted into it with ``shlex.quo
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from enum import StrEnum
 
@@ -84,19 +85,26 @@ def _q(value: object) -> str:
     return shlex.quote(str(value))
 
 
-def _header(stage: Stage, ctx: ApplyContext) -> list[str]:
+def _header(stage: Stage, ctx: ApplyContext, body: list[str]) -> list[str]:
+    """The shared head of every script; a value the body never reads is not assigned
+    (shellcheck SC2034), while ``$1`` and ``fail`` (which names the container) always are."""
     r = ctx.realization
+    text = "\n".join(body)
+    optional = [
+        f"{var}={_q(value)}"
+        for var, value in (("unit", r.unit_name), ("unit_path", ctx.unit_path),
+                           ("preserve_dir", ctx.preserve_dir))
+        if re.search(rf"\$\{{?{var}\b", text)
+    ]  # fmt: skip
     return [
         "#!/usr/bin/env bash",
         f"# {stage.value}: arm {ctx.arm}, node rank {r.rank} on {r.host_name}",
         "set -euo pipefail",
         f'container_name="${{1:?usage: {stage.value}.sh CONTAINER_NAME}}"',
-        f"unit={_q(r.unit_name)}",
-        f"unit_path={_q(ctx.unit_path)}",
-        f"preserve_dir={_q(ctx.preserve_dir)}",
+        *optional,
         f"log_path={_q(r.log_path)}",
-        f"fail() {{ printf '{stage.value} on %s: %s (log: %s)\\n' "
-        f'{_q(r.host_name)} "$*" "$log_path" >&2; exit 1; }}',
+        f"fail() {{ printf '{stage.value} of %s on %s: %s (log: %s)\\n' "
+        f'"$container_name" {_q(r.host_name)} "$*" "$log_path" >&2; exit 1; }}',
     ]
 
 
@@ -288,7 +296,8 @@ _BODIES = {
 
 def stage_script(stage: Stage, ctx: ApplyContext) -> str:
     """The bash script for ``stage`` on the host of ``ctx``."""
-    return "\n".join([*_header(stage, ctx), *_BODIES[stage](ctx)]) + "\n"
+    body = _BODIES[stage](ctx)
+    return "\n".join([*_header(stage, ctx, body), *body]) + "\n"
 
 
 def apply_steps(contexts: tuple[ApplyContext, ...]) -> tuple[ApplyStep, ...]:

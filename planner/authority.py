@@ -59,6 +59,8 @@ AuthorityEvent = Annotated[
     Field(discriminator="event"),
 ]
 _EVENT = TypeAdapter(AuthorityEvent)
+_TAG_ERRORS = ("union_tag_invalid", "union_tag_not_found")
+"""A missing or unknown ``event`` kind: pydantic locates it at the root, we name the field."""
 
 
 class Active(Frozen):
@@ -122,6 +124,8 @@ def _parse_line(
         raise PlannerInputError(source, where, f"not a JSON object: {exc.msg}") from exc
     except ValidationError as exc:
         field, message = located(exc)
+        if exc.errors()[0]["type"] in _TAG_ERRORS:
+            field = "event"
         raise PlannerInputError(source, f"{where}, field {field}", message) from exc
     if previous is not None and event.seq <= previous.seq:
         raise PlannerInputError(

@@ -17,10 +17,12 @@ from planner.arm_launch import DryRun
 from planner.authority import fold, read_log
 from planner.frontiers import PlanInputs
 from planner.glm_group_b_launch import glm_group_b_launch_dry_run
+from planner.recipe import load_recipe, plan_recipe
 from planner.refusal import PlannerInputError
-from planner.report import render_report, write_atomically
+from planner.report import render_recipe_report, render_report, write_atomically
 from planner.scenarios import load_inputs, load_scenario, scenario_names
 from planner.v41_group_a_launch import v41_group_a_launch_dry_run
+from planner.values import safe_name
 
 EXIT_ADMITTED, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
 
@@ -66,6 +68,20 @@ def _parser() -> argparse.ArgumentParser:
     dry.add_argument("--out", type=Path, help="report path (default: per arm, under target/)")
     dry.add_argument("--data", type=Path, help="data root (default: the fixtures directory)")
     commands.add_parser("scenarios", help="list the named scenarios")
+    recipe = commands.add_parser(
+        "recipe",
+        help="validate a launcher recipe (TOML) and plan it over a group",
+        description="Validate a recipe with located errors (all of them), then render each "
+        "node's composed-model steps and docker create argv. The launcher owns the multi-node "
+        "flags and the per-node fabric env.",
+        epilog="example:\n  planner recipe fixtures/recipes/dsv41-flash-jovian-r37-4x.toml",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    recipe.add_argument("file", type=Path, help="the recipe TOML")
+    recipe.add_argument("--group", default="group_a", help="fabric group (default: group_a)")
+    recipe.add_argument("--name", help="container name (default: the recipe's directory name)")
+    recipe.add_argument("--out", type=Path, help="report path (default: target/<name>-plan.txt)")
+    recipe.add_argument("--data", type=Path, help="data root (default: the fixtures directory)")
     return parser
 
 
@@ -101,7 +117,8 @@ def dry_run(args: argparse.Namespace) -> DryRun:
         return glm_group_b_launch_dry_run(fabric, data.manifest(data.GLM_MANIFEST, root), state)
     inputs = load_inputs(inputs_path) if inputs_path else PlanInputs()
     manifest = data.manifest(data.V41_MANIFEST, root)
-    return v41_group_a_launch_dry_run(fabric, manifest, inputs, state)
+    source = str(inputs_path) if inputs_path else "inputs"
+    return v41_group_a_launch_dry_run(fabric, manifest, inputs, state, source)
 
 
 def _run_dry_run(args: argparse.Namespace) -> int:
@@ -119,8 +136,29 @@ def _run_dry_run(args: argparse.Namespace) -> int:
     return EXIT_ADMITTED if run.admitted else EXIT_REFUSED
 
 
+def _run_recipe(args: argparse.Namespace) -> int:
+    root = args.data or data.default_data_root()
+    # recipes live as <name>/recipe.toml or as <name>.toml
+    stem = args.file.resolve().parent.name if args.file.name == "recipe.toml" else args.file.stem
+    name = args.name or stem
+    try:
+        recipe = load_recipe(args.file)
+        group = data.fabric(root).group(args.group)
+        snapshot = data.snapshot_manifest(recipe.model, root) if recipe.composed_model else None
+        plan = plan_recipe(recipe, group, safe_name(name), snapshot)
+    except (PlannerInputError, KeyError, ValueError) as exc:
+        print(f"planner: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    out = args.out or Path("target") / f"{name}-plan.txt"
+    write_atomically(out, render_recipe_report(plan))
+    print(f"{plan.name}: {len(plan.ranks)} nodes planned; report written to {out}")
+    return EXIT_ADMITTED
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "recipe":
+        return _run_recipe(args)
     if args.command == "scenarios":
         root = data.default_data_root()
         for name in scenario_names(root):

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from planner.checkpoint import CheckpointManifest, load_manifest
 from planner.fabric import Fabric, load_fabric
+from planner.refusal import PlannerInputError
 
 DATA_ENV = "GUNBC_PLANNER_DATA"
 
@@ -33,3 +34,13 @@ def fabric(root: Path | None = None) -> Fabric:
 
 def manifest(relative: str, root: Path | None = None) -> CheckpointManifest:
     return load_manifest((root or default_data_root()) / relative)
+
+
+def snapshot_manifest(model: str, root: Path | None = None) -> CheckpointManifest:
+    """The checkpoint manifest of ``model`` among the data's ``checkpoints/*.manifest.json``."""
+    base = (root or default_data_root()) / "checkpoints"
+    for path in sorted(base.glob("*.manifest.json")):
+        found = load_manifest(path)
+        if found.model == model:
+            return found
+    raise PlannerInputError(str(base), model, "no snapshot manifest for this model")

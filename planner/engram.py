@@ -156,14 +156,20 @@ def land_file_write(write: TypedFileWrite, filesystem_root: Path) -> Path:
     """Land ``write`` under ``filesystem_root`` (``/`` on a host): temp, rename, read back.
 
     The sealed target is re-checked against the real directory (symlinks resolved), so a
-    link cannot carry the write out of its scope.
+    link cannot carry the write out of its scope: the scope directory may not itself be a
+    symlink nor resolve outside ``filesystem_root``, and the temp file is never followed.
     """
-    scope_dir = (filesystem_root / write.scope.root.lstrip("/")).resolve()
+    root = filesystem_root.resolve()
+    scope_path = filesystem_root / write.scope.root.lstrip("/")
+    scope_dir = scope_path.resolve()
+    if scope_path.is_symlink() or (scope_dir != root and root not in scope_dir.parents):
+        raise ValueError(f"scope {write.scope.root} is a link or resolves outside {root}")
     target = filesystem_root / write.target.lstrip("/")
     if target.parent.resolve() != scope_dir and scope_dir not in target.parent.resolve().parents:
         raise ValueError(f"{write.target} resolves outside {write.scope.root}")
     temp = filesystem_root / write.temp_target.lstrip("/")
-    with open(temp, "wb") as handle:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
+    with os.fdopen(os.open(temp, flags, 0o600), "wb") as handle:
         handle.write(write.content)
         handle.flush()
         os.fsync(handle.fileno())

@@ -27,7 +27,8 @@ class Host(Frozen):
     @classmethod
     def _ipv4(cls, value: str) -> str:
         parts = value.split(".")
-        if len(parts) != 4 or not all(p.isdigit() and 0 <= int(p) <= 255 for p in parts):
+        octets = all(p.isascii() and p.isdigit() and 0 <= int(p) <= 255 for p in parts)
+        if len(parts) != 4 or not octets:
             raise ValueError(f"{value!r} is not an IPv4 rail address")
         return value
 
@@ -73,32 +74,52 @@ def serving_head(group: FabricGroup) -> Host:
 
 def load_fabric(path: Path) -> Fabric:
     """Read the inventory file; an unreadable or invalid file names the file and field."""
+    source = str(path)
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
-        raise PlannerInputError(str(path), "<file>", f"cannot read inventory: {exc}") from exc
+        raise PlannerInputError(source, "<file>", f"cannot read inventory: {exc}") from exc
     if not isinstance(raw, dict):
-        raise PlannerInputError(str(path), "<root>", "inventory must be a JSON object")
+        raise PlannerInputError(source, "<root>", "inventory must be a JSON object")
+    hosts = tuple(_host(i, h, source) for i, h in enumerate(_list(raw, "hosts", source)))
+    by_name = {h.name: h for h in hosts}
+    groups = tuple(
+        _group(i, g, by_name, source) for i, g in enumerate(_list(raw, "groups", source))
+    )
+    return Fabric(hosts=hosts, groups=groups)
+
+
+def _list(raw: dict[str, object], key: str, source: str) -> list[object]:
+    value = raw.get(key, [])
+    if not isinstance(value, list):
+        raise PlannerInputError(source, key, "must be a list")
+    return value
+
+
+def _within(prefix: str, field: str) -> str:
+    return prefix if field == "<root>" else f"{prefix}.{field}"
+
+
+def _host(index: int, raw: object, source: str) -> Host:
     try:
-        hosts = tuple(Host.model_validate(h) for h in raw.get("hosts", ()))
-        by_name = {h.name: h for h in hosts}
-        groups = tuple(_group(g, by_name, str(path)) for g in raw.get("groups", ()))
-        return Fabric(hosts=hosts, groups=groups)
+        return Host.model_validate(raw)
     except ValidationError as exc:
-        raise PlannerInputError(str(path), *located(exc)) from exc
+        field, message = located(exc)
+        raise PlannerInputError(source, _within(f"hosts[{index}]", field), message) from exc
 
 
-def _group(raw: dict[str, object], by_name: dict[str, Host], source: str) -> FabricGroup:
+def _group(index: int, raw: object, by_name: dict[str, Host], source: str) -> FabricGroup:
+    if not isinstance(raw, dict):
+        raise PlannerInputError(source, f"groups[{index}]", "must be a JSON object")
+    label = f"groups.{raw['name']}" if isinstance(raw.get("name"), str) else f"groups[{index}]"
     names = raw.get("hosts", ())
     if not isinstance(names, list):
-        raise PlannerInputError(source, f"groups.{raw.get('name')}.hosts", "must be a list")
+        raise PlannerInputError(source, f"{label}.hosts", "must be a list")
     missing = [n for n in names if n not in by_name]
     if missing:
-        raise PlannerInputError(
-            source, f"groups.{raw.get('name')}.hosts", f"unknown hosts {missing!r}"
-        )
-    return FabricGroup(
-        name=str(raw.get("name")),
-        subject=str(raw.get("subject")),
-        hosts=tuple(by_name[n] for n in names),
-    )
+        raise PlannerInputError(source, f"{label}.hosts", f"unknown hosts {missing!r}")
+    try:
+        return FabricGroup.model_validate({**raw, "hosts": tuple(by_name[n] for n in names)})
+    except ValidationError as exc:
+        field, message = located(exc)
+        raise PlannerInputError(source, _within(label, field), message) from exc

@@ -10,6 +10,7 @@ from pathlib import Path
 from planner.apply import FORWARD_STAGES
 from planner.arm_launch import DryRun, RenderedHost
 from planner.engram import MkdirStep, PlannedRemoteStep
+from planner.recipe import RecipePlan
 
 RULE = "=" * 78
 APPLY_ORDER = (
@@ -75,3 +76,14 @@ def write_atomically(path: Path, text: str) -> None:
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+def render_recipe_report(plan: RecipePlan) -> str:
+    """A recipe plan: per node, the composed-model steps and the create argv."""
+    lines = [f"recipe plan: {plan.name} — a modeled launch; nothing here has run on any host", ""]
+    for rank in plan.ranks:
+        lines += [RULE, f"host {rank.host_name} — node rank {rank.rank}"
+                  f"{' (head)' if rank.rank == 0 else ''}", RULE, "## composed model"]  # fmt: skip
+        lines += [shlex.join(step) for step in rank.composed_steps] or ["(none)"]
+        lines += ["", "## docker create", shlex.join(rank.create_argv), ""]
+    return "\n".join(lines)

@@ -25,7 +25,7 @@ class ImageArtifact(Frozen):
     @field_validator("config_digest")
     @classmethod
     def _digest(cls, value: str) -> str:
-        if not _DIGEST.match(value):
+        if not _DIGEST.fullmatch(value):
             raise ValueError(f"{value!r} is not an image config digest (sha256:<64 hex>)")
         return value
 

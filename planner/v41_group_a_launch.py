@@ -61,6 +61,11 @@ def v41_group_a_call(
 
 
 def v41_group_a_launch_dry_run(
-    fabric: Fabric, manifest: CheckpointManifest, inputs: PlanInputs, state: AuthorityState
+    fabric: Fabric,
+    manifest: CheckpointManifest,
+    inputs: PlanInputs,
+    state: AuthorityState,
+    source: str = "inputs",
 ) -> DryRun:
-    return plan_arm(v41_group_a_call(fabric, manifest, inputs), state)
+    """Plan and admit; ``source`` names the inputs file in any error about its content."""
+    return plan_arm(v41_group_a_call(fabric, manifest, inputs, source), state)

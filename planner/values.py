@@ -22,8 +22,9 @@ _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@:-]*$")
 _SAFE_PATH = re.compile(r"^/[A-Za-z0-9_.@+/-]*$")
 
 
-def _safe_name(value: str) -> str:
-    if not _SAFE_NAME.match(value):
+def safe_name(value: str) -> str:
+    """``value`` when it is safe to render unquoted into scripts, units and argv; else raises."""
+    if not _SAFE_NAME.fullmatch(value):
         raise ValueError(
             f"{value!r} is not a safe name: use letters, digits and _ . @ : - only "
             "(it is rendered into shell scripts, units and docker argv)"
@@ -32,7 +33,7 @@ def _safe_name(value: str) -> str:
 
 
 def _safe_path(value: str) -> str:
-    if not _SAFE_PATH.match(value) or "/../" in f"{value}/" or "//" in value:
+    if not _SAFE_PATH.fullmatch(value) or "/../" in f"{value}/" or "//" in value:
         raise ValueError(
             f"{value!r} is not a safe absolute path: it must start with '/', hold no '..' "
             "segment, no empty segment and no shell metacharacters"
@@ -40,7 +41,7 @@ def _safe_path(value: str) -> str:
     return value
 
 
-SafeName = Annotated[str, AfterValidator(_safe_name)]
+SafeName = Annotated[str, AfterValidator(safe_name)]
 """A name that is rendered unquoted-safe: no whitespace or shell metacharacters."""
 
 SafePath = Annotated[str, AfterValidator(_safe_path)]

@@ -1,1 +1,51 @@
-"""Registers this project's witness batches with the claims framework."""
+"""Registers this project's witness batches and declared frontiers with the framework."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from claims import hookimpl
+from claims.frontiers import Frontier
+from planner.frontiers import V41_FRONTIERS
+
+WITNESSES: tuple[str, ...] = (
+    "v41_group_a_launch",
+    "glm_group_b_launch",
+    "serving_fit",
+    "engram_staging",
+    "native_serving_apply",
+)
+
+PENDING = "frontier_sufficiency"
+SUFFICIENT_FOR: dict[str, str] = {
+    "produced_image": "the_live_plan_runs_the_produced_image",
+    "launch_shape": "the_live_profile_carries_the_measurement_axes",
+    "engram_manifest": "every_live_host_stages_the_manifest",
+    "host_occupancy": "an_occupied_host_refuses_the_launch",
+    "authority_transition": "the_live_log_suspends_group_a_for_this_candidate",
+}
+"""Each declared frontier's SUFFICIENT FOR claim in the pending witness."""
+
+
+@hookimpl
+def claims_register_witnesses(register: Callable[..., None]) -> None:
+    for name in WITNESSES:
+        register(name, f"witnesses.{name}")
+    register(PENDING, f"witnesses.{PENDING}", pending=True)
+
+
+@hookimpl
+def claims_register_frontiers(register: Callable[[Frontier], None]) -> None:
+    for declared in V41_FRONTIERS:
+        register(
+            Frontier(
+                id=declared.id,
+                input=declared.input,
+                owner_pr=declared.owner_pr,
+                owner=declared.owner,
+                today=declared.today,
+                trigger=declared.trigger,
+                sufficient_for=declared.sufficient_for,
+                sufficient_for_claim=f"{PENDING}.{SUFFICIENT_FOR[declared.id]}",
+            )
+        )

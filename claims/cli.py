@@ -1,0 +1,87 @@
+"""The ``claims`` command: load plugins, build the parser they extend, run one handler.
+
+Exit codes: 0 every selected claim passed and nothing is unresolved; 1 a claim failed or
+errored, or a witness is unresolved; 2 a usage error, a floor violation or a plugin that
+would not load. Plugin subcommands return their own codes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from claims.commands import add_builtin_commands
+from claims.errors import ClaimsError
+from claims.session import Session
+
+DESCRIPTION = "Run claim batches (witnesses) against the planner and report their verdicts."
+
+EPILOG = """\
+examples:
+  claims list
+  claims run v41_group_a_launch
+  claims run --all --format markdown --junit-xml target/claims.xml
+  claims -p tests.fakes.plugin run fake_green
+
+Plugins come built in, from the `claims` entry-point group, and from -p MODULE.
+`claims COMMAND --help` explains each command.
+"""
+
+
+def _add_plugin_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-p",
+        dest="plugins",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="load MODULE as a claims plugin after the built-in and entry-point plugins "
+        "(repeatable, loaded in order)",
+    )
+
+
+def _plugin_modules(argv: Sequence[str]) -> list[str]:
+    # The plugins must be loaded before the full parser exists: they add its commands.
+    early = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    _add_plugin_option(early)
+    known, _ = early.parse_known_args(argv)
+    return list(known.plugins)
+
+
+def build_parser(session: Session) -> argparse.ArgumentParser:
+    """The full parser: the kernel's commands, then every plugin's, in load order."""
+    parser = argparse.ArgumentParser(
+        prog="claims",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_plugin_option(parser)
+    subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
+    run = add_builtin_commands(subparsers, session.formats)
+    for plugin in session.pm.plugins_with("claims_add_run_options"):
+        session.pm.call_plugin(plugin, "claims_add_run_options", parser=run)
+    for plugin in session.pm.plugins_with("claims_add_commands"):
+        session.pm.call_plugin(plugin, "claims_add_commands", subparsers=subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``claims`` console script; returns the exit code."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    try:
+        session = Session.start(_plugin_modules(arguments))
+        parser = build_parser(session)
+        args = parser.parse_args(arguments)
+        if getattr(args, "handler", None) is None:
+            parser.print_help(sys.stderr)
+            return 2
+        return int(args.handler(args, session))
+    except ClaimsError as error:
+        print(f"claims: error: {error}", file=sys.stderr)
+        return error.exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,199 @@
+"""The floor every witness module keeps, checked statically when the witness is resolved.
+
+Rules (the ``rule`` code of each :class:`claims.errors.Violation`):
+
+- ``aggregator``: a claim reaches another claim of its witness (directly or through the
+  module's private helpers). A mutant that breaks one would turn both red.
+- ``no-statement``: a stamped claim has no docstring; the docstring is the statement.
+- ``no-kind``: a public function of the module carries no ``@claim(kind)`` stamp (only
+  ``setup`` and ``artifacts`` are reserved names that need none).
+- ``takes-arguments``: a claim needs arguments; the runner calls it with none.
+- ``duplicate-claim``: one claim id is defined twice, or bound under two names.
+
+Every violation is collected, not just the first.
+"""
+
+from __future__ import annotations
+
+import ast
+import dis
+import inspect
+from collections import defaultdict
+from collections.abc import Iterator, Mapping
+from types import CodeType, FunctionType, ModuleType
+
+from claims.errors import Violation
+from claims.model import CLAIM_KIND_ATTR, ClaimKind
+
+#: Public names a witness module may define that are not claims: ``setup()`` runs once
+#: before its claims; ``artifacts()`` renders what revision-pair controls compare
+#: (:mod:`claims.revisions`).
+ALLOWED_PUBLIC = frozenset({"setup", "artifacts"})
+_GLOBAL_LOADS = frozenset({"LOAD_GLOBAL", "LOAD_NAME"})
+
+
+def claim_kind(fn: object) -> ClaimKind | None:
+    """The kind stamped on ``fn`` by ``@claim``, or None for an unstamped function."""
+    kind = getattr(fn, CLAIM_KIND_ATTR, None)
+    return kind if isinstance(kind, ClaimKind) else None
+
+
+def defined_functions(module: ModuleType) -> dict[str, FunctionType]:
+    """Module-level functions defined in ``module`` itself (imported ones are skipped)."""
+    return {
+        name: obj
+        for name, obj in vars(module).items()
+        if inspect.isfunction(obj) and obj.__module__ == module.__name__
+    }
+
+
+def source_line(fn: FunctionType) -> int:
+    """Where ``fn`` starts in its file, seen through decorators such as ``@given``."""
+    code: CodeType = inspect.unwrap(fn).__code__
+    return code.co_firstlineno
+
+
+def check_floor(
+    witness: str, module: ModuleType, functions: Mapping[str, FunctionType]
+) -> tuple[Violation, ...]:
+    """Every floor violation of witness ``witness`` defined by ``module``."""
+    claims = {name: fn for name, fn in functions.items() if claim_kind(fn) is not None}
+    helpers = {name: fn for name, fn in functions.items() if name not in claims}
+    return (
+        *_unstamped_public(witness, module, helpers),
+        *_missing_statements(witness, claims),
+        *_taking_arguments(witness, claims),
+        *_aggregators(witness, claims, helpers),
+        *_duplicates(witness, module, claims),
+    )
+
+
+def _unstamped_public(
+    witness: str, module: ModuleType, helpers: Mapping[str, FunctionType]
+) -> Iterator[Violation]:
+    for name in helpers:
+        if name.startswith("_") or name in ALLOWED_PUBLIC:
+            continue
+        yield Violation(
+            subject=f"{witness}.{name}",
+            rule="no-kind",
+            message=(
+                f"public function {name}() in witness module {module.__name__} has no "
+                "@claim(kind) stamp, so it would be a claim with no kind. Stamp it "
+                f"@claim(ClaimKind...) if it is a claim, or rename it _{name} if it is a helper."
+            ),
+        )
+
+
+def _missing_statements(witness: str, claims: Mapping[str, FunctionType]) -> Iterator[Violation]:
+    for name, fn in claims.items():
+        if not (inspect.getdoc(fn) or "").strip():
+            yield Violation(
+                subject=f"{witness}.{name}",
+                rule="no-statement",
+                message=(
+                    "the claim has no docstring; its docstring is the statement every report "
+                    "shows. Write one sentence saying what it holds about the planner."
+                ),
+            )
+
+
+def _taking_arguments(witness: str, claims: Mapping[str, FunctionType]) -> Iterator[Violation]:
+    for name, fn in claims.items():
+        required = [
+            p.name
+            for p in inspect.signature(fn).parameters.values()
+            if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        ]
+        if required:
+            yield Violation(
+                subject=f"{witness}.{name}",
+                rule="takes-arguments",
+                message=(
+                    f"the claim requires arguments {', '.join(required)} but is called with "
+                    "none. Build its inputs inside the claim (or with @given for a property)."
+                ),
+            )
+
+
+def _aggregators(
+    witness: str, claims: Mapping[str, FunctionType], helpers: Mapping[str, FunctionType]
+) -> Iterator[Violation]:
+    for name, fn in claims.items():
+        reached = sorted(_reached_claims(fn, claims, helpers) - {name})
+        if reached:
+            others = ", ".join(f"{witness}.{other}" for other in reached)
+            yield Violation(
+                subject=f"{witness}.{name}",
+                rule="aggregator",
+                message=(
+                    f"the claim calls {others} of the same witness; a claim never calls "
+                    "another claim, or one defect turns both red. Move the shared check "
+                    "into a private helper (_name) that each claim calls."
+                ),
+            )
+
+
+def _reached_claims(
+    fn: FunctionType, claims: Mapping[str, FunctionType], helpers: Mapping[str, FunctionType]
+) -> set[str]:
+    """Claim names ``fn`` loads as globals, itself or through the module's helpers."""
+    found: set[str] = set()
+    seen: set[str] = set()
+    pending = [inspect.unwrap(fn).__code__]
+    while pending:
+        for name in _global_names(pending.pop()):
+            if name in claims:
+                found.add(name)
+            elif name in helpers and name not in seen:
+                seen.add(name)
+                pending.append(inspect.unwrap(helpers[name]).__code__)
+    return found
+
+
+def _global_names(code: CodeType) -> set[str]:
+    """Global names loaded by ``code`` and every code object nested in it."""
+    names = {str(i.argval) for i in dis.get_instructions(code) if i.opname in _GLOBAL_LOADS}
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            names |= _global_names(const)
+    return names
+
+
+def _duplicates(
+    witness: str, module: ModuleType, claims: Mapping[str, FunctionType]
+) -> Iterator[Violation]:
+    redefined = _redefinitions(module)
+    for name in claims:
+        if name in redefined:
+            lines = " and ".join(str(n) for n in redefined[name])
+            yield _duplicate(
+                witness, name, f"is defined at lines {lines}; the first is silently replaced."
+            )
+    bound: dict[int, list[str]] = defaultdict(list)
+    for name, fn in claims.items():
+        bound[id(fn)].append(name)
+    for names in bound.values():
+        for alias in names[1:]:
+            yield _duplicate(witness, alias, f"is the same function as claim {names[0]}.")
+
+
+def _duplicate(witness: str, name: str, why: str) -> Violation:
+    return Violation(
+        subject=f"{witness}.{name}",
+        rule="duplicate-claim",
+        message=f"claim id {witness}.{name} {why} Give every claim its own name.",
+    )
+
+
+def _redefinitions(module: ModuleType) -> dict[str, list[int]]:
+    """Top-level function names defined more than once, with their line numbers."""
+    try:
+        tree = ast.parse(inspect.getsource(module))
+    except (OSError, TypeError, SyntaxError):
+        return {}
+    lines: dict[str, list[int]] = defaultdict(list)
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            lines[node.name].append(node.lineno)
+    return {name: found for name, found in lines.items() if len(found) > 1}

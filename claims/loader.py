@@ -1,0 +1,127 @@
+"""Loading plugins in an explicit order: built-ins, entry points by name, then ``-p``.
+
+pluggy calls implementations last-registered first; where order shows (witness lists,
+commands) the kernel calls each plugin on its own in the order kept here instead.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import os
+from collections.abc import Iterable
+from types import ModuleType
+
+import pluggy
+
+from claims import hookspecs
+from claims.errors import PluginLoadError
+from claims.markers import PROJECT
+
+#: Every built-in plugin, by module name, in load order.
+BUILTIN_PLUGINS: tuple[str, ...] = (
+    "claims.runner",
+    "plugins.reporters",
+    "plugins.junit",
+    "plugins.frontier_commands",
+)
+
+ENTRY_POINT_GROUP = "claims"
+
+#: Set (to anything) to skip the ``claims`` entry-point group, as pytest's
+#: ``PYTEST_DISABLE_PLUGIN_AUTOLOAD`` does for ``pytest11``.
+AUTOLOAD_ENV = "CLAIMS_DISABLE_PLUGIN_AUTOLOAD"
+
+
+class ClaimsPluginManager(pluggy.PluginManager):
+    """A pluggy manager for the ``claims`` hooks that remembers load order."""
+
+    def __init__(self) -> None:
+        super().__init__(PROJECT)
+        self.add_hookspecs(hookspecs)
+        self._load_order: list[str] = []
+
+    def register(self, plugin: object, name: str | None = None) -> str | None:
+        registered = super().register(plugin, name)
+        if registered is not None:
+            self._load_order.append(registered)
+        return registered
+
+    @property
+    def load_order(self) -> tuple[str, ...]:
+        """Names of the registered plugins, first loaded first."""
+        return tuple(n for n in self._load_order if self.get_plugin(n) is not None)
+
+    def load_module(self, module_name: str, origin: str) -> None:
+        """Import ``module_name`` and register it; ``origin`` says where it was named."""
+        try:
+            module = importlib.import_module(module_name)
+        except Exception as error:
+            raise PluginLoadError(module_name, origin, error) from error
+        self.adopt(module, module_name, origin)
+
+    def adopt(self, plugin: object, name: str, origin: str) -> None:
+        """Register an already-imported plugin object; registering it again is a no-op."""
+        if self.is_registered(plugin):
+            return
+        try:
+            self.register(plugin, name)
+            self.check_pending()
+        except (pluggy.PluginValidationError, ValueError) as error:
+            if self.is_registered(plugin):
+                self.unregister(plugin)
+            raise PluginLoadError(name, origin, error) from error
+
+    def load_entry_points(self) -> None:
+        """Load the ``claims`` entry-point group, sorted by entry-point name."""
+        for ep in _unique_entry_points():
+            try:
+                plugin = ep.load()
+            except Exception as error:
+                raise PluginLoadError(ep.value, f"entry point {ep.name!r}", error) from error
+            self.adopt(plugin, _plugin_name(plugin, ep.value), f"entry point {ep.name!r}")
+
+    def plugins_with(self, hook_name: str) -> list[str]:
+        """Plugins implementing ``hook_name`` (wrappers aside), in load order."""
+        caller = getattr(self.hook, hook_name)
+        names = {i.plugin_name for i in caller.get_hookimpls() if not _is_wrapper(i)}
+        return [n for n in self.load_order if n in names]
+
+    def call_plugin(self, plugin_name: str, hook_name: str, **kwargs: object) -> object:
+        """Call one plugin's implementation of ``hook_name`` alone."""
+        caller = getattr(self.hook, hook_name)
+        for impl in caller.get_hookimpls():
+            if impl.plugin_name == plugin_name and not _is_wrapper(impl):
+                try:
+                    return impl.function(**{a: kwargs[a] for a in impl.argnames})
+                except Exception as error:
+                    raise PluginLoadError(plugin_name, f"hook {hook_name}", error) from error
+        return None
+
+
+def load_plugins(extra: Iterable[str] = (), *, autoload: bool | None = None) -> ClaimsPluginManager:
+    """A manager with the built-ins, the entry points (unless disabled) and ``extra``."""
+    pm = ClaimsPluginManager()
+    for name in BUILTIN_PLUGINS:
+        pm.load_module(name, "built-in plugin")
+    if autoload if autoload is not None else not os.environ.get(AUTOLOAD_ENV):
+        pm.load_entry_points()
+    for name in extra:
+        pm.load_module(name, "-p option")
+    return pm
+
+
+def _unique_entry_points() -> list[importlib.metadata.EntryPoint]:
+    # The same distribution can be seen twice (an egg-info beside an installed dist-info).
+    unique: dict[str, importlib.metadata.EntryPoint] = {}
+    for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        unique.setdefault(ep.name, ep)
+    return [unique[name] for name in sorted(unique)]
+
+
+def _plugin_name(plugin: object, fallback: str) -> str:
+    return plugin.__name__ if isinstance(plugin, ModuleType) else fallback
+
+
+def _is_wrapper(impl: pluggy.HookImpl) -> bool:
+    return bool(impl.wrapper or impl.hookwrapper)

@@ -1,0 +1,79 @@
+"""The built-in claim runner: call one claim and turn whatever happens into a verdict.
+
+A returned :class:`Verdict` is used as it is. An ``AssertionError`` is a FAIL whose reason is
+the assertion message plus its ``__notes__`` (where hypothesis puts the falsifying example).
+Any other exception is an ERROR reading ``Type: message``, and so is a return value that is
+not a Verdict, except ``None`` from a hypothesis ``@given`` claim (hypothesis requires its
+tests to return None): that passes once hypothesis found no falsifying example. Timing is done
+by the session around the whole ``claims_run_claim`` call.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+from collections.abc import Callable
+
+from claims.errors import describe
+from claims.markers import hookimpl
+from claims.model import Outcome, Verdict
+from claims.profile import deterministic_hypothesis
+from claims.witness import Claim
+
+
+@hookimpl(trylast=True)
+def claims_run_claim(claim: Claim) -> Verdict:
+    """Run ``claim`` under the deterministic hypothesis profile."""
+    return execute(claim.function)
+
+
+def execute(function: Callable[[], object]) -> Verdict:
+    """Call a claim function and decide its verdict; never raises for an ``Exception``."""
+    try:
+        with deterministic_hypothesis():
+            returned = function()
+    except AssertionError as error:
+        return Verdict(outcome=Outcome.FAIL, reason=assertion_reason(error))
+    except Exception as error:
+        return Verdict(outcome=Outcome.ERROR, reason=_with_notes(describe(error), error))
+    if isinstance(returned, Verdict):
+        return returned
+    if returned is None and getattr(function, "is_hypothesis_test", False):
+        return Verdict(outcome=Outcome.PASS, evidence="hypothesis found no falsifying example")
+    return Verdict(
+        outcome=Outcome.ERROR,
+        reason=(
+            f"the claim returned {returned!r} ({type(returned).__name__}), not a Verdict; "
+            "end it with holds(...), fails(...), expect(...) or expect_equal(...)"
+        ),
+    )
+
+
+def run_setup(setup: Callable[[], object]) -> str | None:
+    """Run a witness's ``setup()``; the reason it failed, or None when it succeeded."""
+    try:
+        with deterministic_hypothesis():
+            setup()
+    except Exception as error:
+        return f"setup() failed: {describe(error)}"
+    return None
+
+
+def assertion_reason(error: AssertionError) -> str:
+    """The assertion message (or where it failed, when bare) followed by its notes."""
+    message = str(error) or f"assertion failed at {_where(error)}"
+    return _with_notes(message, error)
+
+
+def _with_notes(message: str, error: BaseException) -> str:
+    notes = [str(note) for note in getattr(error, "__notes__", ())]
+    return "\n".join([message, *notes])
+
+
+def _where(error: BaseException) -> str:
+    frames = traceback.extract_tb(error.__traceback__)
+    if not frames:
+        return "an unknown line"
+    last = frames[-1]
+    code = f": {last.line}" if last.line else ""
+    return f"{os.path.basename(last.filename)}:{last.lineno}{code}"

@@ -1,0 +1,195 @@
+"""The session: loaded plugins, what they registered, and running claims through the hooks.
+
+It is the object every CLI handler receives as ``session``: the mutation harness and the
+frontier tracker reach witnesses, mutants and frontiers through it.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, TextIO
+
+from claims.errors import FloorViolation, UsageError, Violation, describe
+from claims.loader import ClaimsPluginManager, load_plugins
+from claims.model import ClaimKind, Outcome, Verdict
+from claims.registry import Registry, collect_formats, collect_registry
+from claims.results import ClaimResult, RunReport, WitnessReport
+from claims.runner import run_setup
+from claims.witness import Claim, Resolution, Unresolved, Witness, resolve_witness
+
+_GLOB = frozenset("*?[")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which claims to run: ``pattern`` (substring, or fnmatch when it has ``*?[``), ``kind``."""
+
+    pattern: str | None = None
+    kind: ClaimKind | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.pattern is not None or self.kind is not None
+
+    def matches(self, claim: Claim) -> bool:
+        if self.kind is not None and claim.kind is not self.kind:
+            return False
+        if self.pattern is None:
+            return True
+        if _GLOB & set(self.pattern):
+            return fnmatch.fnmatchcase(claim.id, self.pattern)
+        return self.pattern in claim.id
+
+    def describe(self) -> str:
+        parts = [f"-k {self.pattern!r}"] if self.pattern is not None else []
+        parts += [f"--kind {self.kind.value}"] if self.kind is not None else []
+        return " ".join(parts) or "no filter"
+
+
+class Session:
+    """Plugins, registrations and resolved witnesses of one ``claims`` invocation."""
+
+    def __init__(self, pm: ClaimsPluginManager) -> None:
+        self.pm = pm
+        self._resolved: dict[str, Resolution] = {}
+        self._set_up: dict[str, str | None] = {}
+
+    @classmethod
+    def start(cls, extra_plugins: Iterable[str] = (), *, autoload: bool | None = None) -> Session:
+        """Load built-ins, entry points (unless disabled) and ``extra_plugins``, in order."""
+        return cls(load_plugins(extra_plugins, autoload=autoload))
+
+    @cached_property
+    def registry(self) -> Registry:
+        """What the plugins registered; a duplicate witness raises :class:`FloorViolation`."""
+        registry, violations = collect_registry(self.pm)
+        if violations:
+            raise FloorViolation(violations)
+        return registry
+
+    @cached_property
+    def formats(self) -> dict[str, str]:
+        """Report formats registered by plugins (name -> description)."""
+        return collect_formats(self.pm)
+
+    @property
+    def witness_names(self) -> tuple[str, ...]:
+        return self.registry.witness_names
+
+    @property
+    def pending_names(self) -> tuple[str, ...]:
+        return self.registry.pending_names
+
+    @property
+    def mutants(self) -> dict[str, tuple[str, ...]]:
+        return self.registry.mutants
+
+    @property
+    def frontiers(self) -> tuple[Any, ...]:
+        return self.registry.frontiers
+
+    def check_known(self, names: Sequence[str]) -> None:
+        """Raise :class:`UsageError` naming every unknown witness and listing the known."""
+        unknown = [n for n in names if self.registry.witness(n) is None]
+        if unknown:
+            every = (*self.witness_names, *self.pending_names)
+            known = ", ".join(every) or "none (no plugin registers a witness)"
+            raise UsageError(
+                f"unknown witness {', '.join(repr(n) for n in unknown)}; known witnesses: "
+                f"{known}. Run `claims list` to see them, or load the plugin that registers "
+                "it with `claims -p MODULE`."
+            )
+
+    def resolve(self, name: str) -> Resolution:
+        """Import witness ``name`` once and discover its claims (floor checked)."""
+        if name not in self._resolved:
+            self.check_known([name])
+            entry = self.registry.witness(name)
+            assert entry is not None
+            self._resolved[name] = resolve_witness(name, entry.module)
+        return self._resolved[name]
+
+    def resolve_all(self, names: Sequence[str]) -> list[Resolution]:
+        """Resolve every witness, raising one :class:`FloorViolation` listing all breaches."""
+        self.check_known(names)
+        resolutions: list[Resolution] = []
+        violations: list[Violation] = []
+        for name in names:
+            try:
+                resolutions.append(self.resolve(name))
+            except FloorViolation as error:
+                violations.extend(error.violations)
+        if violations:
+            raise FloorViolation(violations)
+        return resolutions
+
+    def prepare(self, witness: Witness) -> str | None:
+        """Run the witness's ``setup()`` once; the reason it failed, or None."""
+        if witness.name not in self._set_up:
+            self._set_up[witness.name] = run_setup(witness.setup) if witness.setup else None
+        return self._set_up[witness.name]
+
+    def run_claim(self, claim: Claim) -> ClaimResult:
+        """Run one claim through ``claims_run_claim`` and time the whole hook call."""
+        start = time.perf_counter()
+        verdict = self._verdict(claim)
+        elapsed = (time.perf_counter() - start) * 1000.0
+        return ClaimResult(
+            id=claim.id,
+            witness=claim.witness,
+            name=claim.name,
+            kind=claim.kind,
+            verdict=verdict,
+            duration_ms=round(elapsed, 3),
+            statement=claim.statement,
+        )
+
+    def _verdict(self, claim: Claim) -> Verdict:
+        try:
+            verdict = self.pm.hook.claims_run_claim(claim=claim)
+        except Exception as error:
+            return Verdict(
+                outcome=Outcome.ERROR, reason=f"claims_run_claim raised {describe(error)}"
+            )
+        if isinstance(verdict, Verdict):
+            return verdict
+        return Verdict(
+            outcome=Outcome.ERROR,
+            reason=f"no claims_run_claim implementation returned a Verdict (got {verdict!r})",
+        )
+
+    def run_witness(self, resolution: Resolution, selection: Selection) -> WitnessReport:
+        """Set up a resolved witness and run its selected claims, each on its own."""
+        if isinstance(resolution, Unresolved):
+            return WitnessReport(name=resolution.name, unresolved=resolution.reason)
+        selected = [c for c in resolution.claims if selection.matches(c)]
+        if selected:
+            reason = self.prepare(resolution)
+            if reason is not None:
+                return WitnessReport(name=resolution.name, unresolved=reason)
+        return WitnessReport(
+            name=resolution.name, results=tuple(self.run_claim(c) for c in selected)
+        )
+
+    def run(self, names: Sequence[str], selection: Selection = Selection()) -> RunReport:
+        """Run the selected claims of ``names``; nothing runs if any witness breaks the floor."""
+        reports = [self.run_witness(r, selection) for r in self.resolve_all(names)]
+        if selection.active:
+            reports = [w for w in reports if w.results or w.unresolved is not None]
+            if not reports:
+                raise UsageError(
+                    f"no claim of {', '.join(names)} matches {selection.describe()}; "
+                    "`claims list` shows the witnesses, `--kind` takes "
+                    f"{', '.join(k.value for k in ClaimKind)}."
+                )
+        return RunReport(witnesses=tuple(reports))
+
+    def report(self, report: RunReport, fmt: str, stream: TextIO) -> None:
+        """Write ``report`` in ``fmt`` through ``claims_report``."""
+        if not self.pm.hook.claims_report(report=report, fmt=fmt, stream=stream):
+            known = ", ".join(self.formats) or "none"
+            raise UsageError(f"no plugin writes format {fmt!r}; known formats: {known}")

@@ -1,0 +1,247 @@
+"""Launcher recipes (TOML): another way in, validated with locations and planned over N hosts.
+
+A recipe names an image, a model, vLLM args and env, and optionally a composed model: a
+per-node directory where the repo snapshot is symlinked from the HF cache and local files
+are hardlinked over it (local files win at the same name). The launcher owns the
+multi-node flags (``--nnodes/--node-rank/--master-addr/--master-port/--headless``) and the
+per-node fabric env; a recipe that sets them is refused, located, with every other problem.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from pathlib import Path, PurePosixPath
+from typing import Literal
+
+from pydantic import Field, ValidationError
+
+from planner.checkpoint import CheckpointManifest
+from planner.fabric import FabricGroup, serving_head
+from planner.launch import host_env
+from planner.refusal import PlannerInputError
+from planner.values import Frozen, SafeName, SafePath
+
+LAUNCHER_OWNED_FLAGS = ("--nnodes", "--node-rank", "--master-addr", "--master-port", "--headless")
+LAUNCHER_OWNED_ENV = ("VLLM_HOST_IP", "NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME")
+COMPOSED_ROOT = "/tmp/gunbc-composed"
+HF_CACHE_ROOT = "/var/lib/gunbc/hf-cache"
+RECIPE_RENDEZVOUS_PORT = 29521
+RECIPE_SERVE_PORT = 8000
+_TOML_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
+
+
+class ComposedSource(Frozen):
+    repo: str
+
+
+class ComposedLocalFile(Frozen):
+    host: SafePath
+
+
+class ComposedModel(Frozen):
+    mount: SafePath
+    sources: tuple[ComposedSource, ...] = Field(min_length=1)
+    local_files: tuple[ComposedLocalFile, ...] = ()
+
+
+class Recipe(Frozen):
+    """A launcher recipe as written; ``args`` are normalized by :func:`normalized_args`."""
+
+    engine: Literal["vllm"]
+    name: str
+    docker_image: str
+    docker_image_dir: str | None = None
+    build_profile: str | None = None
+    model: str
+    parent_model: str | None = None
+    required_nodes: int = Field(ge=1)
+    tensor_parallel_size: int = Field(ge=1)
+    pipeline_parallel_size: int = Field(default=1, ge=1)
+    distributed_backend: Literal["mp"]
+    shm_size: SafeName
+    entrypoint: tuple[str, ...] = Field(min_length=1)
+    args: tuple[str, ...] = ()
+    env: dict[str, str] = Field(default_factory=dict)
+    composed_model: ComposedModel | None = None
+
+
+class RecipeProblem(Frozen):
+    where: str
+    message: str
+
+
+class RecipeInvalid(PlannerInputError):
+    """Every problem of a recipe, each located; raised once, with all of them."""
+
+    def __init__(self, source: str, problems: tuple[RecipeProblem, ...]) -> None:
+        self.problems = problems
+        listing = "".join(f"\n  {p.where}: {p.message}" for p in problems)
+        super().__init__(source, f"{len(problems)} problem(s)", listing.removeprefix("\n  "))
+
+
+def _normalize(arg: str) -> str:
+    """Strip the shell quoting a recipe's multi-line values carry: whitespace, one '…' pair."""
+    text = arg.strip()
+    if len(text) >= 2 and text[0] == text[-1] == "'":
+        text = text[1:-1]
+    return text
+
+
+def normalized_args(recipe: Recipe) -> tuple[str, ...]:
+    return tuple(_normalize(a) for a in recipe.args)
+
+
+def load_recipe(path: Path) -> Recipe:
+    """Parse and validate a recipe file; any problem raises with every location."""
+    source = str(path)
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise PlannerInputError(source, "<file>", f"cannot read recipe: {exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        at = _TOML_AT.search(str(exc))
+        where = f"line {at.group(1)}, column {at.group(2)}" if at else "<toml>"
+        raise PlannerInputError(source, where, f"malformed TOML: {exc}") from exc
+    problems = _structure_problems(raw) + arg_and_env_problems(raw.get("args"), raw.get("env"))
+    if problems:
+        raise RecipeInvalid(source, problems)
+    recipe = Recipe.model_validate(raw)
+    shape = _shape_problems(recipe)
+    if shape:
+        raise RecipeInvalid(source, shape)
+    return recipe
+
+
+def _structure_problems(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
+    try:
+        Recipe.model_validate(raw)
+    except ValidationError as exc:
+        return tuple(
+            RecipeProblem(
+                where=".".join(str(p) for p in e["loc"]) or "<root>",
+                message="required, missing" if e["type"] == "missing"
+                else f"{e['msg']} (value {e.get('input')!r})",
+            )
+            for e in exc.errors()
+        )  # fmt: skip
+    return ()
+
+
+def arg_and_env_problems(args: object, env: object) -> tuple[RecipeProblem, ...]:
+    """Launcher-owned flags or env, and config values that are not JSON, each located."""
+    found: list[RecipeProblem] = []
+    texts = [_normalize(a) if isinstance(a, str) else "" for a in args or ()] if isinstance(
+        args, list) else []  # fmt: skip
+    for i, arg in enumerate(texts):
+        if arg.split("=", 1)[0] in LAUNCHER_OWNED_FLAGS:
+            found.append(RecipeProblem(where=f"args[{i}]", message=f"{arg} is launcher-owned"))
+        elif arg[:1] in ("{", "["):
+            try:
+                json.loads(arg)
+            except json.JSONDecodeError as exc:
+                found.append(RecipeProblem(where=f"args[{i}]", message=f"not JSON: {exc.msg}"))
+    for key in env if isinstance(env, dict) else ():
+        if key in LAUNCHER_OWNED_ENV:
+            found.append(RecipeProblem(where=f"env.{key}", message="set per node by the launcher"))
+    return tuple(found)
+
+
+def _shape_problems(recipe: Recipe) -> tuple[RecipeProblem, ...]:
+    if recipe.tensor_parallel_size * recipe.pipeline_parallel_size == recipe.required_nodes:
+        return ()
+    return (RecipeProblem(
+        where="tensor_parallel_size",
+        message=f"TP {recipe.tensor_parallel_size} × PP {recipe.pipeline_parallel_size} "
+        f"must equal required_nodes {recipe.required_nodes} (one GB10 GPU per node)",
+    ),)  # fmt: skip
+
+
+class RecipeRank(Frozen):
+    """One node of a recipe launch: its create argv and its composed-model steps."""
+
+    rank: int
+    host_name: str
+    create_argv: tuple[str, ...]
+    composed_steps: tuple[tuple[str, ...], ...]
+
+
+class RecipePlan(Frozen):
+    name: str
+    container_name: str
+    ranks: tuple[RecipeRank, ...]
+
+
+def _snapshot_dir(manifest: CheckpointManifest, hf_cache_root: str) -> str:
+    org, _, name = manifest.model.partition("/")
+    return f"{hf_cache_root}/models--{org}--{name}/snapshots/{manifest.revision}"
+
+
+def composed_steps(
+    composed: ComposedModel, snapshot: CheckpointManifest, composed_dir: str, hf_cache_root: str
+) -> tuple[tuple[str, ...], ...]:
+    """Symlink the whole snapshot, then hardlink each local file over its name (local wins)."""
+    if composed.sources[0].repo != snapshot.model:
+        raise ValueError(
+            f"snapshot {snapshot.model} is not the recipe's {composed.sources[0].repo}"
+        )
+    source = _snapshot_dir(snapshot, hf_cache_root)
+    links = tuple(("ln", "-sfn", "--", f"{source}/{f.path}", f"{composed_dir}/{f.path}")
+                  for f in snapshot.files)  # fmt: skip
+    locals_ = tuple(
+        ("ln", "-f", "--", f.host, f"{composed_dir}/{PurePosixPath(f.host).name}")
+        for f in composed.local_files
+    )
+    return (("mkdir", "-p", "--", composed_dir), *links, *locals_)
+
+
+def _serve_argv(recipe: Recipe, group: FabricGroup, rank: int, model_path: str) -> tuple[str, ...]:
+    args = normalized_args(recipe)
+    owned = ("--nnodes", str(group.size), "--node-rank", str(rank),
+             "--master-addr", serving_head(group).rail_address,
+             "--master-port", str(RECIPE_RENDEZVOUS_PORT))  # fmt: skip
+    tp = () if "--tensor-parallel-size" in args else (
+        "--tensor-parallel-size", str(recipe.tensor_parallel_size))  # fmt: skip
+    role = ("--port", str(RECIPE_SERVE_PORT)) if rank == 0 else ("--headless",)
+    return (*recipe.entrypoint[1:], model_path, *args, *tp, *owned, *role)
+
+
+def plan_recipe(
+    recipe: Recipe,
+    group: FabricGroup,
+    container_name: str,
+    snapshot: CheckpointManifest | None = None,
+    composed_root: str = COMPOSED_ROOT,
+    hf_cache_root: str = HF_CACHE_ROOT,
+) -> RecipePlan:
+    """Plan the recipe over ``group``: one create argv and composed-model steps per node."""
+    if recipe.required_nodes != group.size:
+        raise ValueError(
+            f"recipe needs {recipe.required_nodes} nodes, {group.name} has {group.size}"
+        )
+    composed = recipe.composed_model
+    if composed is not None and snapshot is None:
+        raise ValueError("a composed model needs the snapshot manifest of its source repo")
+    org, _, name = recipe.model.partition("/")
+    composed_dir = f"{composed_root}/{org}--{name}"
+    steps: tuple[tuple[str, ...], ...] = ()
+    mounts: tuple[str, ...] = ()
+    model_path = recipe.model
+    if composed is not None and snapshot is not None:
+        steps = composed_steps(composed, snapshot, composed_dir, hf_cache_root)
+        model_path = composed.mount
+        mounts = (f"type=bind,source={composed_dir},target={composed.mount},readonly",
+                  f"type=bind,source={hf_cache_root},target={hf_cache_root},readonly")  # fmt: skip
+    ranks = []
+    for rank, host in enumerate(group.hosts):
+        env = (*recipe.env.items(), *host_env(host))
+        argv = ("docker", "create", "--name", container_name, "--network", "host",
+                "--ipc", "host", "--gpus", "all", "--shm-size", recipe.shm_size,
+                *(f for m in mounts for f in ("--mount", m)),
+                *(f for k, v in env for f in ("--env", f"{k}={v}")),
+                "--entrypoint", recipe.entrypoint[0], recipe.docker_image,
+                *_serve_argv(recipe, group, rank, model_path))  # fmt: skip
+        ranks.append(RecipeRank(rank=rank, host_name=host.name, create_argv=argv,
+                                composed_steps=steps))  # fmt: skip
+    return RecipePlan(name=recipe.name, container_name=container_name, ranks=tuple(ranks))

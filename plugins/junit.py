@@ -1,0 +1,102 @@
+"""``claims run --junit-xml FILE``: the run as JUnit XML, for CI test-report views.
+
+One ``testsuite`` per witness, one ``testcase`` per claim (``classname`` = witness, ``name`` =
+claim function). A FAIL verdict is a ``failure``, an ERROR an ``error``; an unresolved witness
+is one ``testcase`` named ``setup`` holding an ``error``. The file is written atomically: a
+temporary file in the same directory, then ``os.replace``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from claims import ClaimResult, Outcome, RunReport, UsageError, WitnessReport, hookimpl
+
+
+@hookimpl
+def claims_add_run_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--junit-xml",
+        metavar="FILE",
+        type=Path,
+        help="also write the results as JUnit XML to FILE (written atomically)",
+    )
+
+
+@hookimpl
+def claims_run_finished(report: RunReport, args: argparse.Namespace) -> None:
+    target = getattr(args, "junit_xml", None)
+    if target is None:
+        return
+    try:
+        write_atomically(Path(target), junit_xml(report))
+    except OSError as error:
+        raise UsageError(
+            f"cannot write JUnit XML to {target}: {error}; pick a writable --junit-xml path"
+        ) from error
+
+
+def junit_xml(report: RunReport) -> bytes:
+    """The serialized ``testsuites`` document for ``report``."""
+    root = ET.Element("testsuites", name="claims")
+    suites = [_testsuite(w) for w in report.witnesses]
+    root.extend(suites)
+    _count(root, suites)
+    ET.indent(root)
+    data: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    return data + b"\n"
+
+
+def _testsuite(witness: WitnessReport) -> ET.Element:
+    suite = ET.Element("testsuite", name=witness.name)
+    if witness.unresolved is not None:
+        case = ET.SubElement(suite, "testcase", classname=witness.name, name="setup", time="0")
+        error = ET.SubElement(case, "error", message=witness.unresolved, type="unresolved")
+        error.text = witness.unresolved
+    suite.extend(_testcase(r) for r in witness.results)
+    _count(suite, list(suite))
+    return suite
+
+
+def _testcase(result: ClaimResult) -> ET.Element:
+    case = ET.Element(
+        "testcase",
+        classname=result.witness,
+        name=result.name,
+        time=f"{result.duration_ms / 1000:.6f}",
+    )
+    if result.outcome is not Outcome.PASS:
+        tag = "failure" if result.outcome is Outcome.FAIL else "error"
+        element = ET.SubElement(case, tag, message=result.verdict.reason, type=result.kind.value)
+        parts = (result.statement, result.verdict.reason, result.verdict.evidence)
+        element.text = "\n".join(part for part in parts if part)
+    else:
+        ET.SubElement(case, "system-out").text = result.verdict.evidence
+    return case
+
+
+def _count(parent: ET.Element, children: list[ET.Element]) -> None:
+    """Set tests/failures/errors/skipped/time on ``parent`` from its cases or suites."""
+    cases = [c for child in children for c in ([child] if child.tag == "testcase" else child)]
+    parent.set("tests", str(len(cases)))
+    parent.set("failures", str(sum(1 for c in cases if c.find("failure") is not None)))
+    parent.set("errors", str(sum(1 for c in cases if c.find("error") is not None)))
+    parent.set("skipped", "0")
+    parent.set("time", f"{sum(float(c.get('time', '0')) for c in cases):.6f}")
+
+
+def write_atomically(target: Path, data: bytes) -> None:
+    """Write ``data`` to ``target`` so a reader sees the old file or the new one, never half."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(temp, target)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise

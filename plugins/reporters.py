@@ -1,0 +1,199 @@
+"""Built-in reporters: ``table``, ``json``, ``markdown`` and ``github`` for ``claims run``.
+
+Every format ends with, or contains, the per-witness summary ``W: P/N PASS|FAIL``. The JSON
+document reads back into the same :class:`claims.RunReport` (:func:`run_report_from_json`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from typing import Any, TextIO
+
+from tabulate import tabulate
+
+from claims import ClaimKind, ClaimResult, Outcome, RunReport, Verdict, WitnessReport, hookimpl
+
+FORMATS: dict[str, str] = {
+    "table": "a table of claims, then one summary line per witness (default)",
+    "json": "witnesses -> claims with id, kind, verdict, reason, evidence, duration_ms",
+    "markdown": "an evidence block to paste into a pull request",
+    "github": "GitHub Actions ::error annotations for what did not pass, then the summary",
+}
+
+TABLE_HEADERS = ("claim", "kind", "verdict", "evidence or reason", "ms")
+#: Long evidence (an argv, a unit) wraps in its column instead of widening the table.
+DETAIL_WIDTH = 72
+
+
+@hookimpl
+def claims_register_formats(register: Callable[[str, str], None]) -> None:
+    for name, description in FORMATS.items():
+        register(name, description)
+
+
+@hookimpl
+def claims_report(report: RunReport, fmt: str, stream: TextIO) -> bool | None:
+    render = RENDERERS.get(fmt)
+    if render is None:
+        return None
+    stream.write(render(report))
+    return True
+
+
+# --- table ------------------------------------------------------------------------------
+
+
+def render_table(report: RunReport) -> str:
+    """The claims as a tabulate table, a blank line, then the summary lines."""
+    rows = [
+        [r.id, r.kind.value, r.outcome.value.upper(), r.detail, r.duration_ms]
+        for r in report.results
+    ]
+    widths = [None, None, None, DETAIL_WIDTH, None]
+    table = tabulate(rows, headers=TABLE_HEADERS, floatfmt=".1f", maxcolwidths=widths)
+    parts = [table] if rows else []
+    parts.append("\n".join(report.summary_lines()))
+    return "\n\n".join(parts) + "\n"
+
+
+# --- json -------------------------------------------------------------------------------
+
+
+def render_json(report: RunReport) -> str:
+    return json.dumps(run_report_to_json(report), indent=2) + "\n"
+
+
+def run_report_to_json(report: RunReport) -> dict[str, Any]:
+    """The JSON document: ``ok`` and witnesses by name, each with its claims in order."""
+    return {"ok": report.ok, "witnesses": {w.name: _witness_json(w) for w in report.witnesses}}
+
+
+def _witness_json(witness: WitnessReport) -> dict[str, Any]:
+    return {
+        "summary": witness.summary_line,
+        "passed": witness.passed_count,
+        "selected": len(witness.results),
+        "unresolved": witness.unresolved,
+        "claims": [_claim_json(r) for r in witness.results],
+    }
+
+
+def _claim_json(result: ClaimResult) -> dict[str, Any]:
+    return {
+        "id": result.id,
+        "kind": result.kind.value,
+        "verdict": result.outcome.value,
+        "reason": result.verdict.reason,
+        "evidence": result.verdict.evidence,
+        "duration_ms": result.duration_ms,
+        "statement": result.statement,
+    }
+
+
+def run_report_from_json(text: str) -> RunReport:
+    """Read a ``--format json`` document back into the report it was written from."""
+    doc = json.loads(text)
+    return RunReport(
+        witnesses=tuple(
+            WitnessReport(
+                name=name,
+                results=tuple(_claim_from_json(name, c) for c in body["claims"]),
+                unresolved=body["unresolved"],
+            )
+            for name, body in doc["witnesses"].items()
+        )
+    )
+
+
+def _claim_from_json(witness: str, doc: dict[str, Any]) -> ClaimResult:
+    return ClaimResult(
+        id=doc["id"],
+        witness=witness,
+        name=doc["id"].removeprefix(f"{witness}."),
+        kind=ClaimKind(doc["kind"]),
+        verdict=Verdict(
+            outcome=Outcome(doc["verdict"]), reason=doc["reason"], evidence=doc["evidence"]
+        ),
+        duration_ms=doc["duration_ms"],
+        statement=doc["statement"],
+    )
+
+
+# --- markdown ---------------------------------------------------------------------------
+
+
+def render_markdown(report: RunReport) -> str:
+    """Per witness ``**W: P/N PASS**``, then its claims grouped by kind as bullets."""
+    return "\n\n".join("\n".join(_markdown_witness(w)) for w in report.witnesses) + "\n"
+
+
+def _markdown_witness(witness: WitnessReport) -> Iterator[str]:
+    yield f"**{witness.summary_line}**"
+    for kind in ClaimKind:
+        results = [r for r in witness.results if r.kind is kind]
+        if results:
+            passed = sum(1 for r in results if r.passed)
+            yield ""
+            yield f"_{kind.value}_ ({passed}/{len(results)})"
+            yield from (_markdown_bullet(r) for r in results)
+
+
+def _markdown_bullet(result: ClaimResult) -> str:
+    if result.passed:
+        return f"- {result.headline} — {code_span(result.verdict.evidence)}"
+    word = result.outcome.value.upper()
+    return f"- **{word}** {result.headline} — {code_span(result.verdict.reason)}"
+
+
+def code_span(text: str) -> str:
+    """``text`` on one line as a Markdown code span that its own backticks cannot close."""
+    flat = " / ".join(line.strip() for line in text.splitlines() if line.strip())
+    if not flat:
+        return "(no evidence)"
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", flat)), default=0) + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
+
+
+# --- github -----------------------------------------------------------------------------
+
+
+def render_github(report: RunReport) -> str:
+    """``::error`` workflow commands for what did not pass, then the summary lines."""
+    lines = [line for w in report.witnesses for line in _github_witness(w)]
+    return "\n".join([*lines, *report.summary_lines()]) + "\n"
+
+
+def _github_witness(witness: WitnessReport) -> Iterator[str]:
+    if witness.unresolved is not None:
+        yield github_error(f"witness {witness.name} unresolved", witness.unresolved)
+    for result in witness.results:
+        if not result.passed:
+            title = f"{result.id} {result.outcome.value.upper()} ({result.kind.value})"
+            message = f"{result.headline}\n{result.verdict.reason}"
+            yield github_error(title, message)
+
+
+def github_error(title: str, message: str) -> str:
+    """One ``::error title=...::message`` line, escaped as GitHub's toolkit does."""
+    return f"::error title={escape_property(title)}::{escape_data(message)}"
+
+
+def escape_data(text: str) -> str:
+    """Escape a workflow-command message: ``%``, ``\\r`` and ``\\n``."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """Escape a workflow-command property: as data, plus ``:`` and ``,``."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+RENDERERS: dict[str, Callable[[RunReport], str]] = {
+    "table": render_table,
+    "json": render_json,
+    "markdown": render_markdown,
+    "github": render_github,
+}

@@ -1,0 +1,1 @@
+"""Fake witness modules and plugins the kernel and plugin tests run against."""

@@ -1,0 +1,61 @@
+"""The dependency rule: ``claims/`` and ``plugins/`` never import ``planner/``."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.support import REPO
+
+KERNEL_DIRS = ("claims", "plugins")
+FORBIDDEN = "planner"
+
+
+def _sources() -> list[Path]:
+    return sorted(p for d in KERNEL_DIRS for p in (REPO / d).rglob("*.py"))
+
+
+def _imported_modules(path: Path) -> Iterator[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            yield node.module
+        elif _is_dynamic_import(node):
+            assert isinstance(node, ast.Call)
+            first = node.args[0]
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                yield first.value
+
+
+def _is_dynamic_import(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call) or not node.args:
+        return False
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name in {"import_module", "__import__"}
+
+
+def test_there_are_kernel_sources_to_check() -> None:
+    assert len(_sources()) >= 10
+
+
+@pytest.mark.parametrize("path", _sources(), ids=lambda p: str(p.relative_to(REPO)))
+def test_the_kernel_never_imports_the_planner(path: Path) -> None:
+    offending = [
+        m for m in _imported_modules(path) if m == FORBIDDEN or m.startswith(f"{FORBIDDEN}.")
+    ]
+    assert offending == [], f"{path.relative_to(REPO)} imports {offending}"
+
+
+def test_the_check_catches_an_import(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text("import os\nfrom planner.fit import wall\nimportlib.import_module('planner')\n")
+    assert [m for m in _imported_modules(bad) if m.startswith(FORBIDDEN)] == [
+        "planner.fit",
+        "planner",
+    ]

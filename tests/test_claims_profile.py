@@ -1,0 +1,34 @@
+"""The deterministic hypothesis profile: loaded around claims, then put back."""
+
+from __future__ import annotations
+
+from hypothesis import settings
+
+from claims.profile import PROFILE, deterministic_hypothesis
+from tests.fakes.support import fake_session
+
+
+def test_the_profile_is_deterministic_while_claims_run() -> None:
+    with deterministic_hypothesis():
+        current = settings.default
+        assert settings.get_current_profile_name() == PROFILE
+        assert current is not None
+        assert current.derandomize is True
+        assert current.database is None
+        assert current.deadline is None
+        assert current.print_blob is False
+
+
+def test_the_previous_profile_is_restored() -> None:
+    before = settings.get_current_profile_name()
+    with deterministic_hypothesis():
+        pass
+    assert settings.get_current_profile_name() == before
+
+
+def test_a_failing_property_fails_the_same_way_every_run() -> None:
+    reasons = {
+        fake_session().run(["fake_red"]).results[4].verdict.reason,
+        fake_session().run(["fake_red"]).results[4].verdict.reason,
+    }
+    assert len(reasons) == 1

@@ -1,0 +1,144 @@
+"""The runner's verdicts: returned, failed assertions (with notes), errors, non-verdicts."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+
+import pytest
+
+from claims import Claim, ClaimResult, Outcome, RunReport, Selection, Verdict, holds, hookimpl
+from claims.runner import execute
+from tests.fakes import witness_green, witness_setup_error
+from tests.fakes.support import fake_session
+
+
+@pytest.fixture(scope="module")
+def red() -> dict[str, ClaimResult]:
+    report = fake_session().run(["fake_red"])
+    return {r.name: r for r in report.results}
+
+
+def test_a_returned_verdict_is_used(red: dict[str, ClaimResult]) -> None:
+    assert red["this_one_passes"].verdict == holds("held")
+    assert red["fails_by_verdict"].verdict.reason == "sum: expected 5, got 4"
+
+
+def test_an_assertion_error_is_a_failure_with_its_message(red: dict[str, ClaimResult]) -> None:
+    verdict = red["fails_by_assert"].verdict
+    assert verdict.outcome is Outcome.FAIL
+    assert verdict.reason == "refusal code: expected 'fit_wall', got 'lease_expired'"
+
+
+def test_a_bare_assert_says_where_it_failed(red: dict[str, ClaimResult]) -> None:
+    reason = red["fails_by_bare_assert"].verdict.reason
+    assert reason.startswith("assertion failed at witness_red.py:")
+    assert reason.endswith("assert hosts == 4")
+
+
+def test_a_failing_property_carries_the_falsifying_example(
+    red: dict[str, ClaimResult],
+) -> None:
+    verdict = red["every_rank_is_below_ten"].verdict
+    assert verdict.outcome is Outcome.FAIL
+    first, *notes = verdict.reason.splitlines()
+    assert first == "rank 10 is not below ten"
+    assert "every_rank_is_below_ten(" in notes[0]
+    assert "rank=10" in "\n".join(notes)
+
+
+def test_any_other_exception_is_an_error(red: dict[str, ClaimResult]) -> None:
+    verdict = red["raises_an_error"].verdict
+    assert (verdict.outcome, verdict.reason) == (Outcome.ERROR, "KeyError: 'srv9'")
+
+
+def test_returning_a_non_verdict_is_an_error(red: dict[str, ClaimResult]) -> None:
+    verdict = red["returns_no_verdict"].verdict
+    assert verdict.outcome is Outcome.ERROR
+    assert "returned 'identical' (str), not a Verdict" in verdict.reason
+
+
+def test_a_passing_given_property_passes() -> None:
+    report = fake_session().run(["fake_green"])
+    assert [r.outcome for r in report.results] == [Outcome.PASS] * 4
+
+
+def test_results_carry_ids_kinds_statements_and_durations(red: dict[str, ClaimResult]) -> None:
+    result = red["fails_by_assert"]
+    assert (result.id, result.witness, result.kind.value) == (
+        "fake_red.fails_by_assert",
+        "fake_red",
+        "refusal",
+    )
+    assert result.statement == "The refusal code is fit_wall."
+    assert all(r.duration_ms >= 0 for r in red.values())
+
+
+def test_execute_never_raises_for_an_exception() -> None:
+    def boom() -> Verdict:
+        raise ValueError("bad input")
+
+    assert execute(boom) == Verdict(outcome=Outcome.ERROR, reason="ValueError: bad input")
+
+
+def test_a_failing_setup_makes_the_witness_unresolved_and_runs_nothing() -> None:
+    witness_setup_error.RAN.clear()
+    report = fake_session().run(["fake_setup_error"])
+    only = report.witnesses[0]
+    assert only.unresolved == "setup() failed: RuntimeError: authority log fixture is empty"
+    assert only.results == ()
+    assert witness_setup_error.RAN == []
+    assert report.exit_code == 1
+
+
+def test_an_import_failure_is_reported_apart_from_failing_claims() -> None:
+    report = fake_session().run(["fake_import_error", "fake_green"])
+    assert report.summary_lines()[0].startswith("fake_import_error: unresolved: import of")
+    assert report.summary_lines()[1] == "fake_green: 4/4 PASS"
+    assert report.exit_code == 1
+
+
+def test_setup_runs_once_per_session() -> None:
+    session = fake_session()
+    before = len(witness_green.SETUP_CALLS)
+    session.run(["fake_green"])
+    session.run(["fake_green"], Selection(pattern="rank"))
+    assert len(witness_green.SETUP_CALLS) == before + 1
+
+
+def test_the_summary_lines_and_exit_codes() -> None:
+    report = fake_session().run(["fake_green", "fake_red"])
+    assert report.summary_lines() == ("fake_green: 4/4 PASS", "fake_red: 1/7 FAIL")
+    assert report.exit_code == 1
+    assert RunReport(witnesses=report.witnesses[:1]).exit_code == 0
+
+
+class _Override:
+    @hookimpl
+    def claims_run_claim(self, claim: Claim) -> Verdict:
+        return holds(f"overridden {claim.name}")
+
+
+class _Wrapper:
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    @hookimpl(wrapper=True)
+    def claims_run_claim(self, claim: Claim) -> Generator[None, Verdict, Verdict]:
+        self.seen.append(claim.id)
+        verdict = yield
+        return verdict
+
+
+def test_a_plugin_may_run_claims_before_the_builtin_runner() -> None:
+    session = fake_session()
+    session.pm.adopt(_Override(), "override", "test")
+    report = session.run(["fake_red"], Selection(pattern="passes"))
+    assert [r.verdict.evidence for r in report.results] == ["overridden this_one_passes"]
+
+
+def test_a_wrapper_surrounds_every_claim() -> None:
+    session = fake_session()
+    wrapper = _Wrapper()
+    session.pm.adopt(wrapper, "wrapper", "test")
+    report = session.run(["fake_green"])
+    assert wrapper.seen == [r.id for r in report.results]

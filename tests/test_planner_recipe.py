@@ -1,0 +1,150 @@
+"""Launcher recipes: located validation, the N-host plan, the composed model on real files."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from planner import data
+from planner.checkpoint import CheckpointManifest, ManifestFile
+from planner.recipe import (
+    LAUNCHER_OWNED_FLAGS,
+    RecipeInvalid,
+    load_recipe,
+    normalized_args,
+    plan_recipe,
+)
+from planner.refusal import PlannerInputError
+
+SEED_RECIPE = data.default_data_root() / "recipes" / "dsv41-flash-jovian-r37-4x.toml"
+MINIMAL = """\
+engine = "vllm"
+name = "tiny"
+docker_image = "tiny:local"
+model = "org/tiny"
+required_nodes = 4
+tensor_parallel_size = 4
+distributed_backend = "mp"
+shm_size = "8g"
+entrypoint = ["vllm", "serve"]
+"""
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "recipe.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _problems(path: Path) -> list[tuple[str, str]]:
+    with pytest.raises(RecipeInvalid) as caught:
+        load_recipe(path)
+    return [(p.where, p.message) for p in caught.value.problems]
+
+
+def test_seed_recipe_loads_and_normalizes_its_quoted_json() -> None:
+    recipe = load_recipe(SEED_RECIPE)
+    args = normalized_args(recipe)
+    config = args[args.index("--compilation-config") + 1]
+    assert config == '{"cudagraph_mode":"FULL_AND_PIECEWISE"}'
+    assert recipe.required_nodes == 4 and recipe.composed_model is not None
+
+
+def test_seed_recipe_plans_four_nodes_with_launcher_owned_flags() -> None:
+    recipe = load_recipe(SEED_RECIPE)
+    group = data.fabric().group("group_a")
+    plan = plan_recipe(recipe, group, "dsv41-r37", data.snapshot_manifest(recipe.model))
+    head = group.hosts[0].rail_address
+    for rank in plan.ranks:
+        argv = rank.create_argv
+        assert argv[argv.index("--node-rank") + 1] == str(rank.rank)
+        assert argv[argv.index("--master-addr") + 1] == head
+        assert ("--headless" in argv) == (rank.rank != 0)
+        assert f"VLLM_HOST_IP={group.hosts[rank.rank].rail_address}" in argv
+        assert argv[argv.index("--entrypoint") + 2] == "jovian-r37-ds41:local"
+
+
+def test_malformed_toml_names_the_line(tmp_path: Path) -> None:
+    path = _write(tmp_path, MINIMAL + 'args = ["--x",\n  "unterminated]\n')
+    with pytest.raises(PlannerInputError) as caught:
+        load_recipe(path)
+    assert caught.value.where.startswith("line 11")
+    assert str(path) in str(caught.value)
+
+
+@pytest.mark.parametrize("flag", LAUNCHER_OWNED_FLAGS)
+def test_launcher_owned_flags_are_refused_at_their_index(tmp_path: Path, flag: str) -> None:
+    path = _write(tmp_path, MINIMAL + f'args = ["--trust-remote-code", "{flag}", "1"]\n')
+    assert _problems(path) == [("args[1]", f"{flag} is launcher-owned")]
+
+
+def test_every_problem_is_reported_together(tmp_path: Path) -> None:
+    text = MINIMAL.replace('shm_size = "8g"\n', "") + (
+        'args = ["--nnodes", "4", "--speculative-config", "\'{bad\'"]\n'
+        '[env]\nNCCL_SOCKET_IFNAME = "eth0"\n'
+    )
+    wheres = [where for where, _ in _problems(_write(tmp_path, text))]
+    assert wheres == ["shm_size", "args[0]", "args[3]", "env.NCCL_SOCKET_IFNAME"]
+
+
+def test_tp_times_pp_must_cover_the_nodes(tmp_path: Path) -> None:
+    text = MINIMAL.replace("tensor_parallel_size = 4", "tensor_parallel_size = 2")
+    assert [w for w, _ in _problems(_write(tmp_path, text))] == ["tensor_parallel_size"]
+
+
+def test_a_name_with_shell_metacharacters_is_refused(tmp_path: Path) -> None:
+    text = MINIMAL.replace('shm_size = "8g"', 'shm_size = "8g; rm -rf /"')
+    assert [w for w, _ in _problems(_write(tmp_path, text))] == ["shm_size"]
+
+
+def test_cli_reports_every_problem_and_writes_nothing(tmp_path: Path) -> None:
+    path = _write(tmp_path, MINIMAL + 'args = ["--headless"]\n[env]\nVLLM_HOST_IP = "1"\n')
+    out = tmp_path / "plan.txt"
+    done = subprocess.run(
+        [sys.executable, "-m", "planner.cli", "recipe", str(path), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "args[0]: --headless is launcher-owned" in done.stderr
+    assert "env.VLLM_HOST_IP" in done.stderr
+    assert not out.exists()
+
+
+def test_composed_model_links_snapshot_and_local_files_win(tmp_path: Path) -> None:
+    """Run the planned steps for real: symlinks into the cache, local hardlinks win."""
+    cache, local = tmp_path / "cache", tmp_path / "local"
+    snapshot = CheckpointManifest(
+        model="org/tiny",
+        revision="r1",
+        files=(
+            ManifestFile(path="config.json", bytes=2, role="config"),
+            ManifestFile(path="table.safetensors", bytes=6, role="engram_table"),
+        ),
+    )
+    shots = cache / "models--org--tiny" / "snapshots" / "r1"
+    shots.mkdir(parents=True)
+    (shots / "config.json").write_text("{}")
+    (shots / "table.safetensors").write_text("remote")
+    local.mkdir()
+    (local / "table.safetensors").write_text("local!")
+    text = MINIMAL + (
+        '[composed_model]\nmount = "/model"\n[[composed_model.sources]]\nrepo = "org/tiny"\n'
+        f'[[composed_model.local_files]]\nhost = "{local}/table.safetensors"\n'
+    )
+    recipe = load_recipe(_write(tmp_path, text))
+    roots = {"composed_root": str(tmp_path / "composed"), "hf_cache_root": str(cache)}
+    plan = plan_recipe(recipe, data.fabric().group("group_b"), "tiny", snapshot, **roots)
+    for step in plan.ranks[0].composed_steps:
+        subprocess.run(step, check=True)
+    composed = tmp_path / "composed" / "org--tiny"
+    assert (composed / "config.json").is_symlink()
+    assert (composed / "config.json").read_text() == "{}"
+    table = composed / "table.safetensors"
+    assert not table.is_symlink() and table.read_text() == "local!"
+    assert os.stat(table).st_ino == os.stat(local / "table.safetensors").st_ino

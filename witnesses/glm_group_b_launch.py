@@ -1,0 +1,132 @@
+"""Witness: Group B's GLM arm through the same launcher, with GLM's own values.
+
+Its rendered artifacts (:func:`artifacts`) are the regression control for any refactor
+of the shared launcher: ``claims identity glm_group_b_launch --base REV`` compares them
+byte for byte against another revision's own rendering.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from claims import ClaimKind, Verdict, claim, expect, expect_equal, fails, holds
+from fixtures.builders import glm_dry_run, refusal_codes
+from planner.arm_launch import DryRun
+from planner.profile import GLM_GROUP_B_PROFILE, V41_ENGRAM_REQUEST, ServingLaunchProfile
+
+GLM_NAMES = ("glm-native-tp4", "glm-native-head.service", "glm-native-rank.service")
+
+
+def _rendered() -> DryRun:
+    run = glm_dry_run()
+    if run.launch is None:
+        raise AssertionError(f"GLM did not render: {refusal_codes(run)}")
+    return run
+
+
+def _key_as_before_the_engram_field(profile: ServingLaunchProfile) -> str:
+    """The content key computed over the profile as it was before the field existed."""
+    body = profile.model_dump(exclude={"engram"})
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def artifacts() -> dict[str, str]:
+    """Group B's rendered bytes: units, create argvs, every apply stage's script, subject key."""
+    run = _rendered()
+    found: dict[str, str] = {"subject_key": GLM_GROUP_B_PROFILE.content_key()}
+    for host in run.hosts:
+        real = host.realization
+        found[f"{real.host_name}/{real.unit_name}"] = real.unit_text
+        found[f"{real.host_name}/create.argv"] = "\0".join(real.create_argv)
+        for step in host.steps:
+            found[f"{real.host_name}/{step.stage.value}.sh"] = step.script
+    return found
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def glm_keeps_its_own_names_on_four_hosts() -> Verdict:
+    """Four Group B hosts run glm-native-tp4 under glm-native units; nothing names V4.1."""
+    problems: list[str] = []
+    for host in _rendered().hosts:
+        real = host.realization
+        text = " ".join(real.create_argv) + real.unit_text + "".join(s.script for s in host.steps)
+        if real.container_name != GLM_NAMES[0] or real.unit_name not in GLM_NAMES[1:]:
+            problems.append(f"{real.host_name}: {real.container_name}, {real.unit_name}")
+        if "v41" in text:
+            problems.append(f"{real.host_name}: names v41")
+    hosts = [h.realization.host_name for h in _rendered().hosts]
+    if problems or hosts != ["srv1", "srv2", "srv3", "srv4"]:
+        return fails(f"hosts {hosts}; " + "; ".join(problems))
+    return holds(f"srv1-4 × {GLM_NAMES[0]}, head unit {GLM_NAMES[1]}")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def glm_parsers_render_and_no_tokenizer_flag() -> Verdict:
+    """GLM's glm45 tool and reasoning parsers render; no --tokenizer-mode flag at all."""
+    launch = _rendered().launch
+    assert launch is not None
+    seen = {
+        (
+            a[a.index("--tool-call-parser") + 1],
+            a[a.index("--reasoning-parser") + 1],
+            "--tokenizer-mode" in a,
+        )
+        for a in (r.serve_argv for r in launch.ranks)
+    }
+    return expect_equal({("glm45", "glm45", False)}, seen, "(tool, reasoning, tokenizer flag)")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def glm_carries_no_engram_request() -> Verdict:
+    """No GLM rank carries an --engram-config flag or Engram env."""
+    launch = _rendered().launch
+    assert launch is not None
+    leaked = [
+        a
+        for r in launch.ranks
+        for a in (*r.serve_argv, *(k for k, _ in r.env))
+        if "engram" in a.lower()
+    ]
+    return expect(not leaked, "no Engram flag or env on 4 ranks", f"Engram leaked: {leaked}")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def glm_subject_key_is_unchanged_by_the_engram_field() -> Verdict:
+    """GLM's subject key equals the key of its profile computed without the Engram field."""
+    before = _key_as_before_the_engram_field(GLM_GROUP_B_PROFILE)
+    return expect_equal(before, GLM_GROUP_B_PROFILE.content_key(), "GLM subject key")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def an_explicit_engram_request_enters_the_key() -> Verdict:
+    """The same profile with an Engram request set has a different content key."""
+    with_engram = GLM_GROUP_B_PROFILE.model_copy(update={"engram": V41_ENGRAM_REQUEST})
+    differs = with_engram.content_key() != GLM_GROUP_B_PROFILE.content_key()
+    return expect(
+        differs,
+        "setting the Engram request changes the key",
+        "an explicit Engram request left the key unchanged",
+    )
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def glm_followers_are_headless_behind_srv1() -> Verdict:
+    """Rank 0 (srv1) serves; ranks 1-3 are --headless and rendezvous at srv1's rail address."""
+    launch = _rendered().launch
+    assert launch is not None
+    head_addr = launch.ranks[0].host.rail_address
+    shape = [
+        ("--headless" in r.serve_argv, r.serve_argv[r.serve_argv.index("--master-addr") + 1])
+        for r in launch.ranks
+    ]
+    expected = [(False, head_addr)] + [(True, head_addr)] * 3
+    return expect_equal(expected, shape, "(headless, master addr) per rank")
+
+
+@claim(ClaimKind.POSITIVE_CONTROL)
+def glm_supplied_admits() -> Verdict:
+    """Group B suspended for exactly the GLM candidate, image and hosts right: admitted."""
+    run = glm_dry_run()
+    return expect(run.admitted, f"admitted {run.candidate.key}", f"refused: {refusal_codes(run)}")

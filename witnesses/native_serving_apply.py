@@ -1,0 +1,158 @@
+"""Witness: the transactional apply — order, front doors, readback, preserve and rollback."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+
+from claims import ClaimKind, Verdict, claim, expect, expect_equal, fails, holds
+from fixtures.builders import v41_dry_run
+from planner.apply import ApplyStep, Stage
+from planner.arm_launch import DryRun
+
+
+def _run() -> DryRun:
+    run = v41_dry_run("supplied")
+    if not run.apply_order:
+        raise AssertionError("supplied inputs rendered no apply steps")
+    return run
+
+
+def _script(run: DryRun, stage: Stage, rank: int) -> str:
+    for step in run.apply_order:
+        if step.stage is stage and step.rank == rank:
+            return step.script
+    raise AssertionError(f"no {stage.value} step for rank {rank}")
+
+
+def _commands(script: str, verb: str) -> list[tuple[str, ...]]:
+    """The arguments of every ``verb`` command (e.g. ``cp -p``) anywhere on a script line."""
+    head = verb.split()
+    found = []
+    for line in script.splitlines():
+        words = shlex.split(line, comments=True)
+        for at in range(len(words) - len(head) + 1):
+            if words[at : at + len(head)] == head:
+                found.append(tuple(words[at + len(head) :]))
+    return found
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def every_stage_runs_head_first() -> Verdict:
+    """Stages run in order, and within each stage node rank 0 goes before its followers."""
+    order = [(s.stage.value, s.rank) for s in _run().apply_order]
+    expected = [(stage.value, rank) for stage in Stage for rank in range(4)]
+    return expect_equal(expected, order, "(stage, rank) execution order")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def each_step_has_its_own_front_door_and_log() -> Verdict:
+    """Rank 0's front door is /health on the route's port; a follower's is its own unit;
+    each step names its own rank's log path."""
+    run = _run()
+    problems = []
+    for step in run.apply_order:
+        real = run.hosts[step.rank].realization
+        check = step.front_door.check
+        want = "/health" in check[-1] if step.rank == 0 else check[-1] == real.unit_name
+        if not want or step.front_door.log_path != real.log_path:
+            problems.append(f"{step.stage.value}@{step.rank}: {check}, {step.front_door.log_path}")
+    return expect(
+        not problems, "32 steps, each with its rank's front door and log", "; ".join(problems[:4])
+    )
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def stage_scripts_take_the_container_name() -> Verdict:
+    """Each stage script reads the container name from $1 and is invoked with it."""
+    run = _run()
+    name = run.hosts[0].realization.container_name
+    bad = [
+        f"{s.stage.value}@{s.rank}"
+        for s in run.apply_order
+        if 'container_name="${1:?' not in s.script or s.invocation[-1] != name
+    ]
+    creates = _script(run, Stage.APPLY, 0)
+    if '--name "$container_name"' not in creates:
+        bad.append("apply creates the container under a literal name")
+    return expect(not bad, f"32 scripts take {name} as $1", f"not taking $1: {bad}")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def no_stage_script_names_glm() -> Verdict:
+    """Nothing in the V4.1 stage scripts names GLM."""
+    named = [f"{s.stage.value}@{s.rank}" for s in _run().apply_order if "glm" in s.script.lower()]
+    return expect(not named, "no script names GLM", f"scripts naming GLM: {named}")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def preflight_checks_image_mounts_and_names() -> Verdict:
+    """Preflight checks the image is present, every mount source exists, the names are free."""
+    run = _run()
+    script = _script(run, Stage.PREFLIGHT, 0)
+    real = run.hosts[0].realization
+    argv = real.create_argv
+    sources = [
+        argv[i + 1].split(",")[1].removeprefix("source=")
+        for i, a in enumerate(argv)
+        if a == "--mount"
+    ]
+    loop = next((line for line in script.splitlines() if line.startswith("for source in")), "")
+    missing = [s for s in sources if s not in shlex.split(loop.removesuffix("; do"))]
+    checks = ('docker image inspect "$image"' in script, "--filter label=gunbc.arm" in script)
+    if missing or not all(checks):
+        return fails(f"unchecked mount sources {missing}; image/occupancy checks {checks}")
+    return holds(f"image, {len(sources)} mount sources, container name and occupancy checked")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def readback_compares_what_runs_with_the_plan() -> Verdict:
+    """Each rank's readback expects exactly its planned command, image and env."""
+    run = _run()
+    assert run.launch is not None
+    problems = []
+    for rank in run.launch.ranks:
+        script = _script(run, Stage.READBACK, rank.rank)
+        match = re.search(r"^expected_cmd=(.*)$", script, re.M)
+        cmd = json.loads(shlex.split(match.group(1))[0]) if match else None
+        envs = all(f"{k}={v}" in script for k, v in rank.env)
+        if cmd != list(rank.serve_argv) or run.launch.image_digest not in script or not envs:
+            problems.append(f"rank {rank.rank}")
+    return expect(
+        not problems,
+        "4 ranks: command, image and env read back against the plan",
+        f"readback differs from plan on {problems}",
+    )
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def followers_wait_for_the_head_rendezvous() -> Verdict:
+    """Followers' apply waits for the head's rendezvous port; the head waits for nobody."""
+    run = _run()
+    assert run.launch is not None
+    head = run.launch.head.host.rail_address
+    waits = ["/dev/tcp/" + head in _script(run, Stage.APPLY, r) for r in range(4)]
+    return expect_equal([False, True, True, True], waits, "apply waits for the head (per rank)")
+
+
+def _inverse_pairs(step: ApplyStep, verb: str) -> set[tuple[str, ...]]:
+    return {tuple(reversed(args)) for args in _commands(step.script, verb)}
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def rollback_restores_what_preserve_saved() -> Verdict:
+    """Every copy and rename preserve makes, rollback makes in reverse."""
+    run = _run()
+    preserve = next(s for s in run.apply_order if s.stage is Stage.PRESERVE)
+    rollback = _script(run, Stage.ROLLBACK, preserve.rank)
+    missing = []
+    for verb in ("cp -p", "docker rename"):
+        undo = set(_commands(rollback, verb))
+        missing += [f"{verb} {' '.join(p)}" for p in _inverse_pairs(preserve, verb) - undo]
+    saved = len(_commands(preserve.script, "cp -p")) + len(
+        _commands(preserve.script, "docker rename")
+    )
+    if missing or saved < 2:
+        return fails(f"preserve saved {saved} things; rollback does not undo {missing}")
+    return holds(f"rollback reverses all {saved} preserve operations")
