@@ -5,9 +5,16 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from tabulate import tabulate
 
+from claims.baseline import (
+    baseline_outcomes,
+    changed_witnesses,
+    label_failures,
+    print_labels,
+)
 from claims.errors import UsageError
 from claims.model import ClaimKind
 from claims.session import Selection, Session
@@ -96,6 +103,20 @@ def _add_run_parser(
         choices=list(formats) or None,
         help="; ".join(f"{name}: {text}" for name, text in formats.items()),
     )
+    run.add_argument(
+        "--baseline",
+        metavar="REV",
+        help="also run the claims at REV (a git worktree, REV's own code) and label each "
+        "failing claim new or pre-existing; exit 0 when every failure is pre-existing",
+    )
+    run.add_argument(
+        "--changed-since",
+        metavar="REV",
+        help="run only the witnesses whose claims reach a file changed since REV",
+    )
+    run.add_argument(
+        "--repo", type=Path, default=Path("."), help="git repository for REV (default: .)"
+    )
     run.set_defaults(handler=run_witnesses)
     return run
 
@@ -103,11 +124,24 @@ def _add_run_parser(
 def run_witnesses(args: argparse.Namespace, session: Session) -> int:
     """Run, tell plugins the run finished, print the report; exit 0 only when all passed."""
     names = _chosen(args, session)
+    if args.changed_since:
+        names = changed_witnesses(session, names, args.repo, args.changed_since)
+        if not names:
+            print(f"no witness reaches a file changed since {args.changed_since}")
+            return 0
     selection = Selection(args.pattern, ClaimKind(args.kind) if args.kind else None)
     report = session.run(names, selection)
     session.pm.hook.claims_run_finished(report=report, args=args)
     session.report(report, args.format, sys.stdout)
-    return report.exit_code
+    if not args.baseline:
+        return report.exit_code
+    labels = label_failures(
+        report, baseline_outcomes(args.repo, args.baseline, names, args.plugins)
+    )
+    stream = sys.stdout if args.format == "table" else sys.stderr
+    print_labels(labels, args.baseline, stream)
+    unresolved = any(w.unresolved is not None for w in report.witnesses)
+    return 1 if unresolved or any(label == "new" for _, label in labels) else 0
 
 
 def _chosen(args: argparse.Namespace, session: Session) -> Sequence[str]:
