@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck pytest claims clean
+.PHONY: demo test lint typecheck pytest claims realtools clean
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PY) -m venv $(VENV)
@@ -24,6 +24,19 @@ demo: $(STAMP)
 	@echo "== claims"
 	$(BIN)/claims run v41_group_a_launch
 
+VLLM_VENV := .venv-vllm
+VLLM_STAMP := $(VLLM_VENV)/.vllm-parser-stamp
+
+# The real tools the rendered artifacts are checked with (tests/realtools.py): the docker
+# CLI's flag parser, systemd-analyze, bash and shellcheck (Debian packages; instant when
+# present), and vLLM 0.33.0's own serve parser in .venv-vllm (~100 s and 2.4 GB the first time).
+realtools: $(VLLM_STAMP)
+	tools/install-ci-deps
+
+$(VLLM_STAMP): tools/make-vllm-venv tools/vllm-parser-requirements.txt tools/vllm-parser-constraints.txt
+	tools/make-vllm-venv
+	touch $(VLLM_STAMP)
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -31,7 +44,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-pytest: $(STAMP)
+pytest: $(STAMP) realtools
 	$(BIN)/pytest -q
 
 claims: $(STAMP)
@@ -40,4 +53,4 @@ claims: $(STAMP)
 test: lint typecheck pytest claims
 
 clean:
-	rm -rf $(VENV) target mutants
+	rm -rf $(VENV) $(VLLM_VENV) target mutants
