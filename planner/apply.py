@@ -108,15 +108,20 @@ def _header(stage: Stage, ctx: ApplyContext, body: list[str]) -> list[str]:
     ]
 
 
+def _source_checks(sources: tuple[str, ...]) -> list[str]:
+    """Every mount source must exist; a loop over one word is no loop (shellcheck SC2043)."""
+    check = '[ -e "$source" ] || fail "mount source $source does not exist"'
+    if len(sources) <= 1:
+        return [line for s in sources for line in (f"source={_q(s)}", check)]
+    return [f"for source in {' '.join(_q(s) for s in sources)}; do", f"  {check}", "done"]
+
+
 def _preflight(ctx: ApplyContext) -> list[str]:
-    sources = " ".join(_q(s) for s in ctx.mount_sources)
     return [
         f"image={_q(ctx.image_digest)}",
         f"arm={_q(ctx.arm)}",
         'docker image inspect "$image" >/dev/null 2>&1 || fail "image $image is not present"',
-        f"for source in {sources}; do",
-        '  [ -e "$source" ] || fail "mount source $source does not exist"',
-        "done",
+        *_source_checks(ctx.mount_sources),
         "owner=$(docker container inspect --format '{{index .Config.Labels \"gunbc.arm\"}}' "
         '"$container_name" 2>/dev/null || true)',
         'if docker container inspect "$container_name" >/dev/null 2>&1 '
