@@ -132,6 +132,14 @@ def _preflight(ctx: ApplyContext) -> list[str]:
         "others=$(docker ps --filter label=gunbc.arm --format '{{.Names}} {{.Label \"gunbc.arm\"}}'"
         " | awk -v arm=\"$arm\" '$2 != arm {print $1}')",
         '[ -z "$others" ] || fail "host is occupied by another arm: $others"',
+        "# so does any other active unit that attaches a container (an older, unlabelled arm)",
+        "while read -r other _; do",
+        '  [ "$other" = "$unit" ] && continue',
+        "  if systemctl show --property ExecStart --value \"$other\" "
+        "| grep -q 'docker start --attach'; then",
+        '    fail "host is occupied by another arm\'s unit $other"',
+        "  fi",
+        "done < <(systemctl list-units --type=service --state=active --no-legend --plain)",
         'if [ -e "$unit_path" ] \\\n'
         '  && ! grep -qF -- "start --attach $container_name" "$unit_path"; then',
         '  fail "unit $unit exists and runs another container"',

@@ -88,7 +88,8 @@ def no_stage_script_names_glm() -> Verdict:
 
 @claim(ClaimKind.PLANNED_SHAPE)
 def preflight_checks_image_mounts_and_names() -> Verdict:
-    """Preflight checks the image is present, every mount source exists, the names are free."""
+    """Preflight checks the image is present, every mount source exists, the names are free,
+    and no other arm's container or unit is live (occupancy)."""
     run = _run()
     script = _script(run, Stage.PREFLIGHT, 0)
     real = run.hosts[0].realization
@@ -100,7 +101,11 @@ def preflight_checks_image_mounts_and_names() -> Verdict:
     ]
     loop = next((line for line in script.splitlines() if line.startswith("for source in")), "")
     missing = [s for s in sources if s not in shlex.split(loop.removesuffix("; do"))]
-    checks = ('docker image inspect "$image"' in script, "--filter label=gunbc.arm" in script)
+    checks = (
+        'docker image inspect "$image"' in script,
+        "--filter label=gunbc.arm" in script,
+        "systemctl list-units --type=service --state=active" in script,
+    )
     if missing or not all(checks):
         return fails(f"unchecked mount sources {missing}; image/occupancy checks {checks}")
     return holds(f"image, {len(sources)} mount sources, container name and occupancy checked")
