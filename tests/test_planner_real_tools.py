@@ -13,15 +13,11 @@ from __future__ import annotations
 
 import pytest
 
-from planner import data
+from fixtures.builders import glm_dry_run, v41_dry_run
 from planner.apply import ApplyStep
 from planner.arm_launch import DryRun
-from planner.authority import fold, read_log
-from planner.glm_group_b_launch import glm_group_b_launch_dry_run
 from planner.launch import RankLaunch
 from planner.realize import HostRealization
-from planner.scenarios import load_inputs, load_scenario
-from planner.v41_group_a_launch import v41_group_a_launch_dry_run
 from tests.realtools import (
     VllmParse,
     bash_parses,
@@ -34,14 +30,7 @@ from tests.realtools import (
 
 
 def _supplied_runs() -> tuple[DryRun, DryRun]:
-    root = data.default_data_root()
-    scenario = load_scenario(root, "supplied")
-    state = fold(read_log(scenario.authority), scenario.now)
-    fabric = data.fabric(root)
-    v41 = v41_group_a_launch_dry_run(
-        fabric, data.manifest(data.V41_MANIFEST, root), load_inputs(scenario.inputs), state
-    )
-    glm = glm_group_b_launch_dry_run(fabric, data.manifest(data.GLM_MANIFEST, root), state)
+    v41, glm = v41_dry_run("supplied"), glm_dry_run("supplied")
     assert v41.launch is not None and glm.launch is not None
     return v41, glm
 

@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from planner import data
+from fixtures.builders import glm_dry_run, v41_dry_run
 from planner.arm_launch import DryRun
-from planner.authority import fold, read_log
-from planner.glm_group_b_launch import glm_group_b_launch_dry_run
 from planner.identity import BindMount
 from planner.realize import DOCKER_BIN, HostRealization, mount_flag
-from planner.scenarios import load_inputs, load_scenario
-from planner.v41_group_a_launch import v41_group_a_launch_dry_run
 
 DIGEST = "sha256:ab10f46a89cb5ae9b00a3a7dc3a6b8d6315eac94a8d1b51e94adab1b58b05f22"
 GLM_DIGEST = "sha256:d6a537aebef0269609c1613efba5cba9c1c7939695e6095b4f6b467a7ea89dfc"
@@ -22,14 +18,8 @@ RECEIPTS = "/var/lib/gunbc/engram/v41/receipts"
 
 
 def _supplied_runs() -> tuple[DryRun, DryRun]:
-    root = data.default_data_root()
-    scenario = load_scenario(root, "supplied")
-    state = fold(read_log(scenario.authority), scenario.now)
-    fabric = data.fabric(root)
-    v41 = v41_group_a_launch_dry_run(
-        fabric, data.manifest(data.V41_MANIFEST, root), load_inputs(scenario.inputs), state
-    )
-    glm = glm_group_b_launch_dry_run(fabric, data.manifest(data.GLM_MANIFEST, root), state)
+    v41, glm = v41_dry_run("supplied"), glm_dry_run("supplied")
+    assert v41.launch is not None and glm.launch is not None
     return v41, glm
 
 
