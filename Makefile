@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck pytest claims realtools clean
+.PHONY: demo test lint typecheck pytest claims realtools bench clean
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PY) -m venv $(VENV)
@@ -51,6 +51,10 @@ claims: $(STAMP)
 	$(BIN)/claims run --all
 
 test: lint typecheck pytest claims
+
+# Ratios against a baseline measured in the same run; prints, asserts nothing.
+bench: $(STAMP)
+	$(BIN)/python tools/bench.py
 
 clean:
 	rm -rf $(VENV) $(VLLM_VENV) target mutants
