@@ -6,8 +6,6 @@ are reserved for bugs, misuse and unreadable input (:class:`PlannerInputError`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from pydantic import BaseModel, ConfigDict
 
 Location = tuple[str | int, ...]
@@ -45,11 +43,6 @@ class Refusal(BaseModel):
 
 def refusal(code: str, location: Location, message: str, hint: str = "") -> Refusal:
     return Refusal(code=code, location=location, message=message, hint=hint)
-
-
-def collect(*groups: Iterable[Refusal]) -> tuple[Refusal, ...]:
-    """Concatenate refusal groups, keeping order."""
-    return tuple(r for group in groups for r in group)
 
 
 class PlannerInputError(Exception):

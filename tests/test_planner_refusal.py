@@ -8,7 +8,6 @@ from pydantic import ValidationError
 from planner.refusal import (
     PlannerInputError,
     Refusal,
-    collect,
     refusal,
     render_location,
 )
@@ -52,12 +51,6 @@ def test_refusal_is_frozen_and_forbids_unknown_fields() -> None:
         r.code = "other"  # type: ignore[misc]
     with pytest.raises(ValidationError):
         Refusal.model_validate({"code": "a", "location": (), "message": "m", "colour": "red"})
-
-
-def test_collect_keeps_every_refusal_in_order() -> None:
-    a, b, c = (refusal(code, (), code) for code in ("a", "b", "c"))
-    assert collect((a,), (), (b, c)) == (a, b, c)
-    assert collect() == ()
 
 
 def test_planner_input_error_names_source_place_and_message() -> None:
