@@ -135,7 +135,7 @@ def _preflight(ctx: ApplyContext) -> list[str]:
         "# so does any other active unit that attaches a container (an older, unlabelled arm)",
         "while read -r other _; do",
         '  [ "$other" = "$unit" ] && continue',
-        "  if systemctl show --property ExecStart --value \"$other\" "
+        '  if systemctl show --property ExecStart --value "$other" '
         "| grep -q 'docker start --attach'; then",
         '    fail "host is occupied by another arm\'s unit $other"',
         "  fi",
