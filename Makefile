@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck pytest claims realtools bench clean
+.PHONY: demo test lint typecheck pytest claims frontiers realtools bench clean
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PY) -m venv $(VENV)
@@ -50,7 +50,14 @@ pytest: $(STAMP) realtools
 claims: $(STAMP)
 	$(BIN)/claims run --all
 
-test: lint typecheck pytest claims
+# Frontier tracking: PR states as last recorded (refresh with
+#   gh pr list --state all --limit 200 --json number,state,mergedAt,title > fixtures/prs/recorded.json)
+# and the ledger compared with the previous commit, so a dropped obligation turns CI red.
+frontiers: $(STAMP)
+	$(BIN)/claims frontiers --prs fixtures/prs/recorded.json \
+	  --base $$(git rev-parse --verify -q HEAD~1 || git rev-parse HEAD)
+
+test: lint typecheck pytest claims frontiers
 
 # Ratios against a baseline measured in the same run; prints, asserts nothing.
 bench: $(STAMP)
