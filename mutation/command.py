@@ -1,0 +1,226 @@
+"""``claims mutate``: the declared harness, the generated survey, and merging shard reports."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from claims import Session, UsageError
+from mutation.declared import claim_book, load
+from mutation.harness import Planner, run_harness
+from mutation.ledgers import DEFAULT_DEBT, DEFAULT_EQUIVALENT, load_debt
+from mutation.runs import RunResult, default_jobs
+from mutation.tables import render
+
+DESCRIPTION = """\
+Check that every claim turns red for exactly its defect.
+
+Declared mutants (mutation/<witness>.py) each replace one planner function, method or
+property and declare the exact claims they turn red. For the named witnesses (or --all)
+the harness runs, each in its own child process: a clean baseline (every claim green);
+per target, a forced-fail sanity run (the target raises; its mutants' claims must go red);
+each mutant alone (red set = declared set; undeclared positive controls stay green); per
+witness, the independent mutants together and each named control (red set = union,
+positive controls green). It prints the kill matrix, then one line per witness:
+  W: K/M mutants exact, combined exact, positive controls green, claims witnessed C/N
+
+--generated runs the mutmut survey instead: mutmut generates mutants of the planner into
+mutants/, and one process runs every claim that calls each mutated function under each
+mutant (MUTANT_UNDER_TEST), writing a Stryker mutation-testing-report-schema JSON report.
+"""
+
+EPILOG = """\
+exit codes (declared mutants; when several apply, the first listed here wins):
+  5  baseline not green: some claim fails with no mutant applied; nothing else ran
+  6  timeout or crash: a run hung past the timeout or its process died without a result
+  7  unreached: a target replaced by a raising function left a declared claim green
+  4  collateral: a mutant turned an undeclared claim red, or a positive control red
+  3  survivor: a mutant left some (or all) of its declared claims green
+  8  unwitnessed: a claim no mutant turns red that the debt list does not name,
+     or a debt entry for a claim that is witnessed after all
+  2  usage error, a floor violation of a witness or of a mutant declaration
+  0  every mutant exact, every combination exact, positive controls green, all witnessed
+exit codes (--generated): 0 the survey ran (survivors are listed, not failed, unless
+  --break-below), 3 mutation score below --break-below, 5 baseline not green,
+  6 the survey process itself failed
+
+examples:
+  claims mutate v41_group_a_launch
+  claims mutate --all --report target/mutation-declared.json
+  claims mutate --generated --shard 2/4 --report target/mutation-shard-2.json
+  claims mutate --generated --since origin/main
+  claims mutate --merge-reports target/mutation-shard-*.json --report target/mutation-report.json
+"""
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``mutate`` to the ``claims`` command line."""
+    parser = subparsers.add_parser(
+        "mutate",
+        help="check that declared mutants turn exactly their claims red; run the mutmut survey",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("witnesses", nargs="*", metavar="W", help="witnesses to check")
+    parser.add_argument("--all", action="store_true", help="every registered witness")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=default_jobs(),
+        metavar="N",
+        help="runs at once (default: one per core)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        metavar="SECONDS",
+        help="per-run timeout (default: max(10 s, 5 × the baseline))",
+    )
+    parser.add_argument(
+        "--report",
+        type=Path,
+        metavar="FILE",
+        help="write a Stryker mutation-testing-report JSON here (--generated "
+        "default: target/mutation-report.json)",
+    )
+    parser.add_argument(
+        "--debt",
+        type=Path,
+        default=DEFAULT_DEBT,
+        metavar="FILE",
+        help="claims owed a mutant, with reasons (default: mutation/debt.toml)",
+    )
+    _add_generated_options(parser)
+    parser.set_defaults(handler=mutate)
+
+
+def _add_generated_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("generated mutants (mutmut)")
+    group.add_argument(
+        "--generated", action="store_true", help="run the mutmut survey over the planner"
+    )
+    group.add_argument(
+        "--shard",
+        metavar="K/N",
+        help="only every N-th generated mutant, starting with the K-th (1-based)",
+    )
+    group.add_argument(
+        "--since", metavar="REV", help="only mutants in functions changed since git revision REV"
+    )
+    group.add_argument(
+        "--exhaustive",
+        action="store_true",
+        help="run every claim under every mutant, not only the claims that "
+        "call the mutated function",
+    )
+    group.add_argument(
+        "--equivalent",
+        type=Path,
+        default=DEFAULT_EQUIVALENT,
+        metavar="FILE",
+        help="mutants judged equivalent, with reasons (default: mutation/equivalent.toml)",
+    )
+    group.add_argument(
+        "--break-below",
+        type=float,
+        metavar="PERCENT",
+        help="exit 3 when the mutation score is below PERCENT",
+    )
+    group.add_argument(
+        "--merge-reports",
+        nargs="+",
+        type=Path,
+        metavar="FILE",
+        help="merge shard reports into --report and summarize them",
+    )
+
+
+class ProgressLine:
+    """One stderr line per finished run, once the invocation has taken a couple of seconds."""
+
+    QUIET_SECONDS = 2.0
+
+    def __init__(self) -> None:
+        self.start = time.monotonic()
+
+    def __call__(self, result: RunResult, done: int, total: int) -> None:
+        if time.monotonic() - self.start < self.QUIET_SECONDS:
+            return
+        red = f"{len(result.red)} red" if result.ok else result.status.value.upper()
+        print(
+            f"[{done}/{total}] {result.request.label}: {red} ({result.seconds:.1f} s)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+def chosen_witnesses(args: argparse.Namespace, session: Session) -> tuple[str, ...]:
+    """The scope: the named witnesses, or every registered one with --all."""
+    if args.all and args.witnesses:
+        raise UsageError("give witness names or --all, not both")
+    if args.all:
+        if not session.witness_names:
+            raise UsageError("--all found no witness: no loaded plugin registers one")
+        return session.witness_names
+    if not args.witnesses:
+        raise UsageError(
+            "name the witnesses to check, or pass --all (example: claims mutate "
+            "v41_group_a_launch); --generated runs the mutmut survey instead"
+        )
+    session.check_known(args.witnesses)
+    pending = [w for w in args.witnesses if w in session.pending_names]
+    if pending:
+        raise UsageError(
+            f"{', '.join(pending)} is pending: its claims are red by design until its frontier "
+            "lands, so there is no green baseline for a mutant to turn red"
+        )
+    return tuple(dict.fromkeys(args.witnesses))
+
+
+def mutate(args: argparse.Namespace, session: Session) -> int:
+    """The ``claims mutate`` handler."""
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    if args.merge_reports:
+        from mutation.generated import merge_command
+
+        return merge_command(args.merge_reports, args.report)
+    if args.generated:
+        from mutation.generated import survey_command
+
+        return survey_command(args, session)
+    _refuse_generated_options(args)
+    return declared_command(args, session)
+
+
+def _refuse_generated_options(args: argparse.Namespace) -> None:
+    given = [
+        flag
+        for flag, value in (
+            ("--shard", args.shard),
+            ("--since", args.since),
+            ("--exhaustive", args.exhaustive),
+            ("--break-below", args.break_below),
+        )
+        if value
+    ]
+    if given:
+        raise UsageError(f"{', '.join(given)} only apply to --generated")
+
+
+def declared_command(args: argparse.Namespace, session: Session) -> int:
+    """Run the declared harness on the chosen witnesses and print its findings."""
+    scope = chosen_witnesses(args, session)
+    book = claim_book(session, scope)
+    declared = load(session, scope, book)
+    planner = Planner(scope, book, declared, tuple(getattr(args, "plugins", ()) or ()))
+    findings = run_harness(planner, load_debt(args.debt), args.jobs, args.timeout, ProgressLine())
+    print(render(findings))
+    if args.report is not None and not findings.baseline_red:
+        from mutation.stryker import declared_report, write_report
+
+        write_report(declared_report(findings), args.report)
+    return int(findings.exit_code())

@@ -1,0 +1,244 @@
+"""``claims mutate --generated``: mutmut's mutants, the full kill matrix, a Stryker report.
+
+1. ``mutants/`` is removed and mutmut regenerates it (:mod:`mutation.mutmut_bridge`).
+2. The mutants are chosen (``--since``, then ``--shard``) in a stable order.
+3. ``--jobs`` survey workers (:mod:`mutation.survey`, watched by :mod:`mutation.workers`)
+   run inside ``mutants/``, each on an interleaved share; a worker that dies or hangs costs
+   only the mutant it was on.
+4. Each witness is scored on the mutants its claims cover; survivors are listed with
+   mutmut's diff; mutants ``equivalent.toml`` vouches for are shown as equivalent.
+5. The matrix is written as a Stryker report, atomically.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from claims import Session, UsageError
+from mutation.ledgers import Equivalence, load_equivalents
+from mutation.mutmut_bridge import GeneratedMutant, generate, read_generated, source_paths
+from mutation.selection import parse_shard, shard, since
+from mutation.stryker import merge, read_report, write_report
+from mutation.survey import SurveyRequest
+from mutation.survey_report import build_report, score, summarize_report
+from mutation.workers import MutantResult, Pool, Survey, SurveyFailed
+
+DEFAULT_REPORT = Path("target/mutation-report.json")
+PROGRESS_EVERY_SECONDS = 5.0
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the command was asked to do."""
+
+    root: Path
+    scope: tuple[str, ...]
+    plugins: tuple[str, ...]
+    jobs: int
+    exhaustive: bool
+    shard: tuple[int, int] | None
+    since: str | None
+    report: Path
+    equivalents: Mapping[str, Equivalence]
+    break_below: float | None
+
+
+def _plan(args: argparse.Namespace, session: Session) -> Plan:
+    scope = tuple(args.witnesses) if args.witnesses else session.witness_names
+    if args.all and args.witnesses:
+        raise UsageError("give witness names or --all, not both")
+    session.check_known(scope)
+    pending = [w for w in scope if w in session.pending_names]
+    if pending:
+        raise UsageError(f"{', '.join(pending)} is pending: its claims are red by design")
+    return Plan(
+        root=Path.cwd(),
+        scope=scope,
+        plugins=tuple(getattr(args, "plugins", ()) or ()),
+        jobs=args.jobs,
+        exhaustive=args.exhaustive,
+        shard=parse_shard(args.shard) if args.shard else None,
+        since=args.since,
+        report=args.report or DEFAULT_REPORT,
+        equivalents=load_equivalents(args.equivalent),
+        break_below=args.break_below,
+    )
+
+
+def _say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def select(plan: Plan, mutants: list[GeneratedMutant]) -> list[GeneratedMutant]:
+    """``--since`` first (diff-only), then ``--shard`` over what is left."""
+    chosen = mutants
+    if plan.since is not None:
+        chosen = since(chosen, plan.root, plan.since, source_paths(plan.root))
+    if plan.shard is not None:
+        chosen = shard(chosen, *plan.shard)
+    return chosen
+
+
+class Ticker:
+    """A progress line on stderr every few seconds."""
+
+    def __init__(self) -> None:
+        self.start = self.last = time.monotonic()
+        self.shown = -1
+
+    def __call__(self, survey: Survey, total: int) -> None:
+        now = time.monotonic()
+        due = now - self.last >= PROGRESS_EVERY_SECONDS or len(survey.results) == total
+        if not due or len(survey.results) == self.shown:
+            return
+        self.last, self.shown = now, len(survey.results)
+        counts = _counts(survey.results.values())
+        done = len(survey.results)
+        rate = done / max(now - self.start, 1e-9)
+        _say(
+            f"[{done}/{total}] "
+            + ", ".join(f"{k} {v}" for k, v in counts.items())
+            + f" ({rate:.1f} mutants/s)"
+        )
+
+
+def _counts(results: Iterable[MutantResult]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for result in results:
+        counts[result.status] = counts.get(result.status, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def run_survey(plan: Plan, chosen: Sequence[GeneratedMutant]) -> Survey:
+    """Run the workers over ``chosen``; raises :class:`SurveyFailed` when it cannot."""
+    survey = Survey()
+    base = SurveyRequest(
+        plugins=plan.plugins,
+        witnesses=plan.scope,
+        mutants=(),
+        exhaustive=plan.exhaustive,
+        project_root=str(plan.root),
+    )
+    pool = Pool(plan.root, base, {m.name: m for m in chosen}, survey, Ticker())
+    try:
+        pool.start(plan.jobs)
+        pool.run()
+    finally:
+        pool.stop()
+    return survey
+
+
+def survey_command(args: argparse.Namespace, session: Session) -> int:
+    """Generate, choose, survey, report; see the module docstring."""
+    plan = _plan(args, session)
+    paths = ", ".join(p.as_posix() for p in source_paths(plan.root))
+    _say(f"generating mutants of {paths} with mutmut ...")
+    generation = generate(plan.root, plan.jobs)
+    mutants = read_generated(plan.root)
+    chosen = select(plan, mutants)
+    _say(
+        f"{len(mutants)} mutants in {generation:.1f} s; surveying {len(chosen)} with "
+        f"{plan.jobs} worker(s)"
+    )
+    start = time.monotonic()
+    try:
+        survey = run_survey(plan, chosen) if chosen else Survey()
+    except SurveyFailed as failure:
+        print(f"claims mutate --generated: {failure}")
+        return failure.exit_code
+    seconds = time.monotonic() - start
+    results = [survey.results[m.name] for m in chosen if m.name in survey.results]
+    judged, notes = judge_equivalents(results, plan.equivalents)
+    notes += _blind_kills(judged)
+    report = build_report(plan, survey, judged)
+    write_report(report, plan.report)
+    print("\n".join(_header(plan, survey, len(mutants), len(chosen), generation, seconds)))
+    print(summarize_report(report))
+    print("\n".join(notes))
+    print(f"report: {plan.report}")
+    if plan.break_below is not None and score(judged) < plan.break_below:
+        return 3
+    return 0
+
+
+def _header(
+    plan: Plan, survey: Survey, generated: int, chosen: int, generation: float, seconds: float
+) -> list[str]:
+    selected = [f"shard {plan.shard[0]}/{plan.shard[1]}"] if plan.shard else []
+    selected += [f"functions changed since {plan.since}"] if plan.since else []
+    claims = len(survey.claims)
+    lines = [
+        f"mutmut generated {generated} mutants in {generation:.1f} s; surveyed {chosen}"
+        + (f" ({', '.join(selected)})" if selected else "")
+        + f" in {seconds:.1f} s with {plan.jobs} worker(s)",
+    ]
+    if chosen:
+        lines.append(
+            f"baseline: {claims}/{claims} claims green; forced fail (every trampoline raises): "
+            f"{len(survey.forced_fail_red)}/{claims} claims red; {survey.canaries} canaries "
+            f"green; {survey.restarts} worker restart(s)"
+        )
+        blind = [str(c["id"]) for c in survey.claims if c["id"] not in survey.forced_fail_red]
+        if blind:
+            lines.append(f"claims that call no mutated function: {', '.join(blind)}")
+    return lines
+
+
+def _blind_kills(results: Sequence[MutantResult]) -> list[str]:
+    """Kills by claims that never call the mutated function: coverage or isolation is off."""
+    return [
+        f"{r.mutant.name} was turned red by {', '.join(sorted(set(r.killed) - set(r.covered)))}, "
+        "which never call its function: coverage or isolation is wrong"
+        for r in results
+        if set(r.killed) - set(r.covered)
+    ]
+
+
+def judge_equivalents(
+    results: Sequence[MutantResult], equivalents: Mapping[str, Equivalence]
+) -> tuple[list[MutantResult], list[str]]:
+    """Survivors the ledger vouches for become Ignored; stale or contradicted entries are noted."""
+    judged, notes = [], []
+    for result in results:
+        entry = equivalents.get(result.mutant.name)
+        if entry is None:
+            judged.append(result)
+            continue
+        m = result.mutant
+        if not entry.matches(m.original_line, m.mutated_line):
+            notes.append(
+                f"stale equivalence entry {m.name}: it now changes {m.original_line!r} "
+                f"into {m.mutated_line!r}; judged like any other mutant"
+            )
+        elif result.status != "Survived":
+            notes.append(
+                f"equivalence entry {m.name} is contradicted: the mutant is "
+                f"{result.status} ({', '.join(sorted(result.killed))})"
+            )
+        else:
+            result = MutantResult(
+                m,
+                "Ignored",
+                result.covered,
+                result.killed,
+                result.ran,
+                result.ms,
+                f"equivalent: {entry.reason}",
+            )
+        judged.append(result)
+    return judged, notes
+
+
+def merge_command(paths: Sequence[Path], out: Path | None) -> int:
+    """Merge shard reports into ``out`` (default target/mutation-report.json) and summarize."""
+    merged = merge([read_report(p) for p in paths])
+    target = out or DEFAULT_REPORT
+    write_report(merged, target)
+    print(summarize_report(merged))
+    print(f"merged {len(paths)} reports into {target}")
+    return 0

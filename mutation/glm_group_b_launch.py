@@ -1,0 +1,94 @@
+"""Declared mutants of Group B's GLM arm (witness ``glm_group_b_launch``).
+
+GLM goes through the same launcher as V4.1, so these defects sit in the shared pieces GLM
+relies on differently: an absent tokenizer mode, an unset Engram request, the content key,
+the serving head, and GLM's own call site.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from mutation import mutant
+from planner.arm_launch import ArmCall
+from planner.checkpoint import CheckpointManifest, CheckpointVllmParsers
+from planner.fabric import Fabric, FabricGroup, Host
+from planner.glm_group_b_launch import glm_group_b_call
+from planner.identity import V41_UNITS
+from planner.profile import V41_ENGRAM_REQUEST, ServingLaunchProfile
+
+W = "glm_group_b_launch"
+CALL_SITE = "planner.glm_group_b_launch.glm_group_b_call"
+CONTENT_KEY = "planner.profile.ServingLaunchProfile.content_key"
+PARSER_FLAGS = CheckpointVllmParsers.flags
+PROFILE_FLAGS = ServingLaunchProfile.flags
+
+
+def _digest(body: dict[str, object]) -> str:
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+
+
+@mutant(replaces=CALL_SITE, turns_red={f"{W}.glm_keeps_its_own_names_on_four_hosts"})
+def glm_runs_under_the_v41_units(fabric: Fabric, manifest: CheckpointManifest) -> ArmCall:
+    """GLM's call site passes V4.1's unit identity, so GLM's hosts run gunbc-v41 units."""
+    return glm_group_b_call(fabric, manifest).model_copy(update={"units": V41_UNITS})
+
+
+@mutant(replaces=CALL_SITE, turns_red={f"{W}.glm_supplied_admits"}, independent=False)
+def glm_asks_under_another_arm_name(fabric: Fabric, manifest: CheckpointManifest) -> ArmCall:
+    """GLM's call site names its arm glm_native, so its candidate is not the one Group B
+    was suspended for."""
+    return glm_group_b_call(fabric, manifest).model_copy(update={"arm": "glm_native"})
+
+
+@mutant(
+    replaces="planner.checkpoint.CheckpointVllmParsers.flags",
+    turns_red={f"{W}.glm_parsers_render_and_no_tokenizer_flag"},
+)
+def absent_tokenizer_mode_renders_auto(self: CheckpointVllmParsers) -> tuple[str, ...]:
+    """An absent tokenizer mode renders --tokenizer-mode auto instead of no flag at all."""
+    flags = PARSER_FLAGS(self)
+    return flags if self.tokenizer_mode is not None else (*flags, "--tokenizer-mode", "auto")
+
+
+@mutant(
+    replaces="planner.profile.ServingLaunchProfile.flags",
+    turns_red={f"{W}.glm_carries_no_engram_request"},
+)
+def unset_engram_request_renders_the_v41_one(self: ServingLaunchProfile) -> tuple[str, ...]:
+    """A profile with no Engram request renders V4.1's request anyway."""
+    flags = PROFILE_FLAGS(self)
+    return flags if self.engram is not None else (*flags, *V41_ENGRAM_REQUEST.flags())
+
+
+@mutant(
+    replaces=CONTENT_KEY,
+    turns_red={f"{W}.glm_subject_key_is_unchanged_by_the_engram_field"},
+)
+def unset_engram_request_enters_the_key(self: ServingLaunchProfile) -> str:
+    """The content key always carries the Engram field, so an unset request (null) changes
+    every existing GLM subject key."""
+    return _digest(self.model_dump())
+
+
+@mutant(
+    replaces=CONTENT_KEY,
+    turns_red={f"{W}.an_explicit_engram_request_enters_the_key"},
+    independent=False,
+)
+def engram_request_left_out_of_the_key(self: ServingLaunchProfile) -> str:
+    """The content key never carries the Engram request, so setting one leaves the key as
+    it was."""
+    return _digest(self.model_dump(exclude={"engram"}))
+
+
+@mutant(
+    replaces="planner.fabric.serving_head",
+    turns_red={f"{W}.glm_followers_are_headless_behind_srv1"},
+)
+def serving_head_is_the_last_host(group: FabricGroup) -> Host:
+    """The serving head is derived as the group's last host, not node rank 0, so followers
+    rendezvous at the wrong rail address."""
+    return group.hosts[-1]

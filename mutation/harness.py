@@ -1,0 +1,320 @@
+"""The declared-mutant harness: baseline, forced-fail sanity, each mutant alone, combined.
+
+Every run is a child process (:mod:`mutation.runs`), so a patch never outlives its run and
+the source tree is never touched. The *scope* is the witnesses asked for: each run observes
+the claims of the scope, and a mutant's declared set is checked on the scope's claims (its
+ids in other witnesses are checked when those are in scope, e.g. with ``--all``).
+
+1. Baseline: every claim of the scope green, or nothing else runs. Its wall time sets the
+   timeout of every other run: ``max(10 s, 5 × baseline)`` unless given.
+2. Forced-fail sanity, per target: the target replaced by a function that raises; every
+   claim a mutant of that target declares must go red. Otherwise the claims do not call the
+   code the patch replaces, and a "kill" would mean nothing.
+3. Each mutant alone: its red set must equal its declared set; an undeclared positive control
+   turning red is reported as such.
+4. Per witness, the independent mutants together, and each named control: red set equals the
+   union of the members' declared sets, positive controls green.
+
+A claim no mutant turns red (as declared) is *unwitnessed* unless the debt list names it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import IntEnum, StrEnum
+
+from claims import ClaimKind
+from mutation.declared import ClaimBook, Declared
+from mutation.model import Mutant
+from mutation.runs import PatchSpec, Progress, RunRequest, RunResult, run_all
+
+TIMEOUT_FLOOR_SECONDS = 10.0
+TIMEOUT_BASELINE_FACTOR = 5.0
+BASELINE_TIMEOUT_SECONDS = 600.0
+
+
+class Exit(IntEnum):
+    """Exit codes of ``claims mutate``; when several apply, the first in this order wins:
+    BASELINE, TIMEOUT, UNREACHED, COLLATERAL, SURVIVOR, UNWITNESSED."""
+
+    EXACT = 0
+    USAGE = 2
+    SURVIVOR = 3
+    COLLATERAL = 4
+    BASELINE = 5
+    TIMEOUT = 6
+    UNREACHED = 7
+    UNWITNESSED = 8
+
+
+EXIT_PRECEDENCE = (
+    Exit.BASELINE,
+    Exit.TIMEOUT,
+    Exit.UNREACHED,
+    Exit.COLLATERAL,
+    Exit.SURVIVOR,
+    Exit.UNWITNESSED,
+)
+
+
+class RunKind(StrEnum):
+    BASELINE = "baseline"
+    SANITY = "forced-fail"
+    SOLO = "alone"
+    COMBINED = "combined"
+    CONTROL = "control"
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """One planned run and what it must show."""
+
+    kind: RunKind
+    label: str
+    witness: str
+    expected: frozenset[str]
+    mutants: tuple[Mutant, ...]
+    request: RunRequest
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """A run measured against its expectation."""
+
+    expectation: Expectation
+    result: RunResult
+    actual: frozenset[str]
+    positives: frozenset[str]
+
+    @property
+    def missing(self) -> frozenset[str]:
+        """Declared red but green: the mutant survived those claims."""
+        return self.expectation.expected - self.actual if self.result.ok else frozenset()
+
+    @property
+    def collateral(self) -> frozenset[str]:
+        """Red but not declared (a sanity run may turn anything red)."""
+        if not self.result.ok or self.expectation.kind is RunKind.SANITY:
+            return frozenset()
+        return self.actual - self.expectation.expected
+
+    @property
+    def positive_red(self) -> frozenset[str]:
+        return self.collateral & self.positives
+
+    @property
+    def exact(self) -> bool:
+        return self.result.ok and not self.missing and not self.collateral
+
+
+@dataclass(frozen=True)
+class Findings:
+    """Everything one harness invocation found."""
+
+    scope: tuple[str, ...]
+    book: ClaimBook
+    declared: Declared
+    baseline: RunResult
+    timeout: float
+    judgements: tuple[Judgement, ...] = ()
+    debt: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def scope_claims(self) -> frozenset[str]:
+        return frozenset(c.id for c in self.book.of(self.scope))
+
+    @property
+    def baseline_red(self) -> frozenset[str]:
+        if not self.baseline.ok:
+            return self.scope_claims
+        return (self.scope_claims - frozenset(self.baseline.outcomes)) | self.baseline.red
+
+    def of_kind(self, *kinds: RunKind) -> tuple[Judgement, ...]:
+        return tuple(j for j in self.judgements if j.expectation.kind in kinds)
+
+    @property
+    def witnessed(self) -> frozenset[str]:
+        """Claims some mutant declares and turned red, alone."""
+        return frozenset(
+            claim for j in self.of_kind(RunKind.SOLO) for claim in j.expectation.expected & j.actual
+        )
+
+    @property
+    def unwitnessed(self) -> frozenset[str]:
+        return self.scope_claims - self.witnessed - frozenset(self.debt)
+
+    @property
+    def stale_debt(self) -> frozenset[str]:
+        """Debt entries for claims that are witnessed after all (remove them)."""
+        return frozenset(self.debt) & self.witnessed
+
+    def exit_code(self) -> Exit:
+        failed = self._failures()
+        return next((code for code in EXIT_PRECEDENCE if code in failed), Exit.EXACT)
+
+    def _failures(self) -> set[Exit]:
+        if self.baseline_red:
+            return {Exit.BASELINE}
+        found: set[Exit] = set()
+        for j in self.judgements:
+            if not j.result.ok:
+                found.add(Exit.TIMEOUT)
+            elif j.expectation.kind is RunKind.SANITY and j.missing:
+                found.add(Exit.UNREACHED)
+            elif j.collateral:
+                found.add(Exit.COLLATERAL)
+            elif j.missing:
+                found.add(Exit.SURVIVOR)
+        if self.unwitnessed or self.stale_debt:
+            found.add(Exit.UNWITNESSED)
+        return found
+
+
+def timeout_for(baseline_seconds: float) -> float:
+    """The timeout of every run after the baseline."""
+    return max(TIMEOUT_FLOOR_SECONDS, TIMEOUT_BASELINE_FACTOR * baseline_seconds)
+
+
+@dataclass(frozen=True)
+class Planner:
+    """Turns the declared mutants of a scope into requests and expectations."""
+
+    scope: tuple[str, ...]
+    book: ClaimBook
+    declared: Declared
+    plugins: tuple[str, ...]
+
+    @property
+    def scope_claims(self) -> frozenset[str]:
+        return frozenset(c.id for c in self.book.of(self.scope))
+
+    def baseline(self) -> RunRequest:
+        return RunRequest(label="baseline", witnesses=self.scope, plugins=self.plugins)
+
+    def expected(self, mutants: Iterable[Mutant]) -> frozenset[str]:
+        """The union of the mutants' declared sets, on the scope's claims."""
+        return frozenset(c for m in mutants for c in m.turns_red) & self.scope_claims
+
+    def _request(
+        self, label: str, mutants: Sequence[Mutant], claims: Iterable[str] | None = None
+    ) -> RunRequest:
+        return RunRequest(
+            label=label,
+            witnesses=self.scope,
+            claims=tuple(sorted(claims)) if claims is not None else None,
+            patches=tuple(PatchSpec(target=m.replaces, mutant=m.reference) for m in mutants),
+            plugins=self.plugins,
+        )
+
+    def sanity(self) -> list[Expectation]:
+        by_target: dict[str, list[Mutant]] = {}
+        for mutant in self.declared.mutants:
+            by_target.setdefault(mutant.replaces, []).append(mutant)
+        found = []
+        for target, mutants in by_target.items():
+            expected = self.expected(mutants)
+            if not expected:
+                continue
+            request = RunRequest(
+                label=f"forced-fail {target}",
+                witnesses=self.scope,
+                claims=tuple(sorted(expected)),
+                patches=(PatchSpec(target=target),),
+                plugins=self.plugins,
+            )
+            found.append(
+                Expectation(
+                    RunKind.SANITY,
+                    request.label,
+                    mutants[0].witness,
+                    expected,
+                    tuple(mutants),
+                    request,
+                )
+            )
+        return found
+
+    def solo(self) -> list[Expectation]:
+        return [
+            Expectation(
+                RunKind.SOLO, m.id, m.witness, self.expected([m]), (m,), self._request(m.id, [m])
+            )
+            for m in self.declared.mutants
+        ]
+
+    def combined(self) -> list[Expectation]:
+        found = []
+        for witness in self.scope:
+            members = [m for m in self.declared.of_witness(witness) if m.independent]
+            if len(members) < 2:
+                continue
+            label = f"{witness}: {len(members)} independent mutants together"
+            found.append(
+                Expectation(
+                    RunKind.COMBINED,
+                    label,
+                    witness,
+                    self.expected(members),
+                    tuple(members),
+                    self._request(label, members),
+                )
+            )
+        return found
+
+    def controls(self) -> list[Expectation]:
+        found = []
+        for module in self.declared.modules:
+            by_name = {m.name: m for m in module.mutants}
+            for control in module.controls:
+                members = [by_name[n] for n in control.members]
+                found.append(
+                    Expectation(
+                        RunKind.CONTROL,
+                        control.id,
+                        module.witness,
+                        self.expected(members),
+                        tuple(members),
+                        self._request(control.id, members),
+                    )
+                )
+        return found
+
+    def plan(self) -> list[Expectation]:
+        return [*self.sanity(), *self.solo(), *self.combined(), *self.controls()]
+
+
+def judge(expectation: Expectation, result: RunResult, book: ClaimBook) -> Judgement:
+    """Measure a run against its expectation; an unresolved witness counts all red."""
+    asked = (
+        frozenset(expectation.request.claims)
+        if expectation.request.claims is not None
+        else frozenset(c.id for c in book.of(expectation.request.witnesses))
+    )
+    lost = frozenset(c.id for c in book.of(tuple(result.unresolved))) & asked
+    positives = frozenset(
+        c.id for c in book.of(expectation.request.witnesses) if c.kind is ClaimKind.POSITIVE_CONTROL
+    )
+    return Judgement(expectation, result, result.red | lost, positives)
+
+
+def run_harness(
+    planner: Planner,
+    debt: Mapping[str, str],
+    jobs: int,
+    timeout: float | None = None,
+    progress: Progress | None = None,
+) -> Findings:
+    """Run the baseline, then (if it is green) every planned run; judge them all."""
+    base_timeout = timeout if timeout is not None else BASELINE_TIMEOUT_SECONDS
+    baseline = run_all([planner.baseline()], base_timeout, 1, progress)[0]
+    limit = timeout if timeout is not None else timeout_for(baseline.seconds)
+    outcome = Findings(planner.scope, planner.book, planner.declared, baseline, limit, debt=debt)
+    if outcome.baseline_red:
+        return outcome
+    plan = planner.plan()
+    results = run_all([e.request for e in plan], limit, jobs, progress)
+    judgements = tuple(judge(e, r, planner.book) for e, r in zip(plan, results, strict=True))
+    return Findings(
+        planner.scope, planner.book, planner.declared, baseline, limit, judgements, debt
+    )

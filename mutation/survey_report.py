@@ -1,0 +1,194 @@
+"""The generated survey as a Stryker report, and the summary printed from such a report.
+
+The printed summary is computed from the report itself, so ``claims mutate --generated``
+and ``claims mutate --merge-reports`` (shards merged) print the same thing. Each witness is
+scored on the mutants its claims cover: killed by one of its claims / covered by one of
+them. Survivors are listed with mutmut's diff, which the report keeps in ``statusReason``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tabulate import tabulate
+
+from mutation.mutmut_bridge import GeneratedMutant
+from mutation.stryker import Report, add_file, add_tests, empty_report, location
+
+if TYPE_CHECKING:
+    from mutation.generated import Plan
+    from mutation.workers import MutantResult, Survey
+
+DETECTED = frozenset({"Killed", "Timeout"})
+ARITHMETIC = frozenset({"+", "-", "*", "/", "//", "%", "**", "@"})
+COMPARISON = frozenset({"<", "<=", ">", ">=", "==", "!=", "is", "is not", "in", "not in"})
+LOGICAL = frozenset({"and", "or"})
+LITERALS = frozenset({"True", "False"})
+
+
+def mutator_name(before: str, after: str) -> str:
+    """A Stryker-style category for a change of ``before`` into ``after``."""
+    b, a = before.strip(), after.strip()
+    if (a.startswith("XX") and a.endswith("XX")) or (a != b and a in (b.upper(), b.lower())):
+        return "StringLiteral"
+    if {a, b} <= ARITHMETIC:
+        return "ArithmeticOperator"
+    if {a, b} <= COMPARISON:
+        return "EqualityOperator"
+    if {a, b} <= LOGICAL:
+        return "LogicalOperator"
+    if {a, b} <= LITERALS:
+        return "BooleanLiteral"
+    if a == "None":
+        return "NoneReplacement"
+    if not a:
+        return "Removal"
+    if "not " in (a[:4], b[:4]):
+        return "BooleanNegation"
+    if _number(a) and _number(b):
+        return "NumberLiteral"
+    return "Replacement"
+
+
+def _number(text: str) -> bool:
+    try:
+        float(text.replace("_", ""))
+    except ValueError:
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def _cwd(path: Path) -> Iterator[None]:
+    before = os.getcwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
+def mutant_diff(root: Path, mutant: GeneratedMutant) -> str:
+    """mutmut's own diff of ``mutant`` against the original function."""
+    from mutmut.mutation.diff_apply import get_diff_for_mutant
+
+    with _cwd(root):
+        return get_diff_for_mutant(mutant.name, path=mutant.path)
+
+
+def _entry(root: Path, result: MutantResult) -> dict[str, Any]:
+    m = result.mutant
+    reason = result.reason
+    if result.status == "Survived":
+        reason = mutant_diff(root, m)
+    elif result.status == "Killed" and not reason:
+        first = sorted(result.killed)[0]
+        reason = f"{first}: {result.killed[first]}"
+    entry: dict[str, Any] = {
+        "id": m.name,
+        "mutatorName": mutator_name(m.before, m.after),
+        "replacement": m.after,
+        "description": f"{m.original_line}  →  {m.mutated_line}",
+        "location": location(
+            (m.span.start_line, m.span.start_column), (m.span.end_line, m.span.end_column)
+        ),
+        "status": result.status,
+        "statusReason": reason,
+        "killedBy": sorted(result.killed),
+        "coveredBy": sorted(result.covered),
+        "testsCompleted": len(result.ran),
+        "duration": result.ms,
+    }
+    return entry
+
+
+def build_report(plan: Plan, survey: Survey, results: Sequence[MutantResult]) -> Report:
+    """The survey as a Stryker report: every chosen mutant, every claim."""
+    config = {
+        "scope": list(plan.scope),
+        "shard": "/".join(map(str, plan.shard or (1, 1))),
+        "since": plan.since,
+        "exhaustive": plan.exhaustive,
+        "forcedFailRed": survey.forced_fail_red,
+    }
+    report = empty_report("claims mutate --generated (mutmut 3.8.1)", config)
+    for result in results:
+        path = result.mutant.path
+        add_file(report, path, (plan.root / path).read_text(encoding="utf-8")).append(
+            _entry(plan.root, result)
+        )
+    for claim in survey.claims:
+        path = str(claim["module"]).replace(".", "/") + ".py"
+        add_tests(report, path, [(str(claim["id"]), str(claim["name"]), int(claim["line"]))])
+    return report
+
+
+def _mutants(report: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    return [(path, m) for path, entry in report["files"].items() for m in entry["mutants"]]
+
+
+def _witnesses(report: Mapping[str, Any]) -> list[str]:
+    ids = [t["id"] for entry in report.get("testFiles", {}).values() for t in entry["tests"]]
+    return list(dict.fromkeys(i.partition(".")[0] for i in ids))
+
+
+def _of(ids: Sequence[str], witness: str) -> bool:
+    return any(i.startswith(f"{witness}.") for i in ids)
+
+
+INVALID = frozenset({"Ignored", "NoCoverage", "RuntimeError", "CompileError"})
+"""Not scored: equivalent, uncovered, or the process died (Stryker's "invalid")."""
+
+
+def score(results: Sequence[MutantResult]) -> float:
+    """Detected (killed or timed out) per scored mutant, in percent."""
+    judged = [r for r in results if r.status not in INVALID]
+    detected = [r for r in judged if r.status in DETECTED]
+    return 100.0 * len(detected) / len(judged) if judged else 100.0
+
+
+def _witness_row(mutants: list[dict[str, Any]], witness: str) -> list[object]:
+    covered = [m for m in mutants if _of(m.get("coveredBy", []), witness)]
+    judged = [m for m in covered if m["status"] not in INVALID]
+    killed = [m for m in judged if _of(m.get("killedBy", []), witness)]
+    timeouts = [m for m in judged if m["status"] == "Timeout"]
+    missed = len(judged) - len(killed) - len(timeouts)
+    errors = sum(1 for m in covered if m["status"] == "RuntimeError")
+    equivalent = sum(1 for m in covered if m["status"] == "Ignored")
+    ratio = f"{100.0 * (len(killed) + len(timeouts)) / len(judged):.1f}%" if judged else "—"
+    return [witness, len(covered), len(killed), len(timeouts), missed, errors, equivalent, ratio]
+
+
+def summarize_report(report: Mapping[str, Any]) -> str:
+    """Per witness: covered, killed, timeouts, not killed by it, equivalent; then survivors."""
+    mutants = [m for _, m in _mutants(report)]
+    rows = [_witness_row(mutants, w) for w in _witnesses(report)]
+    headers = [
+        "witness",
+        "covered",
+        "killed",
+        "timeout",
+        "not killed",
+        "crashed",
+        "equivalent",
+        "score",
+    ]
+    counts: dict[str, int] = {}
+    for m in mutants:
+        counts[m["status"]] = counts.get(m["status"], 0) + 1
+    total = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+    lines = [tabulate(rows, headers=headers), "", f"all {len(mutants)} mutants: {total}"]
+    survivors = [(p, m) for p, m in _mutants(report) if m["status"] == "Survived"]
+    lines += [f"survivors (covered, no claim turned red): {len(survivors)}"]
+    for path, m in survivors:
+        line = m["location"]["start"]["line"]
+        lines += [
+            "",
+            f"{m['id']}  ({path}:{line}, covered by {len(m.get('coveredBy', []))})",
+            m.get("statusReason") or m.get("description", ""),
+        ]
+    return "\n".join(lines)

@@ -1,0 +1,311 @@
+"""Declared mutants of the V4.1 TP4 launch on Group A (witness ``v41_group_a_launch``).
+
+Each one is a defect a careless edit of the planner could make, named for the defect, with
+the exact claims it turns red. ``seed_mutation_control`` is the seed's combined control:
+three independent defects at once (Engram request dropped from the mint, held-host conjunct
+removed, lease check removed) turn exactly plan, held and stale red, while the positive
+admit control stays green. ``zero_allowance`` is the seed's allowance control: within this
+witness it turns exactly the allowance claim red (the fit arithmetic witness sees it too).
+"""
+
+from __future__ import annotations
+
+from mutation import combined, mutant
+from planner.admission import Candidate, image_admitted_for_runtime, successor_may_launch
+from planner.arm_launch import ArmCall, DryRun
+from planner.authority import AuthorityState
+from planner.checkpoint import (
+    CheckpointManifest,
+    CheckpointRow,
+    NothingBeyondWeights,
+    deepseek_v41_flash_row,
+)
+from planner.fabric import Fabric, FabricGroup
+from planner.fit import serving_arm_admits
+from planner.frontiers import DeclaredFrontier, PlanInputs, unmet_obligations
+from planner.identity import ArmContainerIdentity, ArmUnitIdentity, BindMount
+from planner.launch import RankLaunch, ServingRoute, rank_serve_argv
+from planner.profile import (
+    V41_STAIRCASE_CONCURRENCIES,
+    ServingLaunchProfile,
+    deepseek_v41_measurement_profile,
+)
+from planner.realize import create_argv, unit_text
+from planner.refusal import Refusal
+from planner.runtime import ProducedImage
+from planner.v41_group_a_launch import v41_group_a_call
+
+W = "v41_group_a_launch"
+PLAN = f"{W}.engram_request_renders_both_dotted_flags"
+HELD = f"{W}.host_not_held_by_the_subject_is_refused"
+STALE = f"{W}.expired_lease_is_refused"
+ALLOWANCE = f"{W}.low_utilization_refuses_naming_the_declared_allowance"
+MINT = "planner.profile.deepseek_v41_measurement_profile"
+CONJUNCT_1 = "planner.admission.successor_may_launch"
+V4_PAIR_CONTAINER = "gunbc-spark-pair"
+
+FIT_ARITHMETIC = frozenset(
+    f"serving_fit.{name}"
+    for name in (
+        "the_wall_refuses_exactly_when_resident_times_five_fourths_exceeds_pool",
+        "group_a_fits_by_four_gib_at_eighty_percent",
+        "the_allowance_is_about_24_gib_per_rank",
+        "the_bets_to_watch_are_x4_and_up",
+    )
+)
+
+
+def _without(refusals: tuple[Refusal, ...], code: str) -> tuple[Refusal, ...]:
+    return tuple(r for r in refusals if r.code != code)
+
+
+# --- the mint: what V4.1 fixes in its measurement profile ---------------------------------
+
+
+@mutant(replaces=MINT, turns_red={PLAN})
+def engram_request_dropped_from_the_mint(
+    gpu_memory_utilization_bp: int,
+    max_num_batched_tokens: int,
+    prefix_caching: bool,
+    staircase: tuple[int, ...] = V41_STAIRCASE_CONCURRENCIES,
+) -> ServingLaunchProfile:
+    """The minted V4.1 profile carries no Engram request, so no --engram-config flag renders."""
+    minted = deepseek_v41_measurement_profile(
+        gpu_memory_utilization_bp, max_num_batched_tokens, prefix_caching, staircase
+    )
+    return minted.model_copy(update={"engram": None})
+
+
+@mutant(replaces=MINT, turns_red={f"{W}.kv_cache_dtype_is_fp8_ds_mla"}, independent=False)
+def kv_cache_dtype_left_to_auto(
+    gpu_memory_utilization_bp: int,
+    max_num_batched_tokens: int,
+    prefix_caching: bool,
+    staircase: tuple[int, ...] = V41_STAIRCASE_CONCURRENCIES,
+) -> ServingLaunchProfile:
+    """The mint leaves the KV-cache dtype to vLLM (auto) instead of fixing fp8_ds_mla."""
+    minted = deepseek_v41_measurement_profile(
+        gpu_memory_utilization_bp, max_num_batched_tokens, prefix_caching, staircase
+    )
+    return minted.model_copy(update={"kv_cache_dtype": "auto"})
+
+
+@mutant(replaces=MINT, turns_red={f"{W}.one_serve_covers_the_staircase"}, independent=False)
+def max_num_seqs_from_the_first_step(
+    gpu_memory_utilization_bp: int,
+    max_num_batched_tokens: int,
+    prefix_caching: bool,
+    staircase: tuple[int, ...] = V41_STAIRCASE_CONCURRENCIES,
+) -> ServingLaunchProfile:
+    """Max num seqs is the staircase's first concurrency, not its largest, so one serve
+    cannot cover the staircase."""
+    minted = deepseek_v41_measurement_profile(
+        gpu_memory_utilization_bp, max_num_batched_tokens, prefix_caching, staircase
+    )
+    return minted.model_copy(update={"max_num_seqs": staircase[0]})
+
+
+@mutant(replaces=MINT, turns_red={f"{W}.prefix_caching_is_explicitly_off"}, independent=False)
+def prefix_caching_forced_on(
+    gpu_memory_utilization_bp: int,
+    max_num_batched_tokens: int,
+    prefix_caching: bool,
+    staircase: tuple[int, ...] = V41_STAIRCASE_CONCURRENCIES,
+) -> ServingLaunchProfile:
+    """The mint ignores #12371's prefix-caching axis and always enables prefix caching."""
+    return deepseek_v41_measurement_profile(
+        gpu_memory_utilization_bp, max_num_batched_tokens, True, staircase
+    )
+
+
+# --- the row, the launch shape and the realization ----------------------------------------
+
+
+@mutant(
+    replaces="planner.checkpoint.deepseek_v41_flash_row",
+    turns_red={f"{W}.recipe_parsers_and_tokenizer_mode_are_rendered"},
+)
+def tokenizer_mode_dropped_from_the_v41_row(manifest: CheckpointManifest) -> CheckpointRow:
+    """The V4.1 row loses the recipe's tokenizer mode, so no --tokenizer-mode renders."""
+    row = deepseek_v41_flash_row(manifest)
+    parsers = row.parsers.model_copy(update={"tokenizer_mode": None})
+    return row.model_copy(update={"parsers": parsers})
+
+
+@mutant(
+    replaces="planner.launch.rank_serve_argv",
+    turns_red={f"{W}.four_mp_ranks_rank_zero_serves_three_headless"},
+)
+def head_serves_on_the_rendezvous_port(
+    rank: int,
+    group: FabricGroup,
+    row: CheckpointRow,
+    profile: ServingLaunchProfile,
+    container: ArmContainerIdentity,
+    route: ServingRoute,
+) -> tuple[str, ...]:
+    """Rank 0 serves on the container's rendezvous port instead of the route's port."""
+    argv = list(rank_serve_argv(rank, group, row, profile, container, route))
+    if rank == 0:
+        argv[argv.index("--port") + 1] = str(container.rendezvous_port)
+    return tuple(argv)
+
+
+@mutant(
+    replaces="planner.realize.create_argv",
+    turns_red={f"{W}.image_is_the_produced_config_digest"},
+)
+def image_named_by_a_floating_tag(
+    launch: RankLaunch,
+    arm: str,
+    container: ArmContainerIdentity,
+    mounts: tuple[BindMount, ...],
+    image_digest: str,
+) -> tuple[str, ...]:
+    """Each host creates its container from a floating image tag, not the produced image's
+    config digest."""
+    return create_argv(launch, arm, container, mounts, "vllm/vllm-openai:latest")
+
+
+@mutant(
+    replaces="planner.v41_group_a_launch.v41_group_a_call",
+    turns_red={f"{W}.engram_env_and_mounts_under_v41_names_only"},
+)
+def v41_runs_under_the_v4_pair_container_name(
+    fabric: Fabric, manifest: CheckpointManifest, inputs: PlanInputs, source: str = "inputs"
+) -> ArmCall:
+    """V4.1 runs under the V4 pair's container name, so a running V4 pair would read as
+    this arm instead of as occupancy."""
+    call = v41_group_a_call(fabric, manifest, inputs, source)
+    container = call.container.model_copy(update={"name": V4_PAIR_CONTAINER})
+    return call.model_copy(update={"container": container})
+
+
+@mutant(
+    replaces="planner.realize.unit_text",
+    turns_red={f"{W}.dry_run_renders_every_host_artifact"},
+)
+def unit_without_a_service_section(
+    container: ArmContainerIdentity, units: ArmUnitIdentity, rank: int
+) -> str:
+    """The unit is rendered without its [Service] header, so ExecStart lands in [Unit]."""
+    return unit_text(container, units, rank).replace("[Service]\n", "", 1)
+
+
+# --- the fit wall --------------------------------------------------------------------------
+
+
+@mutant(
+    replaces="planner.fit.page_cache_allowance_gib",
+    turns_red={ALLOWANCE, *FIT_ARITHMETIC},
+)
+def zero_allowance(pool_gib: int, utilization_bp: int) -> int:
+    """The page-cache allowance is charged as zero: the fit wall fits on weights alone."""
+    return 0
+
+
+@mutant(
+    replaces="planner.fit.serving_arm_admits",
+    turns_red={f"{W}.without_a_profile_the_wall_refuses"},
+)
+def without_a_profile_the_row_fits_on_weights(
+    row: CheckpointRow, pool_gib: int, ranks: int
+) -> Refusal | None:
+    """Without a profile the wall fits the row on its weights, as if it kept nothing
+    resident beyond them, instead of refusing the unknown allowance."""
+    bare = row.model_copy(update={"resident_beyond_weights": NothingBeyondWeights()})
+    return serving_arm_admits(bare, pool_gib, ranks)
+
+
+# --- the arm wall and admission -------------------------------------------------------------
+
+
+@mutant(
+    replaces="planner.runtime.arm_wall",
+    turns_red={f"{W}.unprobed_image_is_refused_by_the_arm_wall"},
+)
+def unprobed_image_passes_the_arm_wall(image: ProducedImage) -> Refusal | None:
+    """The arm wall admits an image nobody took a registry reading inside."""
+    return None
+
+
+@mutant(replaces=CONJUNCT_1, turns_red={STALE})
+def lease_check_removed(state: AuthorityState, group: FabricGroup) -> tuple[Refusal, ...]:
+    """Conjunct 1 no longer checks the lease: a suspension whose lease expired admits."""
+    return _without(successor_may_launch(state, group), "admission.lease_expired")
+
+
+@mutant(replaces=CONJUNCT_1, turns_red={f"{W}.active_incumbent_is_refused"}, independent=False)
+def active_incumbent_taken_for_a_suspension(
+    state: AuthorityState, group: FabricGroup
+) -> tuple[Refusal, ...]:
+    """Conjunct 1 lets a group that is still Active with its incumbent admit a successor."""
+    return _without(successor_may_launch(state, group), "admission.active_incumbent")
+
+
+@mutant(
+    replaces="planner.admission.successor_is_candidate",
+    turns_red={f"{W}.suspension_for_another_successor_is_refused"},
+)
+def any_authorized_successor_admits(
+    state: AuthorityState, group: FabricGroup, candidate: Candidate
+) -> tuple[Refusal, ...]:
+    """Conjunct 2 is dropped: a suspension for any successor admits this candidate."""
+    return ()
+
+
+@mutant(
+    replaces="planner.admission.image_admitted_for_runtime",
+    turns_red={f"{W}.image_admitted_for_another_runtime_is_refused"},
+)
+def image_admitted_for_any_runtime_key(
+    state: AuthorityState, candidate: Candidate, image_digest: str
+) -> tuple[Refusal, ...]:
+    """Conjunct 3 accepts an image admitted for any runtime key, not the candidate's."""
+    if state.runtime_keys_admitting(image_digest):
+        return ()
+    return image_admitted_for_runtime(state, candidate, image_digest)
+
+
+@mutant(replaces="planner.admission.hosts_held_by_subject", turns_red={HELD})
+def held_host_conjunct_removed(state: AuthorityState, group: FabricGroup) -> tuple[Refusal, ...]:
+    """Conjunct 4 is dropped: hosts held by another subject no longer refuse the launch."""
+    return ()
+
+
+@mutant(
+    replaces="planner.arm_launch.DryRun.admitted",
+    turns_red={f"{W}.the_correct_suspension_admits", "glm_group_b_launch.glm_supplied_admits"},
+    independent=False,
+)
+def admitted_reads_the_refusals_backwards(self: DryRun) -> bool:
+    """A dry run counts as admitted when it has refusals (the ``not`` is lost), so the
+    correct suspension is reported refused."""
+    return self.rendered and self.admission is not None and bool(self.refusals)
+
+
+# --- declared frontiers ---------------------------------------------------------------------
+
+
+@mutant(
+    replaces="planner.frontiers.unmet_obligations",
+    turns_red={f"{W}.live_inputs_name_exactly_the_open_frontiers"},
+)
+def engram_manifest_obligation_forgotten(
+    frontiers: tuple[DeclaredFrontier, ...], inputs: PlanInputs
+) -> tuple[Refusal, ...]:
+    """An unsupplied Engram manifest is no longer named as #12359's obligation."""
+    return _without(unmet_obligations(frontiers, inputs), "frontier.engram_manifest")
+
+
+CONTROLS = (
+    combined(
+        "seed_mutation_control",
+        "The seed's mutation control: Engram request dropped from the mint, held-host "
+        "conjunct removed and lease check removed, at once; exactly plan, held and stale "
+        "turn red and the positive admit control stays green.",
+        engram_request_dropped_from_the_mint,
+        held_host_conjunct_removed,
+        lease_check_removed,
+    ),
+)

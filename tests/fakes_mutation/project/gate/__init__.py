@@ -1,0 +1,1 @@
+"""The fake planner the generated-survey tests mutate."""

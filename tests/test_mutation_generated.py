@@ -1,0 +1,142 @@
+"""``claims mutate --generated`` on the fake gate project: mutmut's mutants, the full matrix,
+every status, the Stryker report, shards that partition and merge, equivalents."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mutation.mutmut_bridge import read_generated
+from mutation.stryker import REQUIRED_FILE, REQUIRED_MUTANT, REQUIRED_TOP, validate
+from tests.fakes_mutation.support import copy_project, run_generated, run_mutate, tree_digest
+
+
+@dataclass(frozen=True)
+class Survey:
+    project: Path
+    done: subprocess.CompletedProcess[str]
+    report: dict[str, Any]
+
+    def mutants(self) -> dict[str, dict[str, Any]]:
+        return {m["id"]: m for f in self.report["files"].values() for m in f["mutants"]}
+
+
+def _survey(project: Path, name: str, *args: str) -> Survey:
+    report = project / f"{name}.json"
+    done = run_generated(project, "--report", str(report), *args)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return Survey(project, done, json.loads(report.read_text()))
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return copy_project(tmp_path_factory.mktemp("gate"))
+
+
+@pytest.fixture(scope="module")
+def full(project: Path) -> Iterator[Survey]:
+    before = tree_digest(project / "gate")
+    yield _survey(project, "full", "--equivalent", str(project / "equivalent.toml"))
+    assert tree_digest(project / "gate") == before
+
+
+def test_every_status_shows_up_where_the_gate_rules_put_it(full: Survey) -> None:
+    status = {name.rpartition(".")[2]: m["status"] for name, m in full.mutants().items()}
+    assert status["x_admits__mutmut_1"] == "Killed"
+    assert status["x_count_up__mutmut_2"] == "Survived"
+    assert {status["x_count_up__mutmut_4"], status["x_count_up__mutmut_5"]} == {"Timeout"}
+    assert status["x_guard__mutmut_1"] == "RuntimeError"
+    assert {status["x_unused__mutmut_1"], status["x_unused__mutmut_2"]} == {"NoCoverage"}
+    assert {status["x_pairs__mutmut_9"], status["x_pairs__mutmut_10"]} == {"Ignored"}
+
+
+def test_the_matrix_is_full_killed_by_among_covered_by(full: Survey) -> None:
+    mutants = full.mutants()
+    admits = mutants["gate.rules.x_admits__mutmut_1"]
+    assert admits["coveredBy"] == ["gate.a_minor_is_refused", "gate.an_adult_is_admitted"]
+    assert admits["killedBy"] == ["gate.an_adult_is_admitted"]
+    for mutant in mutants.values():
+        assert set(mutant["killedBy"]) <= set(mutant["coveredBy"])
+    assert mutants["gate.rules.x_guard__mutmut_1"]["coveredBy"] == [
+        "gate.the_guard_lets_ok_through"
+    ]
+
+
+def test_the_report_has_the_schema_keys_locations_and_the_claims(full: Survey) -> None:
+    assert validate(full.report) == []
+    assert all(key in full.report for key in REQUIRED_TOP)
+    entry = full.report["files"]["gate/rules.py"]
+    assert all(key in entry for key in REQUIRED_FILE)
+    assert all(key in m for m in entry["mutants"] for key in REQUIRED_MUTANT)
+    admits = full.mutants()["gate.rules.x_admits__mutmut_1"]
+    assert admits["location"] == {
+        "start": {"line": 12, "column": 16},
+        "end": {"line": 12, "column": 18},
+    }
+    assert (admits["replacement"], admits["mutatorName"]) == (">", "EqualityOperator")
+    tests = full.report["testFiles"]["gate_witness.py"]["tests"]
+    assert len(tests) == 6 and tests[0]["id"] == "gate.an_adult_is_admitted"
+
+
+def test_the_summary_scores_the_witness_and_shows_survivor_diffs(full: Survey) -> None:
+    out = full.done.stdout
+    assert "worker restart(s)" in out and "1 worker restart(s)" in out
+    assert "claims that call no mutated function: gate.the_greeting_names_the_guest" in out
+    assert "-    i = 0\n+    i = 1" in out
+    assert "stale equivalence entry gate.rules.x_pairs__mutmut_6" in out
+    assert "x_pairs__mutmut_9" not in out.split("survivors")[1]
+
+
+def test_shards_partition_the_mutants_and_merge_back(project: Path, full: Survey) -> None:
+    shards = [_survey(project, f"shard{k}", "--shard", f"{k}/2") for k in (1, 2)]
+    first, second = (set(s.mutants()) for s in shards)
+    assert first and second and not first & second
+    assert first | second == set(full.mutants())
+    merged = project / "merged.json"
+    done = run_mutate(
+        "--merge-reports",
+        str(project / "shard1.json"),
+        str(project / "shard2.json"),
+        "--report",
+        str(merged),
+    )
+    assert done.returncode == 0, done.stderr
+    body = json.loads(merged.read_text())
+    assert validate(body) == []
+    ids = {m["id"] for f in body["files"].values() for m in f["mutants"]}
+    assert ids == set(full.mutants())
+    assert "all 22 mutants:" in done.stdout
+    again = project / "merged-again.json"
+    module = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mutation.merge",
+            "-o",
+            str(again),
+            str(project / "shard2.json"),
+            str(project / "shard1.json"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=project,
+    )
+    assert module.returncode == 0, module.stderr
+    assert {
+        m["id"] for f in json.loads(again.read_text())["files"].values() for m in f["mutants"]
+    } == ids
+
+
+def test_the_generated_mutants_read_back_with_their_changed_line(full: Survey) -> None:
+    found = {m.name: m for m in read_generated(full.project)}
+    mutant = found["gate.rules.x_count_up__mutmut_5"]
+    assert (mutant.original_line, mutant.mutated_line) == ("i += 1", "i -= 1")
+    assert (mutant.before, mutant.after, mutant.span.start_line) == ("+=", "-=", 24)

@@ -1,0 +1,98 @@
+"""Patching in memory: every binding of a target, methods and properties, and the way back."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import tests.fakes_mutation.witness_door as witness
+from mutation.patching import (
+    ForcedFailure,
+    Target,
+    TargetError,
+    forced_failure,
+    install,
+    patched,
+    resolve,
+    restore,
+    signature_mismatch,
+)
+from tests.fakes_mutation import door
+
+
+def _always(key: str, lock: str) -> bool:
+    return True
+
+
+def test_a_function_is_replaced_where_defined_and_wherever_it_was_imported() -> None:
+    target = resolve("tests.fakes_mutation.door.key_fits")
+    original = door.key_fits
+    undo = install(target, _always)
+    try:
+        assert door.key_fits("x", "k") is True
+        assert vars(witness)["key_fits"]("x", "k") is True
+        assert door.door_opens("x", "k", 9) is True
+    finally:
+        restore(undo)
+    assert door.key_fits is original and vars(witness)["key_fits"] is original
+
+
+def test_a_method_and_a_property_are_replaced_on_their_class() -> None:
+    sign = door.Sign("open")
+    label = (resolve("tests.fakes_mutation.door.Sign.label"), lambda self: "LABEL")
+    shouting = (resolve("tests.fakes_mutation.door.Sign.shouting"), lambda self: True)
+    with patched([label, shouting]):
+        assert (sign.label(), sign.shouting) == ("LABEL", True)
+    assert (sign.label(), sign.shouting) == ("[open]", False)
+
+
+def test_a_replacement_delegating_to_its_target_by_name_reaches_the_original() -> None:
+    def stricter(key: str, lock: str) -> bool:
+        return door.key_fits(key, lock) and key != "k"
+
+    with patched([(resolve("tests.fakes_mutation.door.key_fits"), stricter)]):
+        assert door.key_fits("k", "k") is False
+        assert door.key_fits("j", "j") is True
+
+
+def test_replacements_of_one_run_compose_through_each_other() -> None:
+    def opens(key: str, lock: str, hour: int, badge: str = "staff") -> bool:
+        return door.key_fits(key, lock)
+
+    both: list[tuple[Target, Callable[..., Any]]] = [
+        (resolve("tests.fakes_mutation.door.door_opens"), opens),
+        (resolve("tests.fakes_mutation.door.key_fits"), _always),
+    ]
+    with patched(both):
+        assert door.door_opens("x", "k", 22) is True
+
+
+def test_a_dispatch_table_bound_at_import_is_out_of_reach() -> None:
+    target = resolve("tests.fakes_mutation.door.badge_valid")
+    with patched([(target, forced_failure(target))]):
+        assert door.door_opens("k", "k", 9, "revoked-1") is False
+        with pytest.raises(ForcedFailure):
+            door.badge_valid("x")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "tests.fakes_mutation.door.nothing_here",
+        "tests.fakes_mutation.door.OPENING",
+        "tests.fakes_mutation.door.Missing.label",
+        "no_such_package.f",
+    ],
+)
+def test_a_path_that_names_no_function_is_refused(path: str) -> None:
+    with pytest.raises(TargetError):
+        resolve(path)
+
+
+def test_a_replacement_with_other_parameters_is_named() -> None:
+    target = resolve("tests.fakes_mutation.door.within_hours")
+    assert signature_mismatch(target, lambda hour: True) is None
+    why = signature_mismatch(target, lambda h, extra: True)
+    assert why is not None and "takes (h, extra)" in why and "(hour)" in why
