@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck pytest claims frontiers realtools bench clean
+.PHONY: demo test lint typecheck pytest claims frontiers mutate mutation realtools bench clean
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PY) -m venv $(VENV)
@@ -57,7 +57,16 @@ frontiers: $(STAMP)
 	$(BIN)/claims frontiers --prs fixtures/prs/recorded.json \
 	  --base $$(git rev-parse --verify -q HEAD~1 || git rev-parse HEAD)
 
-test: lint typecheck pytest claims frontiers
+# The declared mutation controls: every mutant turns exactly its declared claims red.
+mutate: $(STAMP)
+	$(BIN)/claims mutate --all --report target/mutation-declared.json
+
+# The generated survey: mutmut's mutants of planner/, the full mutant x claim kill matrix,
+# a Stryker-schema report at target/mutation-report.json (about 1.5 minutes on 2 cores).
+mutation: $(STAMP)
+	$(BIN)/claims mutate --generated --report target/mutation-report.json
+
+test: lint typecheck pytest claims frontiers mutate
 
 # Ratios against a baseline measured in the same run; prints, asserts nothing.
 bench: $(STAMP)
