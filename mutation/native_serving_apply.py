@@ -1,9 +1,8 @@
 """Declared mutants of the transactional apply (witness ``native_serving_apply``).
 
-The stage bodies (``_preflight``, ``_apply``, ``_readback``, ``_rollback``, ...) are bound
-into the ``planner.apply._BODIES`` table at import, so a patch of one body would never be
-called: these mutants go through ``stage_script`` instead, and since they share that target
-only one of them is independent.
+Each stage body (``preflight_body``, ``apply_body``, ``readback_body``, ...) is looked up by
+name when a script is rendered, so a mutant replaces exactly the stage it breaks. Two
+mutants of ``apply_body`` cannot be combined; the other one is declared dependent.
 """
 
 from __future__ import annotations
@@ -16,21 +15,18 @@ from planner.apply import (
     ApplyStep,
     FrontDoor,
     Stage,
+    apply_body,
     apply_contexts,
     apply_steps,
-    stage_script,
+    preflight_body,
+    readback_body,
+    rollback_body,
 )
 from planner.launch import LaunchPlan
 from planner.realize import HostRealization
 
 W = "native_serving_apply"
-STAGE_SCRIPT = "planner.apply.stage_script"
 STAGE_ORDER = {stage: index for index, stage in enumerate(Stage)}
-
-
-def _edited(stage: Stage, ctx: ApplyContext, wanted: Stage, old: str, new: str) -> str:
-    script = stage_script(stage, ctx)
-    return script.replace(old, new) if stage is wanted else script
 
 
 @mutant(
@@ -73,67 +69,50 @@ def preflight_skips_the_checkpoint_mount(
     return apply_contexts(plan, arm, realizations, mount_sources[1:], rendezvous_port, serve_port)
 
 
-@mutant(replaces=STAGE_SCRIPT, turns_red={f"{W}.stage_scripts_take_the_container_name"})
-def apply_creates_under_the_literal_name(stage: Stage, ctx: ApplyContext) -> str:
+@mutant(
+    replaces="planner.apply.apply_body", turns_red={f"{W}.stage_scripts_take_the_container_name"}
+)
+def apply_creates_under_the_literal_name(ctx: ApplyContext) -> list[str]:
     """The apply stage creates the container under its planned literal name instead of
     the name the script is invoked with ($1)."""
     literal = f"--name {shlex.quote(ctx.realization.container_name)}"
-    return _edited(stage, ctx, Stage.APPLY, '--name "$container_name"', literal)
+    return [line.replace('--name "$container_name"', literal) for line in apply_body(ctx)]
 
 
-@mutant(
-    replaces=STAGE_SCRIPT,
-    turns_red={f"{W}.no_stage_script_names_glm"},
-    independent=False,
-)
-def occupancy_check_spells_the_glm_arm(stage: Stage, ctx: ApplyContext) -> str:
+@mutant(replaces="planner.apply.preflight_body", turns_red={f"{W}.no_stage_script_names_glm"})
+def occupancy_check_spells_the_glm_arm(ctx: ApplyContext) -> list[str]:
     """Preflight's occupancy check keeps the GLM launcher's literal arm label, so it only
     sees GLM containers."""
-    return _edited(
-        stage,
-        ctx,
-        Stage.PREFLIGHT,
-        "--filter label=gunbc.arm ",
-        "--filter label=gunbc.arm=glm_group_b ",
-    )
+    old, new = "--filter label=gunbc.arm ", "--filter label=gunbc.arm=glm_group_b "
+    return [line.replace(old, new) for line in preflight_body(ctx)]
 
 
 @mutant(
-    replaces=STAGE_SCRIPT,
+    replaces="planner.apply.readback_body",
     turns_red={f"{W}.readback_compares_what_runs_with_the_plan"},
-    independent=False,
 )
-def readback_skips_the_env(stage: Stage, ctx: ApplyContext) -> str:
+def readback_skips_the_env(ctx: ApplyContext) -> list[str]:
     """Readback compares the running command and image but no longer the env."""
-    script = stage_script(stage, ctx)
-    if stage is not Stage.READBACK:
-        return script
-    return "".join(
-        line for line in script.splitlines(keepends=True) if not line.startswith("grep -qFx")
-    )
+    return [line for line in readback_body(ctx) if not line.startswith("grep -qFx")]
 
 
 @mutant(
-    replaces=STAGE_SCRIPT,
+    replaces="planner.apply.apply_body",
     turns_red={f"{W}.followers_wait_for_the_head_rendezvous"},
     independent=False,
 )
-def followers_wait_on_their_own_address(stage: Stage, ctx: ApplyContext) -> str:
+def followers_wait_on_their_own_address(ctx: ApplyContext) -> list[str]:
     """A follower waits for the rendezvous port on its own rail address instead of the
     head's, so it can start before the head answers."""
-    own = f"/dev/tcp/{ctx.launch.host.rail_address}/"
-    return _edited(stage, ctx, Stage.APPLY, f"/dev/tcp/{ctx.head_rail_address}/", own)
+    head, own = f"/dev/tcp/{ctx.head_rail_address}/", f"/dev/tcp/{ctx.launch.host.rail_address}/"
+    return [line.replace(head, own) for line in apply_body(ctx)]
 
 
 @mutant(
-    replaces=STAGE_SCRIPT,
+    replaces="planner.apply.rollback_body",
     turns_red={f"{W}.rollback_restores_what_preserve_saved"},
-    independent=False,
 )
-def rollback_leaves_the_preserved_container(stage: Stage, ctx: ApplyContext) -> str:
+def rollback_leaves_the_preserved_container(ctx: ApplyContext) -> list[str]:
     """Rollback no longer renames the preserved container back, so the old arm stays
     under its -preserved name."""
-    script = stage_script(stage, ctx)
-    if stage is not Stage.ROLLBACK:
-        return script
-    return "".join(line for line in script.splitlines(keepends=True) if "docker rename" not in line)
+    return [line for line in rollback_body(ctx) if "docker rename" not in line]

@@ -116,7 +116,7 @@ def _source_checks(sources: tuple[str, ...]) -> list[str]:
     return [f"for source in {' '.join(_q(s) for s in sources)}; do", f"  {check}", "done"]
 
 
-def _preflight(ctx: ApplyContext) -> list[str]:
+def preflight_body(ctx: ApplyContext) -> list[str]:
     return [
         f"image={_q(ctx.image_digest)}",
         f"arm={_q(ctx.arm)}",
@@ -148,7 +148,7 @@ def _preflight(ctx: ApplyContext) -> list[str]:
     ]
 
 
-def _preserve(ctx: ApplyContext) -> list[str]:
+def preserve_body(ctx: ApplyContext) -> list[str]:
     return [
         'rm -rf "$preserve_dir" && mkdir -p "$preserve_dir"',
         'if systemctl is-active --quiet "$unit"; then',
@@ -183,7 +183,7 @@ def _create_line(ctx: ApplyContext) -> str:
     return " \\\n  ".join(lines) + " >/dev/null"
 
 
-def _apply(ctx: ApplyContext) -> list[str]:
+def apply_body(ctx: ApplyContext) -> list[str]:
     unit_text = ctx.realization.unit_text
     if any(line == _HEREDOC_END for line in unit_text.splitlines()):
         raise ValueError(f"unit text contains the heredoc terminator {_HEREDOC_END}")
@@ -211,7 +211,7 @@ def _apply(ctx: ApplyContext) -> list[str]:
     ]
 
 
-def _readback(ctx: ApplyContext) -> list[str]:
+def readback_body(ctx: ApplyContext) -> list[str]:
     expected_cmd = json.dumps(list(ctx.launch.serve_argv), separators=(",", ":"))
     lines = [
         f"expected_cmd={_q(expected_cmd)}",
@@ -241,7 +241,7 @@ def front_door(ctx: ApplyContext) -> FrontDoor:
     return FrontDoor(check=check, log_path=ctx.realization.log_path)
 
 
-def _front_door(ctx: ApplyContext) -> list[str]:
+def front_door_body(ctx: ApplyContext) -> list[str]:
     check = " ".join(_q(a) for a in front_door(ctx).check)
     return [
         f"deadline=$((SECONDS + {HEALTH_WAIT_SECONDS}))",
@@ -256,7 +256,7 @@ def _front_door(ctx: ApplyContext) -> list[str]:
     ]
 
 
-def _commit(ctx: ApplyContext) -> list[str]:
+def commit_body(ctx: ApplyContext) -> list[str]:
     return [
         'systemctl enable "$unit" >/dev/null',
         'if docker container inspect "$container_name-preserved" >/dev/null 2>&1; then',
@@ -267,7 +267,7 @@ def _commit(ctx: ApplyContext) -> list[str]:
     ]
 
 
-def _rollback(ctx: ApplyContext) -> list[str]:
+def rollback_body(ctx: ApplyContext) -> list[str]:
     return [
         'systemctl stop "$unit" 2>/dev/null || true',
         'docker rm -f "$container_name" >/dev/null 2>&1 || true',
@@ -287,7 +287,7 @@ def _rollback(ctx: ApplyContext) -> list[str]:
     ]
 
 
-def _cleanup(ctx: ApplyContext) -> list[str]:
+def cleanup_body(ctx: ApplyContext) -> list[str]:
     return [
         'rm -f "$unit_path.landing"',
         'rm -rf "$preserve_dir"',
@@ -295,21 +295,30 @@ def _cleanup(ctx: ApplyContext) -> list[str]:
     ]
 
 
-_BODIES = {
-    Stage.PREFLIGHT: _preflight,
-    Stage.PRESERVE: _preserve,
-    Stage.APPLY: _apply,
-    Stage.READBACK: _readback,
-    Stage.FRONT_DOOR: _front_door,
-    Stage.COMMIT: _commit,
-    Stage.ROLLBACK: _rollback,
-    Stage.CLEANUP: _cleanup,
-}
+def stage_body(stage: Stage, ctx: ApplyContext) -> list[str]:
+    """The commands of ``stage``, each stage's renderer looked up when it is called."""
+    match stage:
+        case Stage.PREFLIGHT:
+            return preflight_body(ctx)
+        case Stage.PRESERVE:
+            return preserve_body(ctx)
+        case Stage.APPLY:
+            return apply_body(ctx)
+        case Stage.READBACK:
+            return readback_body(ctx)
+        case Stage.FRONT_DOOR:
+            return front_door_body(ctx)
+        case Stage.COMMIT:
+            return commit_body(ctx)
+        case Stage.ROLLBACK:
+            return rollback_body(ctx)
+        case Stage.CLEANUP:
+            return cleanup_body(ctx)
 
 
 def stage_script(stage: Stage, ctx: ApplyContext) -> str:
     """The bash script for ``stage`` on the host of ``ctx``."""
-    body = _BODIES[stage](ctx)
+    body = stage_body(stage, ctx)
     return "\n".join([*_header(stage, ctx, body), *body]) + "\n"
 
 

@@ -1,7 +1,7 @@
 """A tiny fake planner: a door that opens for the right key during opening hours.
 
-``CHECKS`` binds :func:`badge_valid` into a table at import, the way ``planner.apply._BODIES``
-binds the stage bodies, so a patch of ``badge_valid`` never reaches ``door_opens``.
+``CHECKS`` binds :func:`badge_valid` into a dispatch table at import, so a patch of
+``badge_valid`` never reaches ``door_opens`` (the forced-fail sanity run must catch that).
 """
 
 from __future__ import annotations
