@@ -92,3 +92,13 @@ def serving_head_is_the_last_host(group: FabricGroup) -> Host:
     """The serving head is derived as the group's last host, not node rank 0, so followers
     rendezvous at the wrong rail address."""
     return group.hosts[-1]
+
+
+@mutant(
+    replaces="planner.profile.ServingLaunchProfile.flags",
+    turns_red={f"{W}.glm_enables_prefix_caching"},
+    independent=False,
+)
+def prefix_caching_on_renders_no_flag(self: ServingLaunchProfile) -> tuple[str, ...]:
+    """A profile with prefix caching on renders no flag for it, leaving it to vLLM's default."""
+    return tuple(f for f in PROFILE_FLAGS(self) if f != "--enable-prefix-caching")

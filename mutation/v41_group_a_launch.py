@@ -10,21 +10,29 @@ witness it turns exactly the allowance claim red (the fit arithmetic witness see
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from mutation import combined, mutant
 from planner.admission import Candidate, image_admitted_for_runtime, successor_may_launch
-from planner.arm_launch import ArmCall, DryRun
-from planner.authority import AuthorityState
+from planner.arm_launch import ArmCall, DryRun, arm_mounts
+from planner.authority import (
+    AuthorityEvent,
+    AuthorityState,
+    HostReleased,
+    SuspendedForAuthorizedSuccessor,
+    fold,
+)
 from planner.checkpoint import (
     CheckpointManifest,
     CheckpointRow,
     NothingBeyondWeights,
     deepseek_v41_flash_row,
 )
-from planner.fabric import Fabric, FabricGroup
+from planner.fabric import Fabric, FabricGroup, Host
 from planner.fit import serving_arm_admits
 from planner.frontiers import DeclaredFrontier, PlanInputs, unmet_obligations
 from planner.identity import ArmContainerIdentity, ArmUnitIdentity, BindMount
-from planner.launch import RankLaunch, ServingRoute, rank_serve_argv
+from planner.launch import RankLaunch, ServingRoute, host_env, rank_serve_argv
 from planner.profile import (
     V41_STAIRCASE_CONCURRENCIES,
     ServingLaunchProfile,
@@ -235,7 +243,11 @@ def lease_check_removed(state: AuthorityState, group: FabricGroup) -> tuple[Refu
     return _without(successor_may_launch(state, group), "admission.lease_expired")
 
 
-@mutant(replaces=CONJUNCT_1, turns_red={f"{W}.active_incumbent_is_refused"}, independent=False)
+@mutant(
+    replaces=CONJUNCT_1,
+    turns_red={f"{W}.active_incumbent_is_refused", f"{W}.the_log_is_read_at_its_time"},
+    independent=False,
+)
 def active_incumbent_taken_for_a_suspension(
     state: AuthorityState, group: FabricGroup
 ) -> tuple[Refusal, ...]:
@@ -309,3 +321,84 @@ CONTROLS = (
         lease_check_removed,
     ),
 )
+
+
+# --- mounts, units, fabric env, labels (from the generated survey's survivors) --------------
+
+
+@mutant(
+    replaces="planner.arm_launch.arm_mounts",
+    turns_red={f"{W}.every_host_mounts_the_checkpoint_read_only"},
+)
+def checkpoint_mount_lost_beside_the_engram_mounts(call: ArmCall) -> tuple[BindMount, ...]:
+    """With Engram set, the Engram mounts replace the mount list instead of extending it,
+    so the checkpoint is not mounted."""
+    mounts = arm_mounts(call)
+    return mounts[1:] if call.engram is not None else mounts
+
+
+@mutant(
+    replaces="planner.identity.ArmUnitIdentity.unit_for_rank",
+    turns_red={f"{W}.rank_zero_runs_the_head_unit_and_followers_the_rank_unit"},
+)
+def head_and_follower_units_swapped(self: ArmUnitIdentity, rank: int) -> str:
+    """Rank 0 gets the followers' unit and every follower the head's."""
+    return self.rank_unit if rank == 0 else self.head_unit
+
+
+@mutant(
+    replaces="planner.launch.host_env",
+    turns_red={f"{W}.each_rank_uses_its_own_rail_address_and_interface"},
+)
+def nccl_left_on_the_default_interface(host: Host) -> tuple[tuple[str, str], ...]:
+    """NCCL is not pinned to the fabric rail, so it picks whatever interface it finds."""
+    return tuple(pair for pair in host_env(host) if pair[0] != "NCCL_SOCKET_IFNAME")
+
+
+@mutant(
+    replaces="planner.realize.create_argv",
+    turns_red={f"{W}.containers_are_labelled_with_their_arm_and_rank"},
+    independent=False,
+)
+def containers_left_unlabelled(
+    launch: RankLaunch,
+    arm: str,
+    container: ArmContainerIdentity,
+    mounts: tuple[BindMount, ...],
+    image_digest: str,
+) -> tuple[str, ...]:
+    """Containers are created without their gunbc.arm/gunbc.rank labels, so the occupancy
+    check cannot tell another arm's container from this one's."""
+    argv = create_argv(launch, arm, container, mounts, image_digest)
+    at = argv.index("--label")
+    return argv[:at] + argv[at + 4 :]
+
+
+# --- the authority log, read at a time -----------------------------------------------------
+
+
+@mutant(replaces="planner.authority.fold", turns_red={HELD})
+def released_hosts_stay_held(events: tuple[AuthorityEvent, ...], now: datetime) -> AuthorityState:
+    """The fold ignores host_released events: a host once held stays held."""
+    return fold(tuple(e for e in events if not isinstance(e, HostReleased)), now)
+
+
+@mutant(
+    replaces="planner.authority.fold",
+    turns_red={f"{W}.the_log_is_read_at_its_time"},
+    independent=False,
+)
+def the_log_is_read_to_its_end(events: tuple[AuthorityEvent, ...], now: datetime) -> AuthorityState:
+    """The fold reads events logged after the read time as if they had already happened."""
+    last = max((e.at for e in events), default=now)
+    return fold(events, max(last, now)).model_copy(update={"read_at": now})
+
+
+@mutant(
+    replaces="planner.authority.SuspendedForAuthorizedSuccessor.lease_live",
+    turns_red={STALE},
+    independent=False,
+)
+def a_lease_is_live_at_its_expiry(self: SuspendedForAuthorizedSuccessor, now: datetime) -> bool:
+    """A lease still counts as live at the instant it expires."""
+    return now <= self.lease_expires_at

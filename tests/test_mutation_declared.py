@@ -106,8 +106,8 @@ def test_claims_mutate_v41_shows_the_seed_controls_and_exits_zero() -> None:
     zero = re.findall(r"^zero_allowance\s+(\w+)\s+red\s+red\s+red as declared$", out, re.M)
     assert zero == ["low_utilization_refuses_naming_the_declared_allowance"]
     assert re.search(
-        rf"^{V41}: 19/19 mutants exact, combined exact, positive controls green, "
-        r"claims witnessed 19/19$",
+        rf"^{V41}: (\d+)/\1 mutants exact, combined exact, positive controls green, "
+        r"claims witnessed (\d+)/\2$",
         out,
         re.M,
     )

@@ -18,7 +18,13 @@ from planner.engram import (
 )
 from planner.refusal import PlannerInputError
 
-_ESCAPING_STORE = "/var/tmp/engram-local/DeepSeek-V4.1-Flash/../../../etc/shadow"
+_STORES = V41_ENGRAM_PLACEMENT.row_store_dir
+_ESCAPES = (
+    f"{_STORES}/../x.safetensors",
+    f"{_STORES}/../../../etc/shadow",
+    "/etc/shadow",
+    f"{_STORES}-other/x.safetensors",
+)
 
 
 def _staging() -> tuple[MkdirStep | TypedFileWrite, ...]:
@@ -75,13 +81,21 @@ def a_write_escaping_its_directory_is_refused() -> Verdict:
 
 @claim(ClaimKind.REFUSAL)
 def a_row_store_outside_its_directory_is_refused() -> Verdict:
-    """A manifest naming a row store outside the row-store directory is refused, located."""
-    text = json.dumps({"row_stores": [{"path": _ESCAPING_STORE}]})
-    try:
-        parse_engram_manifest(text, V41_ENGRAM_PLACEMENT, "inputs.json")
-    except PlannerInputError as exc:
-        return expect_equal("engram_manifest.row_stores[0].path", exc.where, "refusal location")
-    return fails(f"{_ESCAPING_STORE} was accepted as a row store")
+    """A manifest naming a row store outside the row-store directory is refused, located,
+    for each way out: up one level, up several, elsewhere, a sibling sharing the prefix."""
+    accepted = []
+    for escape in _ESCAPES:
+        text = json.dumps({"row_stores": [{"path": escape}]})
+        try:
+            parse_engram_manifest(text, V41_ENGRAM_PLACEMENT, "inputs.json")
+        except PlannerInputError as exc:
+            if exc.where != "engram_manifest.row_stores[0].path":
+                accepted.append(f"{escape} refused at {exc.where}")
+            continue
+        accepted.append(f"{escape} accepted")
+    return expect(
+        not accepted, f"{len(_ESCAPES)} escapes refused at row_stores[0].path", "; ".join(accepted)
+    )
 
 
 @claim(ClaimKind.PLANNED_SHAPE)

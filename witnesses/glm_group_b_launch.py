@@ -125,6 +125,18 @@ def glm_followers_are_headless_behind_srv1() -> Verdict:
     return expect_equal(expected, shape, "(headless, master addr) per rank")
 
 
+@claim(ClaimKind.PLANNED_SHAPE)
+def glm_enables_prefix_caching() -> Verdict:
+    """GLM's profile keeps prefix caching on: every rank says --enable-prefix-caching."""
+    launch = _rendered().launch
+    assert launch is not None
+    on = [
+        ("--enable-prefix-caching" in r.serve_argv, "--no-enable-prefix-caching" in r.serve_argv)
+        for r in launch.ranks
+    ]
+    return expect_equal([(True, False)] * 4, on, "(enable, no-enable) per rank")
+
+
 @claim(ClaimKind.POSITIVE_CONTROL)
 def glm_supplied_admits() -> Verdict:
     """Group B suspended for exactly the GLM candidate, image and hosts right: admitted."""

@@ -8,9 +8,10 @@ refusal code and location; the pairing obligation runs the ``live`` inputs.
 from __future__ import annotations
 
 import shlex
+from datetime import datetime
 
 from claims import ClaimKind, Verdict, claim, expect, expect_equal, fails, holds
-from fixtures.builders import refusal_codes, v41_dry_run, v41_inputs
+from fixtures.builders import refusal_codes, v41_call, v41_dry_run, v41_inputs
 from planner.arm_launch import DryRun
 from planner.engram import MANIFEST_ENV, RECEIPT_ENV, MkdirStep, TypedFileWrite
 from planner.frontiers import V41_FRONTIERS
@@ -34,6 +35,10 @@ def _serve_argvs() -> tuple[tuple[str, ...], ...]:
 
 def _value_after(argv: tuple[str, ...], flag: str) -> str | None:
     return argv[argv.index(flag) + 1] if flag in argv else None
+
+
+def _at(moment: str) -> datetime:
+    return datetime.fromisoformat(moment)
 
 
 def _refused_exactly(scenario: str, code: str, where: str) -> Verdict:
@@ -151,6 +156,55 @@ def engram_env_and_mounts_under_v41_names_only() -> Verdict:
     return holds(f"4 hosts × {V41_NAME}: 3 Engram mounts, {MANIFEST_ENV}, {RECEIPT_ENV}")
 
 
+@claim(ClaimKind.PLANNED_SHAPE)
+def every_host_mounts_the_checkpoint_read_only() -> Verdict:
+    """Every host mounts the checkpoint directory read-only at its own path."""
+    run = _supplied()
+    assert run.launch is not None
+    place = v41_call("supplied").row.placement
+    wanted = f"type=bind,source={place},target={place},readonly"
+    mounted = [wanted in h.realization.create_argv for h in run.hosts]
+    return expect_equal([True] * 4, mounted, f"{place} mounted read-only, per host")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def rank_zero_runs_the_head_unit_and_followers_the_rank_unit() -> Verdict:
+    """srv5 (node rank 0) runs gunbc-v41-tp4-head.service; srv6-8 run the rank unit."""
+    units = [(h.realization.host_name, h.realization.unit_name) for h in _supplied().hosts]
+    head, rank = "gunbc-v41-tp4-head.service", "gunbc-v41-tp4-rank.service"
+    expected = [("srv5", head), ("srv6", rank), ("srv7", rank), ("srv8", rank)]
+    return expect_equal(expected, units, "(host, unit)")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def each_rank_uses_its_own_rail_address_and_interface() -> Verdict:
+    """Each host's container gets VLLM_HOST_IP = its rail address and NCCL/Gloo on its rail."""
+    run = _supplied()
+    assert run.launch is not None
+    wrong = []
+    for rank in run.launch.ranks:
+        env = dict(rank.env)
+        mine = (rank.host.rail_address, rank.host.rail_interface, rank.host.rail_interface)
+        got = (
+            env.get("VLLM_HOST_IP"),
+            env.get("NCCL_SOCKET_IFNAME"),
+            env.get("GLOO_SOCKET_IFNAME"),
+        )
+        if got != mine:
+            wrong.append(f"{rank.host.name}: {got} != {mine}")
+    return expect(not wrong, "4 ranks on their own rail address and interface", "; ".join(wrong))
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def containers_are_labelled_with_their_arm_and_rank() -> Verdict:
+    """Each container carries gunbc.arm=v41_group_a and its gunbc.rank: the labels the
+    preflight's occupancy check reads."""
+    argvs = [h.realization.create_argv for h in _supplied().hosts]
+    labels = [[argv[i + 1] for i, a in enumerate(argv) if a == "--label"] for argv in argvs]
+    expected = [["gunbc.arm=v41_group_a", f"gunbc.rank={r}"] for r in range(4)]
+    return expect_equal(expected, labels, "labels per host")
+
+
 # --- the allowance pair ----------------------------------------------------------------
 
 
@@ -197,10 +251,12 @@ def active_incumbent_is_refused() -> Verdict:
 
 @claim(ClaimKind.REFUSAL)
 def expired_lease_is_refused() -> Verdict:
-    """A suspension whose lease expired before the read refuses the launch."""
-    return _refused_exactly(
-        "expired_lease", "admission.lease_expired", "authority.groups.group_a.lease_expires_at"
-    )
+    """A suspension whose lease expired before the read refuses the launch, and so does one
+    read at the very instant it expires (a lease is live strictly before its expiry)."""
+    where = (("admission.lease_expired", "authority.groups.group_a.lease_expires_at"),)
+    before = refusal_codes(v41_dry_run("expired_lease"))
+    at_expiry = refusal_codes(v41_dry_run("supplied", now=_at("2026-11-29T18:00:00+00:00")))
+    return expect_equal((where, where), (before, at_expiry), "(expired before, at expiry)")
 
 
 @claim(ClaimKind.REFUSAL)
@@ -223,8 +279,22 @@ def image_admitted_for_another_runtime_is_refused() -> Verdict:
 
 @claim(ClaimKind.REFUSAL)
 def host_not_held_by_the_subject_is_refused() -> Verdict:
-    """srv7 held by another subject refuses the launch, located at that host."""
-    return _refused_exactly("host_not_held", "admission.host_not_held", "authority.holdings.srv7")
+    """A host the subject does not hold refuses the launch, located at that host: srv7 held
+    by another subject, and srv8 released by Group A's."""
+    other = refusal_codes(v41_dry_run("host_not_held"))
+    released = refusal_codes(v41_dry_run("host_released"))
+    code = "admission.host_not_held"
+    wanted = (((code, "authority.holdings.srv7"),), ((code, "authority.holdings.srv8"),))
+    return expect_equal(wanted, (other, released), "(held by another, released)")
+
+
+@claim(ClaimKind.REFUSAL)
+def the_log_is_read_at_its_time() -> Verdict:
+    """Read before the suspension was logged, Group A is still Active: what happens after
+    the read time has not happened."""
+    found = refusal_codes(v41_dry_run("supplied", now=_at("2026-11-29T09:30:00+00:00")))
+    wanted = (("admission.active_incumbent", "authority.groups.group_a"),)
+    return expect_equal(wanted, found, "refusals read at 09:30")
 
 
 # --- positive control and pairing obligation ---------------------------------------------
