@@ -105,6 +105,10 @@ def _header(stage: Stage, ctx: ApplyContext, body: list[str]) -> list[str]:
         f"log_path={_q(r.log_path)}",
         f"fail() {{ printf '{stage.value} of %s on %s: %s (log: %s)\\n' "
         f'"$container_name" {_q(r.host_name)} "$*" "$log_path" >&2; exit 1; }}',
+        # The unit this arm writes names the planned container: any other name would
+        # create, read back or roll back a container the unit never starts.
+        f'[ "$container_name" = {_q(r.container_name)} ] '
+        f'|| fail "this script was planned for container {r.container_name}"',
     ]
 
 
@@ -150,7 +154,13 @@ def preflight_body(ctx: ApplyContext) -> list[str]:
 
 def preserve_body(ctx: ApplyContext) -> list[str]:
     return [
-        'rm -rf "$preserve_dir" && mkdir -p "$preserve_dir"',
+        "# an earlier preserve not yet committed or rolled back holds the only backup",
+        '[ ! -e "$preserve_dir" ] || fail "an earlier preserve is pending in $preserve_dir: '
+        'roll back or commit it first"',
+        'if docker container inspect "$container_name-preserved" >/dev/null 2>&1; then',
+        '  fail "$container_name-preserved exists: an earlier preserve is pending"',
+        "fi",
+        'mkdir -p "$preserve_dir"',
         'if systemctl is-active --quiet "$unit"; then',
         '  touch "$preserve_dir/unit-was-active"',
         '  systemctl stop "$unit"',

@@ -141,7 +141,7 @@ def _parse_line(
 def read_log(path: Path) -> tuple[AuthorityEvent, ...]:
     try:
         text = path.read_text(encoding="utf-8")
-    except OSError as exc:
+    except (OSError, UnicodeDecodeError) as exc:
         raise PlannerInputError(str(path), "<file>", f"cannot read authority log: {exc}") from exc
     return parse_log(text, str(path))
 

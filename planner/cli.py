@@ -121,6 +121,16 @@ def dry_run(args: argparse.Namespace) -> DryRun:
     return v41_group_a_launch_dry_run(fabric, manifest, inputs, state, source)
 
 
+def _written(out: Path, text: str) -> bool:
+    """Write the report atomically; a path that cannot take it is a located input error."""
+    try:
+        write_atomically(out, text)
+    except OSError as exc:
+        print(f"planner: error: --out {out}: cannot write the report: {exc}", file=sys.stderr)
+        return False
+    return True
+
+
 def _run_dry_run(args: argparse.Namespace) -> int:
     try:
         run = dry_run(args)
@@ -128,7 +138,8 @@ def _run_dry_run(args: argparse.Namespace) -> int:
         print(f"planner: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     out = args.out or Path(DEFAULT_OUT[args.arm])
-    write_atomically(out, render_report(run))
+    if not _written(out, render_report(run)):
+        return EXIT_USAGE
     print(f"{run.arm}: report written to {out} ({len(run.hosts)} hosts rendered)")
     for line in (r.line() for r in run.refusals):
         print(line)
@@ -150,21 +161,35 @@ def _run_recipe(args: argparse.Namespace) -> int:
         print(f"planner: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     out = args.out or Path("target") / f"{name}-plan.txt"
-    write_atomically(out, render_recipe_report(plan))
+    if not _written(out, render_recipe_report(plan)):
+        return EXIT_USAGE
     print(f"{plan.name}: {len(plan.ranks)} nodes planned; report written to {out}")
     return EXIT_ADMITTED
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    if args.command == "recipe":
-        return _run_recipe(args)
-    if args.command == "scenarios":
-        root = data.default_data_root()
+def _list_scenarios() -> int:
+    root = data.default_data_root()
+    try:
         for name in scenario_names(root):
             print(f"{name}: {load_scenario(root, name).description}")
+    except PlannerInputError as exc:
+        print(f"planner: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "recipe":
+            return _run_recipe(args)
+        if args.command == "scenarios":
+            return _list_scenarios()
+        return _run_dry_run(args)
+    except BrokenPipeError:
+        # A reader that stopped early (`planner scenarios | head`) is not an error.
+        sys.stderr.close()
         return 0
-    return _run_dry_run(args)
 
 
 if __name__ == "__main__":

@@ -169,12 +169,16 @@ def land_file_write(write: TypedFileWrite, filesystem_root: Path) -> Path:
         raise ValueError(f"{write.target} resolves outside {write.scope.root}")
     temp = filesystem_root / write.temp_target.lstrip("/")
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
-    with os.fdopen(os.open(temp, flags, 0o600), "wb") as handle:
-        handle.write(write.content)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.chmod(temp, write.mode)
-    os.replace(temp, target)
+    try:
+        with os.fdopen(os.open(temp, flags, 0o600), "wb") as handle:
+            handle.write(write.content)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp, write.mode)
+        os.replace(temp, target)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
     if target.read_bytes() != write.content:
         raise LandingMismatch(f"{write.target}: read back bytes differ from {write.digest}")
     return target

@@ -77,7 +77,7 @@ def load_fabric(path: Path) -> Fabric:
     source = str(path)
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise PlannerInputError(source, "<file>", f"cannot read inventory: {exc}") from exc
     if not isinstance(raw, dict):
         raise PlannerInputError(source, "<root>", "inventory must be a JSON object")

@@ -98,11 +98,11 @@ def load_recipe(path: Path) -> Recipe:
     source = str(path)
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
+    except (OSError, UnicodeDecodeError) as exc:
         raise PlannerInputError(source, "<file>", f"cannot read recipe: {exc}") from exc
     except tomllib.TOMLDecodeError as exc:
         at = _TOML_AT.search(str(exc))
-        where = f"line {at.group(1)}, column {at.group(2)}" if at else "<toml>"
+        where = f"line {at.group(1)}, column {at.group(2)}" if at else "end of file"
         raise PlannerInputError(source, where, f"malformed TOML: {exc}") from exc
     problems = _structure_problems(raw) + arg_and_env_problems(raw.get("args"), raw.get("env"))
     if problems:

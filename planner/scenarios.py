@@ -38,6 +38,8 @@ class Scenario(Frozen):
 
 def scenario_names(root: Path) -> tuple[str, ...]:
     base = root / "scenarios"
+    if not base.is_dir():
+        raise PlannerInputError(str(base), "<dir>", "no scenarios directory (check --data)")
     return tuple(sorted(p.name for p in base.iterdir() if (p / "scenario.json").is_file()))
 
 

@@ -62,7 +62,7 @@ def load_json_model(model: type[M], path: Path, what: str) -> M:
     """Read ``path`` as JSON into ``model``; any error names the file and the field."""
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise PlannerInputError(str(path), "<file>", f"cannot read {what}: {exc}") from exc
     try:
         return model.model_validate(raw)

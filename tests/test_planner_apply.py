@@ -154,11 +154,33 @@ def _outside_unit_heredoc(script: str) -> str:
     return re.sub(r"<<'GUNBC_UNIT_TEXT'\n.*?\nGUNBC_UNIT_TEXT\n", "", script, flags=re.S)
 
 
+def _guard(name: str) -> str:
+    return f'[ "$container_name" = {name} ] || fail "this script was planned for container {name}"'
+
+
 @pytest.mark.parametrize("step", ALL_STEPS, ids=step_id)
 def test_no_script_hard_codes_the_container_name_outside_the_unit(step: ApplyStep) -> None:
+    """The name arrives as $1; the one literal is the guard that $1 is the planned name."""
     name = step.invocation[2]
+    script = _outside_unit_heredoc(step.script)
+    assert script.count(_guard(name)) == 1
     token = re.compile(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])")
-    assert not token.search(_outside_unit_heredoc(step.script)), step.script
+    assert not token.search(script.replace(_guard(name), "")), step.script
+
+
+@needs_bash
+@pytest.mark.parametrize("step", ALL_STEPS[:8], ids=step_id)
+def test_a_script_refuses_a_name_it_was_not_planned_for(step: ApplyStep) -> None:
+    assert BASH is not None
+    done = subprocess.run(
+        [BASH, "-s", "other-container"],
+        input=step.script,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert f"this script was planned for container {step.invocation[2]}" in done.stderr
 
 
 def test_the_unit_heredoc_is_the_only_place_the_name_appears() -> None:

@@ -232,3 +232,51 @@ def test_main_in_process_matches_the_executable(tmp_path: Path) -> None:
     assert main(["dry-run", "v41_group_a", "--scenario", "supplied", "--out", str(out)]) == 0
     assert main(["dry-run", "v41_group_a", "--scenario", "live", "--out", str(out)]) == 1
     assert main(["dry-run", "v41_group_a", "--scenario", "nope", "--out", str(out)]) == 2
+
+
+def test_an_out_path_that_is_a_directory_is_a_located_error(tmp_path: Path) -> None:
+    result = run(
+        "dry-run", "v41_group_a", "--scenario", "supplied", "--out", str(tmp_path), cwd=tmp_path
+    )
+    assert result.returncode == 2
+    assert f"--out {tmp_path}: cannot write the report" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_data_root_that_does_not_exist_is_a_located_error(tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere"
+    result = run(
+        "dry-run", "v41_group_a", "--scenario", "supplied", "--data", str(missing), cwd=tmp_path
+    )
+    assert result.returncode == 2
+    assert f"{missing}/scenarios" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_an_authority_log_that_is_not_utf8_names_the_file(tmp_path: Path) -> None:
+    log = tmp_path / "authority.jsonl"
+    log.write_bytes(b"\xff\xfe{}\n")
+    result = run(
+        "dry-run",
+        "v41_group_a",
+        "--authority",
+        str(log),
+        "--now",
+        "2026-11-29T12:00:00Z",
+        cwd=tmp_path,
+    )
+    assert result.returncode == 2
+    assert f"{log}: <file>: cannot read authority log" in result.stderr
+    assert not (tmp_path / DEFAULT_OUT).exists()
+
+
+def test_a_reader_that_stops_early_is_no_error(tmp_path: Path) -> None:
+    done = subprocess.run(
+        f"{PLANNER} scenarios | head -n 1",
+        shell=True,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.stdout.count("\n") == 1
+    assert "Traceback" not in done.stderr

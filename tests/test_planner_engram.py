@@ -306,3 +306,13 @@ def test_manifest_against_another_placement() -> None:
     assert parse_engram_manifest(manifest_text("/srv/rows/a"), placement, "x") is not None
     with pytest.raises(PlannerInputError):
         parse_engram_manifest(GOOD, placement, "x")
+
+
+def test_a_landing_that_fails_leaves_no_temp_file(tmp_path: Path) -> None:
+    scope_dir = tmp_path / SCOPE.root.lstrip("/")
+    scope_dir.mkdir(parents=True)
+    (scope_dir / "m.json").mkdir()  # the rename onto a directory fails
+    write = TypedFileWrite(scope=SCOPE, relative_path="m.json", content=b"{}")
+    with pytest.raises(OSError):
+        land_file_write(write, tmp_path)
+    assert sorted(p.name for p in scope_dir.iterdir()) == ["m.json"]

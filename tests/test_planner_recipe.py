@@ -148,3 +148,17 @@ def test_composed_model_links_snapshot_and_local_files_win(tmp_path: Path) -> No
     table = composed / "table.safetensors"
     assert not table.is_symlink() and table.read_text() == "local!"
     assert os.stat(table).st_ino == os.stat(local / "table.safetensors").st_ino
+
+
+def test_a_recipe_that_is_not_utf8_names_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "recipe.toml"
+    path.write_bytes(b"engine = '\xff'\n")
+    with pytest.raises(PlannerInputError) as caught:
+        load_recipe(path)
+    assert caught.value.source == str(path) and caught.value.where == "<file>"
+
+
+def test_toml_cut_off_at_the_end_says_so(tmp_path: Path) -> None:
+    with pytest.raises(PlannerInputError) as caught:
+        load_recipe(_write(tmp_path, MINIMAL + "args = [1,"))
+    assert caught.value.where == "end of file"
