@@ -14,6 +14,7 @@ from datetime import datetime
 
 from mutation import combined, mutant
 from planner.admission import Candidate, image_admitted_for_runtime, successor_may_launch
+from planner.apply import ApplyContext, cleanup_body
 from planner.arm_launch import ArmCall, DryRun, arm_mounts
 from planner.authority import (
     AuthorityEvent,
@@ -402,3 +403,13 @@ def the_log_is_read_to_its_end(events: tuple[AuthorityEvent, ...], now: datetime
 def a_lease_is_live_at_its_expiry(self: SuspendedForAuthorizedSuccessor, now: datetime) -> bool:
     """A lease still counts as live at the instant it expires."""
     return now <= self.lease_expires_at
+
+
+@mutant(
+    replaces="planner.apply.cleanup_body",
+    turns_red={f"{W}.dry_run_renders_every_host_artifact"},
+)
+def cleanup_leaves_the_unit_landing_file(ctx: ApplyContext) -> list[str]:
+    """Cleanup no longer removes the unit's landing temp file, so a failed apply leaves a
+    half-installed unit file beside the real one."""
+    return [line for line in cleanup_body(ctx) if ".landing" not in line]

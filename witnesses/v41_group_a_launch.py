@@ -7,13 +7,21 @@ refusal code and location; the pairing obligation runs the ``live`` inputs.
 
 from __future__ import annotations
 
+import re
 import shlex
 from datetime import datetime
 
 from claims import ClaimKind, Verdict, claim, expect, expect_equal, fails, holds
 from fixtures.builders import refusal_codes, v41_call, v41_dry_run, v41_inputs
+from planner.apply import ApplyStep, Stage
 from planner.arm_launch import DryRun
-from planner.engram import MANIFEST_ENV, RECEIPT_ENV, MkdirStep, TypedFileWrite
+from planner.engram import (
+    MANIFEST_ENV,
+    RECEIPT_ENV,
+    V41_ENGRAM_PLACEMENT,
+    MkdirStep,
+    TypedFileWrite,
+)
 from planner.frontiers import V41_FRONTIERS
 
 V41_NAME = "gunbc-v41-tp4"
@@ -39,6 +47,14 @@ def _value_after(argv: tuple[str, ...], flag: str) -> str | None:
 
 def _at(moment: str) -> datetime:
     return datetime.fromisoformat(moment)
+
+
+def _temps_left_behind(steps: tuple[ApplyStep, ...]) -> list[str]:
+    """Temp files (``*.landing``) a stage writes that the cleanup stage does not remove."""
+    written = {t for s in steps for t in re.findall(r'> "(\$\w+\.landing)"', s.script)}
+    cleanup = "".join(s.script for s in steps if s.stage is Stage.CLEANUP)
+    removed = set(re.findall(r'rm -f "(\$\w+\.landing)"', cleanup))
+    return sorted(written - removed) if written else ["no landing temp file found to check"]
 
 
 def _refused_exactly(scenario: str, code: str, where: str) -> Verdict:
@@ -222,8 +238,12 @@ def low_utilization_refuses_naming_the_declared_allowance() -> Verdict:
 def without_a_profile_the_wall_refuses() -> Verdict:
     """With no launch profile the wall refuses: the allowance is unknown, not zero."""
     found = refusal_codes(v41_dry_run("no_profile"))
-    wanted = ("fit.allowance_unknown", "plan.profile")
-    return expect(wanted in found, evidence=str(found), reason=f"expected {wanted} among {found}")
+    # The scenario also lacks #12371's launch shape, so its obligation is named too.
+    wanted = (
+        ("frontier.launch_shape", "inputs.launch_shape"),
+        ("fit.allowance_unknown", "plan.profile"),
+    )
+    return expect_equal(wanted, found, "refusals without a profile")
 
 
 # --- the six refusals --------------------------------------------------------------------
@@ -336,8 +356,10 @@ def live_inputs_name_exactly_the_open_frontiers() -> Verdict:
 @claim(ClaimKind.PLANNED_SHAPE)
 def dry_run_renders_every_host_artifact() -> Verdict:
     """Four hosts × (create, unit, staging, preflight, apply); the manifest is a modeled
-    write-file step and no shell temp file is left in any script."""
+    write-file step that no script writes, and every temp file a script lands is removed
+    by cleanup."""
     run = _supplied()
+    manifest = V41_ENGRAM_PLACEMENT.manifest_path
     problems: list[str] = []
     for host in run.hosts:
         name = host.realization.host_name
@@ -351,8 +373,11 @@ def dry_run_renders_every_host_artifact() -> Verdict:
             problems.append(f"{name}: staging {kinds}")
         if not {"preflight", "apply"} <= stages:
             problems.append(f"{name}: stages {sorted(stages)}")
-        if any(".next" in s.script for s in host.steps):
-            problems.append(f"{name}: a .next temp file in a script")
+        if any(re.search(rf">\s*['\"]?{re.escape(manifest)}", s.script) for s in host.steps):
+            problems.append(f"{name}: a stage script writes the Engram manifest itself")
+        left = _temps_left_behind(host.steps)
+        if left:
+            problems.append(f"{name}: temp files cleanup leaves behind: {left}")
     if len(run.hosts) != 4 or problems:
         return fails(f"{len(run.hosts)} hosts; " + "; ".join(problems))
     return holds("4 hosts × create, unit, 3 staging steps (2 mkdir + sealed write), all stages")
