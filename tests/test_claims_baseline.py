@@ -33,13 +33,18 @@ def always_red():
     return fails("red since the first commit")
 '''
 WITNESS_OTHER = '''
-from claims import ClaimKind, claim, holds
+import json
+from pathlib import Path
+
+from claims import ClaimKind, claim, expect_equal
 
 @claim(ClaimKind.PLANNED_SHAPE)
-def unrelated():
-    """Touches nothing in core."""
-    return holds("fine")
+def reads_its_data():
+    """Touches nothing in core; reads a data file."""
+    data = json.loads((Path(__file__).parent / "data.json").read_text())
+    return expect_equal(1, data["value"], "value")
 '''
+CONSTANTS = "LIMIT = 3\n"
 
 
 def _git(repo: Path, *args: str) -> None:
@@ -56,6 +61,8 @@ def repo(tmp_path: Path) -> Path:
         "core.py": CORE,
         "witness_core.py": WITNESS_CORE,
         "witness_other.py": WITNESS_OTHER,
+        "data.json": '{"value": 1}',
+        "constants.py": CONSTANTS,
     }
     for name, text in files.items():
         (package / name).write_text(text)
@@ -116,3 +123,55 @@ def test_nothing_changed_runs_nothing(repo: Path) -> None:
     done = _claims(repo, "--all", "--changed-since", "HEAD")
     assert done.returncode == 0
     assert "no witness reaches a file changed since HEAD" in done.stdout
+
+
+def test_a_changed_data_file_selects_the_witness_that_reads_it(repo: Path) -> None:
+    (repo / "wpkg" / "data.json").write_text('{"value": 1, "touched": true}')
+    done = _claims(repo, "--all", "--changed-since", "HEAD")
+    assert "elsewhere:" in done.stdout
+    assert "reaches_core:" not in done.stdout
+
+
+def test_a_changed_module_no_claim_runs_code_of_selects_every_witness(repo: Path) -> None:
+    (repo / "wpkg" / "witness_core.py").write_text(WITNESS_CORE + "\nfrom wpkg import constants\n")
+    subprocess.run(
+        [
+            "git",
+            "-C",
+            str(repo),
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qam",
+            "import constants",
+        ],
+        check=True,
+    )
+    (repo / "wpkg" / "constants.py").write_text("LIMIT = 4\n")
+    done = _claims(repo, "--all", "--changed-since", "HEAD")
+    assert "reaches_core:" in done.stdout and "elsewhere:" in done.stdout
+
+
+def test_a_witness_the_base_lacks_makes_only_its_claims_new(repo: Path) -> None:
+    (repo / "wpkg" / "plugin.py").write_text(
+        PLUGIN + '    register("brand_new", "wpkg.witness_new")\n'
+    )
+    (repo / "wpkg" / "witness_new.py").write_text(
+        WITNESS_OTHER.replace("reads_its_data", "red_from_birth").replace(
+            "return expect_equal(1,", "return expect_equal(2,"
+        )
+    )
+    done = _claims(repo, "reaches_core", "brand_new", "--baseline", "HEAD")
+    assert "brand_new.red_from_birth: new" in done.stdout
+    assert "reaches_core.always_red: pre-existing" in done.stdout
+
+
+def test_a_base_that_cannot_run_is_an_error_not_new(repo: Path) -> None:
+    (repo / "wpkg" / "plugin.py").write_text("raise RuntimeError('broken at base')\n")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "break")
+    (repo / "wpkg" / "plugin.py").write_text(PLUGIN)
+    done = _claims(repo, "reaches_core", "--baseline", "HEAD")
+    assert done.returncode == 2
+    assert "--baseline HEAD: the base run exited 2 without a report" in done.stderr
