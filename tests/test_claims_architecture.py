@@ -1,4 +1,5 @@
-"""The dependency rule: ``claims/`` and ``plugins/`` never import ``planner/``."""
+"""The dependency rule: the kernel never imports the planner, the planner imports none of the
+others, and witnesses, mutants and fixtures reach the planner through its public names."""
 
 from __future__ import annotations
 
@@ -59,3 +60,30 @@ def test_the_check_catches_an_import(tmp_path: Path) -> None:
         "planner.fit",
         "planner",
     ]
+
+
+PLANNER_FORBIDDEN = ("claims", "plugins", "witnesses", "mutation", "fixtures", "tests")
+
+
+@pytest.mark.parametrize(
+    "path", sorted((REPO / "planner").rglob("*.py")), ids=lambda p: str(p.relative_to(REPO))
+)
+def test_the_planner_imports_nothing_of_the_others(path: Path) -> None:
+    offending = [m for m in _imported_modules(path) if m.split(".")[0] in PLANNER_FORBIDDEN]
+    assert offending == [], f"{path.relative_to(REPO)} imports {offending}"
+
+
+def _public_planner_imports(path: Path) -> Iterator[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("planner"):
+            yield from (a.name for a in node.names if a.name.startswith("_"))
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted(p for d in ("witnesses", "mutation", "fixtures") for p in (REPO / d).rglob("*.py")),
+    ids=lambda p: str(p.relative_to(REPO)),
+)
+def test_the_planner_is_used_through_its_public_names(path: Path) -> None:
+    assert list(_public_planner_imports(path)) == []
