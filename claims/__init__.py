@@ -10,7 +10,9 @@ A witness module::
     @claim(ClaimKind.PLANNED_SHAPE)
     def followers_are_headless() -> Verdict:
         \"\"\"Every rank above 0 is started with --headless.\"\"\"
-        return expect_equal(3, 3, "headless followers")
+        argvs = [rank.serve_argv for rank in _plan().ranks]  # _plan: a private helper
+        return expect_equal([False, True, True, True], ["--headless" in a for a in argvs],
+                            "headless per rank")
 
 is registered by a plugin::
 

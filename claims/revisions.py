@@ -55,7 +55,8 @@ class RevisionError(RuntimeError):
 # ----------------------------------------------------------------------------- git
 
 
-def _git(repo: Path, *args: str) -> str:
+def git(repo: Path, *args: str) -> str:
+    """Run ``git -C repo args``; a failure raises :class:`RevisionError` with git's words."""
     argv = ("git", "-C", str(repo), *args)
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
     if done.returncode != 0:
@@ -63,9 +64,10 @@ def _git(repo: Path, *args: str) -> str:
     return done.stdout
 
 
-def _commit_of(repo: Path, rev: str) -> str:
+def commit_of(repo: Path, rev: str) -> str:
+    """The full sha ``rev`` names in ``repo``; anything else raises a readable error."""
     try:
-        return _git(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").strip()
+        return git(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").strip()
     except RevisionError as err:
         raise RevisionError(
             f"{rev!r} is not a commit of {repo}; give a branch, tag or sha it contains ({err})"
@@ -80,11 +82,11 @@ def worktree_at(repo: Path, rev: str) -> Iterator[Path]:
     temporary directory deleted when the block ends, however it ends: an exception or a
     KeyboardInterrupt included.
     """
-    commit = _commit_of(repo, rev)
+    commit = commit_of(repo, rev)
     holder = Path(tempfile.mkdtemp(prefix="claims-worktree-"))
     tree = holder / "tree"
     try:
-        _git(repo, "worktree", "add", "--detach", str(tree), commit)
+        git(repo, "worktree", "add", "--detach", str(tree), commit)
         yield tree
     finally:
         _remove_worktree(repo, tree, holder)
@@ -143,9 +145,9 @@ def changed_files(repo: Path, rev: str) -> tuple[str, ...]:
     rename, and untracked files that are not ignored: a new witness file changes what runs
     even before anyone adds it.
     """
-    commit = _commit_of(repo, rev)
-    diffed = _git(repo, "diff", "--name-only", "--no-renames", "-z", commit, "--")
-    untracked = _git(repo, "ls-files", "--others", "--exclude-standard", "-z")
+    commit = commit_of(repo, rev)
+    diffed = git(repo, "diff", "--name-only", "--no-renames", "-z", commit, "--")
+    untracked = git(repo, "ls-files", "--others", "--exclude-standard", "-z")
     names = {n for n in (diffed + untracked).split("\0") if n}
     return tuple(sorted(names))
 

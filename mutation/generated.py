@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from claims import Session, UsageError
+from claims.revisions import RevisionError, commit_of
 from mutation.ledgers import Equivalence, load_equivalents
 from mutation.mutmut_bridge import GeneratedMutant, generate, read_generated, source_paths
 from mutation.selection import parse_shard, shard, since
@@ -56,6 +57,12 @@ def _plan(args: argparse.Namespace, session: Session) -> Plan:
     pending = [w for w in scope if w in session.pending_names]
     if pending:
         raise UsageError(f"{', '.join(pending)} is pending: its claims are red by design")
+    if args.since:
+        # Checked before mutmut regenerates mutants/: a bad revision costs nothing.
+        try:
+            commit_of(Path.cwd(), args.since)
+        except RevisionError as error:
+            raise UsageError(f"--since: {error}") from error
     return Plan(
         root=Path.cwd(),
         scope=scope,

@@ -102,11 +102,6 @@ class GeneratedMutant:
     mutated_line: str
 
     @property
-    def function_key(self) -> str:
-        """The trampoline's name for the function, as mutmut's ``stats`` mode records it."""
-        return self.name.partition("__mutmut_")[0]
-
-    @property
     def number(self) -> int:
         return int(self.name.rpartition("__mutmut_")[2])
 

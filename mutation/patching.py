@@ -50,10 +50,6 @@ class Target:
     def on_class(self) -> bool:
         return isinstance(self.owner, type)
 
-    @property
-    def is_property(self) -> bool:
-        return isinstance(self.original, property)
-
     def callable(self) -> Callable[..., Any]:
         """The function a caller reaches: the getter of a property, else the function."""
         if isinstance(self.original, property):

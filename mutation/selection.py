@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import ast
 import re
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TypeVar
 
 from claims import UsageError
+from claims.revisions import RevisionError, git
 from mutation.mutmut_bridge import CLASS_SEPARATOR, GeneratedMutant
 
 T = TypeVar("T")
@@ -37,10 +37,10 @@ def shard(items: Sequence[T], k: int, n: int) -> list[T]:
 
 
 def _git(root: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise UsageError(f"git {' '.join(args)} failed: {done.stderr.strip()}")
-    return done.stdout
+    try:
+        return git(root, *args)
+    except RevisionError as error:
+        raise UsageError(str(error)) from error
 
 
 def changed_lines(root: Path, rev: str, paths: Sequence[Path]) -> dict[str, frozenset[int]]:

@@ -14,12 +14,12 @@ import inspect
 import json
 import os
 import platform
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from claims import UsageError
+from claims.files import write_atomically
 from mutation.harness import Findings, Judgement, RunKind
 from mutation.patching import resolve
 from mutation.runs import RunStatus
@@ -113,16 +113,7 @@ def validate(report: Mapping[str, Any]) -> list[str]:
 
 def write_report(report: Mapping[str, Any], path: Path) -> None:
     """Write ``report`` as JSON atomically: a reader never sees half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(report, out, indent=1, sort_keys=False)
-            out.write("\n")
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    write_atomically(path, (json.dumps(report, indent=1) + "\n").encode())
 
 
 def read_report(path: Path) -> Report:

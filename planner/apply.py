@@ -198,7 +198,7 @@ def apply_body(ctx: ApplyContext) -> list[str]:
     if any(line == _HEREDOC_END for line in unit_text.splitlines()):
         raise ValueError(f"unit text contains the heredoc terminator {_HEREDOC_END}")
     wait: list[str] = []
-    if ctx.launch.rank != 0:
+    if not ctx.launch.is_head:
         target = f"/dev/tcp/{ctx.head_rail_address}/{ctx.rendezvous_port}"
         wait = [
             "# followers start only once the head's rendezvous port answers",
@@ -243,7 +243,7 @@ def readback_body(ctx: ApplyContext) -> list[str]:
 
 def front_door(ctx: ApplyContext) -> FrontDoor:
     """Rank 0 answers /health on the route's port; a follower's unit is active."""
-    if ctx.launch.rank == 0:
+    if ctx.launch.is_head:
         url = f"http://{ctx.launch.host.rail_address}:{ctx.serve_port}/health"
         check: tuple[str, ...] = ("curl", "-fsS", "--max-time", "5", url)
     else:

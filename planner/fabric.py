@@ -49,9 +49,6 @@ class FabricGroup(Frozen):
         """The group's unified memory pool (GB10 memory is shared by CPU and GPU)."""
         return sum(h.memory_gib for h in self.hosts)
 
-    def rank_of(self, host: Host) -> int:
-        return self.hosts.index(host)
-
 
 class Fabric(Frozen):
     """Every host and every group of the inventory."""

@@ -9,12 +9,11 @@ temporary file in the same directory, then ``os.replace``.
 from __future__ import annotations
 
 import argparse
-import os
-import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from claims import ClaimResult, Outcome, RunReport, UsageError, WitnessReport, hookimpl
+from claims.files import write_atomically
 
 
 @hookimpl
@@ -87,16 +86,3 @@ def _count(parent: ET.Element, children: list[ET.Element]) -> None:
     parent.set("errors", str(sum(1 for c in cases if c.find("error") is not None)))
     parent.set("skipped", "0")
     parent.set("time", f"{sum(float(c.get('time', '0')) for c in cases):.6f}")
-
-
-def write_atomically(target: Path, data: bytes) -> None:
-    """Write ``data`` to ``target`` so a reader sees the old file or the new one, never half."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(temp, target)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise

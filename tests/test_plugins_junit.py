@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from claims import RunReport
-from plugins.junit import claims_run_finished, junit_xml, write_atomically
+from claims.files import write_atomically
+from plugins.junit import claims_run_finished, junit_xml
 from tests.fakes.support import fake_session
 
 
