@@ -26,7 +26,10 @@ def _rendered() -> DryRun:
 
 
 def _key_as_before_the_engram_field(profile: ServingLaunchProfile) -> str:
-    """The content key computed over the profile as it was before the field existed."""
+    """The content key of the profile as it was before the Engram field existed: the
+    documented recipe (sha256 over the canonical JSON of the other fields), recomputed here
+    independently of ``content_key``. Across revisions, ``claims identity`` compares the
+    subject key against the earlier revision's own rendering."""
     body = profile.model_dump(exclude={"engram"})
     canonical = json.dumps(body, sort_keys=True, separators=(",", ":"))
     return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
