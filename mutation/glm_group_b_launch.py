@@ -86,7 +86,11 @@ def engram_request_left_out_of_the_key(self: ServingLaunchProfile) -> str:
 
 @mutant(
     replaces="planner.fabric.serving_head",
-    turns_red={f"{W}.glm_followers_are_headless_behind_srv1"},
+    turns_red={
+        f"{W}.glm_followers_are_headless_behind_srv1",
+        # recipes rendezvous at the same derived head
+        "launcher_recipe.the_launcher_adds_the_multi_node_flags_per_rank",
+    },
 )
 def serving_head_is_the_last_host(group: FabricGroup) -> Host:
     """The serving head is derived as the group's last host, not node rank 0, so followers

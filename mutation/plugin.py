@@ -21,6 +21,7 @@ MUTANT_MODULES: tuple[tuple[str, str], ...] = tuple(
         "serving_fit",
         "engram_staging",
         "native_serving_apply",
+        "launcher_recipe",
     )
 )
 

@@ -104,37 +104,38 @@ def load_recipe(path: Path) -> Recipe:
         at = _TOML_AT.search(str(exc))
         where = f"line {at.group(1)}, column {at.group(2)}" if at else "end of file"
         raise PlannerInputError(source, where, f"malformed TOML: {exc}") from exc
-    problems = _structure_problems(raw) + arg_and_env_problems(raw.get("args"), raw.get("env"))
+    problems = structure_problems(raw) + arg_and_env_problems(raw.get("args"), raw.get("env"))
     if problems:
         raise RecipeInvalid(source, problems)
     recipe = Recipe.model_validate(raw)
-    shape = _shape_problems(recipe)
+    shape = shape_problems(recipe)
     if shape:
         raise RecipeInvalid(source, shape)
     return recipe
 
 
-def _structure_problems(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
+def structure_problems(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
+    """Every field that is missing or of the wrong type, located by its key path."""
     try:
         Recipe.model_validate(raw)
     except ValidationError as exc:
         return tuple(
             RecipeProblem(
                 where=".".join(str(p) for p in e["loc"]) or "<root>",
-                message="required, missing" if e["type"] == "missing"
+                message="required, missing"
+                if e["type"] == "missing"
                 else f"{e['msg']} (value {e.get('input')!r})",
             )
             for e in exc.errors()
-        )  # fmt: skip
+        )
     return ()
 
 
 def arg_and_env_problems(args: object, env: object) -> tuple[RecipeProblem, ...]:
     """Launcher-owned flags or env, and config values that are not JSON, each located."""
     found: list[RecipeProblem] = []
-    texts = [_normalize(a) if isinstance(a, str) else "" for a in args or ()] if isinstance(
-        args, list) else []  # fmt: skip
-    for i, arg in enumerate(texts):
+    items = args if isinstance(args, list) else []
+    for i, arg in enumerate(_normalize(a) if isinstance(a, str) else "" for a in items):
         if arg.split("=", 1)[0] in LAUNCHER_OWNED_FLAGS:
             found.append(RecipeProblem(where=f"args[{i}]", message=f"{arg} is launcher-owned"))
         elif arg[:1] in ("{", "["):
@@ -148,14 +149,17 @@ def arg_and_env_problems(args: object, env: object) -> tuple[RecipeProblem, ...]
     return tuple(found)
 
 
-def _shape_problems(recipe: Recipe) -> tuple[RecipeProblem, ...]:
+def shape_problems(recipe: Recipe) -> tuple[RecipeProblem, ...]:
+    """TP × PP must cover the nodes: one GB10 GPU per node."""
     if recipe.tensor_parallel_size * recipe.pipeline_parallel_size == recipe.required_nodes:
         return ()
-    return (RecipeProblem(
-        where="tensor_parallel_size",
-        message=f"TP {recipe.tensor_parallel_size} × PP {recipe.pipeline_parallel_size} "
-        f"must equal required_nodes {recipe.required_nodes} (one GB10 GPU per node)",
-    ),)  # fmt: skip
+    return (
+        RecipeProblem(
+            where="tensor_parallel_size",
+            message=f"TP {recipe.tensor_parallel_size} × PP {recipe.pipeline_parallel_size} "
+            f"must equal required_nodes {recipe.required_nodes} (one GB10 GPU per node)",
+        ),
+    )
 
 
 class RecipeRank(Frozen):
@@ -187,8 +191,10 @@ def composed_steps(
             f"snapshot {snapshot.model} is not the recipe's {composed.sources[0].repo}"
         )
     source = _snapshot_dir(snapshot, hf_cache_root)
-    links = tuple(("ln", "-sfn", "--", f"{source}/{f.path}", f"{composed_dir}/{f.path}")
-                  for f in snapshot.files)  # fmt: skip
+    links = tuple(
+        ("ln", "-sfn", "--", f"{source}/{f.path}", f"{composed_dir}/{f.path}")
+        for f in snapshot.files
+    )
     locals_ = tuple(
         ("ln", "-f", "--", f.host, f"{composed_dir}/{PurePosixPath(f.host).name}")
         for f in composed.local_files
@@ -196,13 +202,26 @@ def composed_steps(
     return (("mkdir", "-p", "--", composed_dir), *links, *locals_)
 
 
-def _serve_argv(recipe: Recipe, group: FabricGroup, rank: int, model_path: str) -> tuple[str, ...]:
+def recipe_serve_argv(
+    recipe: Recipe, group: FabricGroup, rank: int, model_path: str
+) -> tuple[str, ...]:
+    """The serve argv of node ``rank``: the recipe's args, then the flags the launcher owns."""
     args = normalized_args(recipe)
-    owned = ("--nnodes", str(group.size), "--node-rank", str(rank),
-             "--master-addr", serving_head(group).rail_address,
-             "--master-port", str(RECIPE_RENDEZVOUS_PORT))  # fmt: skip
-    tp = () if "--tensor-parallel-size" in args else (
-        "--tensor-parallel-size", str(recipe.tensor_parallel_size))  # fmt: skip
+    owned = (
+        "--nnodes",
+        str(group.size),
+        "--node-rank",
+        str(rank),
+        "--master-addr",
+        serving_head(group).rail_address,
+        "--master-port",
+        str(RECIPE_RENDEZVOUS_PORT),
+    )
+    tp = (
+        ()
+        if "--tensor-parallel-size" in args
+        else ("--tensor-parallel-size", str(recipe.tensor_parallel_size))
+    )
     role = ("--port", str(RECIPE_SERVE_PORT)) if rank == 0 else ("--headless",)
     return (*recipe.entrypoint[1:], model_path, *args, *tp, *owned, *role)
 
@@ -231,17 +250,34 @@ def plan_recipe(
     if composed is not None and snapshot is not None:
         steps = composed_steps(composed, snapshot, composed_dir, hf_cache_root)
         model_path = composed.mount
-        mounts = (f"type=bind,source={composed_dir},target={composed.mount},readonly",
-                  f"type=bind,source={hf_cache_root},target={hf_cache_root},readonly")  # fmt: skip
+        mounts = (
+            f"type=bind,source={composed_dir},target={composed.mount},readonly",
+            f"type=bind,source={hf_cache_root},target={hf_cache_root},readonly",
+        )
     ranks = []
     for rank, host in enumerate(group.hosts):
         env = (*recipe.env.items(), *host_env(host))
-        argv = ("docker", "create", "--name", container_name, "--network", "host",
-                "--ipc", "host", "--gpus", "all", "--shm-size", recipe.shm_size,
-                *(f for m in mounts for f in ("--mount", m)),
-                *(f for k, v in env for f in ("--env", f"{k}={v}")),
-                "--entrypoint", recipe.entrypoint[0], recipe.docker_image,
-                *_serve_argv(recipe, group, rank, model_path))  # fmt: skip
-        ranks.append(RecipeRank(rank=rank, host_name=host.name, create_argv=argv,
-                                composed_steps=steps))  # fmt: skip
+        argv = (
+            "docker",
+            "create",
+            "--name",
+            container_name,
+            "--network",
+            "host",
+            "--ipc",
+            "host",
+            "--gpus",
+            "all",
+            "--shm-size",
+            recipe.shm_size,
+            *(f for m in mounts for f in ("--mount", m)),
+            *(f for k, v in env for f in ("--env", f"{k}={v}")),
+            "--entrypoint",
+            recipe.entrypoint[0],
+            recipe.docker_image,
+            *recipe_serve_argv(recipe, group, rank, model_path),
+        )
+        ranks.append(
+            RecipeRank(rank=rank, host_name=host.name, create_argv=argv, composed_steps=steps)
+        )
     return RecipePlan(name=recipe.name, container_name=container_name, ranks=tuple(ranks))

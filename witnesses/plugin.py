@@ -14,6 +14,7 @@ WITNESSES: tuple[str, ...] = (
     "serving_fit",
     "engram_staging",
     "native_serving_apply",
+    "launcher_recipe",
 )
 
 PENDING = "frontier_sufficiency"
