@@ -47,16 +47,29 @@ def successor_may_launch(state: AuthorityState, group: FabricGroup) -> tuple[Ref
     current = state.group(group.name)
     where = _group_location(group)
     if current is None:
-        return (refusal("admission.group_unknown", where,
-                        f"the authority log says nothing of {group.name}"),)  # fmt: skip
+        return (
+            refusal(
+                "admission.group_unknown", where, f"the authority log says nothing of {group.name}"
+            ),
+        )
     if isinstance(current, Active):
-        return (refusal("admission.active_incumbent", where,
-                        f"{group.name} is Active with incumbent {current.incumbent!r}",
-                        hint="suspend the group for this successor first (#12370)"),)  # fmt: skip
+        return (
+            refusal(
+                "admission.active_incumbent",
+                where,
+                f"{group.name} is Active with incumbent {current.incumbent!r}",
+                hint="suspend the group for this successor first (#12370)",
+            ),
+        )
     if not current.lease_live(state.read_at):
-        return (refusal("admission.lease_expired", (*where, "lease_expires_at"),
-                        f"lease expired at {current.lease_expires_at.isoformat()} "
-                        f"(read at {state.read_at.isoformat()})"),)  # fmt: skip
+        return (
+            refusal(
+                "admission.lease_expired",
+                (*where, "lease_expires_at"),
+                f"lease expired at {current.lease_expires_at.isoformat()} "
+                f"(read at {state.read_at.isoformat()})",
+            ),
+        )
     return ()
 
 
@@ -80,20 +93,26 @@ def image_admitted_for_runtime(
         return ()
     others = state.runtime_keys_admitting(image_digest)
     why = f" (admitted only for {', '.join(others)})" if others else ""
-    return (refusal("admission.image_not_admitted",
-                    ("authority", "admitted_images", candidate.runtime_key),
-                    f"image {image_digest} is not admitted for runtime key "
-                    f"{candidate.runtime_key!r}{why}"),)  # fmt: skip
+    return (
+        refusal(
+            "admission.image_not_admitted",
+            ("authority", "admitted_images", candidate.runtime_key),
+            f"image {image_digest} is not admitted for runtime key {candidate.runtime_key!r}{why}",
+        ),
+    )
 
 
 def hosts_held_by_subject(state: AuthorityState, group: FabricGroup) -> tuple[Refusal, ...]:
     """Conjunct 4: every host of the group is held by the group's subject."""
     return tuple(
-        refusal("admission.host_not_held", ("authority", "holdings", host.name),
-                f"{host.name} is held by {state.holder(host.name)!r}, not {group.subject!r}")
+        refusal(
+            "admission.host_not_held",
+            ("authority", "holdings", host.name),
+            f"{host.name} is held by {state.holder(host.name)!r}, not {group.subject!r}",
+        )
         for host in group.hosts
         if state.holder(host.name) != group.subject
-    )  # fmt: skip
+    )
 
 
 def arm_launch_admission(

@@ -36,8 +36,14 @@ class Stage(StrEnum):
     CLEANUP = "cleanup"
 
 
-FORWARD_STAGES = (Stage.PREFLIGHT, Stage.PRESERVE, Stage.APPLY, Stage.READBACK,
-                  Stage.FRONT_DOOR, Stage.COMMIT)  # fmt: skip
+FORWARD_STAGES = (
+    Stage.PREFLIGHT,
+    Stage.PRESERVE,
+    Stage.APPLY,
+    Stage.READBACK,
+    Stage.FRONT_DOOR,
+    Stage.COMMIT,
+)
 """The stages of a successful apply; rollback replaces commit on any failure."""
 
 
@@ -92,10 +98,13 @@ def _header(stage: Stage, ctx: ApplyContext, body: list[str]) -> list[str]:
     text = "\n".join(body)
     optional = [
         f"{var}={_q(value)}"
-        for var, value in (("unit", r.unit_name), ("unit_path", ctx.unit_path),
-                           ("preserve_dir", ctx.preserve_dir))
+        for var, value in (
+            ("unit", r.unit_name),
+            ("unit_path", ctx.unit_path),
+            ("preserve_dir", ctx.preserve_dir),
+        )
         if re.search(rf"\$\{{?{var}\b", text)
-    ]  # fmt: skip
+    ]
     return [
         "#!/usr/bin/env bash",
         f"# {stage.value}: arm {ctx.arm}, node rank {r.rank} on {r.host_name}",

@@ -114,21 +114,29 @@ def _render(
 ) -> tuple[LaunchPlan, tuple[RenderedHost, ...], tuple[ApplyStep, ...]]:
     extra_env = call.engram.env() if call.engram else ()
     digest = image.artifact.config_digest
-    plan = plan_arm_launch(call.group, call.row, profile, call.container, call.route, digest,
-                           extra_env)  # fmt: skip
+    plan = plan_arm_launch(
+        call.group, call.row, profile, call.container, call.route, digest, extra_env
+    )
     mounts = arm_mounts(call)
     reals = realize_hosts(plan, call.arm, call.container, call.units, mounts)
-    contexts = apply_contexts(plan, call.arm, reals, tuple(m.source for m in mounts),
-                              call.container.rendezvous_port, call.route.serve_port)  # fmt: skip
+    contexts = apply_contexts(
+        plan,
+        call.arm,
+        reals,
+        tuple(m.source for m in mounts),
+        call.container.rendezvous_port,
+        call.route.serve_port,
+    )
     order = apply_steps(contexts)
     staging: tuple[PlannedRemoteStep, ...] = ()
     if call.engram is not None and call.engram_manifest is not None:
         staging = engram_staging_steps(call.engram, call.engram_manifest)
     hosts = tuple(
-        RenderedHost(realization=r, staging=staging,
-                     steps=tuple(s for s in order if s.rank == r.rank))
+        RenderedHost(
+            realization=r, staging=staging, steps=tuple(s for s in order if s.rank == r.rank)
+        )
         for r in reals
-    )  # fmt: skip
+    )
     return plan, hosts, order
 
 
@@ -144,8 +152,17 @@ def plan_arm(call: ArmCall, state: AuthorityState) -> DryRun:
     admission: AdmissionVerdict | None = None
     if ready is not None:
         launch, hosts, order = _render(call, *ready)
-        admission = arm_launch_admission(state, call.group, call.candidate,
-                                         ready[1].artifact.config_digest)  # fmt: skip
-    return DryRun(arm=call.arm, read_at=state.read_at, candidate=call.candidate, fit=fit,
-                  plan_refusals=plan_refusals, launch=launch, hosts=hosts,
-                  apply_order=order, admission=admission)  # fmt: skip
+        admission = arm_launch_admission(
+            state, call.group, call.candidate, ready[1].artifact.config_digest
+        )
+    return DryRun(
+        arm=call.arm,
+        read_at=state.read_at,
+        candidate=call.candidate,
+        fit=fit,
+        plan_refusals=plan_refusals,
+        launch=launch,
+        hosts=hosts,
+        apply_order=order,
+        admission=admission,
+    )

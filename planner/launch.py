@@ -68,8 +68,15 @@ def rank_serve_argv(
         ("--host", "0.0.0.0", "--port", str(route.serve_port)) if rank == 0 else ("--headless",)
     )
     named = ("--served-model-name", route.served_model_name)
-    return ("serve", row.placement, *named, *distributed, *serving, *profile.flags(),
-            *row.parsers.flags())  # fmt: skip
+    return (
+        "serve",
+        row.placement,
+        *named,
+        *distributed,
+        *serving,
+        *profile.flags(),
+        *row.parsers.flags(),
+    )
 
 
 def host_env(host: Host) -> tuple[tuple[str, str], ...]:

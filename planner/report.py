@@ -26,23 +26,37 @@ def _step_line(step: PlannedRemoteStep) -> str:
 
 def _host_section(host: RenderedHost) -> list[str]:
     real = host.realization
-    lines = [RULE, f"host {real.host_name} — node rank {real.rank}"
-             f"{' (head)' if real.rank == 0 else ''}", RULE,
-             "## docker create", shlex.join(real.create_argv), "",
-             f"## unit {real.unit_name}", real.unit_text.rstrip("\n"), "",
-             "## engram staging"]  # fmt: skip
+    lines = [
+        RULE,
+        f"host {real.host_name} — node rank {real.rank}{' (head)' if real.rank == 0 else ''}",
+        RULE,
+        "## docker create",
+        shlex.join(real.create_argv),
+        "",
+        f"## unit {real.unit_name}",
+        real.unit_text.rstrip("\n"),
+        "",
+        "## engram staging",
+    ]
     lines += [f"{i}. {_step_line(s)}" for i, s in enumerate(host.staging, 1)] or ["(none)"]
     for step in host.steps:
-        lines += ["", f"## {step.stage.value} ({shlex.join(step.invocation)})",
-                  f"# front door: {shlex.join(step.front_door.check)}; "
-                  f"log {step.front_door.log_path}",
-                  step.script.rstrip("\n")]  # fmt: skip
+        lines += [
+            "",
+            f"## {step.stage.value} ({shlex.join(step.invocation)})",
+            f"# front door: {shlex.join(step.front_door.check)}; log {step.front_door.log_path}",
+            step.script.rstrip("\n"),
+        ]
     return [*lines, ""]
 
 
 def _verdict(run: DryRun) -> list[str]:
-    lines = [RULE, "verdict", RULE, f"candidate: {run.candidate.key}",
-             f"authority read at: {run.read_at.isoformat()}"]  # fmt: skip
+    lines = [
+        RULE,
+        "verdict",
+        RULE,
+        f"candidate: {run.candidate.key}",
+        f"authority read at: {run.read_at.isoformat()}",
+    ]
     if run.fit is not None:
         lines.append(f"fit: {run.fit.summary()}")
     if run.launch is not None:
@@ -82,8 +96,12 @@ def render_recipe_report(plan: RecipePlan) -> str:
     """A recipe plan: per node, the composed-model steps and the create argv."""
     lines = [f"recipe plan: {plan.name} — a modeled launch; nothing here has run on any host", ""]
     for rank in plan.ranks:
-        lines += [RULE, f"host {rank.host_name} — node rank {rank.rank}"
-                  f"{' (head)' if rank.rank == 0 else ''}", RULE, "## composed model"]  # fmt: skip
+        lines += [
+            RULE,
+            f"host {rank.host_name} — node rank {rank.rank}{' (head)' if rank.rank == 0 else ''}",
+            RULE,
+            "## composed model",
+        ]
         lines += [shlex.join(step) for step in rank.composed_steps] or ["(none)"]
         lines += ["", "## docker create", shlex.join(rank.create_argv), ""]
     return "\n".join(lines)

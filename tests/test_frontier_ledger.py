@@ -17,8 +17,12 @@ def _frontiers(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]
     env = {**os.environ, "PYTHONPATH": str(cwd)}
     return subprocess.run(
         [sys.executable, "-m", "claims.cli", "frontiers", *args],
-        cwd=cwd, env=env, capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
 
 
 def test_all_open_is_green() -> None:
