@@ -21,17 +21,8 @@ from planner.recipe import (
 from planner.refusal import PlannerInputError
 
 SEED_RECIPE = data.default_data_root() / "recipes" / "dsv41-flash-jovian-r37-4x.toml"
-MINIMAL = """\
-engine = "vllm"
-name = "tiny"
-docker_image = "tiny:local"
-model = "org/tiny"
-required_nodes = 4
-tensor_parallel_size = 4
-distributed_backend = "mp"
-shm_size = "8g"
-entrypoint = ["vllm", "serve"]
-"""
+TINY_RECIPE = data.default_data_root() / "recipes" / "tiny.toml"
+MINIMAL = TINY_RECIPE.read_text(encoding="utf-8")
 
 
 def _write(tmp_path: Path, text: str) -> Path:
@@ -72,7 +63,8 @@ def test_malformed_toml_names_the_line(tmp_path: Path) -> None:
     path = _write(tmp_path, MINIMAL + 'args = ["--x",\n  "unterminated]\n')
     with pytest.raises(PlannerInputError) as caught:
         load_recipe(path)
-    assert caught.value.where.startswith("line 11")
+    bad_line = MINIMAL.count("\n") + 2  # the unterminated string, two lines after the base
+    assert caught.value.where.startswith(f"line {bad_line},")
     assert str(path) in str(caught.value)
 
 

@@ -12,21 +12,11 @@ import tempfile
 from pathlib import Path
 
 from claims import ClaimKind, Verdict, claim, expect, expect_equal
-from fixtures.builders import SEED_RECIPE, inventory, seed_recipe_plan
+from fixtures.builders import SEED_RECIPE, TINY_RECIPE, inventory, seed_recipe_plan
 from planner.checkpoint import CheckpointManifest, ManifestFile
 from planner.recipe import RecipeInvalid, load_recipe, plan_recipe
 
-_MINIMAL = """\
-engine = "vllm"
-name = "tiny"
-docker_image = "tiny:local"
-model = "org/tiny"
-required_nodes = 4
-tensor_parallel_size = 4
-distributed_backend = "mp"
-shm_size = "8g"
-entrypoint = ["vllm", "serve"]
-"""
+_MINIMAL = TINY_RECIPE.read_text(encoding="utf-8")
 
 
 def _value_after(argv: tuple[str, ...], flag: str) -> str | None:
