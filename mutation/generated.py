@@ -161,6 +161,12 @@ def survey_command(args: argparse.Namespace, session: Session) -> int:
     seconds = time.monotonic() - start
     results = [survey.results[m.name] for m in chosen if m.name in survey.results]
     judged, notes = judge_equivalents(results, plan.equivalents)
+    generated = {m.name for m in mutants}
+    notes += [
+        f"equivalence entry {name} names no mutant mutmut generated: renumber or remove it"
+        for name in plan.equivalents
+        if name not in generated
+    ]
     notes += _blind_kills(judged)
     report = build_report(plan, survey, judged)
     write_report(report, plan.report)

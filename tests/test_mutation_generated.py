@@ -91,6 +91,7 @@ def test_the_summary_scores_the_witness_and_shows_survivor_diffs(full: Survey) -
     assert "claims that call no mutated function: gate.the_greeting_names_the_guest" in out
     assert "-    i = 0\n+    i = 1" in out
     assert "stale equivalence entry gate.rules.x_pairs__mutmut_6" in out
+    assert "entry gate.rules.x_renamed_long_ago__mutmut_1 names no mutant" in out
     assert "x_pairs__mutmut_9" not in out.split("survivors")[1]
 
 
