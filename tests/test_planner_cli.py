@@ -116,23 +116,6 @@ def test_a_corrupt_authority_file_exits_2_naming_it_and_writes_no_report(tmp_pat
     assert not out.parent.exists()
 
 
-def test_a_corrupt_authority_file_given_directly_exits_2(tmp_path: Path) -> None:
-    log = tmp_path / "authority.jsonl"
-    log.write_text('{"seq":1,"at":"2026-11-29T09:00:00Z","event":"group_active"}\n', "utf-8")
-    result = run(
-        "dry-run",
-        "v41_group_a",
-        "--authority",
-        str(log),
-        "--now",
-        "2026-11-29T12:00:00Z",
-        cwd=tmp_path,
-    )
-    assert result.returncode == 2
-    assert str(log) in result.stderr and "line 1" in result.stderr
-    assert not (tmp_path / "target").exists()
-
-
 def test_authority_and_inputs_files_instead_of_a_scenario(tmp_path: Path) -> None:
     scenario = ROOT / "scenarios" / "supplied"
     result = run(
@@ -252,21 +235,24 @@ def test_a_data_root_that_does_not_exist_is_a_located_error(tmp_path: Path) -> N
     assert f"{missing}/scenarios" in result.stderr and "Traceback" not in result.stderr
 
 
-def test_an_authority_log_that_is_not_utf8_names_the_file(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("content", "named"),
+    [
+        (b'{"seq":1,"at":"2026-11-29T09:00:00Z","event":"group_active"}\n', "line 1"),
+        (b"\xff\xfe{}\n", "<file>: cannot read authority log"),
+    ],
+    ids=["corrupt-line", "not-utf8"],
+)
+def test_a_bad_authority_file_given_directly_exits_2(
+    tmp_path: Path, content: bytes, named: str
+) -> None:
     log = tmp_path / "authority.jsonl"
-    log.write_bytes(b"\xff\xfe{}\n")
-    result = run(
-        "dry-run",
-        "v41_group_a",
-        "--authority",
-        str(log),
-        "--now",
-        "2026-11-29T12:00:00Z",
-        cwd=tmp_path,
-    )
+    log.write_bytes(content)
+    now = ("--now", "2026-11-29T12:00:00Z")
+    result = run("dry-run", "v41_group_a", "--authority", str(log), *now, cwd=tmp_path)
     assert result.returncode == 2
-    assert f"{log}: <file>: cannot read authority log" in result.stderr
-    assert not (tmp_path / DEFAULT_OUT).exists()
+    assert str(log) in result.stderr and named in result.stderr
+    assert not (tmp_path / "target").exists()
 
 
 def test_a_reader_that_stops_early_is_no_error(tmp_path: Path) -> None:
