@@ -111,6 +111,12 @@ def _add_generated_options(parser: argparse.ArgumentParser) -> None:
         "--since", metavar="REV", help="only mutants in functions changed since git revision REV"
     )
     group.add_argument(
+        "--file",
+        action="append",
+        metavar="PATH",
+        help="only mutants of this source file (e.g. planner/apply.py); repeatable",
+    )
+    group.add_argument(
         "--exhaustive",
         action="store_true",
         help="run every claim under every mutant, not only the claims that "

@@ -44,6 +44,7 @@ class Plan:
     exhaustive: bool
     shard: tuple[int, int] | None
     since: str | None
+    files: tuple[str, ...]
     report: Path
     equivalents: Mapping[str, Equivalence]
     break_below: float | None
@@ -63,6 +64,10 @@ def _plan(args: argparse.Namespace, session: Session) -> Plan:
             commit_of(Path.cwd(), args.since)
         except RevisionError as error:
             raise UsageError(f"--since: {error}") from error
+    files = _files(args.file or ())
+    missing = [f for f in files if not (Path.cwd() / f).is_file()]
+    if missing:
+        raise UsageError(f"--file {missing[0]}: no such source file")
     return Plan(
         root=Path.cwd(),
         scope=scope,
@@ -71,10 +76,16 @@ def _plan(args: argparse.Namespace, session: Session) -> Plan:
         exhaustive=args.exhaustive,
         shard=parse_shard(args.shard) if args.shard else None,
         since=args.since,
+        files=files,
         report=args.report or DEFAULT_REPORT,
         equivalents=load_equivalents(args.equivalent),
         break_below=args.break_below,
     )
+
+
+def _files(paths: Sequence[str]) -> tuple[str, ...]:
+    """``--file`` paths as the survey names them (relative, forward slashes)."""
+    return tuple(Path(p).as_posix().removeprefix("./") for p in paths)
 
 
 def _say(text: str) -> None:
@@ -82,8 +93,8 @@ def _say(text: str) -> None:
 
 
 def select(plan: Plan, mutants: list[GeneratedMutant]) -> list[GeneratedMutant]:
-    """``--since`` first (diff-only), then ``--shard`` over what is left."""
-    chosen = mutants
+    """``--file`` and ``--since`` first, then ``--shard`` over what is left."""
+    chosen = [m for m in mutants if m.path in plan.files] if plan.files else mutants
     if plan.since is not None:
         chosen = since(chosen, plan.root, plan.since, source_paths(plan.root))
     if plan.shard is not None:
@@ -184,6 +195,7 @@ def _header(
 ) -> list[str]:
     selected = [f"shard {plan.shard[0]}/{plan.shard[1]}"] if plan.shard else []
     selected += [f"functions changed since {plan.since}"] if plan.since else []
+    selected += [f"only {', '.join(plan.files)}"] if plan.files else []
     claims = len(survey.claims)
     lines = [
         f"mutmut generated {generated} mutants in {generation:.1f} s; surveyed {chosen}"

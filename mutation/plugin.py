@@ -12,18 +12,12 @@ from collections.abc import Callable
 
 from claims import hookimpl
 from mutation.command import add_parser
+from witnesses.plugin import WITNESSES
 
 MUTANT_MODULES: tuple[tuple[str, str], ...] = tuple(
-    (name, f"mutation.{name}")
-    for name in (
-        "v41_group_a_launch",
-        "glm_group_b_launch",
-        "serving_fit",
-        "engram_staging",
-        "native_serving_apply",
-        "launcher_recipe",
-    )
+    (name, f"mutation.{name}") for name in WITNESSES
 )
+"""The mutants of witness ``W`` are in ``mutation/W.py``, found by that name alone."""
 
 
 @hookimpl

@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
+import pkgutil
 from collections.abc import Callable
+from pathlib import Path
 
 from claims import hookimpl
 from claims.frontiers import Frontier
 from planner.frontiers import V41_FRONTIERS
 
-WITNESSES: tuple[str, ...] = (
-    "v41_group_a_launch",
-    "glm_group_b_launch",
-    "serving_fit",
-    "engram_staging",
-    "native_serving_apply",
-    "launcher_recipe",
-)
-
 PENDING = "frontier_sufficiency"
+
+WITNESSES: tuple[str, ...] = tuple(
+    sorted(
+        module.name
+        for module in pkgutil.iter_modules([str(Path(__file__).parent)])
+        if module.name not in ("plugin", PENDING) and not module.name.startswith("_")
+    )
+)
+"""Every public module of this package is a witness of that name: adding a witness is adding
+its file (and its mutants' file, ``mutation/<name>.py``)."""
+
 SUFFICIENT_FOR: dict[str, str] = {
     "produced_image": "the_live_plan_runs_the_produced_image",
     "launch_shape": "the_live_profile_carries_the_measurement_axes",
