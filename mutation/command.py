@@ -136,6 +136,13 @@ def _add_generated_options(parser: argparse.ArgumentParser) -> None:
         help="exit 3 when the mutation score is below PERCENT",
     )
     group.add_argument(
+        "--floors",
+        type=Path,
+        metavar="FILE",
+        help="strength floors per source file, held by a whole or merged survey "
+        "(default: mutation/floors.toml); below a floor, or a file without one: exit 3",
+    )
+    group.add_argument(
         "--merge-reports",
         nargs="+",
         type=Path,
@@ -193,7 +200,7 @@ def mutate(args: argparse.Namespace, session: Session) -> int:
     if args.merge_reports:
         from mutation.generated import merge_command
 
-        return merge_command(args.merge_reports, args.report)
+        return merge_command(args.merge_reports, args.report, args.floors)
     if args.generated:
         from mutation.generated import survey_command
 
@@ -210,6 +217,8 @@ def _refuse_generated_options(args: argparse.Namespace) -> None:
             ("--since", args.since),
             ("--exhaustive", args.exhaustive),
             ("--break-below", args.break_below),
+            ("--file", args.file),
+            ("--floors", args.floors),
         )
         if value
     ]
