@@ -182,8 +182,10 @@ class RecipePlan(Frozen):
 
 
 def _snapshot_dir(manifest: CheckpointManifest, hf_cache_root: str) -> str:
-    org, _, name = manifest.model.partition("/")
-    return f"{hf_cache_root}/models--{org}--{name}/snapshots/{manifest.revision}"
+    """The snapshot dir in the HF cache; the repo folder is ``models--`` then the repo id with
+    '/' as '--', so a namespace-free id such as ``gpt2`` lives in ``models--gpt2``."""
+    folder = "--".join(("models", *manifest.model.split("/")))
+    return f"{hf_cache_root}/{folder}/snapshots/{manifest.revision}"
 
 
 def composed_steps(
@@ -252,8 +254,7 @@ def plan_recipe(
     composed = recipe.composed_model
     if composed is not None and snapshot is None:
         raise ValueError("a composed model needs the snapshot manifest of its source repo")
-    org, _, name = recipe.model.partition("/")
-    composed_dir = f"{composed_root}/{org}--{name}"
+    composed_dir = f"{composed_root}/{recipe.model.replace('/', '--')}"
     steps: tuple[tuple[str, ...], ...] = ()
     mounts: tuple[str, ...] = ()
     model_path = recipe.model
