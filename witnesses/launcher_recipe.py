@@ -3,6 +3,10 @@
 The seed recipe is DeepSeek-V4.1-Flash on four GB10 nodes with a composed model: the repo
 snapshot symlinked from the HF cache and the two Engram table shards hardlinked from
 node-local copies. The launcher owns the multi-node flags and the per-node fabric env.
+A recipe plans over exactly the group it is given (no subset, no spill-over), and a refused
+recipe lists every problem, located, in one error. Validation knows today's spellings of the
+launcher's flags (``--flag value``, ``--flag=value``, quoted or padded), not yet every
+spelling vLLM's parser accepts (underscores, prefixes, short aliases).
 """
 
 from __future__ import annotations
@@ -520,19 +524,21 @@ def unreadable_and_malformed_files_are_located() -> Verdict:
     cut = '  "unterminated]'
     cases = [
         _input_error(_MINIMAL, missing=True),
-        _input_error(b"engine = '\xff'\n"),
+        _input_error(b"engine = '\xff'\n"),  # byte 10 is not UTF-8
         _input_error(_MINIMAL + f'args = ["--x",\n{cut}\n'),
         _input_error(_MINIMAL + 'args = ["--x",'),
     ]
-    found = [(where, message.split(" (")[0].split(": ")[:2]) for p, s, where, message in cases]
+    # a read error's text after "file: " is the OS's or the codec's: its first clause is the
+    # fact; a TOML error quotes tomllib's reason with the position it found
+    found = [(where, message.split(": ")[:2]) for _, _, where, message in cases]
     at = f"line {lines + 2}, column {len(cut) + 1}"
     wanted = [
         ("<file>", ["cannot read recipe", "[Errno 2] No such file or directory"]),
         ("<file>", ["cannot read recipe", "'utf-8' codec can't decode byte 0xff in position 10"]),
-        (at, ["malformed TOML", "Illegal character '\\n'"]),
-        ("end of file", ["malformed TOML", "Invalid value"]),
+        (at, ["malformed TOML", f"Illegal character '\\n' (at {at})"]),
+        ("end of file", ["malformed TOML", "Invalid value (at end of document)"]),
     ]
-    named = all(p == s for p, s, _, _ in cases)
+    named = all(path == source for path, source, _, _ in cases)
     return expect_equal((wanted, True), (found, named), "(where, message) per file, file named")
 
 
