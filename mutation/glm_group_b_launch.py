@@ -90,6 +90,9 @@ def engram_request_left_out_of_the_key(self: ServingLaunchProfile) -> str:
         f"{W}.glm_followers_are_headless_behind_srv1",
         # recipes rendezvous at the same derived head
         "launcher_recipe.the_launcher_adds_the_multi_node_flags_per_rank",
+        "launcher_recipe.every_seed_rank_gets_its_whole_create_argv",
+        "launcher_recipe.a_plain_recipe_serves_its_model_id_with_nothing_composed",
+        "launcher_recipe.parallel_sizes_set_in_the_args_are_not_repeated",
     },
 )
 def serving_head_is_the_last_host(group: FabricGroup) -> Host:

@@ -2,25 +2,31 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 
 from mutation import mutant
 from planner.checkpoint import CheckpointManifest
 from planner.fabric import FabricGroup
 from planner.recipe import (
+    LAUNCHER_OWNED_FLAGS,
     ComposedModel,
     Recipe,
     RecipeInvalid,
     RecipePlan,
     RecipeProblem,
+    _normalize,
     arg_and_env_problems,
     composed_steps,
     load_recipe,
     plan_recipe,
     recipe_serve_argv,
+    shape_problems,
     structure_problems,
 )
+from planner.refusal import PlannerInputError
 
 W = "launcher_recipe"
 SEED_PLAN_CLAIMS = frozenset(
@@ -30,13 +36,34 @@ SEED_PLAN_CLAIMS = frozenset(
         "the_recipe_args_arrive_unquoted",
         "each_node_gets_the_recipe_env_and_its_own_fabric_env",
         "the_seed_recipe_is_accepted",
+        "every_seed_rank_gets_its_whole_create_argv",
+        "the_seed_composed_model_is_the_snapshot_then_the_local_shards",
     )
 )
+WHOLE_ARGV = f"{W}.every_seed_rank_gets_its_whole_create_argv"
+SEED_STEPS = f"{W}.the_seed_composed_model_is_the_snapshot_then_the_local_shards"
+PLAIN = f"{W}.a_plain_recipe_serves_its_model_id_with_nothing_composed"
+PARALLEL = f"{W}.parallel_sizes_set_in_the_args_are_not_repeated"
+QUOTING = f"{W}.shell_quoting_is_stripped_once"
+SPELLINGS = f"{W}.launcher_owned_flags_are_refused_in_every_spelling_the_planner_knows"
+IN_ORDER = f"{W}.every_problem_of_a_recipe_is_listed_in_order"
+SHAPE_WITH_OTHERS = f"{W}.a_tp_that_does_not_cover_the_nodes_is_reported_with_the_other_problems"
+TP_PP_ACCEPTED = f"{W}.tp_times_pp_covering_the_nodes_is_accepted"
+MESSAGE = f"{W}.the_refusal_names_the_file_and_lists_every_problem"
+FILES = f"{W}.unreadable_and_malformed_files_are_located"
+NODE_COUNT = f"{W}.a_recipe_plans_over_exactly_its_node_count"
+SNAPSHOT = f"{W}.a_composed_model_is_not_planned_without_its_own_snapshot"
+LINKS = f"{W}.composed_links_resolve_into_the_hf_cache_folder_of_the_repo"
 
 
 @mutant(
     replaces="planner.recipe.recipe_serve_argv",
-    turns_red={f"{W}.the_launcher_adds_the_multi_node_flags_per_rank"},
+    turns_red={
+        f"{W}.the_launcher_adds_the_multi_node_flags_per_rank",
+        WHOLE_ARGV,
+        PLAIN,
+        PARALLEL,  # its rank 1 serves on a port instead of being headless
+    },
 )
 def every_node_told_it_is_rank_zero(
     recipe: Recipe, group: FabricGroup, rank: int, model_path: str
@@ -47,7 +74,7 @@ def every_node_told_it_is_rank_zero(
 
 @mutant(
     replaces="planner.recipe.normalized_args",
-    turns_red={f"{W}.the_recipe_args_arrive_unquoted"},
+    turns_red={f"{W}.the_recipe_args_arrive_unquoted", WHOLE_ARGV, QUOTING},
 )
 def recipe_args_passed_with_their_shell_quotes(recipe: Recipe) -> tuple[str, ...]:
     """The args keep the recipe's shell quoting, so vLLM receives '...' around its JSON."""
@@ -56,7 +83,7 @@ def recipe_args_passed_with_their_shell_quotes(recipe: Recipe) -> tuple[str, ...
 
 @mutant(
     replaces="planner.recipe.plan_recipe",
-    turns_red={f"{W}.each_node_gets_the_recipe_env_and_its_own_fabric_env"},
+    turns_red={f"{W}.each_node_gets_the_recipe_env_and_its_own_fabric_env", WHOLE_ARGV},
 )
 def recipe_env_dropped(
     recipe: Recipe,
@@ -73,7 +100,7 @@ def recipe_env_dropped(
 
 @mutant(
     replaces="planner.recipe.composed_steps",
-    turns_red={f"{W}.local_files_win_over_the_snapshot"},
+    turns_red={f"{W}.local_files_win_over_the_snapshot", SEED_STEPS},
 )
 def local_files_linked_before_the_snapshot(
     composed: ComposedModel, snapshot: CheckpointManifest, composed_dir: str, hf_cache_root: str
@@ -86,7 +113,13 @@ def local_files_linked_before_the_snapshot(
 
 @mutant(
     replaces="planner.recipe.arg_and_env_problems",
-    turns_red={f"{W}.launcher_owned_flags_and_env_are_refused_where_they_stand"},
+    turns_red={
+        f"{W}.launcher_owned_flags_and_env_are_refused_where_they_stand",
+        SPELLINGS,
+        IN_ORDER,
+        SHAPE_WITH_OTHERS,
+        MESSAGE,
+    },
 )
 def launcher_owned_settings_let_through(args: object, env: object) -> tuple[RecipeProblem, ...]:
     """A recipe may set the launcher's own flags and env: only bad JSON is reported."""
@@ -95,8 +128,14 @@ def launcher_owned_settings_let_through(args: object, env: object) -> tuple[Reci
 
 @mutant(
     replaces="planner.recipe.arg_and_env_problems",
-    # the bad JSON arg of the all-problems claim is then reported twice
-    turns_red={*SEED_PLAN_CLAIMS, f"{W}.every_recipe_problem_is_reported_together"},
+    # the bad JSON args of the all-problems claims are then reported twice, and the quoting
+    # claim's JSON value is refused
+    turns_red={
+        *SEED_PLAN_CLAIMS,
+        f"{W}.every_recipe_problem_is_reported_together",
+        IN_ORDER,
+        QUOTING,
+    },
     independent=False,
 )
 def every_json_config_value_refused(args: object, env: object) -> tuple[RecipeProblem, ...]:
@@ -112,11 +151,14 @@ def every_json_config_value_refused(args: object, env: object) -> tuple[RecipePr
 
 @mutant(
     replaces="planner.recipe.load_recipe",
-    turns_red={f"{W}.every_recipe_problem_is_reported_together"},
+    turns_red={f"{W}.every_recipe_problem_is_reported_together", IN_ORDER},
 )
 def argument_problems_hidden_behind_structure(path: Path) -> Recipe:
     """When a field is missing, the problems of the args are not reported with it."""
-    raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return load_recipe(path)  # unreadable files are not this defect
     found = structure_problems(raw)
     if found:
         raise RecipeInvalid(str(path), found)
@@ -125,9 +167,251 @@ def argument_problems_hidden_behind_structure(path: Path) -> Recipe:
 
 @mutant(
     replaces="planner.recipe.shape_problems",
-    turns_red={f"{W}.every_recipe_problem_is_reported_together"},
+    turns_red={f"{W}.every_recipe_problem_is_reported_together", SHAPE_WITH_OTHERS},
     independent=False,
 )
 def tp_not_checked_against_the_nodes(recipe: Recipe) -> tuple[RecipeProblem, ...]:
     """TP × PP is never compared with the node count."""
     return ()
+
+
+def _with_argv(plan: RecipePlan, edit: Callable[[tuple[str, ...]], tuple[str, ...]]) -> RecipePlan:
+    ranks = tuple(r.model_copy(update={"create_argv": edit(r.create_argv)}) for r in plan.ranks)
+    return plan.model_copy(update={"ranks": ranks})
+
+
+@mutant(
+    replaces="planner.recipe.plan_recipe",
+    turns_red={WHOLE_ARGV},
+    independent=False,
+)
+def composed_mounts_writable(
+    recipe: Recipe,
+    group: FabricGroup,
+    container_name: str,
+    snapshot: CheckpointManifest | None = None,
+    composed_root: str = "/tmp/gunbc-composed",
+    hf_cache_root: str = "/var/lib/gunbc/hf-cache",
+) -> RecipePlan:
+    """The composed dir and the HF cache are bind-mounted writable, so a container can
+    change the shared cache under every other node."""
+    plan = plan_recipe(recipe, group, container_name, snapshot, composed_root, hf_cache_root)
+    return _with_argv(plan, lambda argv: tuple(a.removesuffix(",readonly") for a in argv))
+
+
+@mutant(
+    replaces="planner.recipe.plan_recipe",
+    turns_red={PLAIN},
+    independent=False,
+)
+def hf_cache_mounted_whenever_a_snapshot_is_at_hand(
+    recipe: Recipe,
+    group: FabricGroup,
+    container_name: str,
+    snapshot: CheckpointManifest | None = None,
+    composed_root: str = "/tmp/gunbc-composed",
+    hf_cache_root: str = "/var/lib/gunbc/hf-cache",
+) -> RecipePlan:
+    """A recipe without a composed model still gets the HF cache mounted when a snapshot
+    manifest is passed in."""
+    plan = plan_recipe(recipe, group, container_name, snapshot, composed_root, hf_cache_root)
+    if recipe.composed_model is not None or snapshot is None:
+        return plan
+    mount = ("--mount", f"type=bind,source={hf_cache_root},target={hf_cache_root},readonly")
+    return _with_argv(plan, lambda argv: (*argv[:12], *mount, *argv[12:]))
+
+
+@mutant(
+    replaces="planner.recipe.plan_recipe",
+    turns_red={NODE_COUNT},
+    independent=False,
+)
+def a_smaller_recipe_planned_on_the_first_hosts(
+    recipe: Recipe,
+    group: FabricGroup,
+    container_name: str,
+    snapshot: CheckpointManifest | None = None,
+    composed_root: str = "/tmp/gunbc-composed",
+    hf_cache_root: str = "/var/lib/gunbc/hf-cache",
+) -> RecipePlan:
+    """A recipe for fewer nodes than the group is planned on the group's first hosts."""
+    part = group.model_copy(update={"hosts": group.hosts[: recipe.required_nodes]})
+    return plan_recipe(recipe, part, container_name, snapshot, composed_root, hf_cache_root)
+
+
+@mutant(
+    replaces="planner.recipe.plan_recipe",
+    turns_red={SNAPSHOT},
+    independent=False,
+)
+def composed_model_served_by_id_without_a_snapshot(
+    recipe: Recipe,
+    group: FabricGroup,
+    container_name: str,
+    snapshot: CheckpointManifest | None = None,
+    composed_root: str = "/tmp/gunbc-composed",
+    hf_cache_root: str = "/var/lib/gunbc/hf-cache",
+) -> RecipePlan:
+    """Without a snapshot manifest the composed model is silently dropped and the repo id
+    served instead of the composed dir."""
+    if snapshot is None:
+        recipe = recipe.model_copy(update={"composed_model": None})
+    return plan_recipe(recipe, group, container_name, snapshot, composed_root, hf_cache_root)
+
+
+@mutant(
+    replaces="planner.recipe.composed_steps",
+    turns_red={SEED_STEPS, LINKS},
+    independent=False,
+)
+def snapshot_linked_from_main_not_its_revision(
+    composed: ComposedModel, snapshot: CheckpointManifest, composed_dir: str, hf_cache_root: str
+) -> tuple[tuple[str, ...], ...]:
+    """The links point into snapshots/main instead of the manifest's revision."""
+    moved = snapshot.model_copy(update={"revision": "main"})
+    return composed_steps(composed, moved, composed_dir, hf_cache_root)
+
+
+@mutant(
+    replaces="planner.recipe._snapshot_dir",
+    turns_red={LINKS},
+)
+def repo_folder_split_at_the_first_slash(manifest: CheckpointManifest, hf_cache_root: str) -> str:
+    """The repo folder is always models--ORG--NAME, so a namespace-free id such as gpt2 gets
+    models--gpt2-- and every link dangles."""
+    org, _, name = manifest.model.partition("/")
+    return f"{hf_cache_root}/models--{org}--{name}/snapshots/{manifest.revision}"
+
+
+@mutant(
+    replaces="planner.recipe.recipe_serve_argv",
+    turns_red={PARALLEL},
+    independent=False,
+)
+def parallel_sizes_repeated_after_the_args(
+    recipe: Recipe, group: FabricGroup, rank: int, model_path: str
+) -> tuple[str, ...]:
+    """TP and PP are appended from the fields even when the args already set them."""
+    argv = recipe_serve_argv(recipe.model_copy(update={"args": ()}), group, rank, model_path)
+    at = argv.index(model_path) + 1
+    args = tuple(_normalize(a) for a in recipe.args)
+    return (*argv[:at], *args, *argv[at:])
+
+
+@mutant(
+    replaces="planner.recipe.recipe_serve_argv",
+    turns_red={WHOLE_ARGV, PLAIN, PARALLEL},
+    independent=False,
+)
+def pipeline_parallel_size_dropped(
+    recipe: Recipe, group: FabricGroup, rank: int, model_path: str
+) -> tuple[str, ...]:
+    """The recipe's pipeline_parallel_size is validated but never rendered, so vLLM runs PP1."""
+    argv = recipe_serve_argv(recipe, group, rank, model_path)
+    if "--pipeline-parallel-size" in tuple(_normalize(a) for a in recipe.args):
+        return argv
+    at = argv.index("--pipeline-parallel-size")
+    return (*argv[:at], *argv[at + 2 :])
+
+
+@mutant(
+    replaces="planner.recipe._normalize",
+    turns_red={QUOTING},
+)
+def every_surrounding_quote_stripped(arg: str) -> str:
+    """All single quotes around an arg are stripped, not one pair: ''x'' loses both pairs
+    and a lone quote vanishes."""
+    return arg.strip().strip("'")
+
+
+@mutant(
+    replaces="planner.recipe.arg_and_env_problems",
+    turns_red={SPELLINGS},
+    independent=False,
+)
+def only_the_bare_flag_is_refused(args: object, env: object) -> tuple[RecipeProblem, ...]:
+    """--flag=value, a quoted or a whitespace-padded launcher flag slips through."""
+    items = args if isinstance(args, list) else []
+    return tuple(
+        p
+        for p in arg_and_env_problems(args, env)
+        if not p.message.endswith("is launcher-owned")
+        or items[int(p.where[5:-1])] in LAUNCHER_OWNED_FLAGS
+    )
+
+
+@mutant(
+    replaces="planner.recipe.arg_and_env_problems",
+    turns_red={SPELLINGS},
+    independent=False,
+)
+def gloo_interface_left_to_the_recipe(args: object, env: object) -> tuple[RecipeProblem, ...]:
+    """A recipe may set GLOO_SOCKET_IFNAME, so Gloo can rendezvous off the fabric rail."""
+    return tuple(p for p in arg_and_env_problems(args, env) if p.where != "env.GLOO_SOCKET_IFNAME")
+
+
+@mutant(
+    replaces="planner.recipe.structure_problems",
+    turns_red={IN_ORDER},
+)
+def list_items_located_with_dots(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
+    """Structure problems locate list items as args.1 while arg problems say args[1]."""
+    return tuple(
+        p.model_copy(update={"where": re.sub(r"\[(\d+)\]", r".\1", p.where)})
+        for p in structure_problems(raw)
+    )
+
+
+@mutant(
+    replaces="planner.recipe.load_recipe",
+    turns_red={SHAPE_WITH_OTHERS},
+    independent=False,
+)
+def tp_problem_held_back_until_the_rest_is_clean(path: Path) -> Recipe:
+    """A TP × PP that does not cover the nodes is reported only once nothing else is wrong,
+    so the user fixes the flag and is refused again."""
+    try:
+        return load_recipe(path)
+    except RecipeInvalid as invalid:
+        others = tuple(p for p in invalid.problems if not p.message.startswith("TP "))
+        raise RecipeInvalid(invalid.source, others or invalid.problems) from None
+
+
+@mutant(
+    replaces="planner.recipe.shape_problems",
+    turns_red={TP_PP_ACCEPTED, PARALLEL},
+    independent=False,
+)
+def pipeline_stages_not_counted(recipe: Recipe) -> tuple[RecipeProblem, ...]:
+    """Only TP is compared with the nodes, so a TP2 × PP2 recipe over four nodes is refused."""
+    return shape_problems(recipe.model_copy(update={"pipeline_parallel_size": 1}))
+
+
+@mutant(
+    replaces="planner.recipe.RecipeInvalid.__init__",
+    turns_red={MESSAGE},
+)
+def message_lists_the_first_problem_only(
+    self: RecipeInvalid, source: str, problems: tuple[RecipeProblem, ...]
+) -> None:
+    """The error text names the count but lists only the first problem."""
+    self.problems = problems
+    first = f"{problems[0].where}: {problems[0].message}" if problems else ""
+    PlannerInputError.__init__(self, source, f"{len(problems)} problem(s)", first)
+
+
+@mutant(
+    replaces="planner.recipe.load_recipe",
+    turns_red={FILES},
+    independent=False,
+)
+def toml_errors_located_at_the_end_of_file(path: Path) -> Recipe:
+    """Every TOML syntax error is located at the end of file instead of its line and column."""
+    try:
+        return load_recipe(path)
+    except RecipeInvalid:
+        raise
+    except PlannerInputError as error:
+        if not error.message.startswith("malformed TOML"):
+            raise
+        raise PlannerInputError(error.source, "end of file", error.message) from None

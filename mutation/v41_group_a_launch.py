@@ -349,7 +349,12 @@ def head_and_follower_units_swapped(self: ArmUnitIdentity, rank: int) -> str:
 
 @mutant(
     replaces="planner.launch.host_env",
-    turns_red={f"{W}.each_rank_uses_its_own_rail_address_and_interface"},
+    turns_red={
+        f"{W}.each_rank_uses_its_own_rail_address_and_interface",
+        # recipes take the same per-host fabric env
+        "launcher_recipe.every_seed_rank_gets_its_whole_create_argv",
+        "launcher_recipe.a_plain_recipe_serves_its_model_id_with_nothing_composed",
+    },
 )
 def nccl_left_on_the_default_interface(host: Host) -> tuple[tuple[str, str], ...]:
     """NCCL is not pinned to the fabric rail, so it picks whatever interface it finds."""

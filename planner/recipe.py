@@ -20,7 +20,7 @@ from pydantic import Field, ValidationError
 from planner.checkpoint import CheckpointManifest
 from planner.fabric import FabricGroup, serving_head
 from planner.launch import host_env
-from planner.refusal import PlannerInputError
+from planner.refusal import PlannerInputError, render_location
 from planner.values import Frozen, SafeName, SafePath
 
 LAUNCHER_OWNED_FLAGS = ("--nnodes", "--node-rank", "--master-addr", "--master-port", "--headless")
@@ -104,24 +104,28 @@ def load_recipe(path: Path) -> Recipe:
         at = _TOML_AT.search(str(exc))
         where = f"line {at.group(1)}, column {at.group(2)}" if at else "end of file"
         raise PlannerInputError(source, where, f"malformed TOML: {exc}") from exc
-    problems = structure_problems(raw) + arg_and_env_problems(raw.get("args"), raw.get("env"))
-    if problems:
+    structure = structure_problems(raw)
+    # TP × PP is checked once every field is well-typed, and reported with the arg/env problems
+    recipe = None if structure else Recipe.model_validate(raw)
+    problems = (
+        structure
+        + arg_and_env_problems(raw.get("args"), raw.get("env"))
+        + (shape_problems(recipe) if recipe is not None else ())
+    )
+    if problems or recipe is None:
         raise RecipeInvalid(source, problems)
-    recipe = Recipe.model_validate(raw)
-    shape = shape_problems(recipe)
-    if shape:
-        raise RecipeInvalid(source, shape)
     return recipe
 
 
 def structure_problems(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
-    """Every field that is missing or of the wrong type, located by its key path."""
+    """Every field that is missing or of the wrong type, located by its key path
+    (``composed_model.sources[0].repo``: list items by index, as the args problems are)."""
     try:
         Recipe.model_validate(raw)
     except ValidationError as exc:
         return tuple(
             RecipeProblem(
-                where=".".join(str(p) for p in e["loc"]) or "<root>",
+                where=render_location(e["loc"]),
                 message="required, missing"
                 if e["type"] == "missing"
                 else f"{e['msg']} (value {e.get('input')!r})",
@@ -178,8 +182,10 @@ class RecipePlan(Frozen):
 
 
 def _snapshot_dir(manifest: CheckpointManifest, hf_cache_root: str) -> str:
-    org, _, name = manifest.model.partition("/")
-    return f"{hf_cache_root}/models--{org}--{name}/snapshots/{manifest.revision}"
+    """The snapshot dir in the HF cache; the repo folder is ``models--`` then the repo id with
+    '/' as '--', so a namespace-free id such as ``gpt2`` lives in ``models--gpt2``."""
+    folder = "--".join(("models", *manifest.model.split("/")))
+    return f"{hf_cache_root}/{folder}/snapshots/{manifest.revision}"
 
 
 def composed_steps(
@@ -205,7 +211,8 @@ def composed_steps(
 def recipe_serve_argv(
     recipe: Recipe, group: FabricGroup, rank: int, model_path: str
 ) -> tuple[str, ...]:
-    """The serve argv of node ``rank``: the recipe's args, then the flags the launcher owns."""
+    """The serve argv of node ``rank``: the recipe's args, then TP and PP from the recipe's
+    fields unless the args set them, then the flags the launcher owns."""
     args = normalized_args(recipe)
     owned = (
         "--nnodes",
@@ -222,8 +229,13 @@ def recipe_serve_argv(
         if "--tensor-parallel-size" in args
         else ("--tensor-parallel-size", str(recipe.tensor_parallel_size))
     )
+    pp = (
+        ()
+        if "--pipeline-parallel-size" in args
+        else ("--pipeline-parallel-size", str(recipe.pipeline_parallel_size))
+    )
     role = ("--port", str(RECIPE_SERVE_PORT)) if rank == 0 else ("--headless",)
-    return (*recipe.entrypoint[1:], model_path, *args, *tp, *owned, *role)
+    return (*recipe.entrypoint[1:], model_path, *args, *tp, *pp, *owned, *role)
 
 
 def plan_recipe(
@@ -242,8 +254,7 @@ def plan_recipe(
     composed = recipe.composed_model
     if composed is not None and snapshot is None:
         raise ValueError("a composed model needs the snapshot manifest of its source repo")
-    org, _, name = recipe.model.partition("/")
-    composed_dir = f"{composed_root}/{org}--{name}"
+    composed_dir = f"{composed_root}/{recipe.model.replace('/', '--')}"
     steps: tuple[tuple[str, ...], ...] = ()
     mounts: tuple[str, ...] = ()
     model_path = recipe.model

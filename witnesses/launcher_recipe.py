@@ -3,35 +3,136 @@
 The seed recipe is DeepSeek-V4.1-Flash on four GB10 nodes with a composed model: the repo
 snapshot symlinked from the HF cache and the two Engram table shards hardlinked from
 node-local copies. The launcher owns the multi-node flags and the per-node fabric env.
+A recipe plans over exactly the group it is given (no subset, no spill-over), and a refused
+recipe lists every problem, located, in one error. Validation knows today's spellings of the
+launcher's flags (``--flag value``, ``--flag=value``, quoted or padded), not yet every
+spelling vLLM's parser accepts (underscores, prefixes, short aliases).
 """
 
 from __future__ import annotations
 
 import subprocess
 import tempfile
+import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from claims import ClaimKind, Verdict, claim, expect, expect_equal
-from fixtures.builders import SEED_RECIPE, TINY_RECIPE, inventory, seed_recipe_plan
+from fixtures.builders import (
+    SEED_RECIPE,
+    TINY_RECIPE,
+    inventory,
+    seed_recipe_plan,
+    v41_manifest,
+)
 from planner.checkpoint import CheckpointManifest, ManifestFile
-from planner.recipe import RecipeInvalid, load_recipe, plan_recipe
+from planner.fabric import FabricGroup
+from planner.recipe import Recipe, RecipeInvalid, load_recipe, plan_recipe
+from planner.refusal import PlannerInputError
 
 _MINIMAL = TINY_RECIPE.read_text(encoding="utf-8")
+# The seed recipe's vLLM args exactly as the file writes them, its multi-line shell-quoted
+# JSON values without their surrounding whitespace and one pair of single quotes.
+_SEED_ARGS = (
+    *("--served-model-name", "dsv41", "--trust-remote-code"),
+    *("--distributed-executor-backend", "mp", "--gpu-memory-utilization", "0.88"),
+    *("--max-model-len", "524288", "--decode-context-parallel-size", "1"),
+    *("--max-num-seqs", "4", "--max-num-batched-tokens", "4096"),
+    *("--prefill-compute-share", "0.4", "--block-size", "256"),
+    *("--enable-chunked-prefill", "--enable-prefix-caching", "--kv-cache-dtype", "fp8"),
+    *("--attention-backend", "B12X", "--linear-backend", "b12x", "--moe-backend", "b12x"),
+    *("--compilation-config", '{"cudagraph_mode":"FULL_AND_PIECEWISE"}'),
+    *("--max_cudagraph_capture_size", "128"),
+    "--speculative-config",
+    '{"method":"dspark","num_speculative_tokens":7,"draft_tensor_parallel_size":4,'
+    '"attention_backend":"B12X","draft_sample_method":"greedy",'
+    '"rejection_sample_method":"standard","enable_adaptive_verification":true}',
+    *("--engram-config", '{"cpu_offload":false,"table_memory":"disk"}'),
+    *("--load-format", "instanttensor", "--safetensors-load-strategy", "lazy"),
+    *("--generation-config", "vllm"),
+    *("--override-generation-config", '{"temperature":1.0,"top_p":0.95}'),
+    *("--limit-mm-per-prompt", '{"image":2}'),
+    *("--reasoning-parser", "deepseek_v41", "--tool-call-parser", "deepseek_v41"),
+    *("--enable-auto-tool-choice", "--jit-monitor-mode", "error"),
+)
+# The launcher's defaults (planner.recipe): where composed models and the HF cache live, the
+# rendezvous port every node meets on and the port the head serves on.
+_COMPOSED_ROOT = "/tmp/gunbc-composed"
+_HF_CACHE = "/var/lib/gunbc/hf-cache"
+_RENDEZVOUS_PORT = "29521"
+_SERVE_PORT = "8000"
 
 
 def _value_after(argv: tuple[str, ...], flag: str) -> str | None:
     return argv[argv.index(flag) + 1] if flag in argv else None
 
 
-def _problems(text: str) -> list[tuple[str, str]]:
+@contextmanager
+def _recipe_file(text: str | bytes) -> Iterator[Path]:
     with tempfile.TemporaryDirectory() as root:
         path = Path(root) / "recipe.toml"
-        path.write_text(text, encoding="utf-8")
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+        yield path
+
+
+def _problems(text: str) -> list[tuple[str, str]]:
+    with _recipe_file(text) as path:
         try:
             load_recipe(path)
         except RecipeInvalid as invalid:
             return [(p.where, p.message) for p in invalid.problems]
     return []
+
+
+def _load(text: str) -> Recipe:
+    with _recipe_file(text) as path:
+        return load_recipe(path)
+
+
+def _group(name: str = "group_a") -> FabricGroup:
+    return inventory().group(name)
+
+
+def _create_argv(
+    group: FabricGroup,
+    rank: int,
+    *,
+    container: str,
+    shm: str,
+    mounts: tuple[str, ...],
+    env: tuple[tuple[str, str], ...],
+    entrypoint: tuple[str, ...],
+    image: str,
+    model_path: str,
+    args: tuple[str, ...],
+) -> tuple[str, ...]:
+    """The documented create argv of node ``rank``: host network and IPC, every GPU, the
+    recipe's shm size, mounts, the recipe env then this host's fabric env (from its own
+    inventory entry), the recipe's entrypoint split into --entrypoint and its arguments, the
+    model path, the recipe's args, then the multi-node flags the launcher owns."""
+    host = group.hosts[rank]
+    fabric_env = (
+        ("VLLM_HOST_IP", host.rail_address),
+        ("NCCL_SOCKET_IFNAME", host.rail_interface),
+        ("GLOO_SOCKET_IFNAME", host.rail_interface),
+    )
+    head = group.hosts[0].rail_address  # node rank 0 is the rendezvous head
+    role = ("--port", _SERVE_PORT) if rank == 0 else ("--headless",)
+    return (
+        *("docker", "create", "--name", container),
+        *("--network", "host", "--ipc", "host", "--gpus", "all", "--shm-size", shm),
+        *(f for m in mounts for f in ("--mount", m)),
+        *(f for k, v in (*env, *fabric_env) for f in ("--env", f"{k}={v}")),
+        *("--entrypoint", entrypoint[0], image, *entrypoint[1:], model_path, *args),
+        *("--nnodes", str(len(group.hosts)), "--node-rank", str(rank)),
+        *("--master-addr", head, "--master-port", _RENDEZVOUS_PORT),
+        *role,
+    )
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
@@ -153,3 +254,365 @@ def the_seed_recipe_is_accepted() -> Verdict:
         f"{plan.name}: {len(plan.ranks)} nodes",
         "the seed recipe did not plan",
     )
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def every_seed_rank_gets_its_whole_create_argv() -> Verdict:
+    """Each of Group A's four nodes, in inventory order, gets the whole create argv: the
+    recipe's image, shm size, entrypoint and env, the composed model mounted read-only with
+    the HF cache its links point into, its own fabric env, the recipe's args unquoted and in
+    order, TP and PP from the recipe's fields (the args set neither), then the multi-node
+    flags."""
+    raw: dict[str, Any] = tomllib.loads(SEED_RECIPE.read_text(encoding="utf-8"))
+    group = _group()
+    mount = raw["composed_model"]["mount"]
+    org, name = raw["model"].split("/")
+    composed_dir = f"{_COMPOSED_ROOT}/{org}--{name}"
+    expected = [
+        (
+            host.name,
+            _create_argv(
+                group,
+                rank,
+                container=SEED_RECIPE.stem,  # the builder names the container after the file
+                shm=raw["shm_size"],
+                mounts=(
+                    f"type=bind,source={composed_dir},target={mount},readonly",
+                    f"type=bind,source={_HF_CACHE},target={_HF_CACHE},readonly",
+                ),
+                env=tuple(raw["env"].items()),
+                entrypoint=tuple(raw["entrypoint"]),
+                image=raw["docker_image"],
+                model_path=mount,  # a composed model is served from its mount
+                args=(
+                    *_SEED_ARGS,
+                    *("--tensor-parallel-size", str(raw["tensor_parallel_size"])),
+                    *("--pipeline-parallel-size", str(raw["pipeline_parallel_size"])),
+                ),
+            ),
+        )
+        for rank, host in enumerate(group.hosts)
+    ]
+    found = [(r.host_name, r.create_argv) for r in seed_recipe_plan().ranks]
+    return expect_equal(expected, found, "(host, create argv) per node")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_seed_composed_model_is_the_snapshot_then_the_local_shards() -> Verdict:
+    """Every node builds its composed dir the same way: make it, symlink every file of the
+    snapshot manifest from the HF cache's snapshot dir of that revision, in manifest order,
+    then hardlink each local file (recipe order) over its base name, so the local wins."""
+    raw: dict[str, Any] = tomllib.loads(SEED_RECIPE.read_text(encoding="utf-8"))
+    snapshot = v41_manifest()
+    org, name = raw["model"].split("/")
+    composed_dir = f"{_COMPOSED_ROOT}/{org}--{name}"
+    source = f"{_HF_CACHE}/models--{org}--{name}/snapshots/{snapshot.revision}"
+    steps = (
+        ("mkdir", "-p", "--", composed_dir),
+        *(
+            ("ln", "-sfn", "--", f"{source}/{f.path}", f"{composed_dir}/{f.path}")
+            for f in snapshot.files
+        ),
+        *(
+            ("ln", "-f", "--", f["host"], f"{composed_dir}/{Path(f['host']).name}")
+            for f in raw["composed_model"]["local_files"]
+        ),
+    )
+    found = [r.composed_steps for r in seed_recipe_plan().ranks]
+    return expect_equal([steps] * 4, found, "composed-model steps per node")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_plain_recipe_serves_its_model_id_with_nothing_composed() -> Verdict:
+    """A recipe without [composed_model] plans no steps and no mounts and serves the model
+    id itself, whether or not a snapshot manifest is at hand (over Group B here)."""
+    recipe = _load(_MINIMAL)
+    group = _group("group_b")
+    expected = [
+        (
+            (),
+            _create_argv(
+                group,
+                rank,
+                container="tiny",
+                shm="8g",
+                mounts=(),
+                env=(),
+                entrypoint=("vllm", "serve"),
+                image="tiny:local",
+                model_path="org/tiny",
+                # no args in the recipe: TP 4 from its field, PP 1 by default
+                args=("--tensor-parallel-size", "4", "--pipeline-parallel-size", "1"),
+            ),
+        )
+        for rank in range(4)
+    ]
+    found = [
+        [(r.composed_steps, r.create_argv) for r in plan_recipe(recipe, group, "tiny", s).ranks]
+        for s in (None, v41_manifest())
+    ]
+    return expect_equal([expected, expected], found, "(steps, create argv) per node")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def parallel_sizes_set_in_the_args_are_not_repeated() -> Verdict:
+    """A recipe whose args set --tensor-parallel-size or --pipeline-parallel-size keeps its
+    own and gets no second one; a field the args do not set is still rendered (TP2 × PP2
+    over four nodes, so PP comes from the field when only TP is in the args)."""
+    text = _MINIMAL.replace("tensor_parallel_size = 4", "tensor_parallel_size = 2") + (
+        "pipeline_parallel_size = 2\n"
+    )
+    both = _load(text + 'args = ["--pipeline-parallel-size", "2", "--tensor-parallel-size", "2"]\n')
+    only_tp = _load(text + 'args = ["--tensor-parallel-size", "2"]\n')
+    group = _group()
+    argvs = [plan_recipe(r, group, "tiny").ranks[1].create_argv for r in (both, only_tp)]
+    found = [argv[argv.index("org/tiny") :] for argv in argvs]
+    owned = ("--nnodes", "4", "--node-rank", "1", "--master-addr", group.hosts[0].rail_address)
+    tail = (*owned, "--master-port", _RENDEZVOUS_PORT, "--headless")
+    expected = [
+        ("org/tiny", "--pipeline-parallel-size", "2", "--tensor-parallel-size", "2", *tail),
+        ("org/tiny", "--tensor-parallel-size", "2", "--pipeline-parallel-size", "2", *tail),
+    ]
+    return expect_equal(expected, found, "rank 1 serve argv from the model path")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def shell_quoting_is_stripped_once() -> Verdict:
+    """Each arg loses its surrounding whitespace and one pair of single quotes, nothing
+    more: an empty quoted value becomes the empty argument, a doubly quoted value keeps its
+    inner pair, a lone quote or an inner apostrophe stays."""
+    recipe = _load(
+        _MINIMAL + 'args = ["  --chat-template  ", "\'\'", "\'\'x\'\'", "\'", "it\'s", '
+        '"\\n\'{\\"a\\":1}\'\\n"]\n'
+    )
+    argv = plan_recipe(recipe, _group(), "tiny").ranks[0].create_argv
+    start = argv.index("org/tiny") + 1
+    found = argv[start : start + 6]
+    return expect_equal(
+        ("--chat-template", "", "'x'", "'", "it's", '{"a":1}'), found, "args as served"
+    )
+
+
+@claim(ClaimKind.REFUSAL)
+def launcher_owned_flags_are_refused_in_every_spelling_the_planner_knows() -> Verdict:
+    """Each launcher-owned flag is refused at args[i] whether written alone (its value in the
+    next arg), as --flag=value (split at the first '=', as argparse does), shell-quoted or
+    padded with whitespace; each of the three fabric env keys at env.KEY. The message quotes
+    the arg as it would be served."""
+    flags = ("--nnodes", "--node-rank", "--master-addr", "--master-port", "--headless")
+    args: list[str] = []
+    wanted: list[tuple[str, str]] = []
+    for flag in flags:
+        for written, served in (
+            (flag, flag),
+            (f"{flag}=1", f"{flag}=1"),
+            (f"'{flag}=a=b'", f"{flag}=a=b"),
+            (f"  {flag}\n", flag),
+        ):
+            wanted.append((f"args[{len(args) + 1}]", f"{served} is launcher-owned"))
+            args += ["--trust-remote-code", written]
+    env = ("GLOO_SOCKET_IFNAME", "VLLM_HOST_IP", "NCCL_SOCKET_IFNAME")
+    wanted += [(f"env.{key}", "set per node by the launcher") for key in env]
+    listed = ", ".join('"' + a.replace("\n", "\\n") + '"' for a in args)
+    text = (
+        _MINIMAL
+        + f"args = [{listed}]\n[env]\n"
+        + "".join(f'{k} = "x"\nOK_{k} = "y"\n' for k in env)
+    )
+    return expect_equal(wanted, _problems(text), "recipe problems")
+
+
+@claim(ClaimKind.REFUSAL)
+def every_problem_of_a_recipe_is_listed_in_order() -> Verdict:
+    """Wrong types, missing fields and unknown keys (each with pydantic's reason and the
+    value found), nested ones located by key path and list index, then the args that are
+    launcher-owned or not JSON (a '[' value as well as a '{' one), then the env: all in one
+    refusal. A non-string arg is a type problem, reported once."""
+    text = (
+        _MINIMAL.replace("required_nodes = 4", 'required_nodes = "four"').replace(
+            'shm_size = "8g"\n', ""
+        )
+        + "bogus = 1\n"
+        + 'args = ["--nnodes", 4, "[1,", "--speculative-config", "\'{bad\'"]\n'
+        + '[env]\nNCCL_SOCKET_IFNAME = "eth0"\n'
+        + '[composed_model]\nmount = "/model"\n[[composed_model.sources]]\nrepo = 3\n'
+        + "[[composed_model.local_files]]\n"
+    )
+    as_int = "Input should be a valid integer, unable to parse string as an integer"
+    wanted = [
+        ("required_nodes", f"{as_int} (value 'four')"),
+        ("shm_size", "required, missing"),
+        ("args[1]", "Input should be a valid string (value 4)"),
+        ("composed_model.sources[0].repo", "Input should be a valid string (value 3)"),
+        # pydantic also reports the tuple as too short when its only item is invalid
+        (
+            "composed_model.sources",
+            "Tuple should have at least 1 item after validation, not 0 (value [{'repo': 3}])",
+        ),
+        ("composed_model.local_files[0].host", "required, missing"),
+        ("bogus", "Extra inputs are not permitted (value 1)"),
+        ("args[0]", "--nnodes is launcher-owned"),
+        ("args[2]", "not JSON: Expecting value"),
+        ("args[4]", "not JSON: Expecting property name enclosed in double quotes"),
+        ("env.NCCL_SOCKET_IFNAME", "set per node by the launcher"),
+    ]
+    return expect_equal(wanted, _problems(text), "recipe problems")
+
+
+@claim(ClaimKind.REFUSAL)
+def a_tp_that_does_not_cover_the_nodes_is_reported_with_the_other_problems() -> Verdict:
+    """Once the fields are well-typed, TP × PP ≠ nodes is reported after the arg and env
+    problems in the same refusal, naming both sizes and the node count."""
+    text = _MINIMAL.replace("tensor_parallel_size = 4", "tensor_parallel_size = 3") + (
+        'args = ["--master-port", "1"]\n'
+    )
+    wanted = [
+        ("args[0]", "--master-port is launcher-owned"),
+        (
+            "tensor_parallel_size",
+            "TP 3 × PP 1 must equal required_nodes 4 (one GB10 GPU per node)",
+        ),
+    ]
+    return expect_equal(wanted, _problems(text), "recipe problems")
+
+
+@claim(ClaimKind.POSITIVE_CONTROL)
+def tp_times_pp_covering_the_nodes_is_accepted() -> Verdict:
+    """TP 2 × PP 2 covers four nodes: the recipe loads and plans."""
+    text = _MINIMAL.replace("tensor_parallel_size = 4", "tensor_parallel_size = 2")
+    plan = plan_recipe(_load(text + "pipeline_parallel_size = 2\n"), _group(), "tiny")
+    return expect_equal(4, len(plan.ranks), "nodes planned")
+
+
+@claim(ClaimKind.REFUSAL)
+def the_refusal_names_the_file_and_lists_every_problem() -> Verdict:
+    """The error a user reads: the file, the number of problems, then each problem as
+    'where: message', one per indented line."""
+    with _recipe_file(_MINIMAL + 'args = ["--headless"]\n[env]\nVLLM_HOST_IP = "1"\n') as path:
+        try:
+            load_recipe(path)
+        except RecipeInvalid as invalid:
+            found: tuple[str, str, str] | None = (invalid.source, invalid.where, str(invalid))
+        else:
+            found = None
+        wanted = (
+            str(path),
+            "2 problem(s)",
+            f"{path}: 2 problem(s): args[0]: --headless is launcher-owned\n"
+            "  env.VLLM_HOST_IP: set per node by the launcher",
+        )
+    return expect_equal(wanted, found, "(source, where, message)")
+
+
+def _input_error(text: str | bytes, *, missing: bool = False) -> tuple[str, str, str, str]:
+    with _recipe_file(text) as path:
+        if missing:
+            path.unlink()
+        try:
+            load_recipe(path)
+        except PlannerInputError as error:
+            return (str(path), error.source, error.where, error.message)
+    return (str(path), "", "", "accepted")
+
+
+@claim(ClaimKind.REFUSAL)
+def unreadable_and_malformed_files_are_located() -> Verdict:
+    """A file that is missing or not UTF-8 is refused at <file>; a TOML syntax error at its
+    line and column (the column of the newline ending an unterminated string), or at the
+    end of file when the document stops short; each names the file."""
+    lines = _MINIMAL.count("\n")
+    cut = '  "unterminated]'
+    cases = [
+        _input_error(_MINIMAL, missing=True),
+        _input_error(b"engine = '\xff'\n"),  # byte 10 is not UTF-8
+        _input_error(_MINIMAL + f'args = ["--x",\n{cut}\n'),
+        _input_error(_MINIMAL + 'args = ["--x",'),
+    ]
+    # a read error's text after "file: " is the OS's or the codec's: its first clause is the
+    # fact; a TOML error quotes tomllib's reason with the position it found
+    found = [(where, message.split(": ")[:2]) for _, _, where, message in cases]
+    at = f"line {lines + 2}, column {len(cut) + 1}"
+    wanted = [
+        ("<file>", ["cannot read recipe", "[Errno 2] No such file or directory"]),
+        ("<file>", ["cannot read recipe", "'utf-8' codec can't decode byte 0xff in position 10"]),
+        (at, ["malformed TOML", f"Illegal character '\\n' (at {at})"]),
+        ("end of file", ["malformed TOML", "Invalid value (at end of document)"]),
+    ]
+    named = all(path == source for path, source, _, _ in cases)
+    return expect_equal((wanted, True), (found, named), "(where, message) per file, file named")
+
+
+@claim(ClaimKind.REFUSAL)
+def a_recipe_plans_over_exactly_its_node_count() -> Verdict:
+    """The planner promises a recipe exactly the group it is given: a recipe for fewer nodes
+    than the group is not planned on a subset, nor one for more on the group; both refused
+    naming the counts and the group."""
+    found = []
+    for nodes in (2, 8):
+        text = _MINIMAL.replace("required_nodes = 4", f"required_nodes = {nodes}").replace(
+            "tensor_parallel_size = 4", f"tensor_parallel_size = {nodes}"
+        )
+        try:
+            plan_recipe(_load(text), _group(), "tiny")
+            found.append("planned")
+        except ValueError as error:
+            found.append(str(error))
+    wanted = ["recipe needs 2 nodes, group_a has 4", "recipe needs 8 nodes, group_a has 4"]
+    return expect_equal(wanted, found, "refusals")
+
+
+@claim(ClaimKind.REFUSAL)
+def a_composed_model_is_not_planned_without_its_own_snapshot() -> Verdict:
+    """A composed model planned with no snapshot manifest, or with the manifest of another
+    repo, is refused: its links would point nowhere."""
+    recipe = _load(
+        _MINIMAL + '[composed_model]\nmount = "/model"\n[[composed_model.sources]]\n'
+        'repo = "org/tiny"\n'
+    )
+    found = []
+    for snapshot in (None, v41_manifest()):
+        try:
+            plan_recipe(recipe, _group(), "tiny", snapshot)
+            found.append("planned")
+        except ValueError as error:
+            found.append(str(error))
+    wanted = [
+        "a composed model needs the snapshot manifest of its source repo",
+        "snapshot deepseek-ai/DeepSeek-V4.1-Flash is not the recipe's org/tiny",
+    ]
+    return expect_equal(wanted, found, "refusals")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def composed_links_resolve_into_the_hf_cache_folder_of_the_repo() -> Verdict:
+    """Run for real, the composed dir's links read the snapshot's files through the HF
+    cache's own folder naming (models--ORG--NAME, and models--NAME for a namespace-free id
+    such as gpt2); the composed dir is named after the repo id the same way."""
+    found = []
+    for repo, folder in (("org/tiny", "org--tiny"), ("gpt2", "gpt2")):
+        with tempfile.TemporaryDirectory() as root:
+            base = Path(root)
+            shots = base / "cache" / f"models--{folder}" / "snapshots" / "r1"
+            shots.mkdir(parents=True)
+            (shots / "config.json").write_text(f"config of {repo}")
+            snapshot = CheckpointManifest(
+                model=repo,
+                revision="r1",
+                files=(ManifestFile(path="config.json", bytes=2, role="config"),),
+            )
+            text = _MINIMAL.replace('model = "org/tiny"', f'model = "{repo}"') + (
+                f'[composed_model]\nmount = "/model"\n[[composed_model.sources]]\nrepo = "{repo}"\n'
+            )
+            plan = plan_recipe(
+                _load(text),
+                _group(),
+                "tiny",
+                snapshot,
+                composed_root=str(base / "composed"),
+                hf_cache_root=str(base / "cache"),
+            )
+            for step in plan.ranks[0].composed_steps:
+                subprocess.run(step, check=True, capture_output=True)
+            linked = base / "composed" / folder / "config.json"
+            found.append(linked.read_text() if linked.exists() else "dangling or absent")
+    return expect_equal(["config of org/tiny", "config of gpt2"], found, "config read via links")
