@@ -31,22 +31,30 @@ from fixtures.builders import (
     DATA_ROOT,
     SEED_RECIPE,
     TINY_RECIPE,
+    authority_state,
     glm_dry_run,
     inventory,
+    scenario,
     seed_recipe_plan,
     v41_dry_run,
+    v41_manifest,
 )
 from planner.apply import Stage
 from planner.arm_launch import DryRun
 from planner.cli import main
-from planner.data import DATA_ENV
+from planner.data import DATA_ENV, GLM_MANIFEST, V41_MANIFEST
 from planner.engram import MkdirStep
+from planner.frontiers import PlanInputs
 from planner.recipe import RecipePlan, load_recipe, plan_recipe
 from planner.refusal import Refusal
 from planner.report import write_atomically
+from planner.v41_group_a_launch import v41_group_a_launch_dry_run
 
-REPO = Path(__file__).resolve().parent.parent
-README = REPO / "README.md"
+# The README the user reads: the checkout's (the mutation survey runs from a copy of the
+# sources in mutants/ inside the checkout, which has no README of its own).
+README = next(
+    d / "README.md" for d in Path(__file__).resolve().parents if (d / "README.md").is_file()
+)
 RULE = "=" * 78
 SCENARIOS = DATA_ROOT / "scenarios"
 V41, GLM = "v41_group_a", "glm_group_b"
@@ -216,11 +224,36 @@ def refused_dry_runs_exit_1_printing_every_refusal_in_order() -> Verdict:
             want = _dry_run_lines(planned, out)
             if (ran.code, ran.out, ran.err) != (1, want, "") or not out.is_file():
                 problems.append(f"{name}: exit {ran.code}, stdout {ran.out}, stderr {ran.err!r}")
+        # a log without an inputs file: nothing supplied, every frontier named
+        supplied = scenario("supplied")
+        bare = v41_group_a_launch_dry_run(
+            inventory(), v41_manifest(), PlanInputs(), authority_state("supplied")
+        )
+        now = supplied.now.isoformat()
+        out = Path(tmp) / "bare.txt"
+        ran = _run_main(
+            "dry-run", V41, "--authority", supplied.authority, "--now", now, "--out", out
+        )
+        if len(bare.refusals) < 3 or (ran.code, ran.out) != (1, _dry_run_lines(bare, out)):
+            problems.append(f"no --inputs: exit {ran.code}, stdout {ran.out}")
     return expect(
         not problems,
-        f"{len(REFUSAL_SCENARIOS)} scenarios exit 1, each refusal printed in order",
+        f"{len(REFUSAL_SCENARIOS)} scenarios and a bare log exit 1, each refusal in order",
         "; ".join(problems[:3]),
     )
+
+
+def _mirror(source: Path, target: Path, leave_out: str) -> Path:
+    """``target`` mirroring ``source`` by symlinks, without the entry ``leave_out`` (a
+    relative path; the directories above it are mirrored entry by entry)."""
+    head, _, rest = leave_out.partition("/")
+    target.mkdir(parents=True)
+    for entry in source.iterdir():
+        if entry.name == head and rest:
+            _mirror(entry, target / head, rest)
+        elif entry.name != head:
+            (target / entry.name).symlink_to(entry)
+    return target
 
 
 def _known_scenarios() -> str:
@@ -236,6 +269,16 @@ def _usage_cases(tmp: Path) -> list[tuple[str, list[str], str]]:
     not_there = tmp / "no-inputs.json"
     nowhere = tmp / "nowhere"
     dry = ["dry-run", V41]
+    # inputs whose Engram manifest names a row store outside its directory (a located error
+    # naming the inputs file, not "inputs")
+    bad_inputs = tmp / "inputs" / "bad.json"
+    bad_inputs.parent.mkdir()
+    raw = json.loads(inputs.read_text(encoding="utf-8"))
+    raw["engram_manifest"] = json.dumps({"row_stores": [{"path": "/etc/passwd"}]})
+    bad_inputs.write_text(json.dumps(raw), encoding="utf-8")
+    broken_root = _mirror(DATA_ROOT, tmp / "data", "scenarios/broken")
+    (broken_root / "scenarios" / "broken").mkdir()
+    (broken_root / "scenarios" / "broken" / "scenario.json").write_text("", encoding="utf-8")
     return [
         (
             "unparseable --now",
@@ -298,6 +341,19 @@ def _usage_cases(tmp: Path) -> list[tuple[str, list[str], str]]:
             f"planner: error: {nowhere}/scenarios: <dir>: no scenarios directory (check --data)\n",
         ),
         (
+            "an Engram manifest in the inputs file escaping its directory",
+            [*dry, "--authority", str(log), "--inputs", str(bad_inputs), "--now", now],
+            f"planner: error: {bad_inputs}: engram_manifest.row_stores[0].path: '/etc/passwd' "
+            "is not inside the row-store directory /var/tmp/engram-local/DeepSeek-V4.1-Flash\n",
+        ),
+        (
+            "a scenario whose scenario.json is not JSON",
+            [*dry, "--scenario", "broken", "--data", str(broken_root)],
+            f"planner: error: {broken_root}/scenarios/broken/scenario.json: <file>: cannot read "
+            "scenario: Expecting value: line 1 column 1 (char 0)\n",
+        ),
+        ("no command", [], "planner: error: the following arguments are required: command\n"),
+        (
             "unknown arm",
             ["dry-run", "v5_group_c", "--scenario", "supplied"],
             "planner dry-run: error: argument arm: invalid choice: 'v5_group_c' "
@@ -314,17 +370,18 @@ def usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing() -> Verd
     naming the bad value and where, and nothing written."""
     problems = []
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        for what, argv, want in _usage_cases(root):
+        root = Path(tmp) / "out"
+        root.mkdir()
+        for what, argv, want in _usage_cases(Path(tmp)):
             out = root / "r.txt"
-            ran = _run_main(*argv, "--out", out)
+            ran = _run_main(*argv, *(["--out", out] if argv else []))
             # argparse prints its usage first; its error is the last line
             err = ran.err.splitlines()[-1] + "\n" if ran.err.startswith("usage:") else ran.err
             if (ran.code, ran.out, err) != (2, [], want) or _tree(root):
                 problems.append(f"{what}: exit {ran.code}, stderr {ran.err!r}, left {_tree(root)}")
     return expect(
         not problems,
-        "12 usage/input errors: exit 2, located, nothing written",
+        "15 usage/input errors: exit 2, located, nothing written",
         "; ".join(problems[:3]),
     )
 
@@ -351,6 +408,41 @@ def an_unwritable_out_exits_2_and_leaves_nothing_behind() -> Verdict:
         not problems,
         "a directory and a path under a file: exit 2, nothing left",
         "; ".join(problems),
+    )
+
+
+@claim(ClaimKind.REFUSAL)
+def every_data_file_is_read_from_the_data_root() -> Verdict:
+    """With --data, the inventory, the checkpoint manifests and the snapshot manifests are
+    read from that root: a root without one of them exits 2 naming that file in that root
+    (both arms and recipes); a complete root plans as the fixtures do."""
+    seed = ("recipe", SEED_RECIPE)
+    supplied = ("dry-run", V41, "--scenario", "supplied")
+    glm = ("dry-run", GLM, "--scenario", "supplied")
+    cases = [
+        (supplied, "fabric.json", "cannot read inventory"),
+        (supplied, V41_MANIFEST, "cannot read"),
+        (glm, GLM_MANIFEST, "cannot read"),
+        (seed, "fabric.json", "cannot read inventory"),
+        # the seed recipe composes DeepSeek-V4.1-Flash's snapshot
+        (seed, V41_MANIFEST, "deepseek-ai/DeepSeek-V4.1-Flash: no snapshot manifest"),
+    ]
+    problems = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for number, (argv, missing, says) in enumerate(cases):
+            root = _mirror(DATA_ROOT, Path(tmp) / f"root{number}", missing)
+            ran = _run_main(*argv, "--data", root, "--out", Path(tmp) / "r.txt")
+            named = f"{root}/{missing}" if "snapshot" not in says else f"{root}/checkpoints"
+            head = f"planner: error: {named}: "
+            if ran.code != 2 or not ran.err.startswith(head) or says not in ran.err:
+                problems.append(f"{' '.join(map(str, argv[:2]))} without {missing}: {ran.err!r}")
+        whole = _mirror(DATA_ROOT, Path(tmp) / "whole", "-")
+        for argv, code in ((supplied, 0), (glm, 0), (seed, 0)):
+            ran = _run_main(*argv, "--data", whole, "--out", Path(tmp) / "r.txt")
+            if ran.code != code:
+                problems.append(f"{' '.join(map(str, argv[:2]))} with a whole root: {ran.err!r}")
+    return expect(
+        not problems, "5 missing files named in --data; whole root plans", "; ".join(problems)
     )
 
 
@@ -600,10 +692,10 @@ def the_verdict_section_states_the_decision() -> Verdict:
     the admission line, each refusal in order and the result with its count — for an admitted
     run, an unrendered one (live) and rendered refusals (active_incumbent, low_utilization)."""
     problems = []
-    for scenario in ("supplied", "live", "active_incumbent", "low_utilization"):
-        run = v41_dry_run(scenario)
-        text = _report_of(V41, scenario)
-        problems += [f"{scenario}: {p}" for p in _check_report(text, run, _scenario_now(scenario))]
+    for name in ("supplied", "live", "active_incumbent", "low_utilization"):
+        run = v41_dry_run(name)
+        text = _report_of(V41, name)
+        problems += [f"{name}: {p}" for p in _check_report(text, run, _scenario_now(name))]
     return expect(not problems, "4 verdicts as planned", "; ".join(problems[:4]))
 
 
@@ -776,6 +868,15 @@ def reports_are_written_atomically() -> Verdict:
                 problems.append("an unencodable text was written")
             except UnicodeEncodeError:
                 pass
+        # the temp file lives beside the report (a rename within one directory), never in
+        # the system temp directory: point that somewhere that does not exist
+        before, tempfile.tempdir = tempfile.tempdir, str(root / "no-system-temp")
+        try:
+            write_atomically(root / "a" / "c" / "beside.txt", "beside\n")
+        except OSError as exc:
+            problems.append(f"a write used the system temp directory: {exc}")
+        finally:
+            tempfile.tempdir = before
         (root / "a" / "dir.txt").mkdir()
         try:
             write_atomically(root / "a" / "dir.txt", "x")
@@ -783,7 +884,7 @@ def reports_are_written_atomically() -> Verdict:
         except OSError:
             pass
         left = _tree(root)
-        if left != ["a", "a/b", "a/b/report.txt", "a/dir.txt"]:
+        if left != ["a", "a/b", "a/b/report.txt", "a/c", "a/c/beside.txt", "a/dir.txt"]:
             problems.append(f"left {left}")
         if path.read_text(encoding="utf-8") != "first\nsecond — ü\n":
             problems.append("the old report changed")
@@ -852,7 +953,17 @@ def help_documents_every_command_and_option() -> Verdict:
         if not text.startswith(f"usage: planner {command} "):
             problems.append(f"{command} --help: {text.splitlines()[:1]}")
         problems += [f"{command} {a}: no description" for a in arguments if not _described(text, a)]
+    for command in ((), ("dry-run",), ("recipe",)):
+        if not _description(_help(*command)):
+            problems.append(f"planner {' '.join(command)} --help: no description of what it does")
     return expect(not problems, "3 commands, 12 arguments described", "; ".join(problems))
+
+
+def _description(help_text: str) -> str:
+    """The paragraph between the usage block and the first argument heading."""
+    paragraphs = help_text.split("\n\n")
+    found = paragraphs[1] if len(paragraphs) > 1 else ""
+    return "" if found.split("\n")[0].endswith(":") else found
 
 
 def _stated_default(help_text: str, option: str) -> str:
@@ -936,8 +1047,8 @@ def help_states_the_exit_codes_and_its_examples_run() -> Verdict:
     # authority example is given supplied's log and inputs at its own time, which admits.
     promised = {"supplied": 0, "live": 1, "log.jsonl": 0, "scenarios": 0, "recipe": 0}
     examples = _examples(_help()) + _examples(_help("recipe"))
-    if len(examples) < 5:
-        problems.append(f"only {len(examples)} examples")
+    if len(examples) < 5 or _examples(_help("dry-run")) != _examples(_help()):
+        problems.append(f"{len(examples)} examples; dry-run --help shows other examples")
     with tempfile.TemporaryDirectory() as tmp, _cwd(Path(tmp)):
         shutil.copyfile(SCENARIOS / "supplied" / "authority.jsonl", "log.jsonl")
         shutil.copyfile(SCENARIOS / "supplied" / "inputs.json", "inputs.json")
