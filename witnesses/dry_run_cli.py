@@ -374,7 +374,7 @@ def usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing() -> Verd
         root.mkdir()
         for what, argv, want in _usage_cases(Path(tmp)):
             out = root / "r.txt"
-            ran = _run_main(*argv, *(["--out", out] if argv else []))
+            ran = _run_main(*argv, *([] if not argv else ["--out", str(out)]))
             # argparse prints its usage first; its error is the last line
             err = ran.err.splitlines()[-1] + "\n" if ran.err.startswith("usage:") else ran.err
             if (ran.code, ran.out, err) != (2, [], want) or _tree(root):
@@ -396,13 +396,15 @@ def an_unwritable_out_exits_2_and_leaves_nothing_behind() -> Verdict:
         root = Path(tmp)
         occupied = root / "occupied.txt"
         occupied.write_text("kept\n", encoding="utf-8")
-        for out in (root, occupied / "report.txt"):
+        (root / "a-directory").mkdir()
+        for out in (root / "a-directory", occupied / "report.txt"):
             ran = _run_main("dry-run", V41, "--scenario", "supplied", "--out", out)
             head = f"planner: error: --out {out}: cannot write the report: "
             lines = ran.err.splitlines()
             if ran.code != 2 or ran.out or len(lines) != 1 or not lines[0].startswith(head):
                 problems.append(f"{out}: exit {ran.code}, stdout {ran.out}, stderr {ran.err!r}")
-        if _tree(root) != ["occupied.txt"] or occupied.read_text(encoding="utf-8") != "kept\n":
+        kept = occupied.read_text(encoding="utf-8") == "kept\n"
+        if _tree(root) != ["a-directory", "occupied.txt"] or not kept:
             problems.append(f"left {_tree(root)}")
     return expect(
         not problems,
@@ -587,14 +589,14 @@ def _check_hosts(cursor: _Cursor, run: DryRun) -> None:
         cursor.expect("## engram staging")
         if not host.staging:
             cursor.expect("(none)")
-        for number, step in enumerate(host.staging, 1):
-            if isinstance(step, MkdirStep):
+        for number, staged in enumerate(host.staging, 1):
+            if isinstance(staged, MkdirStep):
                 # a directory step is shown as the command that runs
                 cursor.expect_argv(
-                    [f"{number}.", "run", *step.argv], f"{real.host_name} staging {number}"
+                    [f"{number}.", "run", *staged.argv], f"{real.host_name} staging {number}"
                 )
             else:
-                cursor.expect(f"{number}. {step.describe()}")
+                cursor.expect(f"{number}. {staged.describe()}")
         if [s.rank for s in host.steps] != [real.rank] * len(Stage):
             cursor.problems.append(f"{real.host_name}: the plan has not one step per stage")
         for step in host.steps:
@@ -953,9 +955,9 @@ def help_documents_every_command_and_option() -> Verdict:
         if not text.startswith(f"usage: planner {command} "):
             problems.append(f"{command} --help: {text.splitlines()[:1]}")
         problems += [f"{command} {a}: no description" for a in arguments if not _described(text, a)]
-    for command in ((), ("dry-run",), ("recipe",)):
-        if not _description(_help(*command)):
-            problems.append(f"planner {' '.join(command)} --help: no description of what it does")
+    for words in ((), ("dry-run",), ("recipe",)):
+        if not _description(_help(*words)):
+            problems.append(f"planner {' '.join(words)} --help: no description of what it does")
     return expect(not problems, "3 commands, 12 arguments described", "; ".join(problems))
 
 
