@@ -15,6 +15,7 @@ from pathlib import Path
 from planner import data
 from planner.arm_launch import DryRun
 from planner.authority import fold, read_log
+from planner.fabric import Fabric, FabricGroup
 from planner.frontiers import PlanInputs
 from planner.glm_group_b_launch import glm_group_b_launch_dry_run
 from planner.recipe import load_recipe, plan_recipe
@@ -147,6 +148,14 @@ def _run_dry_run(args: argparse.Namespace) -> int:
     return EXIT_ADMITTED if run.admitted else EXIT_REFUSED
 
 
+def _group(fabric: Fabric, name: str) -> FabricGroup:
+    """The --group to plan over; an unknown name is a located input error."""
+    try:
+        return fabric.group(name)
+    except KeyError as exc:
+        raise PlannerInputError("--group", name, str(exc.args[0])) from exc
+
+
 def _run_recipe(args: argparse.Namespace) -> int:
     root = args.data or data.default_data_root()
     # recipes live as <name>/recipe.toml or as <name>.toml
@@ -154,7 +163,7 @@ def _run_recipe(args: argparse.Namespace) -> int:
     name = args.name or stem
     try:
         recipe = load_recipe(args.file)
-        group = data.fabric(root).group(args.group)
+        group = _group(data.fabric(root), args.group)
         snapshot = data.snapshot_manifest(recipe.model, root) if recipe.composed_model else None
         plan = plan_recipe(recipe, group, safe_name(name), snapshot)
     except (PlannerInputError, KeyError, ValueError) as exc:

@@ -1,0 +1,270 @@
+"""Declared mutants of the ``planner`` command line (witness ``dry_run_cli``).
+
+Most replace ``planner.cli.main``, the entry point the console script calls, and change one
+thing the user sees (an exit code, a printed line, an argument quietly dropped); the rest
+replace the report renderers, the atomic writer or the scenario listing. Each mutant that
+replaces ``main`` delegates to the real one, which the patching dispatcher runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import re
+import sys
+from collections.abc import Callable, Sequence
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+from mutation import mutant
+from planner.arm_launch import DryRun
+from planner.cli import dry_run, main
+from planner.recipe import RecipePlan
+from planner.report import render_recipe_report, render_report
+from planner.scenarios import scenario_names
+
+W = "dry_run_cli"
+
+
+def _rewritten(
+    argv: Sequence[str] | None,
+    out: Callable[[str], str] = lambda text: text,
+    err: Callable[[str], str] = lambda text: text,
+    code: Callable[[int], int] = lambda code: code,
+) -> int:
+    """Run the real ``main`` and pass its stdout, stderr and exit code through rewrites."""
+    stdout, stderr = io.StringIO(), io.StringIO()
+    try:
+        with redirect_stdout(stdout), redirect_stderr(stderr):
+            result = main(argv)
+    except SystemExit:
+        _relay(out(stdout.getvalue()), err(stderr.getvalue()))
+        raise
+    if not _relay(out(stdout.getvalue()), err(stderr.getvalue())):
+        return 0  # the reader went away, as the real main treats it
+    return code(result)
+
+
+def _relay(out: str, err: str) -> bool:
+    try:
+        print(out, end="")
+    except BrokenPipeError:
+        sys.stderr.close()
+        return False
+    print(err, end="", file=sys.stderr)
+    return True
+
+
+@mutant(
+    replaces="planner.cli.main",
+    turns_red={
+        f"{W}.admitted_dry_runs_exit_0_and_say_where_the_report_went",
+        f"{W}.now_overrides_the_scenario_time",
+    },
+    independent=False,
+)
+def admitted_printed_in_lower_case(argv: Sequence[str] | None = None) -> int:
+    """The decision line reads `ARM: admitted`, which a script matching ADMITTED misses."""
+    return _rewritten(argv, out=lambda text: text.replace(": ADMITTED\n", ": admitted\n"))
+
+
+@mutant(
+    replaces="planner.cli.main",
+    turns_red={f"{W}.without_out_each_arm_writes_its_default_report_under_the_working_directory"},
+    independent=False,
+)
+def default_report_lands_beside_the_caller(argv: Sequence[str] | None = None) -> int:
+    """Without --out the dry-run report is written in the working directory itself, not
+    under target/."""
+    words = list(argv or [])
+    if words[:1] == ["dry-run"] and "--out" not in words and len(words) > 1:
+        words += ["--out", f"{words[1].replace('_', '-')}-launch-dry-run.txt"]
+    return _rewritten(words)
+
+
+@mutant(
+    replaces="planner.cli.main",
+    turns_red={
+        f"{W}.refused_dry_runs_exit_1_printing_every_refusal_in_order",
+        f"{W}.now_overrides_the_scenario_time",
+        f"{W}.help_states_the_exit_codes_and_its_examples_run",
+    },
+)
+def refused_runs_exit_0(argv: Sequence[str] | None = None) -> int:
+    """A refused dry run exits 0, as if admitted: a script gating on the exit code launches."""
+    return _rewritten(argv, code=lambda code: 0 if code == 1 else code)
+
+
+@mutant(
+    replaces="planner.cli.main",
+    turns_red={
+        f"{W}.refused_dry_runs_exit_1_printing_every_refusal_in_order",
+        f"{W}.now_overrides_the_scenario_time",
+    },
+    independent=False,
+)
+def refusal_lines_not_printed(argv: Sequence[str] | None = None) -> int:
+    """Only the decision is printed; the user is not told which condition refused."""
+    return _rewritten(argv, out=lambda text: re.sub(r"(?m)^refused: .*\n", "", text))
+
+
+@mutant(
+    replaces="planner.cli.main",
+    turns_red={
+        f"{W}.usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing",
+        f"{W}.an_unwritable_out_exits_2_and_leaves_nothing_behind",
+        f"{W}.every_data_file_is_read_from_the_data_root",
+        f"{W}.scenarios_lists_every_scenario_with_its_description",
+        f"{W}.recipe_errors_exit_2_with_every_problem_located",
+    },
+    independent=False,
+)
+def input_errors_exit_1(argv: Sequence[str] | None = None) -> int:
+    """A usage or input error exits 1, the code of a refusal, so a bad flag reads as a
+    refused launch."""
+    return _rewritten(argv, code=lambda code: 1 if code == 2 else code)
+
+
+@mutant(
+    replaces="planner.cli.main",
+    turns_red={
+        f"{W}.usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing",
+        f"{W}.now_overrides_the_scenario_time",
+    },
+    independent=False,
+)
+def now_ignored_with_a_scenario(argv: Sequence[str] | None = None) -> int:
+    """With --scenario, --now is dropped: the log is always read at the scenario's time."""
+    words = list(argv or [])
+    if "--scenario" in words and "--now" in words:
+        at = words.index("--now")
+        del words[at : at + 2]
+    return _rewritten(words)
+
+
+@mutant(
+    replaces="planner.cli.main",
+    turns_red={f"{W}.recipe_errors_exit_2_with_every_problem_located"},
+    independent=False,
+)
+def recipe_errors_stop_at_the_first_problem(argv: Sequence[str] | None = None) -> int:
+    """A recipe with several problems reports only the first one."""
+    if list(argv or [])[:1] != ["recipe"]:
+        return _rewritten(argv)
+    return _rewritten(argv, err=lambda text: "".join(text.splitlines(keepends=True)[:1]))
+
+
+@mutant(
+    replaces="planner.cli.main",
+    turns_red={
+        f"{W}.help_documents_every_command_and_option",
+        f"{W}.help_states_the_defaults_the_commands_use",
+        f"{W}.help_states_the_exit_codes_and_its_examples_run",
+    },
+    independent=False,
+)
+def help_shows_only_the_usage(argv: Sequence[str] | None = None) -> int:
+    """--help prints the usage line alone: no descriptions, defaults, examples or exit
+    codes."""
+    if "--help" not in list(argv or []):
+        return _rewritten(argv)
+    return _rewritten(argv, out=lambda text: text.split("\n\n", 1)[0] + "\n")
+
+
+@mutant(
+    replaces="planner.cli.main",
+    turns_red={
+        f"{W}.recipe_prints_its_nodes_and_writes_each_nodes_plan",
+        f"{W}.help_states_the_defaults_the_commands_use",
+    },
+    independent=False,
+)
+def recipe_defaults_to_group_b(argv: Sequence[str] | None = None) -> int:
+    """A recipe without --group is planned over Group B, not the group_a the help states."""
+    words = list(argv or [])
+    if words[:1] == ["recipe"] and "--group" not in words:
+        words += ["--group", "group_b"]
+    return _rewritten(words)
+
+
+@mutant(
+    replaces="planner.cli.dry_run",
+    turns_red={
+        f"{W}.usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing",
+        f"{W}.every_data_file_is_read_from_the_data_root",
+    },
+)
+def data_root_ignored(args: argparse.Namespace) -> DryRun:
+    """The dry run reads the fixtures whatever --data says."""
+    return dry_run(argparse.Namespace(**{**vars(args), "data": None}))
+
+
+@mutant(
+    replaces="planner.report.render_report",
+    turns_red={
+        f"{W}.the_report_carries_every_planned_host_artifact",
+        f"{W}.the_verdict_section_states_the_decision",
+    },
+)
+def hosts_reported_in_reverse_rank_order(run: DryRun) -> str:
+    """The report lists the followers first and the head last."""
+    return render_report(run.model_copy(update={"hosts": tuple(reversed(run.hosts))}))
+
+
+@mutant(
+    replaces="planner.report.render_report",
+    turns_red={f"{W}.the_verdict_section_states_the_decision"},
+    independent=False,
+)
+def refusal_count_dropped(run: DryRun) -> str:
+    """The verdict says `result: REFUSED` without how many conditions refused."""
+    return re.sub(r"(?m)^result: REFUSED \(\d+\)$", "result: REFUSED", render_report(run))
+
+
+@mutant(
+    replaces="planner.report.render_recipe_report",
+    turns_red={f"{W}.recipe_prints_its_nodes_and_writes_each_nodes_plan"},
+)
+def recipe_head_not_marked(plan: RecipePlan) -> str:
+    """The recipe report no longer marks node rank 0 as the head."""
+    return render_recipe_report(plan).replace(" — node rank 0 (head)\n", " — node rank 0\n")
+
+
+@mutant(
+    replaces="planner.report.write_atomically",
+    turns_red={
+        f"{W}.an_unwritable_out_exits_2_and_leaves_nothing_behind",
+        f"{W}.reports_are_written_atomically",
+    },
+)
+def temp_file_left_when_the_rename_fails(path: Path, text: str) -> None:
+    """A write that fails at the rename leaves its temp file beside the report."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.parent / f".{path.name}.partial"
+    temp.write_text(text, encoding="utf-8")
+    os.replace(temp, path)
+
+
+@mutant(
+    replaces="planner.report.write_atomically",
+    turns_red={f"{W}.reports_are_written_atomically"},
+    independent=False,
+)
+def written_in_place(path: Path, text: str) -> None:
+    """The report is written in place: a write that fails halfway destroys the old one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+@mutant(
+    replaces="planner.scenarios.scenario_names",
+    turns_red={
+        f"{W}.scenarios_lists_every_scenario_with_its_description",
+        f"{W}.usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing",
+    },
+)
+def scenarios_listed_in_reverse(root: Path) -> tuple[str, ...]:
+    """Scenario names come out in reverse order (the listing and the 'known:' hint)."""
+    return tuple(reversed(scenario_names(root)))

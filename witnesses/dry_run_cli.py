@@ -1,0 +1,1066 @@
+"""Witness: the ``planner`` command line — exit codes, printed lines, the reports it writes,
+and its help.
+
+Every claim calls the real entry point, ``planner.cli.main(argv)`` (what the ``planner``
+console script calls), in this process, with stdout and stderr captured and every ``--out``
+in a temporary directory. Expected values come from the inputs (the scenario files, the
+recipes), from the README and the help (the contract the user reads), and from the planner's
+own plan built through ``fixtures.builders``: the report must carry exactly the planned
+artifacts. No stored copy of a report.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import shlex
+import shutil
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib.metadata import entry_points
+from itertools import takewhile
+from pathlib import Path
+
+from claims import ClaimKind, Verdict, claim, expect
+from fixtures.builders import (
+    DATA_ROOT,
+    SEED_RECIPE,
+    TINY_RECIPE,
+    authority_state,
+    glm_dry_run,
+    inventory,
+    scenario,
+    seed_recipe_plan,
+    v41_dry_run,
+    v41_manifest,
+)
+from planner.apply import Stage
+from planner.arm_launch import DryRun
+from planner.cli import main
+from planner.data import DATA_ENV, GLM_MANIFEST, V41_MANIFEST
+from planner.engram import MkdirStep
+from planner.frontiers import PlanInputs
+from planner.recipe import RecipePlan, load_recipe, plan_recipe
+from planner.refusal import Refusal
+from planner.report import write_atomically
+from planner.v41_group_a_launch import v41_group_a_launch_dry_run
+
+# The README the user reads: the checkout's (the mutation survey runs from a copy of the
+# sources in mutants/ inside the checkout, which has no README of its own).
+README = next(
+    d / "README.md" for d in Path(__file__).resolve().parents if (d / "README.md").is_file()
+)
+RULE = "=" * 78
+SCENARIOS = DATA_ROOT / "scenarios"
+V41, GLM = "v41_group_a", "glm_group_b"
+# The README's contract: the report's default path for the V4.1 arm ("target/v41-group-a-
+# launch-dry-run.txt by default"); the help says "per arm, under target/", so GLM's is its own.
+DEFAULT_REPORT = {
+    V41: "target/v41-group-a-launch-dry-run.txt",
+    GLM: "target/glm-group-b-launch-dry-run.txt",
+}
+# The README's named refusal scenarios (a stable contract), and live.
+REFUSAL_SCENARIOS = (
+    "live",
+    "unprobed_image",
+    "active_incumbent",
+    "expired_lease",
+    "other_successor",
+    "image_other_runtime",
+    "host_not_held",
+    "host_released",
+    "low_utilization",
+    "no_profile",
+)
+
+
+class _Stderr(io.StringIO):
+    """A captured stderr that survives ``close()`` (the broken-pipe path closes stderr)."""
+
+    closed_by_command = False
+
+    def close(self) -> None:
+        self.closed_by_command = True
+
+
+class _BrokenPipe(io.StringIO):
+    """A stdout whose reader went away."""
+
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+@dataclass(frozen=True)
+class Ran:
+    """What one command did: exit code, stdout lines, stderr text."""
+
+    code: int | str | None
+    out: list[str]
+    err: str
+    stderr_closed: bool = False
+
+
+def _run_main(*argv: str | Path, stdout: io.StringIO | None = None) -> Ran:
+    out, err = stdout or io.StringIO(), _Stderr()
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            code: int | str | None = main([str(a) for a in argv])
+    except SystemExit as exc:
+        code = exc.code
+    text = "" if isinstance(out, _BrokenPipe) else out.getvalue()
+    return Ran(code, text.splitlines(), err.getvalue(), err.closed_by_command)
+
+
+@contextmanager
+def _cwd(path: Path) -> Iterator[Path]:
+    before = Path.cwd()
+    os.chdir(path)
+    try:
+        yield path
+    finally:
+        os.chdir(before)
+
+
+@contextmanager
+def _data_env(value: Path) -> Iterator[None]:
+    before = os.environ.get(DATA_ENV)
+    os.environ[DATA_ENV] = str(value)
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[DATA_ENV]
+        else:
+            os.environ[DATA_ENV] = before
+
+
+def _tree(root: Path) -> list[str]:
+    """Every path under ``root``, relative, sorted (dot files included)."""
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+
+
+def _scenario_now(name: str) -> datetime:
+    meta = json.loads((SCENARIOS / name / "scenario.json").read_text(encoding="utf-8"))
+    return datetime.fromisoformat(meta["now"])
+
+
+def _refusal_line(r: Refusal) -> str:
+    # The README's form: `refused: <code> at <location>: <message>`.
+    return f"refused: {r.code} at {r.where}: {r.message}"
+
+
+def _dry_run_lines(run: DryRun, out: Path | str) -> list[str]:
+    """What a dry run prints: where the report went and how many hosts rendered, each
+    refusal in order, then the arm's decision."""
+    decision = "ADMITTED" if run.admitted else "REFUSED"
+    return [
+        f"{run.arm}: report written to {out} ({len(run.hosts)} hosts rendered)",
+        *(_refusal_line(r) for r in run.refusals),
+        f"{run.arm}: {decision}",
+    ]
+
+
+# --------------------------------------------------------------------------- exit codes
+
+
+@claim(ClaimKind.POSITIVE_CONTROL)
+def admitted_dry_runs_exit_0_and_say_where_the_report_went() -> Verdict:
+    """Both arms under `supplied` exit 0, print the report's path with 4 hosts rendered and
+    `ARM: ADMITTED`, write that report (parent directories created) and nothing else."""
+    problems = []
+    for arm, planned in ((V41, v41_dry_run("supplied")), (GLM, glm_dry_run("supplied"))):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "reports" / arm / "report.txt"
+            ran = _run_main("dry-run", arm, "--scenario", "supplied", "--out", out)
+            want = [f"{arm}: report written to {out} (4 hosts rendered)", f"{arm}: ADMITTED"]
+            if not planned.admitted or len(planned.hosts) != 4:
+                problems.append(f"{arm}: the planned supplied run is not 4 hosts, admitted")
+            if (ran.code, ran.out, ran.err) != (0, want, ""):
+                problems.append(f"{arm}: exit {ran.code}, stdout {ran.out}, stderr {ran.err!r}")
+            written = _tree(Path(tmp))
+            expected_tree = ["reports", f"reports/{arm}", f"reports/{arm}/report.txt"]
+            if written != expected_tree:
+                problems.append(f"{arm}: left {written}")
+    return expect(
+        not problems, "v41_group_a and glm_group_b: exit 0, ADMITTED", "; ".join(problems)
+    )
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def without_out_each_arm_writes_its_default_report_under_the_working_directory() -> Verdict:
+    """Without --out the report lands at the arm's default path under target/ in the working
+    directory, and the printed line names that path."""
+    problems = []
+    for arm in (V41, GLM):
+        with tempfile.TemporaryDirectory() as tmp, _cwd(Path(tmp)):
+            ran = _run_main("dry-run", arm, "--scenario", "supplied")
+            want = f"{arm}: report written to {DEFAULT_REPORT[arm]} (4 hosts rendered)"
+            files = [p for p in _tree(Path(tmp)) if (Path(tmp) / p).is_file()]
+            if ran.code != 0 or ran.out[:1] != [want] or files != [DEFAULT_REPORT[arm]]:
+                problems.append(f"{arm}: exit {ran.code}, printed {ran.out[:1]}, wrote {files}")
+    return expect(
+        not problems, f"default reports {sorted(DEFAULT_REPORT.values())}", "; ".join(problems)
+    )
+
+
+@claim(ClaimKind.REFUSAL)
+def refused_dry_runs_exit_1_printing_every_refusal_in_order() -> Verdict:
+    """Live and every refusal scenario exit 1 and print the report line, each refusal as
+    `refused: <code> at <location>: <message>` in the planner's order, then `ARM: REFUSED`;
+    the report is written."""
+    problems = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in REFUSAL_SCENARIOS:
+            out = Path(tmp) / f"{name}.txt"
+            planned = v41_dry_run(name)
+            ran = _run_main("dry-run", V41, "--scenario", name, "--out", out)
+            if not planned.refusals:
+                problems.append(f"{name}: the planner refuses nothing")
+            want = _dry_run_lines(planned, out)
+            if (ran.code, ran.out, ran.err) != (1, want, "") or not out.is_file():
+                problems.append(f"{name}: exit {ran.code}, stdout {ran.out}, stderr {ran.err!r}")
+        # a log without an inputs file: nothing supplied, every frontier named
+        supplied = scenario("supplied")
+        bare = v41_group_a_launch_dry_run(
+            inventory(), v41_manifest(), PlanInputs(), authority_state("supplied")
+        )
+        now = supplied.now.isoformat()
+        out = Path(tmp) / "bare.txt"
+        ran = _run_main(
+            "dry-run", V41, "--authority", supplied.authority, "--now", now, "--out", out
+        )
+        if len(bare.refusals) < 3 or (ran.code, ran.out) != (1, _dry_run_lines(bare, out)):
+            problems.append(f"no --inputs: exit {ran.code}, stdout {ran.out}")
+    return expect(
+        not problems,
+        f"{len(REFUSAL_SCENARIOS)} scenarios and a bare log exit 1, each refusal in order",
+        "; ".join(problems[:3]),
+    )
+
+
+def _mirror(source: Path, target: Path, leave_out: str) -> Path:
+    """``target`` mirroring ``source`` by symlinks, without the entry ``leave_out`` (a
+    relative path; the directories above it are mirrored entry by entry)."""
+    head, _, rest = leave_out.partition("/")
+    target.mkdir(parents=True)
+    for entry in source.iterdir():
+        if entry.name == head and rest:
+            _mirror(entry, target / head, rest)
+        elif entry.name != head:
+            (target / entry.name).symlink_to(entry)
+    return target
+
+
+def _known_scenarios() -> str:
+    return ", ".join(sorted(p.name for p in SCENARIOS.iterdir() if (p / "scenario.json").is_file()))
+
+
+def _usage_cases(tmp: Path) -> list[tuple[str, list[str], str]]:
+    """(what, argv, the exact stderr) of each usage or input error; --out is always tmp/r.txt."""
+    supplied = SCENARIOS / "supplied"
+    log, inputs = supplied / "authority.jsonl", supplied / "inputs.json"
+    now = "2026-11-29T12:00:00Z"
+    missing = tmp / "missing.jsonl"
+    not_there = tmp / "no-inputs.json"
+    nowhere = tmp / "nowhere"
+    dry = ["dry-run", V41]
+    # inputs whose Engram manifest names a row store outside its directory (a located error
+    # naming the inputs file, not "inputs")
+    bad_inputs = tmp / "inputs" / "bad.json"
+    bad_inputs.parent.mkdir()
+    raw = json.loads(inputs.read_text(encoding="utf-8"))
+    raw["engram_manifest"] = json.dumps({"row_stores": [{"path": "/etc/passwd"}]})
+    bad_inputs.write_text(json.dumps(raw), encoding="utf-8")
+    broken_root = _mirror(DATA_ROOT, tmp / "data", "scenarios/broken")
+    (broken_root / "scenarios" / "broken").mkdir()
+    (broken_root / "scenarios" / "broken" / "scenario.json").write_text("", encoding="utf-8")
+    return [
+        (
+            "unparseable --now",
+            [*dry, "--scenario", "supplied", "--now", "tomorrow"],
+            "planner: error: --now: tomorrow: not an ISO-8601 time\n",
+        ),
+        (
+            "--now without a zone",
+            [*dry, "--scenario", "supplied", "--now", "2026-11-29T12:00:00"],
+            "planner: error: --now: 2026-11-29T12:00:00: give a time zone (e.g. Z or +00:00)\n",
+        ),
+        (
+            "unknown scenario",
+            [*dry, "--scenario", "nope"],
+            f"planner: error: --scenario: nope: no such scenario; known: {_known_scenarios()}\n",
+        ),
+        (
+            # a path that resolves to a real scenario directory is still not a scenario name
+            "scenario given as a path",
+            [*dry, "--scenario", "../scenarios/supplied"],
+            "planner: error: --scenario: ../scenarios/supplied: no such scenario; known: "
+            f"{_known_scenarios()}\n",
+        ),
+        (
+            "--scenario with --authority",
+            [*dry, "--scenario", "supplied", "--authority", str(log)],
+            "planner: error: arguments: --scenario: use --scenario or --authority/--inputs\n",
+        ),
+        (
+            "--scenario with --inputs",
+            [*dry, "--scenario", "supplied", "--inputs", str(inputs)],
+            "planner: error: arguments: --scenario: use --scenario or --authority/--inputs\n",
+        ),
+        (
+            "neither --scenario nor --authority",
+            [*dry, "--inputs", str(inputs), "--now", now],
+            "planner: error: arguments: --authority: give --scenario or --authority\n",
+        ),
+        (
+            "missing authority log",
+            [*dry, "--authority", str(missing), "--inputs", str(inputs), "--now", now],
+            f"planner: error: {missing}: <file>: cannot read authority log: [Errno 2] "
+            f"No such file or directory: '{missing}'\n",
+        ),
+        (
+            "authority log that is a directory",
+            [*dry, "--authority", str(supplied), "--now", now],
+            f"planner: error: {supplied}: <file>: cannot read authority log: [Errno 21] "
+            f"Is a directory: '{supplied}'\n",
+        ),
+        (
+            "missing inputs file",
+            [*dry, "--authority", str(log), "--inputs", str(not_there), "--now", now],
+            f"planner: error: {not_there}: <file>: cannot read plan inputs: [Errno 2] "
+            f"No such file or directory: '{not_there}'\n",
+        ),
+        (
+            "data root without scenarios",
+            [*dry, "--scenario", "supplied", "--data", str(nowhere)],
+            f"planner: error: {nowhere}/scenarios: <dir>: no scenarios directory (check --data)\n",
+        ),
+        (
+            "an Engram manifest in the inputs file escaping its directory",
+            [*dry, "--authority", str(log), "--inputs", str(bad_inputs), "--now", now],
+            f"planner: error: {bad_inputs}: engram_manifest.row_stores[0].path: '/etc/passwd' "
+            "is not inside the row-store directory /var/tmp/engram-local/DeepSeek-V4.1-Flash\n",
+        ),
+        (
+            "a scenario whose scenario.json is not JSON",
+            [*dry, "--scenario", "broken", "--data", str(broken_root)],
+            f"planner: error: {broken_root}/scenarios/broken/scenario.json: <file>: cannot read "
+            "scenario: Expecting value: line 1 column 1 (char 0)\n",
+        ),
+        ("no command", [], "planner: error: the following arguments are required: command\n"),
+        (
+            "unknown arm",
+            ["dry-run", "v5_group_c", "--scenario", "supplied"],
+            "planner dry-run: error: argument arm: invalid choice: 'v5_group_c' "
+            "(choose from 'glm_group_b', 'v41_group_a')\n",
+        ),
+    ]
+
+
+@claim(ClaimKind.REFUSAL)
+def usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing() -> Verdict:
+    """A bad --now, a --now without a zone, an unknown scenario, --scenario with
+    --authority/--inputs, neither given, a missing or unreadable authority or inputs file, a
+    data root without scenarios, an unknown arm: exit 2, nothing on stdout, one stderr line
+    naming the bad value and where, and nothing written."""
+    problems = []
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "out"
+        root.mkdir()
+        for what, argv, want in _usage_cases(Path(tmp)):
+            out = root / "r.txt"
+            ran = _run_main(*argv, *([] if not argv else ["--out", str(out)]))
+            # argparse prints its usage first; its error is the last line
+            err = ran.err.splitlines()[-1] + "\n" if ran.err.startswith("usage:") else ran.err
+            if (ran.code, ran.out, err) != (2, [], want) or _tree(root):
+                problems.append(f"{what}: exit {ran.code}, stderr {ran.err!r}, left {_tree(root)}")
+    return expect(
+        not problems,
+        "15 usage/input errors: exit 2, located, nothing written",
+        "; ".join(problems[:3]),
+    )
+
+
+@claim(ClaimKind.REFUSAL)
+def an_unwritable_out_exits_2_and_leaves_nothing_behind() -> Verdict:
+    """An --out that cannot take the report (a directory; a path under a regular file) exits
+    2 with `planner: error: --out PATH: cannot write the report: …`, prints no verdict, and
+    leaves no temp file; what was there is untouched."""
+    problems = []
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        occupied = root / "occupied.txt"
+        occupied.write_text("kept\n", encoding="utf-8")
+        (root / "a-directory").mkdir()
+        for out in (root / "a-directory", occupied / "report.txt"):
+            ran = _run_main("dry-run", V41, "--scenario", "supplied", "--out", out)
+            head = f"planner: error: --out {out}: cannot write the report: "
+            lines = ran.err.splitlines()
+            if ran.code != 2 or ran.out or len(lines) != 1 or not lines[0].startswith(head):
+                problems.append(f"{out}: exit {ran.code}, stdout {ran.out}, stderr {ran.err!r}")
+        kept = occupied.read_text(encoding="utf-8") == "kept\n"
+        if _tree(root) != ["a-directory", "occupied.txt"] or not kept:
+            problems.append(f"left {_tree(root)}")
+    return expect(
+        not problems,
+        "a directory and a path under a file: exit 2, nothing left",
+        "; ".join(problems),
+    )
+
+
+@claim(ClaimKind.REFUSAL)
+def every_data_file_is_read_from_the_data_root() -> Verdict:
+    """With --data, the inventory, the checkpoint manifests and the snapshot manifests are
+    read from that root: a root without one of them exits 2 naming that file in that root
+    (both arms and recipes); a complete root plans as the fixtures do."""
+    seed = ("recipe", SEED_RECIPE)
+    supplied = ("dry-run", V41, "--scenario", "supplied")
+    glm = ("dry-run", GLM, "--scenario", "supplied")
+    cases = [
+        (supplied, "fabric.json", "cannot read inventory"),
+        (supplied, V41_MANIFEST, "cannot read"),
+        (glm, GLM_MANIFEST, "cannot read"),
+        (seed, "fabric.json", "cannot read inventory"),
+        # the seed recipe composes DeepSeek-V4.1-Flash's snapshot
+        (seed, V41_MANIFEST, "deepseek-ai/DeepSeek-V4.1-Flash: no snapshot manifest"),
+    ]
+    problems = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for number, (argv, missing, says) in enumerate(cases):
+            root = _mirror(DATA_ROOT, Path(tmp) / f"root{number}", missing)
+            ran = _run_main(*argv, "--data", root, "--out", Path(tmp) / "r.txt")
+            named = f"{root}/{missing}" if "snapshot" not in says else f"{root}/checkpoints"
+            head = f"planner: error: {named}: "
+            if ran.code != 2 or not ran.err.startswith(head) or says not in ran.err:
+                problems.append(f"{' '.join(map(str, argv[:2]))} without {missing}: {ran.err!r}")
+        whole = _mirror(DATA_ROOT, Path(tmp) / "whole", "-")
+        for argv, code in ((supplied, 0), (glm, 0), (seed, 0)):
+            ran = _run_main(*argv, "--data", whole, "--out", Path(tmp) / "r.txt")
+            if ran.code != code:
+                problems.append(f"{' '.join(map(str, argv[:2]))} with a whole root: {ran.err!r}")
+    return expect(
+        not problems, "5 missing files named in --data; whole root plans", "; ".join(problems)
+    )
+
+
+# --------------------------------------------------------------------------- --now
+
+
+def _read_at(report: Path) -> str:
+    prefix = "authority read at: "
+    lines = report.read_text(encoding="utf-8").splitlines()
+    return next((ln.removeprefix(prefix) for ln in lines if ln.startswith(prefix)), "")
+
+
+@claim(ClaimKind.REFUSAL)
+def now_overrides_the_scenario_time() -> Verdict:
+    """Without --now a scenario's log is read at the scenario's time; --now (also with a
+    non-UTC offset) overrides it: `supplied` read after its lease ends refuses the lease,
+    `expired_lease` read before its lease ends admits; --authority without --now reads at the
+    current time."""
+    supplied_now = _scenario_now("supplied")
+    after_lease = "2026-11-29T19:30:00+01:00"  # 18:30Z; supplied's lease ends 18:00Z
+    before_lease = "2026-11-29T12:30:00+02:00"  # 10:30Z; expired_lease's lease ends 11:00Z
+    late = v41_dry_run("supplied", datetime.fromisoformat(after_lease))
+    early = v41_dry_run("expired_lease", datetime.fromisoformat(before_lease))
+    cases: list[tuple[str, list[str], int, str, DryRun | None]] = [
+        ("supplied, no --now", ["--scenario", "supplied"], 0, supplied_now.isoformat(), None),
+        (
+            "supplied after the lease",
+            ["--scenario", "supplied", "--now", after_lease],
+            1,
+            after_lease,
+            late,
+        ),
+        (
+            "expired_lease, no --now",
+            ["--scenario", "expired_lease"],
+            1,
+            _scenario_now("expired_lease").isoformat(),
+            None,
+        ),
+        (
+            "expired_lease before the lease ends",
+            ["--scenario", "expired_lease", "--now", before_lease],
+            0,
+            before_lease,
+            early,
+        ),
+    ]
+    problems = []
+    if [r.code for r in late.refusals] != ["admission.lease_expired"] or not early.admitted:
+        problems.append(
+            "the planner itself: supplied late must refuse the lease, expired_lease early admit"
+        )
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "r.txt"
+        for what, argv, code, read_at, planned in cases:
+            ran = _run_main("dry-run", V41, *argv, "--out", out)
+            lines = _dry_run_lines(planned, out) if planned else ran.out
+            if (ran.code, ran.out, _read_at(out)) != (code, lines, read_at):
+                problems.append(
+                    f"{what}: exit {ran.code}, read at {_read_at(out)!r}, stdout {ran.out}"
+                )
+        supplied = SCENARIOS / "supplied"
+        before = datetime.now(UTC)
+        ran = _run_main(
+            "dry-run", V41, "--authority", supplied / "authority.jsonl",
+            "--inputs", supplied / "inputs.json", "--out", out,
+        )  # fmt: skip
+        after = datetime.now(UTC)
+        try:
+            moment = datetime.fromisoformat(_read_at(out))
+            now_read = moment.utcoffset() is not None and before <= moment <= after
+        except ValueError:
+            now_read = False
+        if ran.code not in (0, 1) or not now_read:
+            problems.append(
+                f"--authority without --now: exit {ran.code}, read at {_read_at(out)!r}"
+            )
+    return expect(
+        not problems,
+        "scenario time by default; --now overrides; wall clock for logs",
+        "; ".join(problems),
+    )
+
+
+# --------------------------------------------------------------------------- the report
+
+
+class _Cursor:
+    """Reads a report line by line, recording where it differs from the plan."""
+
+    def __init__(self, text: str, problems: list[str]) -> None:
+        self.lines = text.split("\n")
+        self.at = 0
+        self.problems = problems
+
+    def take(self, count: int = 1) -> list[str]:
+        got = self.lines[self.at : self.at + count]
+        self.at += count
+        return got
+
+    def line(self) -> str:
+        got = self.take()
+        return got[0] if got else "<end of report>"
+
+    def expect(self, want: str) -> None:
+        got = self.line()
+        if got != want:
+            self.problems.append(f"line {self.at}: expected {want!r}, got {got!r}")
+
+    def expect_block(self, want: str, what: str) -> None:
+        """The next lines are exactly ``want`` (a text without its final newline)."""
+        count = len(want.split("\n"))
+        got = "\n".join(self.take(count))
+        if got != want:
+            self.problems.append(f"{what} (line {self.at - count + 1}) differs from the plan")
+
+    def expect_argv(self, want: Sequence[str], what: str) -> None:
+        got = self.line()
+        try:
+            words = shlex.split(got)
+        except ValueError:
+            words = [got]
+        if words != list(want):
+            self.problems.append(f"{what}: {got!r} does not split into the planned argv")
+
+
+def _host_title(name: str, rank: int) -> str:
+    # The head is node rank 0 (spec: "head" everywhere means node rank 0).
+    return f"host {name} — node rank {rank}{' (head)' if rank == 0 else ''}"
+
+
+def _check_hosts(cursor: _Cursor, run: DryRun) -> None:
+    for host in run.hosts:
+        real = host.realization
+        for want in (RULE, _host_title(real.host_name, real.rank), RULE, "## docker create"):
+            cursor.expect(want)
+        cursor.expect_argv(real.create_argv, f"{real.host_name} create argv")
+        cursor.expect("")
+        cursor.expect(f"## unit {real.unit_name}")
+        cursor.expect_block(real.unit_text.removesuffix("\n"), f"{real.host_name} unit")
+        cursor.expect("")
+        cursor.expect("## engram staging")
+        if not host.staging:
+            cursor.expect("(none)")
+        for number, staged in enumerate(host.staging, 1):
+            if isinstance(staged, MkdirStep):
+                # a directory step is shown as the command that runs
+                cursor.expect_argv(
+                    [f"{number}.", "run", *staged.argv], f"{real.host_name} staging {number}"
+                )
+            else:
+                cursor.expect(f"{number}. {staged.describe()}")
+        if [s.rank for s in host.steps] != [real.rank] * len(Stage):
+            cursor.problems.append(f"{real.host_name}: the plan has not one step per stage")
+        for step in host.steps:
+            cursor.expect("")
+            heading = cursor.line()
+            invocation = re.fullmatch(rf"## {step.stage.value} \((.*)\)", heading)
+            if invocation is None or shlex.split(invocation.group(1)) != list(step.invocation):
+                cursor.problems.append(
+                    f"{real.host_name}: heading {heading!r} for {step.stage.value}"
+                )
+            door = cursor.line()
+            check, _, log = door.removeprefix("# front door: ").rpartition("; log ")
+            if (
+                not door.startswith("# front door: ")
+                or shlex.split(check) != list(step.front_door.check)
+                or log != step.front_door.log_path
+            ):
+                cursor.problems.append(f"{real.host_name} {step.stage.value}: front door {door!r}")
+            cursor.expect_block(
+                step.script.removesuffix("\n"), f"{real.host_name} {step.stage.value} script"
+            )
+        cursor.expect("")
+
+
+def _verdict_lines(run: DryRun, read_at: datetime) -> list[str]:
+    """The verdict the user reads: candidate, read time, the fit and profile when planned,
+    the admission line, every refusal, the result with the count."""
+    lines = [RULE, "verdict", RULE, f"candidate: {run.candidate.key}"]
+    lines.append(f"authority read at: {read_at.isoformat()}")
+    if run.fit is not None:
+        lines.append(f"fit: {run.fit.summary()}")
+    if run.launch is not None:
+        stages = [s.value for s in Stage]
+        # forward order, rollback replaces commit on failure, cleanup last
+        forward = " -> ".join(s for s in stages if s not in ("rollback", "cleanup"))
+        lines.append(f"profile key: {run.launch.profile_key}")
+        lines.append(
+            f"apply order (each stage head first): {forward}; on any failure: rollback; "
+            "then cleanup"
+        )
+    if run.admission is None:
+        lines.append("admission: not evaluated (the plan did not render)")
+    elif run.admission.admitted:
+        # the admission fold's own result; a fit refusal still refuses the run below
+        lines.append("admission: admitted (all four conjuncts hold)")
+    lines += [_refusal_line(r) for r in run.refusals]
+    lines.append("result: ADMITTED" if run.admitted else f"result: REFUSED ({len(run.refusals)})")
+    return lines
+
+
+def _check_report(text: str, run: DryRun, read_at: datetime) -> list[str]:
+    problems: list[str] = []
+    if not text.endswith("\n") or text.endswith("\n\n"):
+        problems.append("the report does not end with exactly one newline")
+    cursor = _Cursor(text.removesuffix("\n"), problems)
+    cursor.expect(f"dry run: {run.arm} — a modeled launch; nothing here has run on any host")
+    cursor.expect("")
+    if not run.hosts:
+        cursor.expect("(no host artifacts: the plan did not render; see the refusals below)")
+        cursor.expect("")
+    _check_hosts(cursor, run)
+    rest = cursor.lines[cursor.at :]
+    if rest != _verdict_lines(run, read_at):
+        problems.append(f"verdict section: {rest}")
+    return problems
+
+
+def _report_of(arm: str, scenario: str) -> str:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "report.txt"
+        _run_main("dry-run", arm, "--scenario", scenario, "--out", out)
+        return out.read_text(encoding="utf-8") if out.is_file() else ""
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_report_carries_every_planned_host_artifact() -> Verdict:
+    """For both arms under `supplied`, the report holds per host in rank order, under its
+    headings: the create argv as one line that splits back into exactly the planned argv, the
+    unit text, each staging step, and every stage with its invocation, front door and script
+    exactly as planned."""
+    problems = []
+    for arm, run in ((V41, v41_dry_run("supplied")), (GLM, glm_dry_run("supplied"))):
+        if [h.realization.rank for h in run.hosts] != [0, 1, 2, 3]:
+            problems.append(f"{arm}: the plan has not ranks 0-3")
+        text = _report_of(arm, "supplied")
+        problems += [f"{arm}: {p}" for p in _check_report(text, run, _scenario_now("supplied"))]
+    return expect(
+        not problems, "2 arms x 4 hosts: argv, unit, staging, 8 stages", "; ".join(problems[:4])
+    )
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_verdict_section_states_the_decision() -> Verdict:
+    """The verdict names the candidate, the read time, the fit and profile key when planned,
+    the admission line, each refusal in order and the result with its count — for an admitted
+    run, an unrendered one (live) and rendered refusals (active_incumbent, low_utilization)."""
+    problems = []
+    for name in ("supplied", "live", "active_incumbent", "low_utilization"):
+        run = v41_dry_run(name)
+        text = _report_of(V41, name)
+        problems += [f"{name}: {p}" for p in _check_report(text, run, _scenario_now(name))]
+    return expect(not problems, "4 verdicts as planned", "; ".join(problems[:4]))
+
+
+# --------------------------------------------------------------------------- scenarios
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def scenarios_lists_every_scenario_with_its_description() -> Verdict:
+    """`planner scenarios` prints `name: description` for every scenario directory, sorted,
+    and exits 0; a data root without scenarios exits 2 naming it; a reader that stops early
+    is no error (exit 0, stderr closed quietly)."""
+    want = [
+        f"{p.name}: {json.loads((p / 'scenario.json').read_text('utf-8'))['description']}"
+        for p in sorted(SCENARIOS.iterdir())
+        if (p / "scenario.json").is_file()
+    ]
+    problems = []
+    ran = _run_main("scenarios")
+    if (ran.code, ran.out, ran.err) != (0, want, ""):
+        problems.append(f"exit {ran.code}, stdout {ran.out}, stderr {ran.err!r}")
+    with tempfile.TemporaryDirectory() as tmp, _data_env(Path(tmp)):
+        ran = _run_main("scenarios")
+        err = f"planner: error: {tmp}/scenarios: <dir>: no scenarios directory (check --data)\n"
+        if (ran.code, ran.out, ran.err) != (2, [], err):
+            problems.append(f"no scenarios: exit {ran.code}, stderr {ran.err!r}")
+    ran = _run_main("scenarios", stdout=_BrokenPipe())
+    if (ran.code, ran.err, ran.stderr_closed) != (0, "", True):
+        problems.append(f"broken pipe: exit {ran.code}, stderr {ran.err!r}")
+    return expect(not problems, f"{len(want)} scenarios listed", "; ".join(problems))
+
+
+# --------------------------------------------------------------------------- recipes
+
+
+def _check_recipe_report(text: str, plan: RecipePlan) -> list[str]:
+    problems: list[str] = []
+    cursor = _Cursor(text, problems)
+    cursor.expect(f"recipe plan: {plan.name} — a modeled launch; nothing here has run on any host")
+    cursor.expect("")
+    for rank in plan.ranks:
+        for want in (RULE, _host_title(rank.host_name, rank.rank), RULE, "## composed model"):
+            cursor.expect(want)
+        if not rank.composed_steps:
+            cursor.expect("(none)")
+        for number, step in enumerate(rank.composed_steps):
+            cursor.expect_argv(step, f"{rank.host_name} composed step {number}")
+        cursor.expect("")
+        cursor.expect("## docker create")
+        cursor.expect_argv(rank.create_argv, f"{rank.host_name} create argv")
+        cursor.expect("")
+    if cursor.lines[cursor.at :]:
+        problems.append(f"after the last node: {cursor.lines[cursor.at :][:3]}")
+    return problems
+
+
+def _recipe_cases(tmp: Path) -> list[tuple[list[str | Path], RecipePlan, Path]]:
+    """(argv, the plan, where the report must land) for the seed recipe with --out, the tiny
+    recipe over group_b under --name, and a `<dir>/recipe.toml` with no options."""
+    named = tmp / "my-tiny" / "recipe.toml"
+    named.parent.mkdir()
+    shutil.copyfile(TINY_RECIPE, named)
+    tiny = load_recipe(TINY_RECIPE)
+    groups = inventory()
+    seed_out = tmp / "seed.txt"
+    return [
+        (["recipe", SEED_RECIPE, "--out", seed_out], seed_recipe_plan(), seed_out),
+        (
+            ["recipe", TINY_RECIPE, "--group", "group_b", "--name", "tiny-b"],
+            plan_recipe(tiny, groups.group("group_b"), "tiny-b", None),
+            tmp / "target" / "tiny-b-plan.txt",
+        ),
+        # a recipe kept as <name>/recipe.toml is named after its directory
+        (["recipe", named], plan_recipe(tiny, groups.group("group_a"), "my-tiny", None),
+         tmp / "target" / "my-tiny-plan.txt"),
+    ]  # fmt: skip
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def recipe_prints_its_nodes_and_writes_each_nodes_plan() -> Verdict:
+    """`planner recipe FILE` exits 0, prints `NAME: N nodes planned; report written to OUT`
+    and writes per node, in rank order, its composed-model steps and a create argv line that
+    splits back into exactly the planned argv (default report: target/<name>-plan.txt)."""
+    problems = []
+    with tempfile.TemporaryDirectory() as tmp, _cwd(Path(tmp)):
+        for argv, plan, out in _recipe_cases(Path(tmp)):
+            ran = _run_main(*argv)
+            shown = out if "--out" in argv else out.relative_to(tmp)
+            want = [f"{plan.name}: {len(plan.ranks)} nodes planned; report written to {shown}"]
+            if (ran.code, ran.out, ran.err) != (0, want, ""):
+                problems.append(f"{argv[1]}: exit {ran.code}, stdout {ran.out}, stderr {ran.err!r}")
+                continue
+            text = out.read_text(encoding="utf-8") if out.is_file() else ""
+            problems += [f"{out.name}: {p}" for p in _check_recipe_report(text, plan)]
+    return expect(not problems, "3 recipes planned and reported", "; ".join(problems[:4]))
+
+
+@claim(ClaimKind.REFUSAL)
+def recipe_errors_exit_2_with_every_problem_located() -> Verdict:
+    """A recipe with several problems exits 2 naming the file, the count and each problem at
+    its location; malformed TOML names the line and column; an unknown --group and a missing
+    file are located too; nothing is written."""
+    tiny = TINY_RECIPE.read_text(encoding="utf-8")
+    problems = []
+    with tempfile.TemporaryDirectory() as tmp:
+        bad, broken = Path(tmp) / "bad.toml", Path(tmp) / "broken.toml"
+        # args[1] and env.VLLM_HOST_IP are the launcher's; args[3] is a config that is not JSON
+        bad.write_text(
+            tiny + 'args = ["--max-model-len 4096", "--nnodes=2", "--x", "{oops"]\n'
+            '[env]\nVLLM_HOST_IP = "10.0.0.1"\n',
+            encoding="utf-8",
+        )
+        broken.write_text(tiny + "bad = = 1\n", encoding="utf-8")
+        bad_line = len(tiny.splitlines()) + 1  # the appended line; its value starts at column 7
+        missing = Path(tmp) / "missing.toml"
+        cases: list[tuple[list[str | Path], list[str]]] = [
+            (
+                ["recipe", bad],
+                [
+                    f"planner: error: {bad}: 3 problem(s): args[1]: --nnodes=2 is launcher-owned",
+                    "  args[3]: not JSON: Expecting property name enclosed in double quotes",
+                    "  env.VLLM_HOST_IP: set per node by the launcher",
+                ],
+            ),
+            (
+                ["recipe", broken],
+                [f"planner: error: {broken}: line {bad_line}, column 7: malformed TOML: "],
+            ),
+            (
+                ["recipe", TINY_RECIPE, "--group", "group_z"],
+                [
+                    "planner: error: --group: group_z: no fabric group 'group_z'; known groups: "
+                    "group_a, group_b"
+                ],
+            ),
+            (["recipe", missing], [f"planner: error: {missing}: <file>: cannot read recipe: "]),
+        ]
+        for argv, want in cases:
+            before = _tree(Path(tmp))
+            ran = _run_main(*argv, "--out", Path(tmp) / "plan.txt")
+            lines = ran.err.splitlines()
+            located = len(lines) == len(want) and all(
+                got == w or (w.endswith(": ") and got.startswith(w))
+                for got, w in zip(lines, want, strict=True)
+            )
+            if ran.code != 2 or ran.out or not located or _tree(Path(tmp)) != before:
+                problems.append(f"{argv[1]}: exit {ran.code}, stderr {ran.err!r}")
+    return expect(
+        not problems, "4 recipe errors: exit 2, every problem located", "; ".join(problems)
+    )
+
+
+# --------------------------------------------------------------------------- atomic writes
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def reports_are_written_atomically() -> Verdict:
+    """`write_atomically` creates missing parent directories and writes the exact text; a
+    write that fails (text the encoding cannot take; a target that is a directory) leaves the
+    old file intact and no temp file behind."""
+    problems = []
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        path = root / "a" / "b" / "report.txt"
+        write_atomically(path, "first\nsecond — ü\n")
+        if path.read_bytes() != "first\nsecond — ü\n".encode():
+            problems.append(f"wrote {path.read_bytes()!r}")
+        for text in ("\ud800 lone surrogate\n",):
+            try:
+                write_atomically(path, text)
+                problems.append("an unencodable text was written")
+            except UnicodeEncodeError:
+                pass
+        # the temp file lives beside the report (a rename within one directory), never in
+        # the system temp directory: point that somewhere that does not exist
+        before, tempfile.tempdir = tempfile.tempdir, str(root / "no-system-temp")
+        try:
+            write_atomically(root / "a" / "c" / "beside.txt", "beside\n")
+        except OSError as exc:
+            problems.append(f"a write used the system temp directory: {exc}")
+        finally:
+            tempfile.tempdir = before
+        (root / "a" / "dir.txt").mkdir()
+        try:
+            write_atomically(root / "a" / "dir.txt", "x")
+            problems.append("a directory was replaced by a file")
+        except OSError:
+            pass
+        left = _tree(root)
+        if left != ["a", "a/b", "a/b/report.txt", "a/c", "a/c/beside.txt", "a/dir.txt"]:
+            problems.append(f"left {left}")
+        if path.read_text(encoding="utf-8") != "first\nsecond — ü\n":
+            problems.append("the old report changed")
+    return expect(
+        not problems,
+        "parents created; failed writes leave the old file, no temp",
+        "; ".join(problems),
+    )
+
+
+# --------------------------------------------------------------------------- help
+
+
+def _help(*command: str) -> str:
+    ran = _run_main(*command, "--help")
+    return "\n".join(ran.out) if ran.code == 0 else f"<exit {ran.code}: {ran.err}>"
+
+
+def _described(help_text: str, name: str) -> str:
+    """The description the help gives ``name`` (an option, positional or subcommand): the
+    text after it and its metavar, or on the indented line below."""
+    lines = help_text.splitlines()
+    usage_ends = lines.index("") if "" in lines else len(lines)
+    for i, line in enumerate(lines):
+        if i < usage_ends or not line.startswith("  ") or line.split()[:1] != [name]:
+            continue
+        rest = line.strip().removeprefix(name).strip()
+        if name.startswith("--"):
+            rest = rest.removeprefix(name.removeprefix("--").upper()).strip()
+        if not rest and i + 1 < len(lines) and lines[i + 1].startswith(" " * 8):
+            rest = lines[i + 1].strip()
+        return rest
+    return ""
+
+
+# The command line's surface: every subcommand and each one's arguments.
+COMMANDS: dict[str, tuple[str, ...]] = {
+    "dry-run": (
+        "{glm_group_b,v41_group_a}",
+        "--scenario",
+        "--authority",
+        "--inputs",
+        "--now",
+        "--out",
+        "--data",
+    ),
+    "scenarios": (),
+    "recipe": ("file", "--group", "--name", "--out", "--data"),
+}
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def help_documents_every_command_and_option() -> Verdict:
+    """`planner --help` lists every subcommand with a description, each subcommand's help
+    describes every argument, and the usage names the `planner` console script, which is
+    this entry point (planner.cli:main)."""
+    problems = []
+    top = _help()
+    scripts = {ep.name: ep.value for ep in entry_points(group="console_scripts")}
+    if scripts.get("planner") != "planner.cli:main" or not top.startswith("usage: planner "):
+        problems.append(f"console script {scripts.get('planner')!r}, usage {top.splitlines()[:1]}")
+    for command, arguments in COMMANDS.items():
+        if not _described(top, command):
+            problems.append(f"{command}: no description")
+        text = _help(command)
+        if not text.startswith(f"usage: planner {command} "):
+            problems.append(f"{command} --help: {text.splitlines()[:1]}")
+        problems += [f"{command} {a}: no description" for a in arguments if not _described(text, a)]
+    for words in ((), ("dry-run",), ("recipe",)):
+        if not _description(_help(*words)):
+            problems.append(f"planner {' '.join(words)} --help: no description of what it does")
+    return expect(not problems, "3 commands, 12 arguments described", "; ".join(problems))
+
+
+def _description(help_text: str) -> str:
+    """The paragraph between the usage block and the first argument heading."""
+    paragraphs = help_text.split("\n\n")
+    found = paragraphs[1] if len(paragraphs) > 1 else ""
+    return "" if found.split("\n")[0].endswith(":") else found
+
+
+def _stated_default(help_text: str, option: str) -> str:
+    described = " ".join(" ".join(_described_lines(help_text, option)).split())
+    found = re.search(r"\(default: ([^)]*)\)", described)
+    return found.group(1) if found else ""
+
+
+def _described_lines(help_text: str, option: str) -> list[str]:
+    """The help lines of ``option``: its own line and the wrapped lines right after it."""
+    lines = help_text.splitlines()
+    usage_ends = lines.index("") if "" in lines else len(lines)
+    for i, line in enumerate(lines):
+        if i > usage_ends and line.startswith("  ") and line.split()[:1] == [option]:
+            wrapped = takewhile(lambda ln: ln.startswith(" " * 8), lines[i + 1 :])
+            return [line, *wrapped]
+    return []
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def help_states_the_defaults_the_commands_use() -> Verdict:
+    """Each default the help states is the one used: recipe --group (the hosts planned),
+    recipe --out (target/<name>-plan.txt), dry-run --out (under target/), --data (the fixtures
+    directory), --now (the scenario's time, else now)."""
+    recipe, dry = _help("recipe"), _help("dry-run")
+    problems = []
+    group = _stated_default(recipe, "--group")
+    out_pattern = _stated_default(recipe, "--out")
+    with tempfile.TemporaryDirectory() as tmp, _cwd(Path(tmp)):
+        ran = _run_main("recipe", TINY_RECIPE)
+        report = Path(out_pattern.replace("<name>", TINY_RECIPE.stem))
+        hosts = (
+            re.findall(r"^host (\S+) ", report.read_text("utf-8"), re.M) if report.is_file() else []
+        )
+        try:
+            want_hosts = [h.name for h in inventory().group(group).hosts]
+        except KeyError:
+            want_hosts = ["<no group named in the help>"]
+        if ran.code != 0 or hosts != want_hosts:
+            problems.append(
+                f"recipe defaults {group!r}, {out_pattern!r}: exit {ran.code}, hosts {hosts}"
+            )
+    if not _stated_default(dry, "--out").endswith("under target/"):
+        problems.append(f"dry-run --out default {_stated_default(dry, '--out')!r}")
+    if not all(DEFAULT_REPORT[a].startswith("target/") for a in DEFAULT_REPORT):
+        problems.append("a default report is not under target/")
+    for text in (recipe, dry):
+        if _stated_default(text, "--data") != f"the {DATA_ROOT.name} directory":
+            problems.append(f"--data default {_stated_default(text, '--data')!r}")
+    if _stated_default(dry, "--now") != "now":
+        problems.append(f"--now default {_stated_default(dry, '--now')!r}")
+    return expect(not problems, f"--group {group}, --out {out_pattern}", "; ".join(problems))
+
+
+def _readme_exit_codes() -> dict[str, str]:
+    """The README's dry-run exit codes: `0 rendered and admitted; 1 refused, …; 2 usage …`."""
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    found = re.search(r"Exit codes: 0 ([^;]*); 1 (\w+)[^;]*; 2 ([\w ]+)", text)
+    return dict(zip("012", (g.strip() for g in found.groups()), strict=True)) if found else {}
+
+
+def _examples(help_text: str) -> list[list[str]]:
+    return [shlex.split(ln)[1:] for ln in help_text.splitlines() if ln.startswith("  planner ")]
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def help_states_the_exit_codes_and_its_examples_run() -> Verdict:
+    """The help states exit codes 0/1/2 with the README's meanings and the refusal line form,
+    and every example in the help runs as written (from a directory holding the files it
+    names) with the exit code its inputs promise and writes its report where it says."""
+    meanings = _readme_exit_codes()
+    problems = [] if len(meanings) == 3 else [f"README exit codes {meanings}"]
+    for command in ((), ("dry-run",)):
+        text = " ".join(_help(*command).split())
+        stated = f"exit codes: 0 {meanings.get('0')}; 1 {meanings.get('1')} "
+        if stated not in text or f"; 2 {meanings.get('2')} " not in text:
+            problems.append(f"{command or 'planner'} --help does not state {meanings}")
+        if "`refused: <code> at <location>: <message>`" not in text:
+            problems.append(f"{command or 'planner'} --help lacks the refusal line form")
+    # Exit codes the inputs promise: supplied admits (README), live refuses (README), the
+    # authority example is given supplied's log and inputs at its own time, which admits.
+    promised = {"supplied": 0, "live": 1, "log.jsonl": 0, "scenarios": 0, "recipe": 0}
+    examples = _examples(_help()) + _examples(_help("recipe"))
+    if len(examples) < 5 or _examples(_help("dry-run")) != _examples(_help()):
+        problems.append(f"{len(examples)} examples; dry-run --help shows other examples")
+    with tempfile.TemporaryDirectory() as tmp, _cwd(Path(tmp)):
+        shutil.copyfile(SCENARIOS / "supplied" / "authority.jsonl", "log.jsonl")
+        shutil.copyfile(SCENARIOS / "supplied" / "inputs.json", "inputs.json")
+        (Path(tmp) / DATA_ROOT.name).symlink_to(DATA_ROOT)
+        for argv in examples:
+            key = next((k for k in promised if k in argv), "?")
+            out = argv[argv.index("--out") + 1] if "--out" in argv else None
+            ran = _run_main(*argv)
+            if ran.code != promised.get(key) or (out and not Path(out).is_file()):
+                problems.append(f"planner {shlex.join(argv)}: exit {ran.code}, {ran.err!r}")
+    return expect(
+        not problems, f"exit codes {meanings}; {len(examples)} examples run", "; ".join(problems)
+    )
