@@ -3,6 +3,8 @@ return annotations, the stable seeded choice, and an end-to-end survey of the fa
 
 from __future__ import annotations
 
+import importlib
+import io
 import json
 import os
 import shutil
@@ -18,6 +20,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict
 
+from mutation.patching import ForcedFailure
 from mutation.stryker import validate
 from mutation.value_boundaries import carries_values, discover, packages_of
 from mutation.value_command import ValueMutant, select_sites
@@ -31,6 +34,7 @@ from mutation.value_operators import (
     parse_path,
     render_path,
 )
+from mutation.value_survey import ValueSurveyRequest, ValueWorker
 from planner.values import Frozen
 from tests.fakes_mutation.support import CLAIMS_EXE, HERE, REPO, tree_digest
 
@@ -484,3 +488,40 @@ def test_declared_mode_refuses_value_options(desk: Path) -> None:
     done = _run(desk, "--per-operator", "3", values=False)
     assert done.returncode == 2
     assert "--per-operator only apply to --generated or --values" in done.stderr
+
+
+# --- the worker's patches --------------------------------------------------------------------
+
+
+def test_a_mutant_reaches_every_call_and_is_restored_everywhere(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.syspath_prepend(str(DESK))
+    monkeypatch.setenv("CLAIMS_DISABLE_PLUGIN_AUTOLOAD", "1")
+    plan = importlib.import_module("desk.plan")
+    request = ValueSurveyRequest(
+        witnesses=(), mutants=(), project_root=str(DESK), packages=("desk",)
+    )
+    worker = ValueWorker(request, io.StringIO())
+    assert set(worker.boundaries) == {
+        "desk.plan.seat_argv",
+        "desk.plan.unit_text",
+        "desk.plan.book",
+        "desk.plan.unused",
+    }
+    original = plan.seat_argv
+    worker.switch("desk.plan.seat_argv:[0]:drop")
+    try:
+        assert plan.seat_argv("ann", 1) == ("--name", "ann", "--row", "1")
+        assert [s.argv[0] for s in plan.book(("ann", "bob")).seats] == ["--name", "--name"]
+    finally:
+        worker.switch("")
+    assert plan.seat_argv is original
+    assert plan.book(("ann",)).seats[0].argv[0] == "desk"
+    worker.switch("fail")
+    try:
+        with pytest.raises(ForcedFailure):
+            plan.book(("ann",))
+    finally:
+        worker.switch("")
+    assert plan.book(("ann",)).unit.startswith("[Unit]")
