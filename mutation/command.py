@@ -170,7 +170,8 @@ def _add_generated_options(parser: argparse.ArgumentParser) -> None:
 
 def _add_value_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group(
-        "value mutants (--shard, --file, --exhaustive, --merge-reports apply too)"
+        "value mutants (--shard, --exhaustive, --merge-reports apply too; --file PATH: "
+        "only the boundaries defined in PATH)"
     )
     group.add_argument(
         "--values",

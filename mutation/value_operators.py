@@ -23,6 +23,9 @@ models, tuples and lists by index, the annotation deciding what a tuple is):
 - two sibling fields (of one model, or positions of a fixed-shape tuple) with the same
   annotation: ``swap_fields(other)``.
 
+A single-line str, bytes, a dict, a path or an enum member has no operator of its own (a
+sibling swap can still move it); a fixed-shape tuple (``tuple[str, str]``) keeps its arity.
+
 A site is only enumerated where its operator changes the value it was found in (swapping
 two equal elements is not a mutant), so no operator yields the original value.
 
