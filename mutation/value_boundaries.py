@@ -104,11 +104,20 @@ def discover(packages: Sequence[str], root: Path) -> list[Boundary]:
                     module=module.__name__,
                     name=name,
                     file=_relative(inspect.getsourcefile(function) or "", root),
-                    line=function.__code__.co_firstlineno,
+                    line=_def_line(function),
                     returns=returns,
                 )
             )
     return sorted(found, key=lambda b: (b.module, b.line))
+
+
+def _def_line(function: types.FunctionType) -> int:
+    """The line of ``def`` itself (past any decorator)."""
+    lines, first = inspect.getsourcelines(function)
+    for offset, line in enumerate(lines):
+        if line.lstrip().startswith(("def ", "async def ")):
+            return first + offset
+    return first
 
 
 def _relative(path: str, root: Path) -> str:
