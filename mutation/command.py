@@ -29,6 +29,16 @@ positive controls green). It prints the kill matrix, then one line per witness:
 --generated runs the mutmut survey instead: mutmut generates mutants of the planner into
 mutants/, and one process runs every claim that calls each mutated function under each
 mutant (MUTANT_UNDER_TEST), writing a Stryker mutation-testing-report-schema JSON report.
+
+--values surveys value mutants instead: every public planner function whose return
+annotation is a frozen planner model, a str, or a tuple/list of those is a boundary; the
+claims run once with every boundary recording what it returns, and each returned value is
+walked for its sites (an argv element dropped, duplicated or swapped with the next; a unit or
+script line deleted or swapped; a unit key renamed; an int or datetime one off; a bool
+negated; two sibling fields of one type swapped). At most --per-operator sites per boundary
+and operator are surveyed (seeded and stable); each runs with only the claims that saw its
+site, with the same baseline, forced fail, budget and canaries as --generated, and the kill
+matrix is written as a Stryker report (default target/mutation-values.json).
 """
 
 EPILOG = """\
@@ -45,6 +55,8 @@ exit codes (declared mutants; when several apply, the first listed here wins):
 exit codes (--generated): 0 the survey ran (survivors are listed, not failed, unless
   --break-below), 3 mutation score below --break-below, 5 baseline not green,
   6 the survey process itself failed
+exit codes (--values): 0 the survey ran (survivors are listed, not failed),
+  5 baseline not green, 6 the survey process itself failed
 
 examples:
   claims mutate v41_group_a_launch
@@ -52,6 +64,10 @@ examples:
   claims mutate --generated --shard 2/4 --report target/mutation-shard-2.json
   claims mutate --generated --since origin/main
   claims mutate --merge-reports target/mutation-shard-*.json --report target/mutation-report.json
+  claims mutate --values --report target/mutation-values.json
+  claims mutate --values v41_group_a_launch --file planner/realize.py --show-survivors 50
+  claims mutate --values --shard 1/2 --report target/mutation-values-1.json
+  claims mutate --values --merge-reports target/mutation-values-*.json
 """
 
 
@@ -84,7 +100,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         type=Path,
         metavar="FILE",
         help="write a Stryker mutation-testing-report JSON here (--generated "
-        "default: target/mutation-report.json)",
+        "default: target/mutation-report.json; --values default: target/mutation-values.json)",
     )
     parser.add_argument(
         "--debt",
@@ -94,6 +110,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="claims owed a mutant, with reasons (default: mutation/debt.toml)",
     )
     _add_generated_options(parser)
+    _add_value_options(parser)
     parser.set_defaults(handler=mutate)
 
 
@@ -151,6 +168,32 @@ def _add_generated_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_value_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group(
+        "value mutants (--shard, --exhaustive, --merge-reports apply too; --file PATH: "
+        "only the boundaries defined in PATH)"
+    )
+    group.add_argument(
+        "--values",
+        action="store_true",
+        help="survey value mutants at the planner's typed boundaries (W: the claims to run; "
+        "default every witness)",
+    )
+    group.add_argument(
+        "--per-operator",
+        type=int,
+        metavar="N",
+        help="survey at most N sites per boundary and operator, a seeded stable choice "
+        "(default 4; 0: every enumerated site)",
+    )
+    group.add_argument(
+        "--show-survivors",
+        type=int,
+        metavar="N",
+        help="print at most N surviving value mutants (default 20)",
+    )
+
+
 class ProgressLine:
     """One stderr line per finished run, once the invocation has taken a couple of seconds."""
 
@@ -197,6 +240,8 @@ def mutate(args: argparse.Namespace, session: Session) -> int:
     """The ``claims mutate`` handler."""
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    if args.values:
+        return _values(args, session)
     if args.merge_reports:
         from mutation.generated import merge_command
 
@@ -209,6 +254,26 @@ def mutate(args: argparse.Namespace, session: Session) -> int:
     return declared_command(args, session)
 
 
+def _values(args: argparse.Namespace, session: Session) -> int:
+    from mutation.value_command import merge_values, values_command
+
+    wrong = [
+        flag
+        for flag, value in (
+            ("--generated", args.generated),
+            ("--since", args.since),
+            ("--break-below", args.break_below is not None),
+            ("--floors", args.floors is not None),
+        )
+        if value
+    ]
+    if wrong:
+        raise UsageError(f"{', '.join(wrong)} do not apply to --values")
+    if args.merge_reports:
+        return merge_values(args.merge_reports, args.report, args.show_survivors)
+    return values_command(args, session)
+
+
 def _refuse_generated_options(args: argparse.Namespace) -> None:
     given = [
         flag
@@ -219,11 +284,13 @@ def _refuse_generated_options(args: argparse.Namespace) -> None:
             ("--break-below", args.break_below),
             ("--file", args.file),
             ("--floors", args.floors),
+            ("--per-operator", args.per_operator is not None),
+            ("--show-survivors", args.show_survivors is not None),
         )
         if value
     ]
     if given:
-        raise UsageError(f"{', '.join(given)} only apply to --generated")
+        raise UsageError(f"{', '.join(given)} only apply to --generated or --values")
 
 
 def declared_command(args: argparse.Namespace, session: Session) -> int:

@@ -134,7 +134,7 @@ class Ticker:
         self.start = self.last = time.monotonic()
         self.shown = -1
 
-    def __call__(self, survey: Survey, total: int) -> None:
+    def __call__(self, survey: Survey[Any], total: int) -> None:
         now = time.monotonic()
         due = now - self.last >= PROGRESS_EVERY_SECONDS or len(survey.results) == total
         if not due or len(survey.results) == self.shown:
@@ -150,7 +150,7 @@ class Ticker:
         )
 
 
-def _counts(results: Iterable[MutantResult]) -> dict[str, int]:
+def _counts(results: Iterable[MutantResult[Any]]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for result in results:
         counts[result.status] = counts.get(result.status, 0) + 1

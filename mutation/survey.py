@@ -139,8 +139,16 @@ class Worker:
                 red[claim.id] = (verdict.reason or verdict.outcome.value)[:REASON_LIMIT]
         return red
 
+    def switch(self, name: str) -> None:
+        """Make ``name`` the mutant every call reaches (``""``: none)."""
+        set_mutant(name)
+
+    def coverage_key(self, mutant: str) -> str:
+        """What :meth:`coverage` maps to the claims that reach ``mutant``."""
+        return mutant.partition("__mutmut_")[0]
+
     def baseline(self) -> bool:
-        set_mutant("")
+        self.switch("")
         red: dict[str, str] = {}
         for claim in self.claims:
             start = time.perf_counter()
@@ -173,7 +181,7 @@ class Worker:
         self.emit("forced_fail", red=sorted(red))
 
     def canary(self, after: str) -> bool:
-        set_mutant("")
+        self.switch("")
         red = self.run(self.claims)
         self.emit("canary", after=after, red=red)
         return not red
@@ -185,13 +193,13 @@ class Worker:
         start = time.perf_counter()
         status, red = "ok", {}
         try:
-            set_mutant(name)
+            self.switch(name)
             with budget(seconds):
                 red = self.run(chosen)
         except MutantTimeout:
             status = "timeout"
         finally:
-            set_mutant("")
+            self.switch("")
             _restore(env, cwd)
         self.emit(
             "mutant",
@@ -222,17 +230,16 @@ def _restore(env: dict[str, str], cwd: str) -> None:
     os.chdir(cwd)
 
 
-def survey(request: SurveyRequest, out: TextIO) -> int:
+def survey(request: SurveyRequest, out: TextIO, worker: Worker | None = None) -> int:
     """Baseline, coverage, forced fail, then every requested mutant; 0 when it all ran."""
-    worker = Worker(request, out)
+    worker = worker or Worker(request, out)
     if not worker.baseline():
         return 5
     covered = worker.coverage()
     worker.forced_fail()
     by_id = {c.id: c for c in worker.claims}
     for index, name in enumerate(request.mutants, start=1):
-        function = name.partition("__mutmut_")[0]
-        worker.mutant(name, [by_id[c] for c in covered.get(function, ())])
+        worker.mutant(name, [by_id[c] for c in covered.get(worker.coverage_key(name), ())])
         if index % CANARY_EVERY == 0 and not worker.canary(after=name):
             return 4
     if not worker.canary(after="the last mutant"):

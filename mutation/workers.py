@@ -18,10 +18,15 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Generic
+
+from typing_extensions import TypeVar
 
 from mutation.mutmut_bridge import MUTANTS_DIR, GeneratedMutant
 from mutation.survey import BUDGET_FACTOR, BUDGET_SECONDS, SurveyRequest
+
+M = TypeVar("M", default=GeneratedMutant)
+"""What a survey's mutants are: mutmut's by default, value sites for ``--values``."""
 
 SETUP_SILENCE_SECONDS = 600.0
 MUTANT_SILENCE_SECONDS = 60.0
@@ -36,10 +41,10 @@ class SurveyFailed(RuntimeError):
 
 
 @dataclass
-class MutantResult:
+class MutantResult(Generic[M]):
     """What the survey found for one generated mutant."""
 
-    mutant: GeneratedMutant
+    mutant: M
     status: str
     covered: tuple[str, ...] = ()
     killed: Mapping[str, str] = field(default_factory=dict)
@@ -49,16 +54,38 @@ class MutantResult:
 
 
 @dataclass
-class Survey:
+class Survey(Generic[M]):
     """Everything the workers reported."""
 
     claims: list[dict[str, Any]] = field(default_factory=list)
     baseline_seconds: dict[str, float] = field(default_factory=dict)
     coverage: dict[str, list[str]] = field(default_factory=dict)
     forced_fail_red: list[str] = field(default_factory=list)
-    results: dict[str, MutantResult] = field(default_factory=dict)
+    results: dict[str, MutantResult[M]] = field(default_factory=dict)
     restarts: int = 0
     canaries: int = 0
+
+
+def mutmut_key(mutant: str) -> str:
+    """The trampolined function a mutmut mutant belongs to (its coverage key)."""
+    return mutant.partition("__mutmut_")[0]
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How a survey worker process is started, and how a mutant finds its covering claims."""
+
+    module: str
+    cwd: Path
+    scratch: Path
+    env: Mapping[str, str]
+    key: Callable[[str], str] = mutmut_key
+
+    @classmethod
+    def mutmut(cls, root: Path) -> Launch:
+        """:mod:`mutation.survey` inside ``mutants/``, importing the trampolined planner."""
+        here = root / MUTANTS_DIR
+        return cls("mutation.survey", here, here, worker_environment(root))
 
 
 def worker_environment(root: Path) -> dict[str, str]:
@@ -74,22 +101,25 @@ def worker_environment(root: Path) -> dict[str, str]:
 class Worker:
     """One survey process, its share of mutants, and what it reported so far."""
 
-    def __init__(self, index: int, root: Path, request: SurveyRequest, events: queue.Queue[Any]):
-        self.index, self.root, self.events = index, root, events
+    def __init__(
+        self, index: int, launch: Launch, request: SurveyRequest, events: queue.Queue[Any]
+    ):
+        self.index, self.launch, self.events = index, launch, events
         self.pending = list(request.mutants)
         self.request = request
         self.ready = False
         self.started = self.last = time.monotonic()
-        path = root / MUTANTS_DIR / f".survey-{index}.json"
+        launch.scratch.mkdir(parents=True, exist_ok=True)
+        path = launch.scratch / f".survey-{index}.json"
         path.write_text(request.model_dump_json(), encoding="utf-8")
-        log = (root / MUTANTS_DIR / f".survey-{index}.log").open("a", encoding="utf-8")
+        log = self.log.open("a", encoding="utf-8")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "mutation.survey", str(path)],
-            cwd=root / MUTANTS_DIR,
+            [sys.executable, "-m", launch.module, str(path)],
+            cwd=launch.cwd,
             stdout=subprocess.PIPE,
             stderr=log,
             text=True,
-            env=worker_environment(root),
+            env=dict(launch.env),
         )
         log.close()
         threading.Thread(target=self._read, args=(self.process.stdout,), daemon=True).start()
@@ -100,34 +130,48 @@ class Worker:
             self.events.put((self, line))
         self.events.put((self, None))
 
+    @property
+    def log(self) -> Path:
+        return self.launch.scratch / f".survey-{self.index}.log"
+
     def kill(self) -> None:
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait()
 
 
-def _budget(survey: Survey, mutant: str) -> float:
-    claims = survey.coverage.get(mutant.partition("__mutmut_")[0], [])
+def _budget(survey: Survey[Any], claims: Sequence[str]) -> float:
     return BUDGET_SECONDS + BUDGET_FACTOR * sum(survey.baseline_seconds.get(c, 0) for c in claims)
 
 
-def _silence_allowed(worker: Worker, survey: Survey) -> float:
-    if not worker.ready or not worker.pending:
-        return SETUP_SILENCE_SECONDS
-    return MUTANT_SILENCE_SECONDS + 2 * _budget(survey, worker.pending[0])
-
-
 @dataclass
-class Pool:
-    """The workers of one survey, restarted on death until every mutant is accounted for."""
+class Pool(Generic[M]):
+    """The workers of one survey, restarted on death until every mutant is accounted for.
+
+    ``launch`` says which worker module runs where (default: mutmut's, in ``mutants/``).
+    """
 
     root: Path
     base: SurveyRequest
-    mutants: dict[str, GeneratedMutant]
-    survey: Survey
-    progress: Callable[[Survey, int], None]
+    mutants: dict[str, M]
+    survey: Survey[M]
+    progress: Callable[[Survey[M], int], None]
     events: queue.Queue[Any] = field(default_factory=queue.Queue)
     workers: list[Worker] = field(default_factory=list)
+    launch: Launch | None = None
+
+    def __post_init__(self) -> None:
+        if self.launch is None:
+            self.launch = Launch.mutmut(self.root)
+
+    def _covering(self, mutant: str) -> tuple[str, ...]:
+        assert self.launch is not None
+        return tuple(self.survey.coverage.get(self.launch.key(mutant), ()))
+
+    def _silence_allowed(self, worker: Worker) -> float:
+        if not worker.ready or not worker.pending:
+            return SETUP_SILENCE_SECONDS
+        return MUTANT_SILENCE_SECONDS + 2 * _budget(self.survey, self._covering(worker.pending[0]))
 
     def start(self, jobs: int) -> None:
         names = list(self.mutants)
@@ -135,8 +179,9 @@ class Pool:
             self._spawn(index, names[index::jobs])
 
     def _spawn(self, index: int, names: Sequence[str]) -> None:
+        assert self.launch is not None
         request = self.base.model_copy(update={"mutants": tuple(names)})
-        self.workers.append(Worker(index, self.root, request, self.events))
+        self.workers.append(Worker(index, self.launch, request, self.events))
 
     def run(self) -> None:
         while self.workers:
@@ -155,7 +200,7 @@ class Pool:
     def _watch(self) -> None:
         now = time.monotonic()
         for worker in list(self.workers):
-            if now - worker.last > _silence_allowed(worker, self.survey):
+            if now - worker.last > self._silence_allowed(worker):
                 worker.kill()
                 self._lost(worker, "Timeout", "the worker fell silent past the mutant's budget")
 
@@ -171,11 +216,11 @@ class Pool:
         if not worker.ready:
             raise SurveyFailed(
                 f"survey worker {worker.index} failed before its first mutant "
-                f"({why}); see {MUTANTS_DIR}/.survey-{worker.index}.log",
+                f"({why}); see {_shown(self.root, worker.log)}",
                 6,
             )
         lost, rest = worker.pending[0], worker.pending[1:]
-        covered = tuple(self.survey.coverage.get(lost.partition("__mutmut_")[0], ()))
+        covered = self._covering(lost)
         self.survey.results[lost] = MutantResult(self.mutants[lost], status, covered, reason=why)
         self.survey.restarts += 1
         if rest:
@@ -222,7 +267,14 @@ class Pool:
             worker.kill()
 
 
-def _result(mutant: GeneratedMutant, event: Mapping[str, Any]) -> MutantResult:
+def _shown(root: Path, path: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _result(mutant: M, event: Mapping[str, Any]) -> MutantResult[M]:
     red: dict[str, str] = dict(event["red"])
     covered = tuple(event["covered"])
     if event["status"] == "timeout":

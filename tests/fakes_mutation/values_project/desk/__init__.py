@@ -1,0 +1,1 @@
+"""The fake planner the value-survey tests mutate."""
