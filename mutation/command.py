@@ -190,7 +190,7 @@ def _add_value_options(parser: argparse.ArgumentParser) -> None:
         "--show-survivors",
         type=int,
         metavar="N",
-        help="print at most N surviving value mutants (default 20)",
+        help="print at most N survivors with their diffs (default 20; both surveys)",
     )
 
 
@@ -245,7 +245,7 @@ def mutate(args: argparse.Namespace, session: Session) -> int:
     if args.merge_reports:
         from mutation.generated import merge_command
 
-        return merge_command(args.merge_reports, args.report, args.floors)
+        return merge_command(args.merge_reports, args.report, args.floors, args.show_survivors)
     if args.generated:
         from mutation.generated import survey_command
 
@@ -263,14 +263,13 @@ def _values(args: argparse.Namespace, session: Session) -> int:
             ("--generated", args.generated),
             ("--since", args.since),
             ("--break-below", args.break_below is not None),
-            ("--floors", args.floors is not None),
         )
         if value
     ]
     if wrong:
         raise UsageError(f"{', '.join(wrong)} do not apply to --values")
     if args.merge_reports:
-        return merge_values(args.merge_reports, args.report, args.show_survivors)
+        return merge_values(args.merge_reports, args.report, args.show_survivors, args.floors)
     return values_command(args, session)
 
 

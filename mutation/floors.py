@@ -25,9 +25,9 @@ from typing import Any
 from tabulate import tabulate
 
 from claims import UsageError
-from mutation.ledgers import PACKAGE_DIR
 
-DEFAULT_FLOORS = PACKAGE_DIR / "floors.toml"
+DEFAULT_FLOORS = Path("mutation/floors.toml")
+"""Where a project keeps its floors, relative to the directory the survey runs in."""
 DETECTED = frozenset({"Killed", "Timeout"})
 
 
@@ -160,9 +160,41 @@ def below_floors(per_file: Sequence[Score], floors: Mapping[str, Floor]) -> list
                 f"{s.path}: strength {s.strength:.1f}% is below its floor {floor.strength:g}% "
                 f"({s.survived} survived)"
             )
-        if s.no_coverage > floor.no_coverage:
+        # the whole survey's uncovered mutants are the files' own, each held by its entry
+        if s.path != "all" and s.no_coverage > floor.no_coverage:
             problems.append(
                 f"{s.path}: {s.no_coverage} mutants reached by no claim, "
                 f"{floor.no_coverage} allowed"
             )
     return problems
+
+
+def hold_floors(
+    report: Mapping[str, Any], floors_path: Path | None, partial: str | None, survey: str
+) -> int:
+    """Print the per-file score table against the floors; 3 when a floor fails, else 0.
+
+    A partial survey (a shard, ``--since``, ``--file``, some witnesses) cannot speak for a
+    whole file, so it prints its table and holds no floor; CI holds them on the whole or
+    merged survey. Without ``--floors``, a project with no ``mutation/floors.toml`` holds none.
+    """
+    per_file = scores(report)
+    if floors_path is None and not DEFAULT_FLOORS.is_file():
+        print()
+        print(score_table(per_file))
+        print(f"floors not held: no {DEFAULT_FLOORS} in this project")
+        return 0
+    path = floors_path or DEFAULT_FLOORS
+    floors = load_floors(path, survey)
+    print()
+    print(score_table(per_file, floors))
+    if partial is not None:
+        print(f"floors not held: a partial survey ({partial}); the whole survey holds them")
+        return 0
+    problems = below_floors([*per_file, total(per_file)], floors)
+    for line in problems:
+        print(f"below floor: {line}")
+    if problems:
+        return 3
+    print(f"every file holds its floor ({path} [{survey}])")
+    return 0

@@ -22,14 +22,7 @@ from typing import Any
 
 from claims import Session, UsageError
 from claims.revisions import RevisionError, commit_of
-from mutation.floors import (
-    DEFAULT_FLOORS,
-    below_floors,
-    load_floors,
-    score_table,
-    scores,
-    total,
-)
+from mutation.floors import hold_floors
 from mutation.ledgers import Equivalence, load_equivalents
 from mutation.mutmut_bridge import GeneratedMutant, generate, read_generated, source_paths
 from mutation.selection import parse_shard, shard, since
@@ -57,7 +50,8 @@ class Plan:
     report: Path
     equivalents: Mapping[str, Equivalence]
     break_below: float | None
-    floors: Path
+    floors: Path | None
+    show_survivors: int | None
     partial: str | None
     """Why this run surveys only part of the planner or part of the claims, if it does."""
 
@@ -92,12 +86,13 @@ def _plan(args: argparse.Namespace, session: Session) -> Plan:
         report=args.report or DEFAULT_REPORT,
         equivalents=load_equivalents(args.equivalent),
         break_below=args.break_below,
-        floors=args.floors or DEFAULT_FLOORS,
-        partial=_partial(args, scope != session.witness_names),
+        floors=args.floors,
+        show_survivors=args.show_survivors,
+        partial=partial_survey(args, scope != session.witness_names),
     )
 
 
-def _partial(args: argparse.Namespace, scoped: bool) -> str | None:
+def partial_survey(args: argparse.Namespace, scoped: bool) -> str | None:
     """Why a run cannot speak for whole files: it then prints its table but holds no floor."""
     given = [
         f"shard {args.shard}" if args.shard else "",
@@ -207,36 +202,13 @@ def survey_command(args: argparse.Namespace, session: Session) -> int:
     report = build_report(plan, survey, judged)
     write_report(report, plan.report)
     print("\n".join(_header(plan, survey, len(mutants), len(chosen), generation, seconds)))
-    print(summarize_report(report))
+    print(summarize_report(report, plan.show_survivors))
     print("\n".join(notes))
     print(f"report: {plan.report}")
-    held = hold_floors(report, plan.floors, plan.partial)
+    held = hold_floors(report, plan.floors, plan.partial, "generated")
     if plan.break_below is not None and score(judged) < plan.break_below:
         return 3
     return held
-
-
-def hold_floors(report: Mapping[str, Any], floors_path: Path, partial: str | None) -> int:
-    """Print the per-file score table against the floors; 3 when a floor fails, else 0.
-
-    A partial survey (a shard, ``--since``, ``--file``, some witnesses) cannot speak for a
-    whole file, so it prints its table and holds no floor; CI holds them on the whole or
-    merged survey.
-    """
-    per_file = scores(report)
-    floors = load_floors(floors_path, "generated")
-    print()
-    print(score_table(per_file, floors))
-    if partial is not None:
-        print(f"floors not held: a partial survey ({partial}); the whole survey holds them")
-        return 0
-    problems = below_floors([*per_file, total(per_file)], floors)
-    for line in problems:
-        print(f"below floor: {line}")
-    if problems:
-        return 3
-    print(f"every file holds its floor ({floors_path})")
-    return 0
 
 
 def _header(
@@ -308,12 +280,17 @@ def judge_equivalents(
     return judged, notes
 
 
-def merge_command(paths: Sequence[Path], out: Path | None, floors: Path | None = None) -> int:
+def merge_command(
+    paths: Sequence[Path],
+    out: Path | None,
+    floors: Path | None = None,
+    show_survivors: int | None = None,
+) -> int:
     """Merge shard reports into ``out`` (default target/mutation-report.json), summarize them
     and hold the floors over the merged whole."""
     merged = merge([read_report(p) for p in paths])
     target = out or DEFAULT_REPORT
     write_report(merged, target)
-    print(summarize_report(merged))
+    print(summarize_report(merged, show_survivors))
     print(f"merged {len(paths)} reports into {target}")
-    return hold_floors(merged, floors or DEFAULT_FLOORS, None)
+    return hold_floors(merged, floors, None, "generated")

@@ -163,7 +163,11 @@ def _witness_row(mutants: list[dict[str, Any]], witness: str) -> list[object]:
     return [witness, len(covered), len(killed), len(timeouts), missed, errors, equivalent, ratio]
 
 
-def summarize_report(report: Mapping[str, Any]) -> str:
+SHOW_SURVIVORS = 20
+"""Survivors printed by default; the report keeps every one."""
+
+
+def summarize_report(report: Mapping[str, Any], show_survivors: int | None = None) -> str:
     """Per witness: covered, killed, timeouts, not killed by it, equivalent; then survivors."""
     mutants = [m for _, m in _mutants(report)]
     rows = [_witness_row(mutants, w) for w in _witnesses(report)]
@@ -183,8 +187,11 @@ def summarize_report(report: Mapping[str, Any]) -> str:
     total = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
     lines = [tabulate(rows, headers=headers), "", f"all {len(mutants)} mutants: {total}"]
     survivors = [(p, m) for p, m in _mutants(report) if m["status"] == "Survived"]
+    show = SHOW_SURVIVORS if show_survivors is None else show_survivors
     lines += [f"survivors (covered, no claim turned red): {len(survivors)}"]
-    for path, m in survivors:
+    if show < len(survivors):
+        lines[-1] += f", the first {show} shown (--show-survivors N; all are in the report)"
+    for path, m in survivors[:show]:
         line = m["location"]["start"]["line"]
         lines += [
             "",

@@ -29,7 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from claims import Session, UsageError
+from mutation.floors import hold_floors
 from mutation.generated import Ticker
+from mutation.generated import partial_survey as _partial
 from mutation.mutmut_bridge import source_paths
 from mutation.selection import parse_shard, shard
 from mutation.stryker import merge, read_report, write_report
@@ -86,6 +88,9 @@ class ValuePlan:
     report: Path
     per_operator: int
     show_survivors: int
+    floors: Path | None
+    partial: str | None
+    """Why this run cannot speak for whole files (then it holds no floor), if it cannot."""
 
     def config(self) -> dict[str, object]:
         return {
@@ -138,6 +143,8 @@ def plan_values(args: argparse.Namespace, session: Session) -> ValuePlan:
         files=files,
         report=args.report or DEFAULT_REPORT,
         per_operator=per_operator,
+        floors=args.floors,
+        partial=_partial(args, scope != session.witness_names),
         show_survivors=show,
     )
 
@@ -310,7 +317,7 @@ def values_command(args: argparse.Namespace, session: Session) -> int:
     print(summarize_values(report, plan.show_survivors))
     print("\n".join(_blind_kills(results)))
     print(f"report: {plan.report}")
-    return 0
+    return hold_floors(report, plan.floors, plan.partial, "values")
 
 
 def _header(
@@ -356,11 +363,13 @@ def _blind_kills(results: Iterable[MutantResult[ValueMutant]]) -> list[str]:
     ]
 
 
-def merge_values(paths: Sequence[Path], out: Path | None, show: int | None) -> int:
+def merge_values(
+    paths: Sequence[Path], out: Path | None, show: int | None, floors: Path | None
+) -> int:
     """Merge value shard reports into ``out`` (default target/mutation-values.json)."""
     merged = merge([read_report(p) for p in paths])
     target = out or DEFAULT_REPORT
     write_report(merged, target)
     print(summarize_values(merged, SHOW_SURVIVORS if show is None else show))
     print(f"merged {len(paths)} reports into {target}")
-    return 0
+    return hold_floors(merged, floors, None, "values")

@@ -14,8 +14,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tabulate import tabulate
-
 from mutation.stryker import Report, add_file, add_tests, empty_report, location
 
 if TYPE_CHECKING:
@@ -71,30 +69,11 @@ def build_value_report(
     return report
 
 
-def _module(path: str) -> str:
-    return path.removesuffix(".py").replace("/", ".")
-
-
-def _row(name: str, mutants: Sequence[Mapping[str, Any]]) -> list[object]:
-    count = {s: sum(1 for m in mutants if m["status"] == s) for s in _STATUSES}
-    detected = count["Killed"] + count["Timeout"]
-    judged = detected + count["Survived"]
-    strength = f"{100.0 * detected / judged:.1f}%" if judged else "—"
-    return [name, len(mutants), *count.values(), strength]
-
-
-_STATUSES = ("Killed", "Timeout", "Survived", "NoCoverage", "RuntimeError")
-HEADERS = ["boundary module", "mutants", "killed", "timeout", "survived", "no coverage"]
-HEADERS += ["crashed", "strength"]
-
-
 def summarize_values(report: Mapping[str, Any], show_survivors: int) -> str:
-    """The per-module table, the totals, then at most ``show_survivors`` survivors."""
+    """At most ``show_survivors`` survivors; the per-file table is printed by
+    :func:`mutation.floors.hold_floors`."""
     files: Mapping[str, Any] = report["files"]
-    rows = [_row(_module(path), entry["mutants"]) for path, entry in sorted(files.items())]
-    everything = [m for entry in files.values() for m in entry["mutants"]]
-    rows.append(_row("all", everything))
-    lines = [tabulate(rows, headers=HEADERS, disable_numparse=True)]
+    lines: list[str] = []
     survivors = [
         (path, m)
         for path, entry in sorted(files.items())
@@ -102,7 +81,7 @@ def summarize_values(report: Mapping[str, Any], show_survivors: int) -> str:
         if m["status"] == "Survived"
     ]
     shown = survivors[:show_survivors]
-    lines += ["", f"survivors (covered, no claim turned red): {len(survivors)}"]
+    lines += [f"survivors (covered, no claim turned red): {len(survivors)}"]
     if len(shown) < len(survivors):
         lines[-1] += f", the first {len(shown)} shown (--show-survivors)"
     for path, m in shown:

@@ -8,8 +8,16 @@ from typing import Any
 import pytest
 
 from claims import UsageError
-from mutation.floors import Floor, Score, below_floors, load_floors, score_table, scores, total
-from mutation.generated import hold_floors
+from mutation.floors import (
+    Floor,
+    Score,
+    below_floors,
+    hold_floors,
+    load_floors,
+    score_table,
+    scores,
+    total,
+)
 
 
 def _report(**files: list[str]) -> dict[str, Any]:
@@ -69,7 +77,9 @@ def test_a_file_without_a_floor_fails() -> None:
 
 def test_floors_read_both_forms(tmp_path: Path) -> None:
     path = tmp_path / "floors.toml"
-    path.write_text('[generated]\nall = 90\n"planner/a.py" = { strength = 80.5, no_coverage = 2 }\n')
+    path.write_text(
+        '[generated]\nall = 90\n"planner/a.py" = { strength = 80.5, no_coverage = 2 }\n'
+    )
     assert load_floors(path, "generated") == {
         "all": Floor(90.0),
         "planner/a.py": Floor(80.5, 2),
@@ -108,11 +118,11 @@ def test_a_whole_survey_below_a_floor_exits_3_and_a_partial_one_holds_none(
     path = tmp_path / "floors.toml"
     path.write_text('[generated]\nall = 50\n"planner/a.py" = 90\n')
     report = _report(a=["Killed", "Survived"])
-    assert hold_floors(report, path, None) == 3
+    assert hold_floors(report, path, None, "generated") == 3
     assert "below floor: planner/a.py: strength 50.0% is below its floor 90%" in (
         capsys.readouterr().out
     )
-    assert hold_floors(report, path, "shard 1/4") == 0
+    assert hold_floors(report, path, "shard 1/4", "generated") == 0
     assert "floors not held: a partial survey (shard 1/4)" in capsys.readouterr().out
 
 
@@ -120,9 +130,9 @@ def test_the_whole_survey_is_held_to_the_all_floor(tmp_path: Path) -> None:
     path = tmp_path / "floors.toml"
     path.write_text('[generated]\nall = 90\n"planner/a.py" = 50\n"planner/b.py" = 50\n')
     report = _report(a=["Killed", "Survived"], b=["Killed", "Survived"])
-    assert hold_floors(report, path, None) == 3
+    assert hold_floors(report, path, None, "generated") == 3
     path.write_text('[generated]\nall = 50\n"planner/a.py" = 50\n"planner/b.py" = 50\n')
-    assert hold_floors(report, path, None) == 0
+    assert hold_floors(report, path, None, "generated") == 0
 
 
 def test_the_committed_floors_cover_every_planner_module() -> None:
@@ -133,3 +143,11 @@ def test_the_committed_floors_cover_every_planner_module() -> None:
         if p.name != "__init__.py"
     )
     assert sorted(set(floors) - {"all"}) == modules
+
+
+def test_a_project_without_a_floors_file_holds_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert hold_floors(_report(a=["Survived"]), None, None, "generated") == 0
+    assert "floors not held: no mutation/floors.toml in this project" in capsys.readouterr().out

@@ -101,14 +101,27 @@ def test_shards_partition_the_mutants_and_merge_back(project: Path, full: Survey
     assert first and second and not first & second
     assert first | second == set(full.mutants())
     merged = project / "merged.json"
+    floors = project / "floors.toml"
+    files = {
+        path
+        for k in (1, 2)
+        for path in json.loads((project / f"shard{k}.json").read_text())["files"]
+    }
+    floors.write_text(
+        "[generated]\nall = 0\n"
+        + "".join(f'"{path}" = {{ strength = 0, no_coverage = 99 }}\n' for path in files)
+    )
     done = run_mutate(
         "--merge-reports",
         str(project / "shard1.json"),
         str(project / "shard2.json"),
         "--report",
         str(merged),
+        "--floors",
+        str(floors),
     )
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"every file holds its floor ({floors} [generated])" in done.stdout
     body = json.loads(merged.read_text())
     assert validate(body) == []
     ids = {m["id"] for f in body["files"].values() for m in f["mutants"]}

@@ -432,9 +432,11 @@ def test_the_summary_counts_every_site_and_tables_the_module(full: Run) -> None:
     assert f"enumerated {sites}, surveyed {sites}" in out
     assert "4 boundaries (1 called by no claim)" in out
     assert "baseline: 2/2 claims green; forced fail (every boundary raises): 2/2" in out
-    row = next(line for line in out.splitlines() if line.startswith("desk.plan "))
+    row = next(line for line in out.splitlines() if line.startswith("desk/plan.py "))
     killed = sum(1 for m in full.mutants().values() if m["status"] == "Killed")
-    assert row.split()[1:3] == [str(sites + 1), str(killed)]
+    survived = sum(1 for m in full.mutants().values() if m["status"] == "Survived")
+    assert row.split()[1:4] == [str(killed), str(survived), "1"]
+    assert killed + survived + 1 == sites + 1
     assert "desk.plan.book:unit#2:rekey" in out
 
 
@@ -467,7 +469,7 @@ def test_a_capped_run_says_how_many_it_surveyed_and_shards_partition(desk: Path,
     assert {
         m["id"] for f in json.loads(merged.read_text())["files"].values() for m in f["mutants"]
     } == set(capped.mutants())
-    assert "boundary module" in done.stdout and "desk.plan" in done.stdout
+    assert "strength" in done.stdout and "desk/plan.py" in done.stdout
 
 
 @pytest.mark.parametrize(
