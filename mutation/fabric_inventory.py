@@ -1,0 +1,197 @@
+"""Declared mutants of the fabric inventory, the value types and the data loaders (witness
+``fabric_inventory``).
+
+Each is a careless edit of a loader or validator: a lost location, a dropped check, a
+message that no longer names what it refuses, the environment ignored. Validators that
+pydantic bound when the value types were built (``safe_name``, ``_safe_path`` inside
+``SafeName``/``SafePath``) are replaced where the claims call them by name.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from mutation import mutant
+from planner import data
+from planner.checkpoint import CheckpointManifest, load_manifest
+from planner.fabric import Fabric, FabricGroup, Host, _group, load_fabric
+from planner.refusal import Location, PlannerInputError
+from planner.values import M, _safe_path, load_json_model, located, safe_name
+
+W = "fabric_inventory"
+
+
+@mutant(
+    replaces="planner.fabric.load_fabric",
+    turns_red={f"{W}.the_shipped_inventory_is_the_fabric_the_spec_names"},
+)
+def hosts_come_back_in_reverse(path: Path) -> Fabric:
+    """The inventory's host list comes back last host first (the groups are unchanged)."""
+    fabric = load_fabric(path)
+    return Fabric(hosts=fabric.hosts[::-1], groups=fabric.groups)
+
+
+@mutant(
+    replaces="planner.fabric.Fabric.group",
+    turns_red={f"{W}.an_unknown_group_is_refused_naming_the_known_ones"},
+)
+def unknown_group_names_no_alternative(self: Fabric, name: str) -> FabricGroup:
+    """An unknown group is refused without naming the groups the inventory does know."""
+    for group in self.groups:
+        if group.name == name:
+            return group
+    raise KeyError(f"no fabric group {name!r}")
+
+
+@mutant(
+    replaces="planner.fabric._list",
+    turns_red={f"{W}.an_unreadable_inventory_is_refused_at_the_file_or_its_lists"},
+)
+def a_missing_list_is_empty(raw: dict[str, object], key: str, source: str) -> list[object]:
+    """An inventory without "hosts" or "groups" loads as one with none (a typo in the key
+    silently empties the fabric)."""
+    value = raw.get(key, [])
+    if not isinstance(value, list):
+        raise PlannerInputError(source, key, f"must be a list (value {value!r})")
+    return value
+
+
+@mutant(
+    replaces="planner.fabric._host",
+    turns_red={f"{W}.a_bad_host_is_refused_at_its_field_quoting_the_value"},
+)
+def bad_host_located_without_its_index(index: int, raw: object, source: str) -> Host:
+    """A bad host is located at hosts.<field>, not saying which of the hosts it is."""
+    try:
+        return Host.model_validate(raw)
+    except ValidationError as exc:
+        field, message = located(exc)
+        raise PlannerInputError(source, f"hosts.{field}", message) from exc
+
+
+@mutant(
+    replaces="planner.fabric._group",
+    turns_red={f"{W}.a_bad_group_is_refused_at_its_field_quoting_the_value"},
+)
+def a_host_named_twice_in_a_group_is_dropped(
+    index: int, raw: object, by_name: dict[str, Host], source: str
+) -> FabricGroup:
+    """A host named twice in a group is silently kept once, so the group plans one rank
+    fewer than its file lists."""
+    if isinstance(raw, dict) and isinstance(raw.get("hosts"), list):
+        raw = {**raw, "hosts": list(dict.fromkeys(raw["hosts"]))}
+    return _group(index, raw, by_name, source)
+
+
+@mutant(
+    replaces="planner.fabric._named_once",
+    turns_red={
+        f"{W}.a_bad_host_is_refused_at_its_field_quoting_the_value",
+        f"{W}.a_bad_group_is_refused_at_its_field_quoting_the_value",
+    },
+)
+def names_given_twice_are_accepted(key: str, names: list[str], source: str) -> None:
+    """A host or group named twice is accepted; lookups by name then find only one."""
+
+
+@mutant(
+    replaces="planner.values.located",
+    turns_red={
+        f"{W}.a_bad_host_is_refused_at_its_field_quoting_the_value",
+        f"{W}.a_bad_manifest_is_refused_at_its_first_bad_field",
+    },
+)
+def the_last_bad_field_is_named(exc: ValidationError) -> tuple[str, str]:
+    """With several bad fields, the last one is named instead of the first."""
+    last = exc.errors()[-1]
+    where = ".".join(str(p) for p in last["loc"]) or "<root>"
+    return where, f"{last['msg']} (value {last.get('input')!r})"
+
+
+@mutant(
+    replaces="planner.values.load_json_model",
+    turns_red={f"{W}.a_bad_manifest_is_refused_at_its_first_bad_field"},
+)
+def a_bad_json_file_is_named_without_its_directory(model: type[M], path: Path, what: str) -> M:
+    """A bad JSON model file is named by its base name only, not the path that was read."""
+    try:
+        return load_json_model(model, path, what)
+    except PlannerInputError as exc:
+        raise PlannerInputError(path.name, exc.where, exc.message) from exc
+
+
+@mutant(
+    replaces="planner.values.safe_name",
+    turns_red={f"{W}.a_safe_name_is_a_letter_or_digit_then_letters_digits_and_five_marks"},
+)
+def a_name_may_start_with_a_mark(value: str) -> str:
+    """A name may start with any allowed mark, so "-rf" passes as a name into argv."""
+    if value and value[0] in "_.@:-":
+        safe_name(f"x{value}")
+        return value
+    return safe_name(value)
+
+
+@mutant(
+    replaces="planner.values._safe_path",
+    turns_red={f"{W}.a_safe_path_is_absolute_normalized_and_plain"},
+)
+def a_trailing_slash_is_accepted(value: str) -> str:
+    """A path ending in '/' is accepted, so one directory has two spellings."""
+    if len(value) > 1 and value.endswith("/"):
+        _safe_path(value[:-1])
+        return value
+    return _safe_path(value)
+
+
+@mutant(
+    replaces="planner.refusal.render_location",
+    turns_red={f"{W}.a_refusal_renders_its_location_and_one_line"},
+)
+def list_indices_rendered_as_names(location: Location) -> str:
+    """A list index renders as a dotted name (hosts.2) instead of hosts[2]."""
+    return ".".join(str(part) for part in location) or "<root>"
+
+
+@mutant(
+    replaces="planner.data.default_data_root",
+    turns_red={f"{W}.the_data_root_is_the_environment_or_the_fixtures"},
+)
+def the_environment_is_ignored() -> Path:
+    """$GUNBC_PLANNER_DATA is ignored: the data root is always the fixtures directory."""
+    return Path(data.__file__).resolve().parent.parent / "fixtures"
+
+
+@mutant(
+    replaces="planner.data.snapshot_manifest",
+    turns_red={f"{W}.a_snapshot_manifest_is_found_by_model_or_refused_by_name"},
+)
+def an_unknown_model_gets_the_first_manifest(
+    model: str, root: Path | None = None
+) -> CheckpointManifest:
+    """An unknown model is given the first manifest found instead of being refused."""
+    base = (root or data.default_data_root()) / "checkpoints"
+    paths = sorted(base.glob("*.manifest.json"))
+    found = [m for m in (load_manifest(p) for p in paths) if m.model == model]
+    return found[0] if found else load_manifest(paths[0])
+
+
+@mutant(
+    replaces="planner.refusal.PlannerInputError.__init__",
+    turns_red={
+        f"{W}.an_unreadable_inventory_is_refused_at_the_file_or_its_lists",
+        f"{W}.a_bad_host_is_refused_at_its_field_quoting_the_value",
+        f"{W}.a_bad_group_is_refused_at_its_field_quoting_the_value",
+        f"{W}.a_bad_manifest_is_refused_at_its_first_bad_field",
+        f"{W}.a_snapshot_manifest_is_found_by_model_or_refused_by_name",
+    },
+)
+def the_printed_error_drops_the_file(self: Any, source: str, where: str, message: str) -> None:
+    """The error the command line prints says where and what, but not in which file."""
+    self.source = source
+    self.where = where
+    self.message = message
+    Exception.__init__(self, f"{where}: {message}")
