@@ -4,11 +4,14 @@
 Each is a careless edit of a loader or validator: a lost location, a dropped check, a
 message that no longer names what it refuses, the environment ignored. Validators that
 pydantic bound when the value types were built (``safe_name``, ``_safe_path`` inside
-``SafeName``/``SafePath``) are replaced where the claims call them by name.
+``SafeName``/``SafePath``) are replaced where the claims call them by name. The two mutants
+of ``load_json_model`` cannot be combined; the locale one is declared dependent.
 """
 
 from __future__ import annotations
 
+import json
+import locale
 from pathlib import Path
 from typing import Any
 
@@ -121,6 +124,24 @@ def a_bad_json_file_is_named_without_its_directory(model: type[M], path: Path, w
         return load_json_model(model, path, what)
     except PlannerInputError as exc:
         raise PlannerInputError(path.name, exc.where, exc.message) from exc
+
+
+@mutant(
+    replaces="planner.values.load_json_model",
+    turns_red={f"{W}.data_files_are_read_as_utf8_whatever_the_locale"},
+    independent=False,
+)
+def a_json_file_is_read_in_the_locale_encoding(model: type[M], path: Path, what: str) -> M:
+    """A JSON model file is decoded with the locale's encoding, so a manifest holding
+    non-ASCII text cannot be read under the C locale."""
+    try:
+        raw = json.loads(path.read_text(encoding=locale.getpreferredencoding(False)))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise PlannerInputError(str(path), "<file>", f"cannot read {what}: {exc}") from exc
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        raise PlannerInputError(str(path), *located(exc)) from exc
 
 
 @mutant(

@@ -12,6 +12,7 @@ the checks render as ``refused: <code> at <location>: <message>``.
 from __future__ import annotations
 
 import json
+import locale
 import os
 import posixpath
 import string
@@ -403,6 +404,37 @@ def _write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
+
+
+@contextmanager
+def _ascii_locale() -> Iterator[None]:
+    """The C locale for text, whose encoding is ASCII (unless Python runs in UTF-8 mode)."""
+    before = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    try:
+        yield
+    finally:
+        locale.setlocale(locale.LC_CTYPE, before)
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def data_files_are_read_as_utf8_whatever_the_locale() -> Verdict:
+    """JSON is UTF-8 (RFC 8259): an inventory and a manifest holding non-ASCII text load the
+    same under the C locale as under a UTF-8 one."""
+    shipped = load_fabric(INVENTORY)
+    with tempfile.TemporaryDirectory() as tmp:
+        raw = _inventory()
+        raw["_about"] = "GB10 ≈ 121 GiB to the OS"
+        inventory = _write(Path(tmp) / "fabric.json", json.dumps(raw, ensure_ascii=False))
+        text = json.dumps({**_MANIFEST, "model": "org/modèle"}, ensure_ascii=False)
+        manifest = _write(Path(tmp) / "m.json", text)
+        try:
+            with _ascii_locale():
+                same = load_fabric(inventory) == shipped
+                model = load_manifest(manifest).model
+        except PlannerInputError as exc:
+            return fails(f"refused under the C locale: {exc}")
+    return expect_equal((True, "org/modèle"), (same, model), "(inventory as shipped, model)")
 
 
 # --- safe names and paths --------------------------------------------------------------
