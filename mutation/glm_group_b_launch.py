@@ -90,6 +90,8 @@ def engram_request_left_out_of_the_key(self: ServingLaunchProfile) -> str:
         f"{W}.glm_followers_are_headless_behind_srv1",
         # recipes rendezvous at the same derived head
         "launcher_recipe.the_launcher_adds_the_multi_node_flags_per_rank",
+        # the inventory's groups are headed by their first host
+        "fabric_inventory.the_shipped_inventory_is_the_fabric_the_spec_names",
     },
 )
 def serving_head_is_the_last_host(group: FabricGroup) -> Host:
