@@ -3,7 +3,7 @@
 
 Each is a careless edit of a loader or validator: a lost location, a dropped check, a
 message that no longer names what it refuses, the environment ignored. Validators that
-pydantic bound when the value types were built (``safe_name``, ``_safe_path`` inside
+pydantic bound when the value types were built (``safe_name``, ``safe_path`` inside
 ``SafeName``/``SafePath``) are replaced where the claims call them by name. The two mutants
 of ``load_json_model`` cannot be combined; the locale one is declared dependent.
 """
@@ -20,9 +20,9 @@ from pydantic import ValidationError
 from mutation import mutant
 from planner import data
 from planner.checkpoint import CheckpointManifest, load_manifest
-from planner.fabric import Fabric, FabricGroup, Host, _group, load_fabric
+from planner.fabric import Fabric, FabricGroup, Host, load_fabric
 from planner.refusal import Location, PlannerInputError
-from planner.values import M, _safe_path, load_json_model, located, safe_name
+from planner.values import M, load_json_model, located, safe_name, safe_path
 
 W = "fabric_inventory"
 
@@ -84,9 +84,29 @@ def a_host_named_twice_in_a_group_is_dropped(
 ) -> FabricGroup:
     """A host named twice in a group is silently kept once, so the group plans one rank
     fewer than its file lists."""
-    if isinstance(raw, dict) and isinstance(raw.get("hosts"), list):
-        raw = {**raw, "hosts": list(dict.fromkeys(raw["hosts"]))}
-    return _group(index, raw, by_name, source)
+    if not isinstance(raw, dict):
+        raise PlannerInputError(
+            source, f"groups[{index}]", f"must be a JSON object (value {raw!r})"
+        )
+    label = f"groups.{raw['name']}" if isinstance(raw.get("name"), str) else f"groups[{index}]"
+    if "hosts" not in raw:
+        raise PlannerInputError(source, f"{label}.hosts", "Field required")
+    names = raw["hosts"]
+    if not isinstance(names, list):
+        raise PlannerInputError(source, f"{label}.hosts", f"must be a list (value {names!r})")
+    if not names:
+        message = "a group needs at least one host (value [])"
+        raise PlannerInputError(source, f"{label}.hosts", message)
+    missing = [n for n in names if n not in by_name]
+    if missing:
+        raise PlannerInputError(source, f"{label}.hosts", f"unknown hosts {missing!r}")
+    hosts = tuple(by_name[n] for n in dict.fromkeys(names))
+    try:
+        return FabricGroup.model_validate({**raw, "hosts": hosts})
+    except ValidationError as exc:
+        field, message = located(exc)
+        where = label if field == "<root>" else f"{label}.{field}"
+        raise PlannerInputError(source, where, message) from exc
 
 
 @mutant(
@@ -157,15 +177,15 @@ def a_name_may_start_with_a_mark(value: str) -> str:
 
 
 @mutant(
-    replaces="planner.values._safe_path",
+    replaces="planner.values.safe_path",
     turns_red={f"{W}.a_safe_path_is_absolute_normalized_and_plain"},
 )
 def a_trailing_slash_is_accepted(value: str) -> str:
     """A path ending in '/' is accepted, so one directory has two spellings."""
     if len(value) > 1 and value.endswith("/"):
-        _safe_path(value[:-1])
+        safe_path(value[:-1])
         return value
-    return _safe_path(value)
+    return safe_path(value)
 
 
 @mutant(

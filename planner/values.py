@@ -33,7 +33,8 @@ def safe_name(value: str) -> str:
     return value
 
 
-def _safe_path(value: str) -> str:
+def safe_path(value: str) -> str:
+    """``value`` when it is an absolute, normalized path safe to render unquoted; else raises."""
     segments = value.split("/")[1:]
     normal = value == "/" or all(s not in ("", ".", "..") for s in segments)
     if not _SAFE_PATH.fullmatch(value) or not normal:
@@ -48,7 +49,7 @@ def _safe_path(value: str) -> str:
 SafeName = Annotated[str, AfterValidator(safe_name)]
 """A name that is rendered unquoted-safe: no whitespace or shell metacharacters."""
 
-SafePath = Annotated[str, AfterValidator(_safe_path)]
+SafePath = Annotated[str, AfterValidator(safe_path)]
 """An absolute, normalized path with no shell metacharacters."""
 
 

@@ -28,10 +28,11 @@ from hypothesis import strategies as st
 
 import fixtures
 from claims import ClaimKind, Verdict, claim, expect, expect_equal, fails, holds
-from planner import data, values
+from planner import data
 from planner.checkpoint import load_manifest
 from planner.fabric import load_fabric, serving_head
 from planner.refusal import PlannerInputError, refusal
+from planner.values import safe_name, safe_path
 
 FIXTURES = Path(fixtures.__file__).resolve().parent
 """The data directory the spec ships beside the planner."""
@@ -480,7 +481,7 @@ _FEW = settings(max_examples=40)
 @example("١")
 def _safe_name_is_the_rule(value: str) -> None:
     try:
-        got = values.safe_name(value)
+        got = safe_name(value)
     except ValueError as exc:
         assert not _is_safe_name(value), f"{value!r} refused"
         assert str(exc) == f"{value!r} {_NAME_RULE}", f"{value!r} refused saying {exc}"
@@ -519,7 +520,7 @@ _SEGMENTS = ("a", "b1", ".", "..", "", ".x", "..y", "a.b", "x+y@z", "a b", "a;b"
 @example("/a\n")
 def _safe_path_is_the_rule(value: str) -> None:
     try:
-        got = values._safe_path(value)
+        got = safe_path(value)
     except ValueError as exc:
         assert not _is_safe_path(value), f"{value!r} refused"
         assert str(exc) == f"{value!r} {_PATH_RULE}", f"{value!r} refused saying {exc}"
