@@ -148,8 +148,14 @@ def the_shipped_inventory_is_the_fabric_the_spec_names() -> Verdict:
         return expect_equal(_HOSTS, hosts, "hosts (name, GiB, rail address, interface)")
     by_name = {h.name: h for h in fabric.hosts}
     want = [(n, s, tuple(by_name[h] for h in hs), 4, 484, by_name[hs[0]]) for n, s, hs in _GROUPS]
-    got = [(g.name, g.subject, g.hosts, g.size, g.pool_gib, serving_head(g)) for g in fabric.groups]
-    return expect_equal(want, got, "groups (name, subject, hosts, size, pool GiB, head)")
+    names = [g.name for g in fabric.groups]
+    if names != [n for n, _, _ in _GROUPS]:
+        return expect_equal([n for n, _, _ in _GROUPS], names, "groups in file order")
+    looked_up = [fabric.group(n) for n in names]
+    got = [(g.name, g.subject, g.hosts, g.size, g.pool_gib, serving_head(g)) for g in looked_up]
+    if got != want:
+        return expect_equal(want, got, "groups (name, subject, hosts, size, pool GiB, head)")
+    return holds("srv1–8 as listed; group_a srv5–8 head srv5, group_b srv1–4 head srv1; 484 GiB")
 
 
 @claim(ClaimKind.REFUSAL)
