@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator
 
 from planner.refusal import PlannerInputError
 from planner.values import Frozen, SafeName, located
@@ -19,7 +20,7 @@ class Host(Frozen):
     """One GB10 host: its memory as the OS sees it and its fabric-rail endpoint."""
 
     name: SafeName
-    memory_gib: int
+    memory_gib: Annotated[int, Field(strict=True, gt=0)]
     rail_address: str
     rail_interface: SafeName
 
@@ -70,7 +71,10 @@ def serving_head(group: FabricGroup) -> Host:
 
 
 def load_fabric(path: Path) -> Fabric:
-    """Read the inventory file; an unreadable or invalid file names the file and field."""
+    """Read the inventory file; an unreadable or invalid file names the file and field.
+
+    A host or group is named once; a group names at least one known host, each once.
+    """
     source = str(path)
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
@@ -79,18 +83,30 @@ def load_fabric(path: Path) -> Fabric:
     if not isinstance(raw, dict):
         raise PlannerInputError(source, "<root>", "inventory must be a JSON object")
     hosts = tuple(_host(i, h, source) for i, h in enumerate(_list(raw, "hosts", source)))
+    _named_once("hosts", [h.name for h in hosts], source)
     by_name = {h.name: h for h in hosts}
     groups = tuple(
         _group(i, g, by_name, source) for i, g in enumerate(_list(raw, "groups", source))
     )
+    _named_once("groups", [g.name for g in groups], source)
     return Fabric(hosts=hosts, groups=groups)
 
 
 def _list(raw: dict[str, object], key: str, source: str) -> list[object]:
-    value = raw.get(key, [])
+    if key not in raw:
+        raise PlannerInputError(source, key, "Field required")
+    value = raw[key]
     if not isinstance(value, list):
-        raise PlannerInputError(source, key, "must be a list")
+        raise PlannerInputError(source, key, f"must be a list (value {value!r})")
     return value
+
+
+def _named_once(key: str, names: list[str], source: str) -> None:
+    for index, name in enumerate(names):
+        first = names.index(name)
+        if first != index:
+            message = f"already names {key}[{first}] (value {name!r})"
+            raise PlannerInputError(source, f"{key}[{index}].name", message)
 
 
 def _within(prefix: str, field: str) -> str:
@@ -107,14 +123,25 @@ def _host(index: int, raw: object, source: str) -> Host:
 
 def _group(index: int, raw: object, by_name: dict[str, Host], source: str) -> FabricGroup:
     if not isinstance(raw, dict):
-        raise PlannerInputError(source, f"groups[{index}]", "must be a JSON object")
+        raise PlannerInputError(
+            source, f"groups[{index}]", f"must be a JSON object (value {raw!r})"
+        )
     label = f"groups.{raw['name']}" if isinstance(raw.get("name"), str) else f"groups[{index}]"
-    names = raw.get("hosts", ())
+    if "hosts" not in raw:
+        raise PlannerInputError(source, f"{label}.hosts", "Field required")
+    names = raw["hosts"]
     if not isinstance(names, list):
-        raise PlannerInputError(source, f"{label}.hosts", "must be a list")
+        raise PlannerInputError(source, f"{label}.hosts", f"must be a list (value {names!r})")
+    if not names:
+        raise PlannerInputError(
+            source, f"{label}.hosts", "a group needs at least one host (value [])"
+        )
     missing = [n for n in names if n not in by_name]
     if missing:
         raise PlannerInputError(source, f"{label}.hosts", f"unknown hosts {missing!r}")
+    twice = [n for i, n in enumerate(names) if n in names[:i]]
+    if twice:
+        raise PlannerInputError(source, f"{label}.hosts", f"hosts named twice {twice!r}")
     try:
         return FabricGroup.model_validate({**raw, "hosts": tuple(by_name[n] for n in names)})
     except ValidationError as exc:

@@ -26,17 +26,22 @@ def safe_name(value: str) -> str:
     """``value`` when it is safe to render unquoted into scripts, units and argv; else raises."""
     if not _SAFE_NAME.fullmatch(value):
         raise ValueError(
-            f"{value!r} is not a safe name: use letters, digits and _ . @ : - only "
+            f"{value!r} is not a safe name: start with a letter or digit and use letters, "
+            "digits and _ . @ : - only "
             "(it is rendered into shell scripts, units and docker argv)"
         )
     return value
 
 
-def _safe_path(value: str) -> str:
-    if not _SAFE_PATH.fullmatch(value) or "/../" in f"{value}/" or "//" in value:
+def safe_path(value: str) -> str:
+    """``value`` when it is an absolute, normalized path safe to render unquoted; else raises."""
+    segments = value.split("/")[1:]
+    normal = value == "/" or all(s not in ("", ".", "..") for s in segments)
+    if not _SAFE_PATH.fullmatch(value) or not normal:
         raise ValueError(
-            f"{value!r} is not a safe absolute path: it must start with '/', hold no '..' "
-            "segment, no empty segment and no shell metacharacters"
+            f"{value!r} is not a safe absolute path: it must start with '/', hold no '.' or "
+            "'..' segment, no empty segment (no '//', no trailing '/') and no shell "
+            "metacharacters"
         )
     return value
 
@@ -44,7 +49,7 @@ def _safe_path(value: str) -> str:
 SafeName = Annotated[str, AfterValidator(safe_name)]
 """A name that is rendered unquoted-safe: no whitespace or shell metacharacters."""
 
-SafePath = Annotated[str, AfterValidator(_safe_path)]
+SafePath = Annotated[str, AfterValidator(safe_path)]
 """An absolute, normalized path with no shell metacharacters."""
 
 

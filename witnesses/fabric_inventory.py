@@ -1,0 +1,660 @@
+"""Witness: the fabric inventory loads as the spec names it, and bad input is refused, located.
+
+The shipped inventory (``fixtures/fabric.json``) is eight GB10 hosts srv1–srv8 of 121 GiB
+each (spec §3: "a GB10 shows about 121 GiB to the OS") on the RoCE rail 10.77.1.11–18,
+interface ``enp1s0f1np1``; Group A is srv5–8 and Group B srv1–4 (spec §3), and a group's
+serving head is node rank 0, its first host. A bad inventory, manifest, name or path is
+refused by a :class:`PlannerInputError` that names the file, the JSON path and the bad
+value; the command line prints it as ``<file>: <where>: <message>``. The refusal values of
+the checks render as ``refused: <code> at <location>: <message>``.
+"""
+
+from __future__ import annotations
+
+import json
+import locale
+import os
+import posixpath
+import string
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+import fixtures
+from claims import ClaimKind, Verdict, claim, expect, expect_equal, fails, holds
+from planner import data
+from planner.checkpoint import load_manifest
+from planner.fabric import load_fabric, serving_head
+from planner.refusal import PlannerInputError, refusal
+from planner.values import safe_name, safe_path
+
+FIXTURES = Path(fixtures.__file__).resolve().parent
+"""The data directory the spec ships beside the planner."""
+INVENTORY = FIXTURES / "fabric.json"
+DATA_ENV = "GUNBC_PLANNER_DATA"
+"""The environment variable the README names for another data root."""
+
+Raw = dict[str, Any]
+Edit = Callable[[Raw], object]
+
+# The inventory the file states: (name, memory GiB, rail address, rail interface) per host.
+_HOSTS = tuple((f"srv{n}", 121, f"10.77.1.{10 + n}", "enp1s0f1np1") for n in range(1, 9))
+# The groups the spec names: (name, subject, hosts in node-rank order).
+_GROUPS = (
+    ("group_a", "group-a-serving", ("srv5", "srv6", "srv7", "srv8")),
+    ("group_b", "group-b-serving", ("srv1", "srv2", "srv3", "srv4")),
+)
+
+_NAME_RULE = (
+    "is not a safe name: start with a letter or digit and use letters, digits and "
+    "_ . @ : - only (it is rendered into shell scripts, units and docker argv)"
+)
+_PATH_RULE = (
+    "is not a safe absolute path: it must start with '/', hold no '.' or '..' segment, "
+    "no empty segment (no '//', no trailing '/') and no shell metacharacters"
+)
+
+
+def _unsafe_name(value: str) -> str:
+    """The message pydantic carries for a SafeName field given ``value``."""
+    return f"Value error, {value!r} {_NAME_RULE} (value {value!r})"
+
+
+def _inventory() -> Raw:
+    raw: Raw = json.loads(INVENTORY.read_text(encoding="utf-8"))
+    return raw
+
+
+@dataclass(frozen=True)
+class Exact:
+    """The planner's own message, in full."""
+
+    where: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Quoting:
+    """A validation message: pydantic's wording (containing ``phrase``) quoting ``value``."""
+
+    where: str
+    phrase: str
+    value: object
+
+
+Said = Exact | Quoting
+
+
+def _mismatch(load: Callable[[Path], object], path: Path, want: Said) -> str | None:
+    """None when loading ``path`` is refused exactly as ``want`` says, else what happened."""
+    try:
+        load(path)
+    except PlannerInputError as exc:
+        got = (exc.source, exc.where, exc.message)
+        printed = f"{exc.source}: {exc.where}: {exc.message}"
+        if str(exc) != printed:
+            return f"printed as {str(exc)!r}, not {printed!r}"
+        if exc.source != str(path) or exc.where != want.where:
+            return f"located at {got[:2]}, not {(str(path), want.where)}"
+        if isinstance(want, Exact):
+            return None if exc.message == want.message else f"said {exc.message!r}"
+        quoted = exc.message.endswith(f" (value {want.value!r})")
+        return None if quoted and want.phrase in exc.message else f"said {exc.message!r}"
+    return "accepted"
+
+
+def _refused_inventories(cases: dict[str, tuple[Edit, Said]]) -> Verdict:
+    problems = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, (edit, want) in cases.items():
+            raw = _inventory()
+            edit(raw)
+            path = Path(tmp) / f"{name}.json"
+            path.write_text(json.dumps(raw), encoding="utf-8")
+            found = _mismatch(load_fabric, path, want)
+            if found is not None:
+                problems.append(f"{name}: {found}")
+    return expect(
+        not problems,
+        f"{len(cases)} bad inventories, each refused at its place quoting the value",
+        "; ".join(problems),
+    )
+
+
+def _host(raw: Raw, index: int) -> Raw:
+    host: Raw = raw["hosts"][index]
+    return host
+
+
+def _group(raw: Raw, index: int) -> Raw:
+    group: Raw = raw["groups"][index]
+    return group
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_shipped_inventory_is_the_fabric_the_spec_names() -> Verdict:
+    """fixtures/fabric.json loads into srv1–8 (121 GiB, rail 10.77.1.11–18 on enp1s0f1np1),
+    Group A = srv5–8 and Group B = srv1–4 holding those same hosts, 4 hosts and a
+    4 × 121 = 484 GiB pool each, and each group's serving head is its first host."""
+    fabric = load_fabric(INVENTORY)
+    hosts = tuple((h.name, h.memory_gib, h.rail_address, h.rail_interface) for h in fabric.hosts)
+    if hosts != _HOSTS:
+        return expect_equal(_HOSTS, hosts, "hosts (name, GiB, rail address, interface)")
+    by_name = {h.name: h for h in fabric.hosts}
+    want = [(n, s, tuple(by_name[h] for h in hs), 4, 484, by_name[hs[0]]) for n, s, hs in _GROUPS]
+    names = [g.name for g in fabric.groups]
+    if names != [n for n, _, _ in _GROUPS]:
+        return expect_equal([n for n, _, _ in _GROUPS], names, "groups in file order")
+    looked_up = [fabric.group(n) for n in names]
+    got = [(g.name, g.subject, g.hosts, g.size, g.pool_gib, serving_head(g)) for g in looked_up]
+    if got != want:
+        return expect_equal(want, got, "groups (name, subject, hosts, size, pool GiB, head)")
+    return holds("srv1–8 as listed; group_a srv5–8 head srv5, group_b srv1–4 head srv1; 484 GiB")
+
+
+@claim(ClaimKind.REFUSAL)
+def an_unknown_group_is_refused_naming_the_known_ones() -> Verdict:
+    """Asking the inventory for group_c names the groups it does know, in file order."""
+    fabric = load_fabric(INVENTORY)
+    try:
+        fabric.group("group_c")
+    except KeyError as exc:
+        said = exc.args[0] if exc.args else None
+        want = "no fabric group 'group_c'; known groups: group_a, group_b"
+        return expect_equal(want, said, "the refusal of group_c")
+    return fails("group_c was found in an inventory of group_a and group_b")
+
+
+def _unreadable(tmp: Path) -> dict[Path, Said]:
+    """Files that are no inventory at all, or whose hosts/groups are not a list."""
+
+    def write(name: str, text: str | bytes) -> Path:
+        path = tmp / name
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+        return path
+
+    def without(key: str) -> str:
+        raw = _inventory()
+        del raw[key]
+        return json.dumps(raw)
+
+    absent = tmp / "absent.json"
+    return {
+        absent: Exact(
+            "<file>",
+            f"cannot read inventory: [Errno 2] No such file or directory: {str(absent)!r}",
+        ),
+        # json's own words for a document cut off after "[" (11 characters read)
+        write("cut.json", '{"hosts": ['): Exact(
+            "<file>", "cannot read inventory: Expecting value: line 1 column 12 (char 11)"
+        ),
+        write("latin.json", b"\xff{}"): Exact(
+            "<file>",
+            "cannot read inventory: 'utf-8' codec can't decode byte 0xff in position 0: "
+            "invalid start byte",
+        ),
+        write("list.json", "[]"): Exact("<root>", "inventory must be a JSON object"),
+        write("no-hosts.json", without("hosts")): Exact("hosts", "Field required"),
+        write("no-groups.json", without("groups")): Exact("groups", "Field required"),
+        write("hosts-object.json", '{"hosts": {}, "groups": []}'): Exact(
+            "hosts", "must be a list (value {})"
+        ),
+        write("groups-name.json", '{"hosts": [], "groups": "group_a"}'): Exact(
+            "groups", "must be a list (value 'group_a')"
+        ),
+    }
+
+
+@claim(ClaimKind.REFUSAL)
+def an_unreadable_inventory_is_refused_at_the_file_or_its_lists() -> Verdict:
+    """A missing, cut-off or non-UTF-8 file is refused at <file> with the reader's reason; a
+    non-object at <root>; a missing or non-list hosts/groups at that key, quoting it."""
+    problems = []
+    with tempfile.TemporaryDirectory() as tmp:
+        cases = _unreadable(Path(tmp))
+        for path, want in cases.items():
+            found = _mismatch(load_fabric, path, want)
+            if found is not None:
+                problems.append(f"{path.name}: {found}")
+    return expect(not problems, f"{len(cases)} unreadable inventories located", "; ".join(problems))
+
+
+def _set(index: int, **fields: object) -> Edit:
+    return lambda raw: _host(raw, index).update(fields)
+
+
+@claim(ClaimKind.REFUSAL)
+def a_bad_host_is_refused_at_its_field_quoting_the_value() -> Verdict:
+    """Each bad host is refused at hosts[i].<field> quoting the value: a missing, non-integer,
+    boolean, zero or negative memory, an unsafe name or interface, a bad rail address, a host
+    that is not an object, an unknown field, a name given twice; with two bad fields, the
+    first (name) is the one named."""
+    srv3 = {"name": "srv3", "rail_address": "10.77.1.13", "rail_interface": "enp1s0f1np1"}
+    cases: dict[str, tuple[Edit, Said]] = {
+        "no-memory": (
+            lambda raw: _host(raw, 2).pop("memory_gib"),
+            Quoting("hosts[2].memory_gib", "Field required", srv3),
+        ),
+        "memory-word": (
+            _set(2, memory_gib="lots"),
+            Quoting("hosts[2].memory_gib", "integer", "lots"),
+        ),
+        "memory-text": (
+            _set(2, memory_gib="121"),
+            Quoting("hosts[2].memory_gib", "integer", "121"),
+        ),
+        "memory-true": (_set(2, memory_gib=True), Quoting("hosts[2].memory_gib", "integer", True)),
+        "memory-zero": (_set(5, memory_gib=0), Quoting("hosts[5].memory_gib", "greater than 0", 0)),
+        "memory-negative": (
+            _set(7, memory_gib=-121),
+            Quoting("hosts[7].memory_gib", "greater than 0", -121),
+        ),
+        "unsafe-name": (
+            _set(0, name="srv1;reboot"),
+            Exact("hosts[0].name", _unsafe_name("srv1;reboot")),
+        ),
+        "unsafe-interface": (
+            _set(2, rail_interface="eth0 $x"),
+            Exact("hosts[2].rail_interface", _unsafe_name("eth0 $x")),
+        ),
+        "short-rail": (
+            _set(4, rail_address="10.77.1"),
+            Exact(
+                "hosts[4].rail_address",
+                "Value error, '10.77.1' is not an IPv4 rail address (value '10.77.1')",
+            ),
+        ),
+        "host-a-string": (
+            lambda raw: raw["hosts"].__setitem__(3, "srv4"),
+            Quoting("hosts[3]", "valid dictionary", "srv4"),
+        ),
+        "unknown-field": (
+            _set(1, colour="red"),
+            Quoting("hosts[1].colour", "Extra inputs are not permitted", "red"),
+        ),
+        "name-twice": (
+            _set(3, name="srv2"),
+            Exact("hosts[3].name", "already names hosts[1] (value 'srv2')"),
+        ),
+        "two-bad-fields": (
+            _set(6, name="srv 7", memory_gib=-1),
+            Exact("hosts[6].name", _unsafe_name("srv 7")),
+        ),
+    }
+    return _refused_inventories(cases)
+
+
+def _members(index: int, *hosts: object) -> Edit:
+    return lambda raw: _group(raw, index).__setitem__("hosts", list(hosts))
+
+
+@claim(ClaimKind.REFUSAL)
+def a_bad_group_is_refused_at_its_field_quoting_the_value() -> Verdict:
+    """Each bad group is refused at groups.<name>.<field> (groups[i] when it has no string
+    name): not an object, unknown hosts (all of them, in order), a host named twice, no host,
+    no or non-list hosts, an unsafe subject, an unknown field, a group name given twice."""
+    cases: dict[str, tuple[Edit, Said]] = {
+        "group-a-string": (
+            lambda raw: raw["groups"].__setitem__(0, "group_a"),
+            Exact("groups[0]", "must be a JSON object (value 'group_a')"),
+        ),
+        "unknown-hosts": (
+            _members(0, "srv5", "srv9", "srv6", "srv0"),
+            Exact("groups.group_a.hosts", "unknown hosts ['srv9', 'srv0']"),
+        ),
+        "host-twice": (
+            _members(1, "srv1", "srv2", "srv1", "srv4", "srv2"),
+            Exact("groups.group_b.hosts", "hosts named twice ['srv1', 'srv2']"),
+        ),
+        "no-host": (
+            _members(1),
+            Exact("groups.group_b.hosts", "a group needs at least one host (value [])"),
+        ),
+        "hosts-missing": (
+            lambda raw: _group(raw, 0).pop("hosts"),
+            Exact("groups.group_a.hosts", "Field required"),
+        ),
+        "hosts-a-string": (
+            lambda raw: _group(raw, 0).__setitem__("hosts", "srv5"),
+            Exact("groups.group_a.hosts", "must be a list (value 'srv5')"),
+        ),
+        "name-a-number": (
+            lambda raw: _group(raw, 1).__setitem__("name", 7),
+            Quoting("groups[1].name", "valid string", 7),
+        ),
+        "unsafe-subject": (
+            lambda raw: _group(raw, 0).__setitem__("subject", "group a"),
+            Exact("groups.group_a.subject", _unsafe_name("group a")),
+        ),
+        "unknown-field": (
+            lambda raw: _group(raw, 1).__setitem__("colour", "red"),
+            Quoting("groups.group_b.colour", "Extra inputs are not permitted", "red"),
+        ),
+        "name-twice": (
+            lambda raw: _group(raw, 1).__setitem__("name", "group_a"),
+            Exact("groups[1].name", "already names groups[0] (value 'group_a')"),
+        ),
+    }
+    return _refused_inventories(cases)
+
+
+_MANIFEST: Raw = {
+    "model": "org/tiny",
+    "revision": "r1",
+    "files": [
+        {"path": "config.json", "bytes": 10, "role": "config"},
+        {"path": "model.safetensors", "bytes": 1024, "role": "weights"},
+    ],
+}
+
+
+@claim(ClaimKind.REFUSAL)
+def a_bad_manifest_is_refused_at_its_first_bad_field() -> Verdict:
+    """A manifest file is refused at its first bad field (dotted, list indices as numbers)
+    quoting the value, at <root> when it is no object, at <file> when unreadable."""
+
+    def manifest(**fields: object) -> str:
+        return json.dumps({**_MANIFEST, **fields})
+
+    bad_role = [_MANIFEST["files"][0], {"path": "x", "bytes": 1, "role": "blob"}]
+    problems = []
+    with tempfile.TemporaryDirectory() as tmp:
+        absent = Path(tmp) / "absent.json"
+        texts: dict[str, tuple[str | None, Said]] = {
+            "absent": (
+                None,
+                Exact(
+                    "<file>",
+                    f"cannot read manifest: [Errno 2] No such file or directory: {str(absent)!r}",
+                ),
+            ),
+            "empty": (
+                "",
+                Exact("<file>", "cannot read manifest: Expecting value: line 1 column 1 (char 0)"),
+            ),
+            "list": ("[]", Quoting("<root>", "valid dictionary", [])),
+            "role": (manifest(files=bad_role), Quoting("files.1.role", "'weights'", "blob")),
+            # revision comes before files, so it is the one named
+            "two-bad": (
+                manifest(revision="r1;x", files=bad_role),
+                Exact("revision", _unsafe_name("r1;x")),
+            ),
+        }
+        for name, (text, want) in texts.items():
+            path = absent
+            if text is not None:
+                path = Path(tmp) / f"{name}.json"
+                path.write_text(text, encoding="utf-8")
+            found = _mismatch(load_manifest, path, want)
+            if found is not None:
+                problems.append(f"{name}: {found}")
+        loaded = load_manifest(_write(Path(tmp) / "good.json", json.dumps(_MANIFEST)))
+    if problems:
+        return fails("; ".join(problems))
+    return expect_equal(
+        ("org/tiny", "r1", 1024),
+        (loaded.model, loaded.revision, loaded.weight_bytes),
+        "a good manifest",
+    )
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@contextmanager
+def _ascii_locale() -> Iterator[None]:
+    """The C locale for text, whose encoding is ASCII (unless Python runs in UTF-8 mode)."""
+    before = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    try:
+        yield
+    finally:
+        locale.setlocale(locale.LC_CTYPE, before)
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def data_files_are_read_as_utf8_whatever_the_locale() -> Verdict:
+    """JSON is UTF-8 (RFC 8259): an inventory and a manifest holding non-ASCII text load the
+    same under the C locale as under a UTF-8 one."""
+    shipped = load_fabric(INVENTORY)
+    with tempfile.TemporaryDirectory() as tmp:
+        raw = _inventory()
+        raw["_about"] = "GB10 ≈ 121 GiB to the OS"
+        inventory = _write(Path(tmp) / "fabric.json", json.dumps(raw, ensure_ascii=False))
+        text = json.dumps({**_MANIFEST, "model": "org/modèle"}, ensure_ascii=False)
+        manifest = _write(Path(tmp) / "m.json", text)
+        try:
+            with _ascii_locale():
+                same = load_fabric(inventory) == shipped
+                model = load_manifest(manifest).model
+        except PlannerInputError as exc:
+            return fails(f"refused under the C locale: {exc}")
+    return expect_equal((True, "org/modèle"), (same, model), "(inventory as shipped, model)")
+
+
+# --- safe names and paths --------------------------------------------------------------
+
+_LEAD = frozenset(string.ascii_letters + string.digits)
+_NAME_CHARS = _LEAD | frozenset("_.@:-")
+_PATH_CHARS = _LEAD | frozenset("_.@+-/")
+_ODD = " \t\n;|&$`'\"\\<>()*?!#~=,%/+é١"
+"""Whitespace, shell metacharacters, a '/', a '+' and two non-ASCII letters/digits."""
+
+
+def _is_safe_name(value: str) -> bool:
+    """The docstring's rule: a letter or digit, then letters, digits and _ . @ : - only."""
+    return value[:1] in _LEAD and set(value) <= _NAME_CHARS
+
+
+def _is_safe_path(value: str) -> bool:
+    """Absolute, normalized (posixpath.normpath leaves it as it is, and it does not start
+    with the '//' POSIX lets normpath keep) and made of letters, digits and _ . @ + - /."""
+    normal = posixpath.normpath(value) == value and not value.startswith("//")
+    return value.startswith("/") and normal and set(value) <= _PATH_CHARS
+
+
+_FEW = settings(max_examples=40)
+
+
+@_FEW
+@given(st.text(st.sampled_from(sorted("aZ09_.@:-" + _ODD)), max_size=6))
+@example("")
+@example("srv5")
+@example("9")
+@example("a_b.c@d:e-f")
+@example("-rf")
+@example(".hidden")
+@example("_x")
+@example("@x")
+@example(":x")
+@example("a b")
+@example("a\n")
+@example("$(id)")
+@example("a+b")
+@example("é")
+@example("١")
+def _safe_name_is_the_rule(value: str) -> None:
+    try:
+        got = safe_name(value)
+    except ValueError as exc:
+        assert not _is_safe_name(value), f"{value!r} refused"
+        assert str(exc) == f"{value!r} {_NAME_RULE}", f"{value!r} refused saying {exc}"
+        return
+    assert _is_safe_name(value) and got == value, f"{value!r} accepted as {got!r}"
+
+
+_SEGMENTS = ("a", "b1", ".", "..", "", ".x", "..y", "a.b", "x+y@z", "a b", "a;b", "$x", "é", "a:b")
+
+
+@_FEW
+@given(
+    st.one_of(
+        st.lists(st.sampled_from(_SEGMENTS), max_size=4).map(lambda s: "/" + "/".join(s)),
+        st.text(st.sampled_from(sorted("a0._@+-/" + _ODD)), max_size=6),
+    )
+)
+@example("/")
+@example("/var/lib/gunbc")
+@example("/a/")
+@example("//")
+@example("//a")
+@example("/a//b")
+@example("/.")
+@example("/./a")
+@example("/a/.")
+@example("/..")
+@example("/a/../b")
+@example("/...")
+@example("/a..b")
+@example("relative")
+@example("")
+@example("/a b")
+@example("/a;b")
+@example("/a:b")
+@example("/a\n")
+def _safe_path_is_the_rule(value: str) -> None:
+    try:
+        got = safe_path(value)
+    except ValueError as exc:
+        assert not _is_safe_path(value), f"{value!r} refused"
+        assert str(exc) == f"{value!r} {_PATH_RULE}", f"{value!r} refused saying {exc}"
+        return
+    assert _is_safe_path(value) and got == value, f"{value!r} accepted as {got!r}"
+
+
+@claim(ClaimKind.PROPERTY)
+def a_safe_name_is_a_letter_or_digit_then_letters_digits_and_five_marks() -> Verdict:
+    """safe_name accepts exactly a letter or digit followed by letters, digits and _ . @ : -
+    (ASCII only) and refuses anything else saying why."""
+    try:
+        _safe_name_is_the_rule()
+    except AssertionError as exc:
+        return fails(str(exc))
+    return holds("40 names and 15 boundary cases: accepted ⇔ [A-Za-z0-9][A-Za-z0-9_.@:-]*")
+
+
+@claim(ClaimKind.PROPERTY)
+def a_safe_path_is_absolute_normalized_and_plain() -> Verdict:
+    """The safe-path type accepts exactly an absolute path that normpath leaves unchanged
+    (no '.', '..' or empty segment, no trailing '/') of letters, digits and _ . @ + - /."""
+    try:
+        _safe_path_is_the_rule()
+    except AssertionError as exc:
+        return fails(str(exc))
+    return holds("40 paths and 19 boundary cases: accepted ⇔ absolute, normalized, plain")
+
+
+# --- refusal values ----------------------------------------------------------------------
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_refusal_renders_its_location_and_one_line() -> Verdict:
+    """A refusal keeps its code, location, message and hint (none unless given); its place
+    joins names with dots and renders list indices as [n], <root> when empty; its line is
+    ``refused: <code> at <place>: <message>``."""
+    cases = [
+        (("groups", "group_a", "hosts", 2, "memory_gib"), "", "groups.group_a.hosts[2].memory_gib"),
+        (("runs", 1, 0), "look at run 1", "runs[1][0]"),
+        ((0, "name"), "", "[0].name"),
+        ((), "", "<root>"),
+    ]
+    want = []
+    got = []
+    for location, hint, where in cases:
+        made = (
+            refusal("fabric.wall", location, "needs 480 GiB", hint)
+            if hint
+            else refusal("fabric.wall", location, "needs 480 GiB")
+        )
+        want.append((location, hint, where, f"refused: fabric.wall at {where}: needs 480 GiB"))
+        got.append((made.location, made.hint, made.where, made.line()))
+    return expect_equal(want, got, "(location, hint, where, line) per refusal")
+
+
+# --- the data root and its loaders -------------------------------------------------------
+
+
+@contextmanager
+def _data_env(value: str | None) -> Iterator[None]:
+    before = os.environ.get(DATA_ENV)
+    if value is None:
+        os.environ.pop(DATA_ENV, None)
+    else:
+        os.environ[DATA_ENV] = value
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(DATA_ENV, None)
+        else:
+            os.environ[DATA_ENV] = before
+
+
+def _copied_root(tmp: Path, memory: int) -> Path:
+    """A data root whose inventory gives srv8 ``memory`` GiB and which has a tiny manifest."""
+    raw = _inventory()
+    _host(raw, 7)["memory_gib"] = memory
+    _write(tmp / "fabric.json", json.dumps(raw))
+    _write(tmp / "checkpoints" / "tiny.manifest.json", json.dumps(_MANIFEST))
+    return tmp
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_data_root_is_the_environment_or_the_fixtures() -> Verdict:
+    """$GUNBC_PLANNER_DATA names the data root when set and non-empty, else it is the fixtures
+    directory beside the planner; the loaders read the root they are given, else that one."""
+    with tempfile.TemporaryDirectory() as tmp:
+        given_root = _copied_root(Path(tmp) / "given", 120)
+        env_root = _copied_root(Path(tmp) / "env", 119)
+        with _data_env(None):
+            unset = data.default_data_root()
+            pool_given = data.fabric(given_root).group("group_a").pool_gib
+            tiny = data.manifest("checkpoints/tiny.manifest.json", given_root).model
+        with _data_env(""):
+            empty = data.default_data_root()
+        with _data_env(str(env_root)):
+            named = data.default_data_root()
+            pool_env = data.fabric().group("group_a").pool_gib
+    # pools: three hosts of 121 GiB and srv8 of 120 (given root) or 119 (environment root)
+    want = (FIXTURES, FIXTURES, env_root, 483, "org/tiny", 482)
+    got = (unset, empty, named, pool_given, tiny, pool_env)
+    return expect_equal(want, got, "(unset, empty, set root; given pool, manifest, env pool)")
+
+
+@claim(ClaimKind.REFUSAL)
+def a_snapshot_manifest_is_found_by_model_or_refused_by_name() -> Verdict:
+    """snapshot_manifest finds a model's manifest among checkpoints/*.manifest.json (other
+    files are not manifests) and refuses an unknown model naming the directory and the model."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        checkpoints = root / "checkpoints"
+        for stem, model in (("a.manifest", "org/a"), ("b.manifest", "org/b"), ("c", "org/c")):
+            _write(checkpoints / f"{stem}.json", json.dumps({**_MANIFEST, "model": model}))
+        found = data.snapshot_manifest("org/b", root).model
+        # the refusal's source is the checkpoints directory searched
+        unknown = _mismatch(
+            lambda _: data.snapshot_manifest("org/c", root),
+            checkpoints,
+            Exact("org/c", "no snapshot manifest for this model"),
+        )
+    shipped = (
+        data.snapshot_manifest("zai-org/GLM-4.6-FP8", FIXTURES).revision,
+        data.snapshot_manifest("deepseek-ai/DeepSeek-V4.1-Flash", FIXTURES).revision,
+    )
+    return expect_equal(
+        ("org/b", None, ("5c7e1f3b", "dba1be0a")),
+        (found, unknown, shipped),
+        "(found model, refusal of org/c, shipped revisions)",
+    )
