@@ -60,11 +60,17 @@ def _replace(events: list[Event], *replacements: Event) -> list[Event]:
     return [by_seq.get(e["seq"], e) for e in events]
 
 
-def _group_a() -> tuple[str, tuple[str, ...]]:
-    """Group A's subject and hosts, from the fabric inventory file."""
+def _group_a_subject() -> str:
+    """Group A's subject, from the fabric inventory file."""
     fabric = json.loads((DATA_ROOT / "fabric.json").read_text(encoding="utf-8"))
-    group = next(g for g in fabric["groups"] if g["name"] == "group_a")
-    return group["subject"], tuple(group["hosts"])
+    subject: str = next(g for g in fabric["groups"] if g["name"] == "group_a")["subject"]
+    return subject
+
+
+def _now(name: str) -> datetime:
+    """The time a scenario's log is read at (its scenario.json)."""
+    meta = json.loads((_SCENARIOS / name / "scenario.json").read_text(encoding="utf-8"))
+    return _at(meta["now"])
 
 
 def _image() -> str:
@@ -129,8 +135,7 @@ def _lease_expired(expiry: datetime, now: datetime) -> Seen:
 
 
 def _not_held(host: str, holder: str | None) -> Seen:
-    subject, _ = _group_a()
-    message = f"{host} is held by {holder!r}, not {subject!r}"
+    message = f"{host} is held by {holder!r}, not {_group_a_subject()!r}"
     return ("admission.host_not_held", f"authority.holdings.{host}", message)
 
 
@@ -257,7 +262,7 @@ def every_failed_conjunct_is_reported_in_conjunct_order() -> Verdict:
         srv8_released,
         trial,
     ]
-    now = _at(json.loads((_SCENARIOS / "supplied" / "scenario.json").read_text())["now"])
+    now = _now("supplied")
     expected = [
         _lease_expired(_at(expired), now),
         (
@@ -280,7 +285,7 @@ def exactly_the_two_failed_conjuncts_are_reported() -> Verdict:
     events = [*elsewhere, _by_seq(_lines("host_released"), 15)]
     key = _by_seq(elsewhere, 13)["runtime_key"]
     expected = [_image_not_admitted(key), _not_held("srv8", None)]
-    now = _at(json.loads((_SCENARIOS / "supplied" / "scenario.json").read_text())["now"])
+    now = _now("supplied")
     return expect_equal(expected, _dry_run_refusals(events, now), "dry-run refusals")
 
 
@@ -298,7 +303,7 @@ def a_group_the_log_never_names_is_refused_as_unknown() -> Verdict:
         ),
         _image_not_admitted(),
     ]
-    now = _at(json.loads((_SCENARIOS / "live" / "scenario.json").read_text())["now"])
+    now = _now("live")
     return expect_equal(expected, _dry_run_refusals(events, now), "dry-run refusals")
 
 
@@ -308,7 +313,7 @@ def an_active_group_is_refused_naming_its_incumbent_and_the_way_out() -> Verdict
     incumbent, with the hint to suspend the group for this successor first (#12370)."""
     events = _lines("active_incumbent")
     incumbent = _by_seq(events, 1)["incumbent"]
-    state = _state(events, _at("2026-11-29T12:00:00Z"))
+    state = _state(events, _now("active_incumbent"))
     verdict = arm_launch_admission(state, inventory().group("group_a"), _candidate(), _image())
     seen = [(r.code, r.location, r.message, r.hint) for r in verdict.refusals]
     expected = [
