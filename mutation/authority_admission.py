@@ -8,6 +8,7 @@ lines, lets a repeated seq through, or loses the file it could not read.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -25,8 +26,8 @@ from planner.authority import (
     HostReleased,
     ImageAdmitted,
     SuspendedForAuthorizedSuccessor,
-    _parse_line,
     fold,
+    parse_log,
     read_log,
 )
 from planner.fabric import FabricGroup
@@ -86,37 +87,49 @@ def the_fold_reads_wall_clocks(events: tuple[AuthorityEvent, ...], now: datetime
     return fold(shifted, _wall_clock(now)).model_copy(update={"read_at": now})
 
 
-@mutant(replaces="planner.authority._parse_line", turns_red={OFFSETS, CORRUPT})
-def log_order_checked_on_wall_clocks(
-    line: str, source: str, number: int, previous: AuthorityEvent | None
-) -> AuthorityEvent:
+def _each_line(text: str, source: str) -> Iterator[tuple[int, AuthorityEvent]]:
+    """Every non-blank line parsed on its own (no order check), with its line number."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            (event,) = parse_log("\n" * (number - 1) + line, source)
+            yield number, event
+
+
+def _order_checked(
+    text: str, source: str, *, wall_clocks: bool = False, repeats: bool = False
+) -> tuple[AuthorityEvent, ...]:
+    """``parse_log`` with its order checks written out, one of them loosened."""
+    events: list[AuthorityEvent] = []
+    for number, event in _each_line(text, source):
+        if events:
+            previous = events[-1]
+            if event.seq < previous.seq or (event.seq == previous.seq and not repeats):
+                where = f"line {number}, field seq"
+                raise PlannerInputError(
+                    source, where, f"seq {event.seq} does not follow {previous.seq}"
+                )
+            at, before = event.at, previous.at
+            if wall_clocks:
+                at, before = _wall_clock(at), _wall_clock(before)
+            if at < before:
+                where = f"line {number}, field at"
+                message = f"{event.at.isoformat()} is earlier than line before"
+                raise PlannerInputError(source, where, message)
+        events.append(event)
+    return tuple(events)
+
+
+@mutant(replaces="planner.authority.parse_log", turns_red={OFFSETS, CORRUPT})
+def log_order_checked_on_wall_clocks(text: str, source: str) -> tuple[AuthorityEvent, ...]:
     """The log's time order is checked on wall-clock readings, so a line logged later in
     another zone reads as earlier, and an earlier one as later."""
-    event = _parse_line(line, source, number, None)
-    if previous is None:
-        return event
-    # the seq check as written; the time check replaced by one on wall clocks
-    _parse_line(line, source, number, previous.model_copy(update={"at": event.at}))
-    if _wall_clock(event.at) < _wall_clock(previous.at):
-        where = f"line {number}, field at"
-        raise PlannerInputError(
-            source, where, f"{event.at.isoformat()} is earlier than line before"
-        )
-    return event
+    return _order_checked(text, source, wall_clocks=True)
 
 
-@mutant(
-    replaces="planner.authority._parse_line",
-    turns_red={CORRUPT},
-    independent=False,
-)
-def a_repeated_seq_is_accepted(
-    line: str, source: str, number: int, previous: AuthorityEvent | None
-) -> AuthorityEvent:
+@mutant(replaces="planner.authority.parse_log", turns_red={CORRUPT}, independent=False)
+def a_repeated_seq_is_accepted(text: str, source: str) -> tuple[AuthorityEvent, ...]:
     """A line may repeat the seq of the line before (``seq`` need only not decrease)."""
-    if previous is not None:
-        previous = previous.model_copy(update={"seq": previous.seq - 1})
-    return _parse_line(line, source, number, previous)
+    return _order_checked(text, source, repeats=True)
 
 
 @mutant(replaces="planner.admission.arm_launch_admission", turns_red={EVERY, TWO, UNKNOWN})
@@ -201,15 +214,20 @@ def releasing_an_unheld_host_fails(
     return fold(events, now)
 
 
-@mutant(replaces="planner.authority.parse_log", turns_red={CORRUPT, BLANK})
-def blank_lines_neither_skipped_nor_counted(text: str, source: str) -> tuple[AuthorityEvent, ...]:
-    """Only empty lines are dropped, before numbering: a whitespace-only line is parsed as
-    an event and an error after an empty line names the wrong line."""
-    events: list[AuthorityEvent] = []
-    lines = [line for line in text.splitlines() if line]
-    for number, line in enumerate(lines, start=1):
-        events.append(_parse_line(line, source, number, events[-1] if events else None))
-    return tuple(events)
+@mutant(replaces="planner.authority.parse_log", turns_red={CORRUPT}, independent=False)
+def blank_lines_are_not_counted(text: str, source: str) -> tuple[AuthorityEvent, ...]:
+    """Blank lines are dropped before lines are numbered, so an error after a blank line
+    names the wrong line."""
+    return parse_log("\n".join(line for line in text.splitlines() if line.strip()), source)
+
+
+@mutant(replaces="planner.authority.parse_log", turns_red={BLANK}, independent=False)
+def a_whitespace_line_is_read_as_an_event(text: str, source: str) -> tuple[AuthorityEvent, ...]:
+    """Only empty lines are skipped: a line of spaces or tabs is parsed, and fails, as JSON."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line and not line.strip():
+            raise PlannerInputError(source, f"line {number}", "not a JSON object: Expecting value")
+    return parse_log(text, source)
 
 
 @mutant(replaces="planner.authority.read_log", turns_red={UNREADABLE})

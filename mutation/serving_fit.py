@@ -19,10 +19,10 @@ from planner.checkpoint import (
 from planner.fit import (
     Fit,
     ResidentBet,
-    _refuse_unless_fits,
     allowance_gib,
     page_cache_allowance_gib,
     serving_arm_admits,
+    serving_arm_admits_under,
 )
 from planner.measure import GIB
 from planner.profile import ServingLaunchProfile
@@ -111,12 +111,16 @@ def per_rank_bets_compared_with_the_whole_allowance(
     return tuple(b for b in bets if b.per_rank_gib > fit.allowance_gib)
 
 
-@mutant(replaces="planner.fit._refuse_unless_fits", turns_red={LOW, BOUNDARY})
+@mutant(replaces="planner.fit.serving_arm_admits_under", turns_red={LOW, BOUNDARY})
 def refusal_forgets_the_utilization(
-    fit: Fit, profile: ServingLaunchProfile | None = None
-) -> Refusal | None:
+    row: CheckpointRow, profile: ServingLaunchProfile, pool_gib: int, ranks: int
+) -> tuple[Fit, Refusal | None]:
     """The wall's refusal no longer says at which utilization the allowance was declared."""
-    return _refuse_unless_fits(fit)
+    fit, refused = serving_arm_admits_under(row, profile, pool_gib, ranks)
+    if refused is None:
+        return fit, None
+    message = refused.message.replace(f" at utilization {profile.utilization_text}", "", 1)
+    return fit, refused.model_copy(update={"message": message})
 
 
 @mutant(replaces="planner.fit.Fit.summary", turns_red={SUMMARY, LOW, BOUNDARY, PLAIN})
