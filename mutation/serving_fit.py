@@ -16,19 +16,33 @@ from planner.checkpoint import (
     ResidentBeyondWeights,
     checkpoint_row,
 )
-from planner.fit import Fit, ResidentBet, allowance_gib, page_cache_allowance_gib
+from planner.fit import (
+    Fit,
+    ResidentBet,
+    allowance_gib,
+    page_cache_allowance_gib,
+    serving_arm_admits,
+    serving_arm_admits_under,
+)
 from planner.measure import GIB
 from planner.profile import ServingLaunchProfile
+from planner.refusal import Refusal
 
 W = "serving_fit"
 EXACT = f"{W}.the_wall_refuses_exactly_when_resident_times_five_fourths_exceeds_pool"
 MONOTONE = f"{W}.the_fit_is_monotone_in_utilization"
 HALF_BP = 5000
+LOW = f"{W}.low_utilization_is_refused_with_the_walls_exact_arithmetic"
+SUMMARY = f"{W}.the_fit_summary_states_the_arithmetic_and_the_verdict"
+BOUNDARY = f"{W}.resident_times_five_fourths_equal_to_the_pool_fits_by_zero"
+NO_PROFILE = f"{W}.without_a_profile_a_page_cache_row_is_refused_as_unknown"
+PLAIN = f"{W}.a_row_with_nothing_beyond_weights_is_fitted_on_its_weights"
+BET_EDGE = f"{W}.a_bet_exactly_at_the_allowance_is_not_watched"
 
 
 @mutant(
     replaces="planner.fit.page_cache_allowance_gib",
-    turns_red={EXACT, f"{W}.group_a_fits_by_four_gib_at_eighty_percent"},
+    turns_red={EXACT, f"{W}.group_a_fits_by_four_gib_at_eighty_percent", SUMMARY},
 )
 def allowance_rounded_down(pool_gib: int, utilization_bp: int) -> int:
     """The pool share outside the engine is rounded down to whole GiB instead of up."""
@@ -64,7 +78,13 @@ def weight_rounded_to_the_nearest_gib(
 
 @mutant(
     replaces="planner.fit.Fit.margin_gib",
-    turns_red={f"{W}.group_a_fits_by_four_gib_at_eighty_percent"},
+    turns_red={
+        f"{W}.group_a_fits_by_four_gib_at_eighty_percent",
+        LOW,
+        SUMMARY,
+        BOUNDARY,
+        PLAIN,
+    },
 )
 def margin_measured_from_resident(self: Fit) -> int:
     """The margin is measured from the resident GiB, forgetting the 5/4 headroom."""
@@ -82,10 +102,68 @@ def allowance_spread_over_the_followers_only(self: Fit) -> float:
 
 @mutant(
     replaces="planner.fit.bets_above_allowance",
-    turns_red={f"{W}.the_bets_to_watch_are_x4_and_up"},
+    turns_red={f"{W}.the_bets_to_watch_are_x4_and_up", BET_EDGE},
 )
 def per_rank_bets_compared_with_the_whole_allowance(
     fit: Fit, bets: tuple[ResidentBet, ...]
 ) -> tuple[ResidentBet, ...]:
     """A per-rank bet is compared with the whole group's allowance, so no bet is watched."""
     return tuple(b for b in bets if b.per_rank_gib > fit.allowance_gib)
+
+
+@mutant(replaces="planner.fit.serving_arm_admits_under", turns_red={LOW, BOUNDARY})
+def refusal_forgets_the_utilization(
+    row: CheckpointRow, profile: ServingLaunchProfile, pool_gib: int, ranks: int
+) -> tuple[Fit, Refusal | None]:
+    """The wall's refusal no longer says at which utilization the allowance was declared."""
+    fit, refused = serving_arm_admits_under(row, profile, pool_gib, ranks)
+    if refused is None:
+        return fit, None
+    message = refused.message.replace(f" at utilization {profile.utilization_text}", "", 1)
+    return fit, refused.model_copy(update={"message": message})
+
+
+@mutant(replaces="planner.fit.Fit.summary", turns_red={SUMMARY, LOW, BOUNDARY, PLAIN})
+def summary_always_says_it_fits(self: Fit) -> str:
+    """The summary's verdict is always "fits", even over a refusal's arithmetic."""
+    return (
+        f"({self.weights_gib} weights + {self.allowance_gib} allowance) x 5/4 = "
+        f"{self.required_gib} GiB vs pool {self.pool_gib} GiB: fits by {abs(self.margin_gib)} GiB"
+    )
+
+
+@mutant(replaces="planner.fit.serving_arm_admits", turns_red={NO_PROFILE})
+def unknown_allowance_refused_without_its_hint(
+    row: CheckpointRow, pool_gib: int, ranks: int
+) -> Refusal | None:
+    """The unknown-allowance refusal loses its hint, so nobody is told to plan with a
+    measurement profile."""
+    refused = serving_arm_admits(row, pool_gib, ranks)
+    if refused is not None and refused.code == "fit.allowance_unknown":
+        return refused.model_copy(update={"hint": ""})
+    return refused
+
+
+@mutant(replaces="planner.fit.allowance_gib", turns_red={PLAIN}, independent=False)
+def nothing_beyond_weights_charged_a_gib(
+    row: CheckpointRow, profile: ServingLaunchProfile, pool_gib: int
+) -> int:
+    """A row that keeps nothing beyond its weights is still charged one GiB of allowance."""
+    if isinstance(row.resident_beyond_weights, PageCacheFromNonKvHeadroom):
+        return allowance_gib(row, profile, pool_gib)
+    return 1
+
+
+@mutant(replaces="planner.fit.Fit.fits", turns_red={BOUNDARY, PLAIN})
+def the_wall_refuses_at_the_pool_itself(self: Fit) -> bool:
+    """The wall demands strictly less than the pool: resident × 5/4 equal to the pool is
+    refused."""
+    return self.resident_gib * 5 < self.pool_gib * 4
+
+
+@mutant(replaces="planner.fit.bets_above_allowance", turns_red={BET_EDGE}, independent=False)
+def a_bet_at_the_allowance_is_watched(
+    fit: Fit, bets: tuple[ResidentBet, ...]
+) -> tuple[ResidentBet, ...]:
+    """A bet exactly at the per-rank allowance is counted as above it."""
+    return tuple(b for b in bets if b.per_rank_gib * fit.ranks >= fit.allowance_gib)

@@ -206,7 +206,13 @@ def unit_without_a_service_section(
 
 @mutant(
     replaces="planner.fit.page_cache_allowance_gib",
-    turns_red={ALLOWANCE, *FIT_ARITHMETIC},
+    turns_red={
+        ALLOWANCE,
+        *FIT_ARITHMETIC,
+        "serving_fit.low_utilization_is_refused_with_the_walls_exact_arithmetic",
+        "serving_fit.the_fit_summary_states_the_arithmetic_and_the_verdict",
+        "serving_fit.resident_times_five_fourths_equal_to_the_pool_fits_by_zero",
+    },
 )
 def zero_allowance(pool_gib: int, utilization_bp: int) -> int:
     """The page-cache allowance is charged as zero: the fit wall fits on weights alone."""
@@ -215,7 +221,10 @@ def zero_allowance(pool_gib: int, utilization_bp: int) -> int:
 
 @mutant(
     replaces="planner.fit.serving_arm_admits",
-    turns_red={f"{W}.without_a_profile_the_wall_refuses"},
+    turns_red={
+        f"{W}.without_a_profile_the_wall_refuses",
+        "serving_fit.without_a_profile_a_page_cache_row_is_refused_as_unknown",
+    },
 )
 def without_a_profile_the_row_fits_on_weights(
     row: CheckpointRow, pool_gib: int, ranks: int
@@ -238,7 +247,15 @@ def unprobed_image_passes_the_arm_wall(image: ProducedImage) -> Refusal | None:
     return None
 
 
-@mutant(replaces=CONJUNCT_1, turns_red={STALE})
+@mutant(
+    replaces=CONJUNCT_1,
+    turns_red={
+        STALE,
+        "authority_admission.a_lease_is_live_strictly_before_its_expiry",
+        "authority_admission.times_with_offsets_compare_as_instants",
+        "authority_admission.every_failed_conjunct_is_reported_in_conjunct_order",
+    },
+)
 def lease_check_removed(state: AuthorityState, group: FabricGroup) -> tuple[Refusal, ...]:
     """Conjunct 1 no longer checks the lease: a suspension whose lease expired admits."""
     return _without(successor_may_launch(state, group), "admission.lease_expired")
@@ -246,7 +263,13 @@ def lease_check_removed(state: AuthorityState, group: FabricGroup) -> tuple[Refu
 
 @mutant(
     replaces=CONJUNCT_1,
-    turns_red={f"{W}.active_incumbent_is_refused", f"{W}.the_log_is_read_at_its_time"},
+    turns_red={
+        f"{W}.active_incumbent_is_refused",
+        f"{W}.the_log_is_read_at_its_time",
+        "authority_admission.an_event_logged_at_the_read_time_is_seen_and_one_a_second_later_is_not",
+        "authority_admission.times_with_offsets_compare_as_instants",
+        "authority_admission.an_active_group_is_refused_naming_its_incumbent_and_the_way_out",
+    },
     independent=False,
 )
 def active_incumbent_taken_for_a_suspension(
@@ -258,7 +281,10 @@ def active_incumbent_taken_for_a_suspension(
 
 @mutant(
     replaces="planner.admission.successor_is_candidate",
-    turns_red={f"{W}.suspension_for_another_successor_is_refused"},
+    turns_red={
+        f"{W}.suspension_for_another_successor_is_refused",
+        "authority_admission.every_failed_conjunct_is_reported_in_conjunct_order",
+    },
 )
 def any_authorized_successor_admits(
     state: AuthorityState, group: FabricGroup, candidate: Candidate
@@ -269,7 +295,11 @@ def any_authorized_successor_admits(
 
 @mutant(
     replaces="planner.admission.image_admitted_for_runtime",
-    turns_red={f"{W}.image_admitted_for_another_runtime_is_refused"},
+    turns_red={
+        f"{W}.image_admitted_for_another_runtime_is_refused",
+        "authority_admission.every_failed_conjunct_is_reported_in_conjunct_order",
+        "authority_admission.exactly_the_two_failed_conjuncts_are_reported",
+    },
 )
 def image_admitted_for_any_runtime_key(
     state: AuthorityState, candidate: Candidate, image_digest: str
@@ -280,7 +310,14 @@ def image_admitted_for_any_runtime_key(
     return image_admitted_for_runtime(state, candidate, image_digest)
 
 
-@mutant(replaces="planner.admission.hosts_held_by_subject", turns_red={HELD})
+@mutant(
+    replaces="planner.admission.hosts_held_by_subject",
+    turns_red={
+        HELD,
+        "authority_admission.every_failed_conjunct_is_reported_in_conjunct_order",
+        "authority_admission.exactly_the_two_failed_conjuncts_are_reported",
+    },
+)
 def held_host_conjunct_removed(state: AuthorityState, group: FabricGroup) -> tuple[Refusal, ...]:
     """Conjunct 4 is dropped: hosts held by another subject no longer refuse the launch."""
     return ()
@@ -383,7 +420,15 @@ def containers_left_unlabelled(
 # --- the authority log, read at a time -----------------------------------------------------
 
 
-@mutant(replaces="planner.authority.fold", turns_red={HELD})
+@mutant(
+    replaces="planner.authority.fold",
+    turns_red={
+        HELD,
+        "authority_admission.every_failed_conjunct_is_reported_in_conjunct_order",
+        "authority_admission.exactly_the_two_failed_conjuncts_are_reported",
+        "authority_admission.the_fold_applies_events_in_log_order",
+    },
+)
 def released_hosts_stay_held(events: tuple[AuthorityEvent, ...], now: datetime) -> AuthorityState:
     """The fold ignores host_released events: a host once held stays held."""
     return fold(tuple(e for e in events if not isinstance(e, HostReleased)), now)
@@ -391,7 +436,12 @@ def released_hosts_stay_held(events: tuple[AuthorityEvent, ...], now: datetime) 
 
 @mutant(
     replaces="planner.authority.fold",
-    turns_red={f"{W}.the_log_is_read_at_its_time"},
+    turns_red={
+        f"{W}.the_log_is_read_at_its_time",
+        "authority_admission.an_event_logged_at_the_read_time_is_seen_and_one_a_second_later_is_not",
+        "authority_admission.times_with_offsets_compare_as_instants",
+        "authority_admission.the_fold_applies_events_in_log_order",
+    },
     independent=False,
 )
 def the_log_is_read_to_its_end(events: tuple[AuthorityEvent, ...], now: datetime) -> AuthorityState:
@@ -402,7 +452,11 @@ def the_log_is_read_to_its_end(events: tuple[AuthorityEvent, ...], now: datetime
 
 @mutant(
     replaces="planner.authority.SuspendedForAuthorizedSuccessor.lease_live",
-    turns_red={STALE},
+    turns_red={
+        STALE,
+        "authority_admission.a_lease_is_live_strictly_before_its_expiry",
+        "authority_admission.times_with_offsets_compare_as_instants",
+    },
     independent=False,
 )
 def a_lease_is_live_at_its_expiry(self: SuspendedForAuthorizedSuccessor, now: datetime) -> bool:

@@ -65,11 +65,8 @@ def test_every_claim_is_declared_red_by_some_mutant_or_owed(
 def test_the_seed_mutants_are_declared_as_the_seed_states_them(declared: Declared) -> None:
     mine = {m.name: m for m in declared.of_witness(V41)}
     for name, (target, red) in SEED.items():
-        assert (mine[name].replaces, set(mine[name].turns_red), mine[name].independent) == (
-            target,
-            red,
-            True,
-        )
+        own = {c for c in mine[name].turns_red if c.startswith(f"{V41}.")}
+        assert (mine[name].replaces, own, mine[name].independent) == (target, red, True)
     zero = mine["zero_allowance"]
     assert zero.replaces == "planner.fit.page_cache_allowance_gib"
     assert {c for c in zero.turns_red if c.startswith(f"{V41}.")} == {

@@ -20,29 +20,37 @@ from planner.checkpoint import (
     CheckpointManifest,
     CheckpointRow,
     ManifestFile,
+    NothingBeyondWeights,
     PageCacheFromNonKvHeadroom,
+    ResidentBeyondWeights,
     deepseek_v41_flash_row,
 )
 from planner.fit import (
     V41_ENGRAM_RESIDENT_BETS,
     Fit,
+    ResidentBet,
     bets_above_allowance,
+    serving_arm_admits,
     serving_arm_admits_under,
 )
 from planner.measure import GIB
 from planner.profile import deepseek_v41_measurement_profile
+from planner.refusal import Refusal
 
 _EXAMPLES = settings(max_examples=150)
 _utilization = st.integers(min_value=1, max_value=10000)
 
 
-def _row(weight_gib: int) -> CheckpointRow:
+_PAGE_CACHE = PageCacheFromNonKvHeadroom()
+
+
+def _row(weight_gib: int, beyond: ResidentBeyondWeights = _PAGE_CACHE) -> CheckpointRow:
     return CheckpointRow(
         model="org/model",
         revision="r1",
         weight_gib=weight_gib,
         parsers=DEEPSEEK_V41_PARSERS,
-        resident_beyond_weights=PageCacheFromNonKvHeadroom(),
+        resident_beyond_weights=beyond,
         placement="/srv/model",
     )
 
@@ -151,3 +159,129 @@ def the_bets_to_watch_are_x4_and_up() -> Verdict:
         [b.concurrency for b in watched],
         f"bet concurrencies above the allowance (pool {pool} GiB)",
     )
+
+
+# --- the wall's refusal, its summary and its boundary ----------------------------------------
+
+_WALL_HINT = "raise --gpu-memory-utilization or serve on a larger group"
+Shown = tuple[str, tuple[str | int, ...], str, str] | None
+"""A refusal as (code, location, message, hint), or None when the arm fits."""
+
+
+def _shown(refused: Refusal | None) -> Shown:
+    if refused is None:
+        return None
+    return (refused.code, refused.location, refused.message, refused.hint)
+
+
+def _arithmetic(weights: int, allowance: int, pool: int) -> str:
+    """The wall's arithmetic in words, from exact rationals: required = ⌈(w + a) × 5/4⌉."""
+    required = math.ceil(Fraction(5, 4) * (weights + allowance))
+    verb = "fits" if required <= pool else "does not fit"
+    return (
+        f"({weights} weights + {allowance} allowance) x 5/4 = {required} GiB vs pool {pool} GiB: "
+        f"{verb} by {abs(pool - required)} GiB"
+    )
+
+
+@claim(ClaimKind.REFUSAL)
+def low_utilization_is_refused_with_the_walls_exact_arithmetic() -> Verdict:
+    """Group A at 0.50: refused as fit.exceeds_pool at plan.fit, naming the declared
+    allowance 242 GiB (⌈484 × 0.5⌉) at utilization 0.5 and (287 + 242) × 5/4 = 662 GiB
+    (⌈661.25⌉) vs pool 484 GiB: does not fit by 178 GiB, with the hint to raise the
+    utilization or serve on a larger group."""
+    call = v41_call("supplied")
+    profile = deepseek_v41_measurement_profile(5000, 8192, False)
+    _, refused = serving_arm_admits_under(call.row, profile, call.group.pool_gib, call.group.size)
+    pool = 4 * 121  # four GB10 hosts, each showing 121 GiB
+    allowance = math.ceil(Fraction(pool * 5000, 10000))
+    message = (
+        f"declared allowance {allowance} GiB at utilization 0.5: "
+        f"{_arithmetic(287, allowance, pool)}"
+    )
+    expected = ("fit.exceeds_pool", ("plan", "fit"), message, _WALL_HINT)
+    return expect_equal(expected, _shown(refused), "(code, location, message, hint)")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_fit_summary_states_the_arithmetic_and_the_verdict() -> Verdict:
+    """Fit.summary at 0.80 reads "(287 weights + 97 allowance) x 5/4 = 480 GiB vs pool 484
+    GiB: fits by 4 GiB"; at 0.50 "(287 weights + 242 allowance) x 5/4 = 662 GiB vs pool 484
+    GiB: does not fit by 178 GiB"."""
+    seen = [_group_a_fit_at(8000).summary(), _group_a_fit_at(5000).summary()]
+    expected = [_arithmetic(287, 97, 484), _arithmetic(287, 242, 484)]
+    return expect_equal(expected, seen, "summaries at 0.80 and 0.50")
+
+
+@claim(ClaimKind.REFUSAL)
+def resident_times_five_fourths_equal_to_the_pool_fits_by_zero() -> Verdict:
+    """A 500 GiB pool at 0.80 leaves a 100 GiB allowance: 300 GiB of weights make a 400 GiB
+    resident, × 5/4 = 500 = the pool, so it fits by 0 GiB; one more GiB of weights needs
+    ⌈401 × 5/4⌉ = 502 GiB and is refused by 2 GiB, naming allowance and utilization."""
+    profile = deepseek_v41_measurement_profile(8000, 8192, False)
+    at, at_refused = serving_arm_admits_under(_row(300), profile, 500, 4)
+    over, over_refused = serving_arm_admits_under(_row(301), profile, 500, 4)
+    seen = (at.fits, at.summary(), _shown(at_refused), over.fits, _shown(over_refused))
+    refusal_message = f"declared allowance 100 GiB at utilization 0.8: {_arithmetic(301, 100, 500)}"
+    expected = (
+        True,
+        "(300 weights + 100 allowance) x 5/4 = 500 GiB vs pool 500 GiB: fits by 0 GiB",
+        None,
+        False,
+        ("fit.exceeds_pool", ("plan", "fit"), refusal_message, _WALL_HINT),
+    )
+    return expect_equal(expected, seen, "(fits, summary, refusal) at and one GiB past the pool")
+
+
+@claim(ClaimKind.REFUSAL)
+def without_a_profile_a_page_cache_row_is_refused_as_unknown() -> Verdict:
+    """With no launch profile the V4.1 row (287 GiB of weights plus a page-cache allowance)
+    is refused as fit.allowance_unknown at plan.profile, naming the row and its weights,
+    with the hint to plan with a measurement profile."""
+    call = v41_call("supplied")
+    refused = serving_arm_admits(call.row, call.group.pool_gib, call.group.size)
+    reference = "deepseek-ai/DeepSeek-V4.1-Flash@dba1be0a"  # the V4.1 manifest's model@revision
+    expected = (
+        "fit.allowance_unknown",
+        ("plan", "profile"),
+        f"{reference} keeps a page-cache allowance beyond its 287 GiB of weights, and with no "
+        "launch profile that allowance is unknown",
+        "plan with a measurement profile (serving_arm_admits_under)",
+    )
+    return expect_equal(expected, _shown(refused), "(code, location, message, hint)")
+
+
+@claim(ClaimKind.REFUSAL)
+def a_row_with_nothing_beyond_weights_is_fitted_on_its_weights() -> Verdict:
+    """A row that keeps nothing beyond its weights has a 0 GiB allowance, with or without a
+    profile: 400 GiB fit a 500 GiB pool exactly (400 × 5/4 = 500); 401 GiB are refused by
+    2 GiB, and with no profile the message names no utilization."""
+    plain = NothingBeyondWeights()
+    profile = deepseek_v41_measurement_profile(8000, 8192, False)
+    fit, refused = serving_arm_admits_under(_row(400, plain), profile, 500, 4)
+    seen = (
+        (fit.allowance_gib, fit.resident_gib, fit.fits, _shown(refused)),
+        _shown(serving_arm_admits(_row(400, plain), 500, 4)),
+        _shown(serving_arm_admits(_row(401, plain), 500, 4)),
+    )
+    expected = (
+        (0, 400, True, None),
+        None,
+        (
+            "fit.exceeds_pool",
+            ("plan", "fit"),
+            f"declared allowance 0 GiB: {_arithmetic(401, 0, 500)}",
+            _WALL_HINT,
+        ),
+    )
+    return expect_equal(expected, seen, "(with profile, no profile at 400, no profile at 401)")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_bet_exactly_at_the_allowance_is_not_watched() -> Verdict:
+    """With a 100 GiB allowance over 4 ranks, a 25 GiB per-rank bet (4 × 25 = 100) is within
+    the allowance; only bets strictly above it (26 GiB) are watched."""
+    fit = Fit(pool_gib=500, weights_gib=300, allowance_gib=100, ranks=4)
+    bets = tuple(ResidentBet(concurrency=c, per_rank_gib=g) for c, g in ((2, 24), (4, 25), (6, 26)))
+    watched = [b.concurrency for b in bets_above_allowance(fit, bets)]
+    return expect_equal([6], watched, "concurrencies of the bets above a 100 GiB allowance")

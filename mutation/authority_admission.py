@@ -1,0 +1,241 @@
+"""Declared mutants of the authority log and admission (witness ``authority_admission``).
+
+Each is a careless edit of the log reader, the fold or the admission fold: which side of an
+instant counts, wall clocks taken for instants, a conjunct that stops the others, a message
+that names the wrong keys, a fold that forgets what it has seen, a reader that miscounts
+lines, lets a repeated seq through, or loses the file it could not read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from mutation import mutant
+from planner.admission import (
+    AdmissionVerdict,
+    Candidate,
+    arm_launch_admission,
+    successor_may_launch,
+)
+from planner.authority import (
+    AuthorityEvent,
+    AuthorityState,
+    HostHeld,
+    HostReleased,
+    ImageAdmitted,
+    SuspendedForAuthorizedSuccessor,
+    fold,
+    parse_log,
+    read_log,
+)
+from planner.fabric import FabricGroup
+from planner.refusal import PlannerInputError, Refusal
+
+W = "authority_admission"
+LEASE = f"{W}.a_lease_is_live_strictly_before_its_expiry"
+AT_READ = f"{W}.an_event_logged_at_the_read_time_is_seen_and_one_a_second_later_is_not"
+OFFSETS = f"{W}.times_with_offsets_compare_as_instants"
+EVERY = f"{W}.every_failed_conjunct_is_reported_in_conjunct_order"
+TWO = f"{W}.exactly_the_two_failed_conjuncts_are_reported"
+UNKNOWN = f"{W}.a_group_the_log_never_names_is_refused_as_unknown"
+ACTIVE = f"{W}.an_active_group_is_refused_naming_its_incumbent_and_the_way_out"
+FOLD = f"{W}.the_fold_applies_events_in_log_order"
+CORRUPT = f"{W}.a_corrupt_log_line_is_a_located_error"
+BLANK = f"{W}.blank_and_whitespace_lines_are_skipped"
+UNREADABLE = f"{W}.an_unreadable_log_is_a_located_error"
+
+
+def _wall_clock(moment: datetime) -> datetime:
+    """The reading of ``moment``'s own clock, mislabelled as UTC."""
+    return moment.replace(tzinfo=UTC)
+
+
+@mutant(
+    replaces="planner.authority.SuspendedForAuthorizedSuccessor.lease_live",
+    turns_red={LEASE, OFFSETS, "v41_group_a_launch.expired_lease_is_refused"},
+)
+def a_lease_gets_a_second_of_grace(self: SuspendedForAuthorizedSuccessor, now: datetime) -> bool:
+    """A second of clock-skew grace: the lease still counts as live through the second after
+    its expiry."""
+    return now <= self.lease_expires_at + timedelta(seconds=1)
+
+
+@mutant(replaces="planner.authority.fold", turns_red={AT_READ, OFFSETS})
+def an_event_at_the_read_time_is_not_yet_seen(
+    events: tuple[AuthorityEvent, ...], now: datetime
+) -> AuthorityState:
+    """The fold stops at an event logged exactly at the read time, as if it had not happened."""
+    seen = []
+    for event in events:
+        if event.at >= now:
+            break
+        seen.append(event)
+    return fold(tuple(seen), now)
+
+
+@mutant(
+    replaces="planner.authority.fold",
+    turns_red={OFFSETS},
+    independent=False,
+)
+def the_fold_reads_wall_clocks(events: tuple[AuthorityEvent, ...], now: datetime) -> AuthorityState:
+    """The fold compares each event's wall-clock reading with the read time's, ignoring
+    their UTC offsets."""
+    shifted = tuple(e.model_copy(update={"at": _wall_clock(e.at)}) for e in events)
+    return fold(shifted, _wall_clock(now)).model_copy(update={"read_at": now})
+
+
+def _each_line(text: str, source: str) -> Iterator[tuple[int, AuthorityEvent]]:
+    """Every non-blank line parsed on its own (no order check), with its line number."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            (event,) = parse_log("\n" * (number - 1) + line, source)
+            yield number, event
+
+
+def _order_checked(
+    text: str, source: str, *, wall_clocks: bool = False, repeats: bool = False
+) -> tuple[AuthorityEvent, ...]:
+    """``parse_log`` with its order checks written out, one of them loosened."""
+    events: list[AuthorityEvent] = []
+    for number, event in _each_line(text, source):
+        if events:
+            previous = events[-1]
+            if event.seq < previous.seq or (event.seq == previous.seq and not repeats):
+                where = f"line {number}, field seq"
+                raise PlannerInputError(
+                    source, where, f"seq {event.seq} does not follow {previous.seq}"
+                )
+            at, before = event.at, previous.at
+            if wall_clocks:
+                at, before = _wall_clock(at), _wall_clock(before)
+            if at < before:
+                where = f"line {number}, field at"
+                message = f"{event.at.isoformat()} is earlier than line before"
+                raise PlannerInputError(source, where, message)
+        events.append(event)
+    return tuple(events)
+
+
+@mutant(replaces="planner.authority.parse_log", turns_red={OFFSETS, CORRUPT})
+def log_order_checked_on_wall_clocks(text: str, source: str) -> tuple[AuthorityEvent, ...]:
+    """The log's time order is checked on wall-clock readings, so a line logged later in
+    another zone reads as earlier, and an earlier one as later."""
+    return _order_checked(text, source, wall_clocks=True)
+
+
+@mutant(replaces="planner.authority.parse_log", turns_red={CORRUPT}, independent=False)
+def a_repeated_seq_is_accepted(text: str, source: str) -> tuple[AuthorityEvent, ...]:
+    """A line may repeat the seq of the line before (``seq`` need only not decrease)."""
+    return _order_checked(text, source, repeats=True)
+
+
+@mutant(replaces="planner.admission.arm_launch_admission", turns_red={EVERY, TWO, UNKNOWN})
+def admission_stops_at_the_first_failed_conjunct(
+    state: AuthorityState, group: FabricGroup, candidate: Candidate, image_digest: str
+) -> AdmissionVerdict:
+    """Admission reports only the first failed conjunct, hiding the others."""
+    verdict = arm_launch_admission(state, group, candidate, image_digest)
+    return AdmissionVerdict(refusals=verdict.refusals[:1])
+
+
+@mutant(
+    replaces="planner.authority.AuthorityState.runtime_keys_admitting",
+    turns_red={EVERY, TWO, UNKNOWN, FOLD},
+)
+def runtime_keys_not_admitting_listed(self: AuthorityState, digest: str) -> tuple[str, ...]:
+    """The membership test is inverted: the keys listed as admitting an image are those that
+    did not admit it."""
+    return tuple(key for key, digests in self.admitted_images if digest not in digests)
+
+
+@mutant(replaces="planner.admission.successor_may_launch", turns_red={UNKNOWN})
+def a_group_the_log_never_named_passes_conjunct_one(
+    state: AuthorityState, group: FabricGroup
+) -> tuple[Refusal, ...]:
+    """A group the log never mentions passes conjunct 1, as if silence were a suspension."""
+    if state.group(group.name) is None:
+        return ()
+    return successor_may_launch(state, group)
+
+
+@mutant(
+    replaces="planner.admission.successor_may_launch",
+    turns_red={ACTIVE},
+    independent=False,
+)
+def active_incumbent_refused_without_its_hint(
+    state: AuthorityState, group: FabricGroup
+) -> tuple[Refusal, ...]:
+    """The active-incumbent refusal loses its hint, so the operator is not told to suspend
+    the group for the successor first."""
+    return tuple(r.model_copy(update={"hint": ""}) for r in successor_may_launch(state, group))
+
+
+@mutant(
+    replaces="planner.authority.fold",
+    turns_red={FOLD},
+    independent=False,
+)
+def a_repeated_admission_is_listed_twice(
+    events: tuple[AuthorityEvent, ...], now: datetime
+) -> AuthorityState:
+    """The fold appends every image admission, so an image admitted twice for one key is
+    listed twice."""
+    state = fold(events, now)
+    repeats: dict[str, list[str]] = {}
+    for event in events:
+        if isinstance(event, ImageAdmitted) and event.at <= now:
+            repeats.setdefault(event.runtime_key, []).append(event.config_digest)
+    images = tuple((key, tuple(repeats[key])) for key, _ in state.admitted_images)
+    return state.model_copy(update={"admitted_images": images})
+
+
+@mutant(
+    replaces="planner.authority.fold",
+    turns_red={FOLD},
+    independent=False,
+)
+def releasing_an_unheld_host_fails(
+    events: tuple[AuthorityEvent, ...], now: datetime
+) -> AuthorityState:
+    """The fold pops a released host without a default: releasing a host nobody holds
+    raises instead of changing nothing."""
+    held: set[str] = set()
+    for event in events:
+        if event.at > now:
+            break
+        if isinstance(event, HostReleased):
+            held.remove(event.host)
+        elif isinstance(event, HostHeld):
+            held.add(event.host)
+    return fold(events, now)
+
+
+@mutant(replaces="planner.authority.parse_log", turns_red={CORRUPT}, independent=False)
+def blank_lines_are_not_counted(text: str, source: str) -> tuple[AuthorityEvent, ...]:
+    """Blank lines are dropped before lines are numbered, so an error after a blank line
+    names the wrong line."""
+    return parse_log("\n".join(line for line in text.splitlines() if line.strip()), source)
+
+
+@mutant(replaces="planner.authority.parse_log", turns_red={BLANK}, independent=False)
+def a_whitespace_line_is_read_as_an_event(text: str, source: str) -> tuple[AuthorityEvent, ...]:
+    """Only empty lines are skipped: a line of spaces or tabs is parsed, and fails, as JSON."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line and not line.strip():
+            raise PlannerInputError(source, f"line {number}", "not a JSON object: Expecting value")
+    return parse_log(text, source)
+
+
+@mutant(replaces="planner.authority.read_log", turns_red={UNREADABLE})
+def an_unreadable_log_is_not_named(path: Path) -> tuple[AuthorityEvent, ...]:
+    """An unreadable log is reported without the file it is."""
+    try:
+        return read_log(path)
+    except PlannerInputError as exc:
+        if exc.where != "<file>":
+            raise
+        raise PlannerInputError("authority log", exc.where, exc.message) from exc

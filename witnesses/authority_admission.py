@@ -1,0 +1,543 @@
+"""Witness: the authority log is read at a time and folded in order; admission reports every
+failed conjunct, in conjunct order, located; a corrupt log is a located error, never admitted.
+
+Expected values come from the scenario files (``fixtures/scenarios/*``), the fabric inventory
+and the log lines each claim writes itself, read here with plain ``json`` — never from the
+planner's output. Which side of an instant falls where is decided by the spec and the code:
+
+- a lease is live strictly before ``lease_expires_at``; at that instant it has expired (the
+  spec asks for "a live lease (checked at read time)", and a lease that *expires at* t is no
+  longer live at t: ``lease_live(now)`` is ``now < lease_expires_at``);
+- an event logged exactly at the read time has happened and is folded ("events *after*
+  ``now`` have not happened yet"); one logged a second later has not.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from claims import ClaimKind, Verdict, claim, expect_equal, fails, holds
+from fixtures.builders import DATA_ROOT, inventory, v41_inputs, v41_manifest
+from planner.admission import Candidate, arm_launch_admission
+from planner.authority import (
+    Active,
+    AuthorityState,
+    GroupState,
+    SuspendedForAuthorizedSuccessor,
+    fold,
+    read_log,
+)
+from planner.refusal import PlannerInputError
+from planner.v41_group_a_launch import v41_group_a_launch_dry_run
+
+Event = dict[str, Any]
+Seen = tuple[str, str, str]
+"""A refusal as the command line shows it: (code, location, message)."""
+
+_SCENARIOS = DATA_ROOT / "scenarios"
+_SECOND = timedelta(seconds=1)
+
+
+def _lines(name: str) -> list[Event]:
+    """A scenario's authority log, one dict per line, read with plain json."""
+    text = (_SCENARIOS / name / "authority.jsonl").read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def _by_seq(events: list[Event], seq: int) -> Event:
+    return next(e for e in events if e["seq"] == seq)
+
+
+def _replace(events: list[Event], *replacements: Event) -> list[Event]:
+    """``events`` with each replacement put in place of the line of the same seq."""
+    by_seq = {r["seq"]: r for r in replacements}
+    return [by_seq.get(e["seq"], e) for e in events]
+
+
+def _group_a_subject() -> str:
+    """Group A's subject, from the fabric inventory file."""
+    fabric = json.loads((DATA_ROOT / "fabric.json").read_text(encoding="utf-8"))
+    subject: str = next(g for g in fabric["groups"] if g["name"] == "group_a")["subject"]
+    return subject
+
+
+def _now(name: str) -> datetime:
+    """The time a scenario's log is read at (its scenario.json)."""
+    meta = json.loads((_SCENARIOS / name / "scenario.json").read_text(encoding="utf-8"))
+    return _at(meta["now"])
+
+
+def _image() -> str:
+    """The produced image's config digest, as supplied in the scenario's inputs."""
+    inputs = json.loads((_SCENARIOS / "supplied" / "inputs.json").read_text(encoding="utf-8"))
+    digest: str = inputs["produced_image"]["artifact"]["config_digest"]
+    return digest
+
+
+def _candidate_key() -> str:
+    """The supplied scenario suspends Group A for exactly this candidate (its scenario.json)."""
+    successor: str = _by_seq(_lines("supplied"), 14)["successor"]
+    return successor
+
+
+def _candidate() -> Candidate:
+    arm, model, runtime_key = _candidate_key().split(":")
+    return Candidate(arm=arm, checkpoint=model, runtime_key=runtime_key)
+
+
+def _at(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+@contextmanager
+def _written(lines: list[str]) -> Iterator[Path]:
+    """The lines written as an authority log in a fresh temp directory."""
+    with tempfile.TemporaryDirectory(prefix="authority-") as tmp:
+        path = Path(tmp) / "authority.jsonl"
+        path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+        yield path
+
+
+def _jsonl(events: list[Event]) -> list[str]:
+    return [json.dumps(e) for e in events]
+
+
+def _state(events: list[Event], now: datetime) -> AuthorityState:
+    with _written(_jsonl(events)) as path:
+        return fold(read_log(path), now)
+
+
+def _admission(events: list[Event], now: datetime) -> list[Seen]:
+    """Admission of the V4.1 candidate on Group A with the supplied image, at ``now``."""
+    state = _state(events, now)
+    verdict = arm_launch_admission(state, inventory().group("group_a"), _candidate(), _image())
+    return [(r.code, r.where, r.message) for r in verdict.refusals]
+
+
+def _dry_run_refusals(events: list[Event], now: datetime) -> list[Seen]:
+    """Every refusal of the whole dry run (supplied inputs), in the order it prints them."""
+    run = v41_group_a_launch_dry_run(
+        inventory(), v41_manifest(), v41_inputs("supplied"), _state(events, now)
+    )
+    return [(r.code, r.where, r.message) for r in run.refusals]
+
+
+def _lease_expired(expiry: datetime, now: datetime) -> Seen:
+    where = "authority.groups.group_a.lease_expires_at"
+    message = f"lease expired at {expiry.isoformat()} (read at {now.isoformat()})"
+    return ("admission.lease_expired", where, message)
+
+
+def _not_held(host: str, holder: str | None) -> Seen:
+    message = f"{host} is held by {holder!r}, not {_group_a_subject()!r}"
+    return ("admission.host_not_held", f"authority.holdings.{host}", message)
+
+
+def _image_not_admitted(*others: str) -> Seen:
+    key = _candidate().runtime_key
+    why = f" (admitted only for {', '.join(others)})" if others else ""
+    message = f"image {_image()} is not admitted for runtime key {key!r}{why}"
+    return ("admission.image_not_admitted", f"authority.admitted_images.{key}", message)
+
+
+# --- time ------------------------------------------------------------------------------------
+
+
+@claim(ClaimKind.REFUSAL)
+def a_lease_is_live_strictly_before_its_expiry() -> Verdict:
+    """Read one second before the lease's expiry the correct suspension admits; read at the
+    expiry instant and one second after, the lease has expired and conjunct 1 alone refuses,
+    quoting the expiry and the read time."""
+    events = _lines("supplied")
+    expiry = _at(_by_seq(events, 14)["lease_expires_at"])
+    seen = {
+        "expiry - 1 s": _admission(events, expiry - _SECOND),
+        "expiry": _admission(events, expiry),
+        "expiry + 1 s": _admission(events, expiry + _SECOND),
+    }
+    expected = {
+        "expiry - 1 s": [],
+        "expiry": [_lease_expired(expiry, expiry)],
+        "expiry + 1 s": [_lease_expired(expiry, expiry + _SECOND)],
+    }
+    return expect_equal(expected, seen, "admission refusals around the lease's expiry")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def an_event_logged_at_the_read_time_is_seen_and_one_a_second_later_is_not() -> Verdict:
+    """Read at the instant the suspension was logged, Group A is suspended for the candidate
+    and admits; read one second earlier (the event is then a second in the future), the
+    group is still Active with its incumbent and conjunct 1 refuses."""
+    events = _lines("supplied")
+    suspension = _by_seq(events, 14)
+    logged = _at(suspension["at"])
+    incumbent = _by_seq(events, 1)["incumbent"]
+    suspended = SuspendedForAuthorizedSuccessor(
+        candidate=suspension["successor"], lease_expires_at=_at(suspension["lease_expires_at"])
+    )
+    active_refusal = (
+        "admission.active_incumbent",
+        "authority.groups.group_a",
+        f"group_a is Active with incumbent {incumbent!r}",
+    )
+    expected: dict[str, tuple[GroupState | None, list[Seen]]] = {
+        "at the event": (suspended, []),
+        "1 s before": (Active(incumbent=incumbent), [active_refusal]),
+    }
+    seen = {
+        "at the event": (_state(events, logged).group("group_a"), _admission(events, logged)),
+        "1 s before": (
+            _state(events, logged - _SECOND).group("group_a"),
+            _admission(events, logged - _SECOND),
+        ),
+    }
+    return expect_equal(expected, seen, "(group_a state, refusals) read at / before the event")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def times_with_offsets_compare_as_instants() -> Verdict:
+    """A log whose suspension is logged at 02:00-08:00 (10:00Z: later than the line before,
+    08:15Z, though its wall clock is earlier) with a lease to 23:30+05:30 (18:00Z) reads
+    as the same instants: not yet seen at 01:59:59-08:00, seen and live at 15:30+05:30,
+    live at 09:59:59-08:00, expired at 10:00-08:00 (quoting both times as written)."""
+    events = _lines("supplied")
+    suspension = {
+        **_by_seq(events, 14),
+        "at": "2026-11-29T02:00:00-08:00",
+        "lease_expires_at": "2026-11-29T23:30:00+05:30",
+    }
+    events = _replace(events, suspension)
+    incumbent = _by_seq(events, 1)["incumbent"]
+    reads = (
+        "2026-11-29T01:59:59-08:00",
+        "2026-11-29T15:30:00+05:30",
+        "2026-11-29T09:59:59-08:00",
+        "2026-11-29T10:00:00-08:00",
+    )
+    active = (
+        "admission.active_incumbent",
+        "authority.groups.group_a",
+        f"group_a is Active with incumbent {incumbent!r}",
+    )
+    expected = [
+        [active],
+        [],
+        [],
+        [_lease_expired(_at("2026-11-29T23:30:00+05:30"), _at(reads[3]))],
+    ]
+    seen = [_admission(events, _at(read)) for read in reads]
+    return expect_equal(expected, seen, f"refusals read at {', '.join(reads)}")
+
+
+# --- several failures at once ------------------------------------------------------------------
+
+
+@claim(ClaimKind.REFUSAL)
+def every_failed_conjunct_is_reported_in_conjunct_order() -> Verdict:
+    """A log where every conjunct fails — Group A suspended for another successor under an
+    expired lease, the image admitted only for two other runtime keys, srv7 held by Group
+    B's subject and srv8 released — refuses the dry run with exactly: the expired lease, the
+    other successor, the image (naming both other keys), then srv7 and srv8, in that order."""
+    supplied = _lines("supplied")
+    other = _by_seq(_lines("other_successor"), 14)["successor"]
+    expired = _by_seq(_lines("expired_lease"), 14)["lease_expires_at"]
+    suspension = {**_by_seq(supplied, 14), "successor": other, "lease_expires_at": expired}
+    image_elsewhere = _by_seq(_lines("image_other_runtime"), 13)
+    srv7_elsewhere = _by_seq(_lines("host_not_held"), 5)
+    srv8_released = _by_seq(_lines("host_released"), 15)
+    trial = {
+        **image_elsewhere,
+        "seq": 16,
+        "at": srv8_released["at"],
+        "runtime_key": "gunbc-deepseek-v41-trial",
+    }
+    events = [
+        *_replace(supplied, suspension, image_elsewhere, srv7_elsewhere),
+        srv8_released,
+        trial,
+    ]
+    now = _now("supplied")
+    expected = [
+        _lease_expired(_at(expired), now),
+        (
+            "admission.other_successor",
+            "authority.groups.group_a.candidate",
+            f"suspended for {other!r}, not {_candidate_key()!r}",
+        ),
+        _image_not_admitted(image_elsewhere["runtime_key"], trial["runtime_key"]),
+        _not_held("srv7", srv7_elsewhere["subject"]),
+        _not_held("srv8", None),
+    ]
+    return expect_equal(expected, _dry_run_refusals(events, now), "dry-run refusals")
+
+
+@claim(ClaimKind.REFUSAL)
+def exactly_the_two_failed_conjuncts_are_reported() -> Verdict:
+    """The image_other_runtime log with host_released's release of srv8 appended fails
+    conjuncts 3 and 4 only: the dry run names exactly those two, in conjunct order."""
+    elsewhere = _lines("image_other_runtime")
+    events = [*elsewhere, _by_seq(_lines("host_released"), 15)]
+    key = _by_seq(elsewhere, 13)["runtime_key"]
+    expected = [_image_not_admitted(key), _not_held("srv8", None)]
+    now = _now("supplied")
+    return expect_equal(expected, _dry_run_refusals(events, now), "dry-run refusals")
+
+
+@claim(ClaimKind.REFUSAL)
+def a_group_the_log_never_names_is_refused_as_unknown() -> Verdict:
+    """With the live log less its one Group A line, conjunct 1 refuses the unknown group,
+    conjunct 2 stays silent (there is no suspension to compare), and conjunct 3 names the
+    image as admitted for no runtime key at all."""
+    events = [e for e in _lines("live") if e.get("group") != "group_a"]
+    expected = [
+        (
+            "admission.group_unknown",
+            "authority.groups.group_a",
+            "the authority log says nothing of group_a",
+        ),
+        _image_not_admitted(),
+    ]
+    now = _now("live")
+    return expect_equal(expected, _dry_run_refusals(events, now), "dry-run refusals")
+
+
+@claim(ClaimKind.REFUSAL)
+def an_active_group_is_refused_naming_its_incumbent_and_the_way_out() -> Verdict:
+    """Group A still Active: exactly one refusal, at authority.groups.group_a, quoting the
+    incumbent, with the hint to suspend the group for this successor first (#12370)."""
+    events = _lines("active_incumbent")
+    incumbent = _by_seq(events, 1)["incumbent"]
+    state = _state(events, _now("active_incumbent"))
+    verdict = arm_launch_admission(state, inventory().group("group_a"), _candidate(), _image())
+    seen = [(r.code, r.location, r.message, r.hint) for r in verdict.refusals]
+    expected = [
+        (
+            "admission.active_incumbent",
+            ("authority", "groups", "group_a"),
+            f"group_a is Active with incumbent {incumbent!r}",
+            "suspend the group for this successor first (#12370)",
+        )
+    ]
+    return expect_equal(expected, seen, "(code, location, message, hint)")
+
+
+# --- the fold ----------------------------------------------------------------------------------
+
+_FOLD_LOG: list[Event] = [
+    {"event": "group_active", "group": "group_a", "incumbent": "old"},
+    {"event": "host_held", "host": "srv5", "subject": "subject-a"},
+    {"event": "host_held", "host": "srv6", "subject": "subject-a"},
+    {"event": "image_admitted", "runtime_key": "key-k", "config_digest": "sha256:d1"},
+    {
+        "event": "group_suspended",
+        "group": "group_a",
+        "successor": "next",
+        "lease_expires_at": "2026-11-29T18:00:00Z",
+    },
+    {"event": "host_held", "host": "srv5", "subject": "subject-b"},
+    {"event": "host_released", "host": "srv6"},
+    {"event": "host_released", "host": "srv7"},
+    {"event": "image_admitted", "runtime_key": "key-k", "config_digest": "sha256:d2"},
+    {"event": "image_admitted", "runtime_key": "key-k", "config_digest": "sha256:d1"},
+    {"event": "image_admitted", "runtime_key": "key-l", "config_digest": "sha256:d2"},
+    {"event": "group_active", "group": "group_a", "incumbent": "next"},
+    {
+        "event": "group_suspended",
+        "group": "group_b",
+        "successor": "s",
+        "lease_expires_at": "2026-11-30T00:00:00+05:30",
+    },
+    {"event": "host_held", "host": "srv6", "subject": "subject-a"},
+]
+"""One event a minute from 09:00Z: a group suspended then Active again under its successor,
+a host held by one subject then another, a host released then held again, a release of a
+host nobody held, an image admitted twice for one key, one image admitted for two keys."""
+
+
+def _fold_log() -> list[Event]:
+    base = _at("2026-11-29T09:00:00Z")
+    return [
+        {"seq": n, "at": (base + timedelta(minutes=n - 1)).isoformat(), **e}
+        for n, e in enumerate(_FOLD_LOG, start=1)
+    ]
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_fold_applies_events_in_log_order() -> Verdict:
+    """Read mid-log (09:07:30, after the 8th event) and at the end: the latest event of a
+    group or host wins, a release frees the host, releasing an unheld host changes nothing,
+    and each runtime key lists its admitted images once each, in the order admitted."""
+    events = _fold_log()
+
+    def view(state: AuthorityState) -> dict[str, object]:
+        return {
+            "groups": dict(state.groups),
+            "images": dict(state.admitted_images),
+            "holdings": dict(state.holdings),
+            "keys admitting d2": state.runtime_keys_admitting("sha256:d2"),
+            "keys admitting d3": state.runtime_keys_admitting("sha256:d3"),
+        }
+
+    lease = _at("2026-11-29T18:00:00Z")
+    expected = {
+        "09:07:30": {
+            "groups": {
+                "group_a": SuspendedForAuthorizedSuccessor(candidate="next", lease_expires_at=lease)
+            },
+            "images": {"key-k": ("sha256:d1",)},
+            "holdings": {"srv5": "subject-b"},
+            "keys admitting d2": (),
+            "keys admitting d3": (),
+        },
+        "end": {
+            "groups": {
+                "group_a": Active(incumbent="next"),
+                "group_b": SuspendedForAuthorizedSuccessor(
+                    candidate="s", lease_expires_at=_at("2026-11-30T00:00:00+05:30")
+                ),
+            },
+            "images": {"key-k": ("sha256:d1", "sha256:d2"), "key-l": ("sha256:d2",)},
+            "holdings": {"srv5": "subject-b", "srv6": "subject-a"},
+            "keys admitting d2": ("key-k", "key-l"),
+            "keys admitting d3": (),
+        },
+    }
+    seen = {
+        "09:07:30": view(_state(events, _at("2026-11-29T09:07:30Z"))),
+        "end": view(_state(events, _at("2026-11-29T10:00:00Z"))),
+    }
+    return expect_equal(expected, seen, "folded state")
+
+
+# --- a corrupt or unreadable log ---------------------------------------------------------------
+
+_NAIVE = "2026-11-29T11:00:00"
+_RELEASE = {"seq": 15, "at": "2026-11-29T11:00:00Z", "event": "host_released", "host": "srv8"}
+_CORRUPT: tuple[tuple[str, str, str, str], ...] = (
+    # (case, bad line 16, where, the message's fact: "=" exact text, else its ending)
+    ("bad JSON", '{"seq": 15, "at": ', "line 16", "=not a JSON object: Expecting value"),
+    ("not an object", "null", "line 16, field <root>", "(value None)"),
+    (
+        "missing field",
+        json.dumps({k: v for k, v in _RELEASE.items() if k != "host"}),
+        "line 16, field host_released.host",
+        f"(value { ({k: v for k, v in _RELEASE.items() if k != 'host'})!r})",
+    ),
+    (
+        "wrong type",
+        json.dumps({**_RELEASE, "seq": "fifteen"}),
+        "line 16, field host_released.seq",
+        "(value 'fifteen')",
+    ),
+    (
+        "unknown event",
+        json.dumps({**_RELEASE, "event": "host_exploded"}),
+        "line 16, field event",
+        f"(value { ({**_RELEASE, 'event': 'host_exploded'})!r})",
+    ),
+    (
+        "no event kind",
+        json.dumps({k: v for k, v in _RELEASE.items() if k != "event"}),
+        "line 16, field event",
+        f"(value { ({k: v for k, v in _RELEASE.items() if k != 'event'})!r})",
+    ),
+    (
+        "time without zone",
+        json.dumps({**_RELEASE, "at": _NAIVE}),
+        "line 16, field host_released.at",
+        f"(value {_NAIVE!r})",
+    ),
+    (
+        "lease without zone",
+        json.dumps(
+            {
+                **_RELEASE,
+                "event": "group_suspended",
+                "group": "group_a",
+                "successor": "x",
+                "lease_expires_at": _NAIVE,
+            }
+        ),
+        "line 16, field group_suspended.lease_expires_at",
+        f"(value {_NAIVE!r})",
+    ),
+    (
+        "seq repeated",
+        json.dumps({**_RELEASE, "seq": 14}),
+        "line 16, field seq",
+        "=seq 14 does not follow 14",
+    ),
+    (
+        "earlier instant, later wall clock",
+        json.dumps({**_RELEASE, "at": "2026-11-29T13:00:00+05:30"}),
+        "line 16, field at",
+        "=2026-11-29T13:00:00+05:30 is earlier than line before",
+    ),
+)
+"""Each case is the supplied log (14 lines), a blank line 15, then the bad line 16."""
+
+
+@claim(ClaimKind.REFUSAL)
+def a_corrupt_log_line_is_a_located_error() -> Verdict:
+    """Bad JSON, a JSON value that is not an object, a missing field, a wrong type, an
+    unknown or missing event kind, a time or a lease without a zone, a repeated seq and a
+    time earlier (as an instant) than the line before: each stops the read with an error
+    naming the file, the physical line (blank lines count), the field and the bad value —
+    so no state is folded and nothing is admitted."""
+    supplied = _jsonl(_lines("supplied"))
+    wrong: list[str] = []
+    for case, bad, where, fact in _CORRUPT:
+        with _written([*supplied, "", bad]) as path:
+            try:
+                read_log(path)
+            except PlannerInputError as exc:
+                exact = fact.startswith("=")
+                fact_ok = exc.message == fact[1:] if exact else exc.message.endswith(fact)
+                if exc.source != str(path) or exc.where != where or not fact_ok:
+                    wrong.append(f"{case}: {exc.source!r} {exc.where!r} {exc.message!r}")
+                continue
+            wrong.append(f"{case}: read without error")
+    if wrong:
+        return fails("; ".join(wrong))
+    return holds(f"{len(_CORRUPT)} corrupt lines, each located at line 16 with its value")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def blank_and_whitespace_lines_are_skipped() -> Verdict:
+    """An empty line and a whitespace-only line anywhere in a log are not events: the log
+    reads to the same events as without them."""
+    supplied = _jsonl(_lines("supplied"))
+    padded = ["", *supplied[:5], " \t", *supplied[5:], ""]
+    with _written(supplied) as plain, _written(padded) as spaced:
+        same = read_log(plain) == read_log(spaced)
+    return expect_equal(True, same, "events with blank lines == events without")
+
+
+@claim(ClaimKind.REFUSAL)
+def an_unreadable_log_is_a_located_error() -> Verdict:
+    """A missing log and a log that is not UTF-8 are each an error naming the file, at
+    <file>, saying the authority log cannot be read and why."""
+    seen: list[tuple[bool, str, bool]] = []
+    with tempfile.TemporaryDirectory(prefix="authority-") as tmp:
+        missing = Path(tmp) / "absent.jsonl"
+        latin = Path(tmp) / "latin1.jsonl"
+        latin.write_bytes('{"incumbent": "café"}\n'.encode("latin-1"))
+        for path, why in (
+            (missing, "No such file or directory"),
+            (latin, "can't decode byte 0xe9"),
+        ):
+            try:
+                read_log(path)
+            except PlannerInputError as exc:
+                text = exc.message
+                ok = text.startswith("cannot read authority log: ") and why in text
+                seen.append((exc.source == str(path), exc.where, ok))
+                continue
+            seen.append((False, "read without error", False))
+    return expect_equal([(True, "<file>", True)] * 2, seen, "(names the file, where, says why)")
