@@ -389,12 +389,12 @@ def glm_front_doors_are_its_own() -> Verdict:
         door = (check, f"/var/log/gunbc/{stem}.log")
         want.append([(stage.value, rank, hosts[rank]["name"], door) for stage in Stage])
     found = [[(a, b, c, (d.check, d.log_path)) for a, b, c, d in steps] for steps in got]
-    wrong = [f"{hosts[i]['name']}: {f}" for i, (w, f) in enumerate(zip(want, found)) if w != f]
+    pairs = enumerate(zip(want, found, strict=False))
+    wrong = [f"{hosts[i]['name']}: {f}" for i, (w, f) in pairs if w != f]
     if len(found) != len(want):
         wrong.append(f"{len(found)} hosts rendered, {len(want)} in Group B")
-    return expect(
-        not wrong, "srv1 /health on 8100, srv2-4 their rank unit, own logs", "; ".join(wrong)
-    )
+    summary = "srv1 /health on 8100, srv2-4 their rank unit, each its own log"
+    return expect(not wrong, summary, "; ".join(wrong))
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
