@@ -64,7 +64,10 @@ def weight_rounded_to_the_nearest_gib(
 
 @mutant(
     replaces="planner.fit.Fit.margin_gib",
-    turns_red={f"{W}.group_a_fits_by_four_gib_at_eighty_percent"},
+    turns_red={
+        f"{W}.group_a_fits_by_four_gib_at_eighty_percent",
+        "v41_group_a_launch.low_utilization_refuses_naming_the_declared_allowance",
+    },
 )
 def margin_measured_from_resident(self: Fit) -> int:
     """The margin is measured from the resident GiB, forgetting the 5/4 headroom."""

@@ -23,7 +23,6 @@ from planner.profile import (
     V41_ENGRAM_REQUEST,
     ServingLaunchProfile,
     VllmEngramConfigRequest,
-    deepseek_v41_measurement_profile,
 )
 
 GLM_NAMES = ("glm-native-tp4", "glm-native-head.service", "glm-native-rank.service")
@@ -400,9 +399,17 @@ def glm_front_doors_are_its_own() -> Verdict:
 @claim(ClaimKind.PLANNED_SHAPE)
 def the_engram_request_enters_the_key_by_its_content() -> Verdict:
     """A profile's key is the digest of all its fields with the Engram request under
-    "engram" when set: V4.1's minted key is that, and two requests that differ in one
-    field give two keys."""
-    minted = deepseek_v41_measurement_profile(8000, 8192, False)
+    "engram" when set: V4.1's measurement profile's key is that, and two requests that
+    differ in one field give two keys."""
+    minted = ServingLaunchProfile(
+        gpu_memory_utilization_bp=8000,
+        max_model_len=262144,
+        max_num_seqs=16,
+        max_num_batched_tokens=8192,
+        kv_cache_dtype="fp8_ds_mla",
+        prefix_caching=False,
+        engram=VllmEngramConfigRequest(cpu_offload=True, dp_shared_memory=False),
+    )
     body = minted.model_dump(exclude={"engram"})
     body["engram"] = {"cpu_offload": True, "dp_shared_memory": False}
     canonical = json.dumps(body, sort_keys=True, separators=(",", ":"))

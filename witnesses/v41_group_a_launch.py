@@ -45,7 +45,7 @@ from planner.engram import (
 from planner.frontiers import V41_FRONTIERS
 from planner.profile import VllmEngramConfigRequest
 from planner.refusal import PlannerInputError
-from planner.v41_group_a_launch import v41_group_a_launch_dry_run
+from planner.v41_group_a_launch import v41_group_a_call, v41_group_a_launch_dry_run
 
 V41_NAME = "gunbc-v41-tp4"
 FOREIGN_NAMES = ("gunbc-spark-pair", "glm-native")
@@ -772,19 +772,29 @@ def without_the_engram_manifest_nothing_renders() -> Verdict:
 
 
 @claim(ClaimKind.REFUSAL)
-def an_engram_manifest_outside_the_row_stores_names_the_inputs() -> Verdict:
+def an_engram_manifest_error_names_the_file_it_came_from() -> Verdict:
     """An Engram manifest naming a row store outside the row-store directory is an input
-    error located in the inputs at that store's path."""
+    error located at that store's path in the inputs file the caller named, or in
+    "inputs" when the caller named none."""
     text = json.dumps({"row_stores": [{"path": "/etc/passwd"}]})
     inputs = v41_inputs("supplied").model_copy(update={"engram_manifest": text})
+    named = "scenarios/supplied/inputs.json"
+    got = []
+    for source in (None, named):
+        try:
+            args = (inventory(), v41_manifest(), inputs, authority_state("supplied"))
+            if source is None:
+                v41_group_a_launch_dry_run(*args)
+            else:
+                v41_group_a_launch_dry_run(*args, source=source)
+            got.append(("planned", ""))
+        except PlannerInputError as exc:
+            got.append((exc.source, exc.where))
     try:
-        v41_group_a_launch_dry_run(inventory(), v41_manifest(), inputs, authority_state("supplied"))
+        v41_group_a_call(inventory(), v41_manifest(), inputs)
+        got.append(("planned", ""))
     except PlannerInputError as exc:
-        got = (exc.source, exc.where, exc.message)
-        where = "engram_manifest.row_stores[0].path"
-        message = (
-            f"'/etc/passwd' is not inside the row-store directory "
-            f"{V41_ENGRAM_PLACEMENT.row_store_dir}"
-        )
-        return expect_equal(("inputs", where, message), got, "(source, where, message)")
-    return fails("a row store outside the row-store directory was planned")
+        got.append((exc.source, exc.where))
+    where = "engram_manifest.row_stores[0].path"
+    want = [("inputs", where), (named, where), ("inputs", where)]
+    return expect_equal(want, got, "(source, where): dry run unnamed, named; call unnamed")
