@@ -5,8 +5,9 @@ the exact claims it turns red. ``seed_mutation_control`` is the seed's combined 
 three independent defects at once (Engram request dropped from the mint, held-host conjunct
 removed, lease check removed) turn exactly plan, held and stale red, while the positive
 admit control stays green; "plan" is now two claims, the dotted Engram flags and every
-rank's whole serve argv, since both see the dropped request. ``zero_allowance`` is the seed's allowance control: within this
-witness it turns exactly the allowance claim red (the fit arithmetic witness sees it too).
+rank's whole serve argv, since both see the dropped request. ``zero_allowance`` is the
+seed's allowance control: within this witness it turns exactly the allowance claim red (the
+fit arithmetic witness sees it too).
 """
 
 from __future__ import annotations
