@@ -706,3 +706,13 @@ def ceiling_division_left_fractional(numerator: int, denominator: int) -> int:
     """Ceiling division divides as floats, so the wall's ×5/4 requirement is reported as
     661.25 GiB instead of whole GiB."""
     return -(-numerator / denominator)  # type: ignore[return-value]
+
+
+@mutant(
+    replaces="planner.arm_launch.plan_arm",
+    turns_red={f"{W}.the_dry_run_carries_the_fit_it_was_planned_under"},
+    independent=False,
+)
+def the_dry_run_drops_its_fit(call: ArmCall, state: AuthorityState) -> DryRun:
+    """The dry run drops the fit it computed, so the report shows no fit line."""
+    return plan_arm(call, state).model_copy(update={"fit": None})

@@ -798,3 +798,24 @@ def an_engram_manifest_error_names_the_file_it_came_from() -> Verdict:
     where = "engram_manifest.row_stores[0].path"
     want = [("inputs", where), (named, where), ("inputs", where)]
     return expect_equal(want, got, "(source, where): dry run unnamed, named; call unnamed")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_dry_run_carries_the_fit_it_was_planned_under() -> Verdict:
+    """The supplied dry run carries the wall's arithmetic for its report: Group A's
+    484 GiB pool, the 287 GiB backbone, the 97 GiB allowance at 0.80 over 4 ranks, fitting."""
+    bp = _supplied_inputs()["launch_shape"]["gpu_memory_utilization_bp"]
+    hosts = _group_hosts("group_a")
+    pool = sum(h["memory_gib"] for h in hosts)
+    raw = _json(V41_MANIFEST_FILE)
+    weights = -(-sum(f["bytes"] for f in raw["files"] if f["role"] == "weights") // GIB)
+    allowance = -(-pool * GIB * (10000 - bp) // (10000 * GIB))
+    fits = (weights + allowance) * 5 <= pool * 4
+    want = (pool, weights, allowance, len(hosts), fits)
+    fit = _supplied().fit
+    got = (
+        None
+        if fit is None
+        else (fit.pool_gib, fit.weights_gib, fit.allowance_gib, fit.ranks, fit.fits)
+    )
+    return expect_equal(want, got, "(pool, weights, allowance, ranks, fits)")
