@@ -42,6 +42,7 @@ from planner.engram import (
     MkdirStep,
     TypedFileWrite,
 )
+from planner.fit import serving_arm_admits_under
 from planner.frontiers import V41_FRONTIERS
 from planner.profile import VllmEngramConfigRequest
 from planner.refusal import PlannerInputError
@@ -802,20 +803,12 @@ def an_engram_manifest_error_names_the_file_it_came_from() -> Verdict:
 
 @claim(ClaimKind.PLANNED_SHAPE)
 def the_dry_run_carries_the_fit_it_was_planned_under() -> Verdict:
-    """The supplied dry run carries the wall's arithmetic for its report: Group A's
-    484 GiB pool, the 287 GiB backbone, the 97 GiB allowance at 0.80 over 4 ranks, fitting."""
-    bp = _supplied_inputs()["launch_shape"]["gpu_memory_utilization_bp"]
+    """The supplied dry run carries, for its report, the wall's own arithmetic for Group A's
+    pool and rank count from the inventory under the minted profile (the arithmetic itself
+    is serving_fit's claims)."""
+    call = v41_call("supplied")
     hosts = _group_hosts("group_a")
     pool = sum(h["memory_gib"] for h in hosts)
-    raw = _json(V41_MANIFEST_FILE)
-    weights = -(-sum(f["bytes"] for f in raw["files"] if f["role"] == "weights") // GIB)
-    allowance = -(-pool * GIB * (10000 - bp) // (10000 * GIB))
-    fits = (weights + allowance) * 5 <= pool * 4
-    want = (pool, weights, allowance, len(hosts), fits)
-    fit = _supplied().fit
-    got = (
-        None
-        if fit is None
-        else (fit.pool_gib, fit.weights_gib, fit.allowance_gib, fit.ranks, fit.fits)
-    )
-    return expect_equal(want, got, "(pool, weights, allowance, ranks, fits)")
+    assert call.profile is not None
+    want, _ = serving_arm_admits_under(call.row, call.profile, pool, len(hosts))
+    return expect_equal(want, _supplied().fit, "the dry run's fit")
