@@ -4,10 +4,8 @@ Each one is a defect a careless edit of the planner could make, named for the de
 the exact claims it turns red. ``seed_mutation_control`` is the seed's combined control:
 three independent defects at once (Engram request dropped from the mint, held-host conjunct
 removed, lease check removed) turn exactly plan, held and stale red, while the positive
-admit control stays green; "plan" is now two claims, the dotted Engram flags and every
-rank's whole serve argv, since both see the dropped request. ``zero_allowance`` is the
-seed's allowance control: within this witness it turns exactly the allowance claim red (the
-fit arithmetic witness sees it too).
+admit control stays green. ``zero_allowance`` is the seed's allowance control: within this
+witness it turns exactly the allowance claim red (the fit arithmetic witness sees it too).
 """
 
 from __future__ import annotations
@@ -93,7 +91,7 @@ def _without(refusals: tuple[Refusal, ...], code: str) -> tuple[Refusal, ...]:
 # --- the mint: what V4.1 fixes in its measurement profile ---------------------------------
 
 
-@mutant(replaces=MINT, turns_red={PLAN, SERVE})
+@mutant(replaces=MINT, turns_red={PLAN})
 def engram_request_dropped_from_the_mint(
     gpu_memory_utilization_bp: int,
     max_num_batched_tokens: int,
@@ -346,9 +344,8 @@ CONTROLS = (
     combined(
         "seed_mutation_control",
         "The seed's mutation control: Engram request dropped from the mint, held-host "
-        "conjunct removed and lease check removed, at once; exactly plan (the dotted flags "
-        "and the whole serve argv), held and stale turn red and the positive admit control "
-        "stays green.",
+        "conjunct removed and lease check removed, at once; exactly plan, held and stale "
+        "turn red and the positive admit control stays green.",
         engram_request_dropped_from_the_mint,
         held_host_conjunct_removed,
         lease_check_removed,
