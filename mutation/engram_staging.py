@@ -102,7 +102,10 @@ def landing_leaves_its_temp_file(write: TypedFileWrite, filesystem_root: Path) -
 
 @mutant(
     replaces="planner.engram.EngramPlacement.env",
-    turns_red={f"{W}.the_engram_env_points_at_what_staging_made"},
+    turns_red={
+        f"{W}.the_engram_env_points_at_what_staging_made",
+        "v41_group_a_launch.every_host_create_argv_is_planned_whole",
+    },
 )
 def manifest_env_names_the_directory(self: EngramPlacement) -> tuple[tuple[str, str], ...]:
     """The manifest env names the manifest directory instead of the manifest file."""
@@ -111,7 +114,10 @@ def manifest_env_names_the_directory(self: EngramPlacement) -> tuple[tuple[str, 
 
 @mutant(
     replaces="planner.arm_launch.arm_mounts",
-    turns_red={f"{W}.receipts_are_writable_and_the_manifest_read_only"},
+    turns_red={
+        f"{W}.receipts_are_writable_and_the_manifest_read_only",
+        "v41_group_a_launch.every_host_create_argv_is_planned_whole",
+    },
 )
 def receipts_mounted_read_only(call: ArmCall) -> tuple[BindMount, ...]:
     """The touch-receipt directory is mounted read-only like the row stores."""

@@ -23,6 +23,11 @@ CALL_SITE = "planner.glm_group_b_launch.glm_group_b_call"
 CONTENT_KEY = "planner.profile.ServingLaunchProfile.content_key"
 PARSER_FLAGS = CheckpointVllmParsers.flags
 PROFILE_FLAGS = ServingLaunchProfile.flags
+SERVE = f"{W}.glm_every_rank_serve_argv_is_planned_whole"
+CREATE = f"{W}.glm_every_host_create_argv_is_planned_whole"
+UNIT = f"{W}.glm_every_unit_is_planned_whole"
+DOORS = f"{W}.glm_front_doors_are_its_own"
+KEY = f"{W}.the_engram_request_enters_the_key_by_its_content"
 
 
 def _digest(body: dict[str, object]) -> str:
@@ -30,13 +35,13 @@ def _digest(body: dict[str, object]) -> str:
     return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
 
 
-@mutant(replaces=CALL_SITE, turns_red={f"{W}.glm_keeps_its_own_names_on_four_hosts"})
+@mutant(replaces=CALL_SITE, turns_red={f"{W}.glm_keeps_its_own_names_on_four_hosts", UNIT, DOORS})
 def glm_runs_under_the_v41_units(fabric: Fabric, manifest: CheckpointManifest) -> ArmCall:
     """GLM's call site passes V4.1's unit identity, so GLM's hosts run gunbc-v41 units."""
     return glm_group_b_call(fabric, manifest).model_copy(update={"units": V41_UNITS})
 
 
-@mutant(replaces=CALL_SITE, turns_red={f"{W}.glm_supplied_admits"}, independent=False)
+@mutant(replaces=CALL_SITE, turns_red={f"{W}.glm_supplied_admits", CREATE}, independent=False)
 def glm_asks_under_another_arm_name(fabric: Fabric, manifest: CheckpointManifest) -> ArmCall:
     """GLM's call site names its arm glm_native, so its candidate is not the one Group B
     was suspended for."""
@@ -45,7 +50,7 @@ def glm_asks_under_another_arm_name(fabric: Fabric, manifest: CheckpointManifest
 
 @mutant(
     replaces="planner.checkpoint.CheckpointVllmParsers.flags",
-    turns_red={f"{W}.glm_parsers_render_and_no_tokenizer_flag"},
+    turns_red={f"{W}.glm_parsers_render_and_no_tokenizer_flag", SERVE},
 )
 def absent_tokenizer_mode_renders_auto(self: CheckpointVllmParsers) -> tuple[str, ...]:
     """An absent tokenizer mode renders --tokenizer-mode auto instead of no flag at all."""
@@ -55,7 +60,7 @@ def absent_tokenizer_mode_renders_auto(self: CheckpointVllmParsers) -> tuple[str
 
 @mutant(
     replaces="planner.profile.ServingLaunchProfile.flags",
-    turns_red={f"{W}.glm_carries_no_engram_request"},
+    turns_red={f"{W}.glm_carries_no_engram_request", SERVE},
 )
 def unset_engram_request_renders_the_v41_one(self: ServingLaunchProfile) -> tuple[str, ...]:
     """A profile with no Engram request renders V4.1's request anyway."""
@@ -75,7 +80,7 @@ def unset_engram_request_enters_the_key(self: ServingLaunchProfile) -> str:
 
 @mutant(
     replaces=CONTENT_KEY,
-    turns_red={f"{W}.an_explicit_engram_request_enters_the_key"},
+    turns_red={f"{W}.an_explicit_engram_request_enters_the_key", KEY},
     independent=False,
 )
 def engram_request_left_out_of_the_key(self: ServingLaunchProfile) -> str:
@@ -88,6 +93,8 @@ def engram_request_left_out_of_the_key(self: ServingLaunchProfile) -> str:
     replaces="planner.fabric.serving_head",
     turns_red={
         f"{W}.glm_followers_are_headless_behind_srv1",
+        SERVE,
+        "v41_group_a_launch.every_rank_serve_argv_is_planned_whole",
         # recipes rendezvous at the same derived head
         "launcher_recipe.the_launcher_adds_the_multi_node_flags_per_rank",
         "launcher_recipe.every_seed_rank_gets_its_whole_create_argv",
@@ -105,9 +112,56 @@ def serving_head_is_the_last_host(group: FabricGroup) -> Host:
 
 @mutant(
     replaces="planner.profile.ServingLaunchProfile.flags",
-    turns_red={f"{W}.glm_enables_prefix_caching"},
+    turns_red={f"{W}.glm_enables_prefix_caching", SERVE},
     independent=False,
 )
 def prefix_caching_on_renders_no_flag(self: ServingLaunchProfile) -> tuple[str, ...]:
     """A profile with prefix caching on renders no flag for it, leaving it to vLLM's default."""
     return tuple(f for f in PROFILE_FLAGS(self) if f != "--enable-prefix-caching")
+
+
+# --- GLM's own values ---------------------------------------------------------------------
+
+
+def _with(call: ArmCall, **update: object) -> ArmCall:
+    return call.model_copy(update=update)
+
+
+@mutant(replaces=CALL_SITE, turns_red={SERVE, DOORS}, independent=False)
+def glm_serves_on_the_v41_route_port(fabric: Fabric, manifest: CheckpointManifest) -> ArmCall:
+    """GLM's route takes V4.1's serving port 8000, so GLM's clients find nothing on 8100."""
+    call = glm_group_b_call(fabric, manifest)
+    return _with(call, route=call.route.model_copy(update={"serve_port": 8000}))
+
+
+@mutant(replaces=CALL_SITE, turns_red={SERVE}, independent=False)
+def glm_rendezvous_on_the_v41_port(fabric: Fabric, manifest: CheckpointManifest) -> ArmCall:
+    """GLM's container identity takes V4.1's rendezvous port 29511 instead of its own 29500."""
+    call = glm_group_b_call(fabric, manifest)
+    return _with(call, container=call.container.model_copy(update={"rendezvous_port": 29511}))
+
+
+@mutant(replaces=CALL_SITE, turns_red={CREATE}, independent=False)
+def glm_created_with_the_v41_shm_size(fabric: Fabric, manifest: CheckpointManifest) -> ArmCall:
+    """GLM's containers are created with V4.1's 32g shared memory instead of GLM's 16g."""
+    call = glm_group_b_call(fabric, manifest)
+    return _with(call, container=call.container.model_copy(update={"shm_size": "32g"}))
+
+
+@mutant(replaces=CALL_SITE, turns_red={UNIT}, independent=False)
+def glm_units_described_as_group_a(fabric: Fabric, manifest: CheckpointManifest) -> ArmCall:
+    """GLM's unit description names Group A, so an operator reading srv1's units is told
+    the wrong group."""
+    call = glm_group_b_call(fabric, manifest)
+    described = "GLM native serving arm (Group A)"
+    return _with(call, units=call.units.model_copy(update={"description": described}))
+
+
+@mutant(replaces=CONTENT_KEY, turns_red={KEY}, independent=False)
+def engram_request_entered_as_null(self: ServingLaunchProfile) -> str:
+    """A set Engram request enters the key as null, so two different requests share one
+    key."""
+    body = self.model_dump(exclude={"engram"})
+    if self.engram is not None:
+        body["engram"] = None
+    return _digest(body)

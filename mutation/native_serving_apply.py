@@ -41,7 +41,10 @@ def followers_go_before_the_head(contexts: tuple[ApplyContext, ...]) -> tuple[Ap
 
 @mutant(
     replaces="planner.apply.front_door",
-    turns_red={f"{W}.each_step_has_its_own_front_door_and_log"},
+    turns_red={
+        f"{W}.each_step_has_its_own_front_door_and_log",
+        "glm_group_b_launch.glm_front_doors_are_its_own",
+    },
 )
 def followers_get_the_head_health_check(ctx: ApplyContext) -> FrontDoor:
     """Every rank's front door is /health on its host, which a headless follower never

@@ -84,6 +84,7 @@ def weight_rounded_to_the_nearest_gib(
         SUMMARY,
         BOUNDARY,
         PLAIN,
+        "v41_group_a_launch.low_utilization_refuses_naming_the_declared_allowance",
     },
 )
 def margin_measured_from_resident(self: Fit) -> int:

@@ -11,11 +11,12 @@ witness it turns exactly the allowance claim red (the fit arithmetic witness see
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 
 from mutation import combined, mutant
 from planner.admission import Candidate, image_admitted_for_runtime, successor_may_launch
 from planner.apply import ApplyContext, cleanup_body
-from planner.arm_launch import ArmCall, DryRun, arm_mounts
+from planner.arm_launch import ArmCall, DryRun, arm_mounts, plan_arm
 from planner.authority import (
     AuthorityEvent,
     AuthorityState,
@@ -24,6 +25,7 @@ from planner.authority import (
     fold,
 )
 from planner.checkpoint import (
+    CHECKPOINT_ROOT,
     CheckpointManifest,
     CheckpointRow,
     NothingBeyondWeights,
@@ -33,16 +35,25 @@ from planner.fabric import Fabric, FabricGroup, Host
 from planner.fit import serving_arm_admits
 from planner.frontiers import DeclaredFrontier, PlanInputs, unmet_obligations
 from planner.identity import ArmContainerIdentity, ArmUnitIdentity, BindMount
-from planner.launch import RankLaunch, ServingRoute, host_env, rank_serve_argv
+from planner.launch import (
+    LaunchPlan,
+    RankLaunch,
+    ServingRoute,
+    host_env,
+    plan_arm_launch,
+    rank_serve_argv,
+)
 from planner.profile import (
     V41_STAIRCASE_CONCURRENCIES,
     ServingLaunchProfile,
+    VllmEngramConfigRequest,
     deepseek_v41_measurement_profile,
 )
-from planner.realize import create_argv, unit_text
+from planner.realize import STOP_GRACE_SECONDS, create_argv, unit_text
 from planner.refusal import Refusal
-from planner.runtime import ProducedImage
+from planner.runtime import ProducedImage, arm_wall
 from planner.v41_group_a_launch import v41_group_a_call
+from planner.values import load_json_model
 
 W = "v41_group_a_launch"
 PLAN = f"{W}.engram_request_renders_both_dotted_flags"
@@ -52,6 +63,15 @@ ALLOWANCE = f"{W}.low_utilization_refuses_naming_the_declared_allowance"
 MINT = "planner.profile.deepseek_v41_measurement_profile"
 CONJUNCT_1 = "planner.admission.successor_may_launch"
 V4_PAIR_CONTAINER = "gunbc-spark-pair"
+ENGRAM_FLAGS = VllmEngramConfigRequest.flags
+
+SERVE = f"{W}.every_rank_serve_argv_is_planned_whole"
+CREATE = f"{W}.every_host_create_argv_is_planned_whole"
+UNIT = f"{W}.every_unit_is_planned_whole"
+GLM_SERVE = "glm_group_b_launch.glm_every_rank_serve_argv_is_planned_whole"
+GLM_CREATE = "glm_group_b_launch.glm_every_host_create_argv_is_planned_whole"
+GLM_UNIT = "glm_group_b_launch.glm_every_unit_is_planned_whole"
+GLM_DOORS = "glm_group_b_launch.glm_front_doors_are_its_own"
 
 FIT_ARITHMETIC = frozenset(
     f"serving_fit.{name}"
@@ -85,7 +105,7 @@ def engram_request_dropped_from_the_mint(
     return minted.model_copy(update={"engram": None})
 
 
-@mutant(replaces=MINT, turns_red={f"{W}.kv_cache_dtype_is_fp8_ds_mla"}, independent=False)
+@mutant(replaces=MINT, turns_red={f"{W}.kv_cache_dtype_is_fp8_ds_mla", SERVE}, independent=False)
 def kv_cache_dtype_left_to_auto(
     gpu_memory_utilization_bp: int,
     max_num_batched_tokens: int,
@@ -99,7 +119,7 @@ def kv_cache_dtype_left_to_auto(
     return minted.model_copy(update={"kv_cache_dtype": "auto"})
 
 
-@mutant(replaces=MINT, turns_red={f"{W}.one_serve_covers_the_staircase"}, independent=False)
+@mutant(replaces=MINT, turns_red={f"{W}.one_serve_covers_the_staircase", SERVE}, independent=False)
 def max_num_seqs_from_the_first_step(
     gpu_memory_utilization_bp: int,
     max_num_batched_tokens: int,
@@ -114,7 +134,9 @@ def max_num_seqs_from_the_first_step(
     return minted.model_copy(update={"max_num_seqs": staircase[0]})
 
 
-@mutant(replaces=MINT, turns_red={f"{W}.prefix_caching_is_explicitly_off"}, independent=False)
+@mutant(
+    replaces=MINT, turns_red={f"{W}.prefix_caching_is_explicitly_off", SERVE}, independent=False
+)
 def prefix_caching_forced_on(
     gpu_memory_utilization_bp: int,
     max_num_batched_tokens: int,
@@ -132,7 +154,11 @@ def prefix_caching_forced_on(
 
 @mutant(
     replaces="planner.checkpoint.deepseek_v41_flash_row",
-    turns_red={f"{W}.recipe_parsers_and_tokenizer_mode_are_rendered"},
+    turns_red={
+        f"{W}.recipe_parsers_and_tokenizer_mode_are_rendered",
+        SERVE,
+        f"{W}.the_v41_row_weighs_its_backbone_only",
+    },
 )
 def tokenizer_mode_dropped_from_the_v41_row(manifest: CheckpointManifest) -> CheckpointRow:
     """The V4.1 row loses the recipe's tokenizer mode, so no --tokenizer-mode renders."""
@@ -143,7 +169,7 @@ def tokenizer_mode_dropped_from_the_v41_row(manifest: CheckpointManifest) -> Che
 
 @mutant(
     replaces="planner.launch.rank_serve_argv",
-    turns_red={f"{W}.four_mp_ranks_rank_zero_serves_three_headless"},
+    turns_red={f"{W}.four_mp_ranks_rank_zero_serves_three_headless", SERVE, GLM_SERVE},
 )
 def head_serves_on_the_rendezvous_port(
     rank: int,
@@ -162,7 +188,7 @@ def head_serves_on_the_rendezvous_port(
 
 @mutant(
     replaces="planner.realize.create_argv",
-    turns_red={f"{W}.image_is_the_produced_config_digest"},
+    turns_red={f"{W}.image_is_the_produced_config_digest", CREATE, GLM_CREATE},
 )
 def image_named_by_a_floating_tag(
     launch: RankLaunch,
@@ -178,7 +204,7 @@ def image_named_by_a_floating_tag(
 
 @mutant(
     replaces="planner.v41_group_a_launch.v41_group_a_call",
-    turns_red={f"{W}.engram_env_and_mounts_under_v41_names_only"},
+    turns_red={f"{W}.engram_env_and_mounts_under_v41_names_only", CREATE, UNIT},
 )
 def v41_runs_under_the_v4_pair_container_name(
     fabric: Fabric, manifest: CheckpointManifest, inputs: PlanInputs, source: str = "inputs"
@@ -192,7 +218,7 @@ def v41_runs_under_the_v4_pair_container_name(
 
 @mutant(
     replaces="planner.realize.unit_text",
-    turns_red={f"{W}.dry_run_renders_every_host_artifact"},
+    turns_red={f"{W}.dry_run_renders_every_host_artifact", UNIT, GLM_UNIT},
 )
 def unit_without_a_service_section(
     container: ArmContainerIdentity, units: ArmUnitIdentity, rank: int
@@ -339,7 +365,10 @@ def admitted_reads_the_refusals_backwards(self: DryRun) -> bool:
 
 @mutant(
     replaces="planner.frontiers.unmet_obligations",
-    turns_red={f"{W}.live_inputs_name_exactly_the_open_frontiers"},
+    turns_red={
+        f"{W}.live_inputs_name_exactly_the_open_frontiers",
+        f"{W}.without_the_engram_manifest_nothing_renders",
+    },
 )
 def engram_manifest_obligation_forgotten(
     frontiers: tuple[DeclaredFrontier, ...], inputs: PlanInputs
@@ -366,7 +395,7 @@ CONTROLS = (
 
 @mutant(
     replaces="planner.arm_launch.arm_mounts",
-    turns_red={f"{W}.every_host_mounts_the_checkpoint_read_only"},
+    turns_red={f"{W}.every_host_mounts_the_checkpoint_read_only", CREATE},
 )
 def checkpoint_mount_lost_beside_the_engram_mounts(call: ArmCall) -> tuple[BindMount, ...]:
     """With Engram set, the Engram mounts replace the mount list instead of extending it,
@@ -377,7 +406,12 @@ def checkpoint_mount_lost_beside_the_engram_mounts(call: ArmCall) -> tuple[BindM
 
 @mutant(
     replaces="planner.identity.ArmUnitIdentity.unit_for_rank",
-    turns_red={f"{W}.rank_zero_runs_the_head_unit_and_followers_the_rank_unit"},
+    turns_red={
+        f"{W}.rank_zero_runs_the_head_unit_and_followers_the_rank_unit",
+        UNIT,
+        GLM_UNIT,
+        GLM_DOORS,
+    },
 )
 def head_and_follower_units_swapped(self: ArmUnitIdentity, rank: int) -> str:
     """Rank 0 gets the followers' unit and every follower the head's."""
@@ -388,6 +422,8 @@ def head_and_follower_units_swapped(self: ArmUnitIdentity, rank: int) -> str:
     replaces="planner.launch.host_env",
     turns_red={
         f"{W}.each_rank_uses_its_own_rail_address_and_interface",
+        CREATE,
+        GLM_CREATE,
         # recipes take the same per-host fabric env
         "launcher_recipe.every_seed_rank_gets_its_whole_create_argv",
         "launcher_recipe.a_plain_recipe_serves_its_model_id_with_nothing_composed",
@@ -400,7 +436,7 @@ def nccl_left_on_the_default_interface(host: Host) -> tuple[tuple[str, str], ...
 
 @mutant(
     replaces="planner.realize.create_argv",
-    turns_red={f"{W}.containers_are_labelled_with_their_arm_and_rank"},
+    turns_red={f"{W}.containers_are_labelled_with_their_arm_and_rank", CREATE, GLM_CREATE},
     independent=False,
 )
 def containers_left_unlabelled(
@@ -472,3 +508,269 @@ def cleanup_leaves_the_unit_landing_file(ctx: ApplyContext) -> list[str]:
     """Cleanup no longer removes the unit's landing temp file, so a failed apply leaves a
     half-installed unit file beside the real one."""
     return [line for line in cleanup_body(ctx) if ".landing" not in line]
+
+
+# --- each rank's whole plan ----------------------------------------------------------------
+
+
+@mutant(
+    replaces="planner.launch.rank_serve_argv",
+    turns_red={
+        f"{W}.four_mp_ranks_rank_zero_serves_three_headless",
+        SERVE,
+        GLM_SERVE,
+        "glm_group_b_launch.glm_followers_are_headless_behind_srv1",
+    },
+    independent=False,
+)
+def one_follower_loses_headless(
+    rank: int,
+    group: FabricGroup,
+    row: CheckpointRow,
+    profile: ServingLaunchProfile,
+    container: ArmContainerIdentity,
+    route: ServingRoute,
+) -> tuple[str, ...]:
+    """Node rank 2 is started without --headless, so it would try to serve an API of its
+    own instead of only joining the head's engine."""
+    argv = rank_serve_argv(rank, group, row, profile, container, route)
+    return tuple(a for a in argv if a != "--headless") if rank == 2 else argv
+
+
+@mutant(
+    replaces="planner.launch.rank_serve_argv",
+    turns_red={SERVE, GLM_SERVE},
+    independent=False,
+)
+def served_model_name_on_the_head_only(
+    rank: int,
+    group: FabricGroup,
+    row: CheckpointRow,
+    profile: ServingLaunchProfile,
+    container: ArmContainerIdentity,
+    route: ServingRoute,
+) -> tuple[str, ...]:
+    """--served-model-name is told to the head only, so the followers' engine arguments
+    differ from the head's."""
+    argv = rank_serve_argv(rank, group, row, profile, container, route)
+    if rank == 0:
+        return argv
+    at = argv.index("--served-model-name")
+    return argv[:at] + argv[at + 2 :]
+
+
+@mutant(
+    replaces="planner.launch.rank_serve_argv",
+    turns_red={SERVE, GLM_SERVE},
+    independent=False,
+)
+def followers_rendezvous_on_the_serve_port(
+    rank: int,
+    group: FabricGroup,
+    row: CheckpointRow,
+    profile: ServingLaunchProfile,
+    container: ArmContainerIdentity,
+    route: ServingRoute,
+) -> tuple[str, ...]:
+    """The followers are told the route's serving port as the master port, so they never
+    meet the head at its rendezvous port."""
+    argv = list(rank_serve_argv(rank, group, row, profile, container, route))
+    if rank != 0:
+        argv[argv.index("--master-port") + 1] = str(route.serve_port)
+    return tuple(argv)
+
+
+@mutant(
+    replaces="planner.profile.ServingLaunchProfile.utilization_text",
+    turns_red={SERVE, GLM_SERVE, ALLOWANCE},
+)
+def utilization_rendered_in_basis_points(self: ServingLaunchProfile) -> str:
+    """Utilization is rendered as its basis points (8000), a value vLLM rejects, instead of
+    the decimal 0.8."""
+    return str(self.gpu_memory_utilization_bp)
+
+
+@mutant(
+    replaces="planner.launch.plan_arm_launch",
+    turns_red={f"{W}.each_rank_uses_its_own_rail_address_and_interface", CREATE, GLM_CREATE},
+)
+def rank_two_gets_rank_one_fabric_env(
+    group: FabricGroup,
+    row: CheckpointRow,
+    profile: ServingLaunchProfile,
+    container: ArmContainerIdentity,
+    route: ServingRoute,
+    image_digest: str,
+    extra_env: tuple[tuple[str, str], ...] = (),
+) -> LaunchPlan:
+    """Node rank 2's fabric env is taken from rank 1's host entry, so its VLLM_HOST_IP is
+    another host's rail address."""
+    plan = plan_arm_launch(group, row, profile, container, route, image_digest, extra_env)
+    ranks = list(plan.ranks)
+    ranks[2] = ranks[2].model_copy(update={"env": host_env(group.hosts[1]) + extra_env})
+    return plan.model_copy(update={"ranks": tuple(ranks)})
+
+
+@mutant(
+    replaces="planner.v41_group_a_launch.v41_group_a_call",
+    turns_red={CREATE},
+    independent=False,
+)
+def v41_created_with_the_glm_shm_size(
+    fabric: Fabric, manifest: CheckpointManifest, inputs: PlanInputs, source: str = "inputs"
+) -> ArmCall:
+    """V4.1's container identity carries GLM's 16g shared memory instead of its own 32g."""
+    call = v41_group_a_call(fabric, manifest, inputs, source)
+    container = call.container.model_copy(update={"shm_size": "16g"})
+    return call.model_copy(update={"container": container})
+
+
+@mutant(
+    replaces="planner.realize.unit_text",
+    turns_red={UNIT, GLM_UNIT},
+    independent=False,
+)
+def unit_stop_grace_off_by_one(
+    container: ArmContainerIdentity, units: ArmUnitIdentity, rank: int
+) -> str:
+    """The unit's ExecStop gives docker a grace one second short of the planned 120 s."""
+    text = unit_text(container, units, rank)
+    return text.replace(f"--time {STOP_GRACE_SECONDS} ", f"--time {STOP_GRACE_SECONDS - 1} ")
+
+
+@mutant(
+    replaces="planner.realize.unit_text",
+    turns_red={UNIT, GLM_UNIT},
+    independent=False,
+)
+def units_restart_on_their_own(
+    container: ArmContainerIdentity, units: ArmUnitIdentity, rank: int
+) -> str:
+    """The unit restarts the container on its own (Restart=always), behind the
+    transactional apply's back."""
+    return unit_text(container, units, rank).replace("Restart=no", "Restart=always")
+
+
+@mutant(
+    replaces="planner.identity.ArmUnitIdentity.log_path_for_rank",
+    turns_red={UNIT, GLM_UNIT, GLM_DOORS},
+)
+def followers_log_to_the_head_log(self: ArmUnitIdentity, rank: int) -> str:
+    """Every rank's unit appends to the head's log file, so a follower's failure lands in
+    the head's log."""
+    return f"{self.log_root}/{self.head_unit.removesuffix('.service')}.log"
+
+
+@mutant(
+    replaces="planner.arm_launch.plan_arm",
+    turns_red={f"{W}.each_host_renders_only_its_own_stage_steps", GLM_DOORS},
+)
+def each_host_renders_the_next_hosts_steps(call: ArmCall, state: AuthorityState) -> DryRun:
+    """Each rendered host carries the next host's stage steps, so srv5's report shows
+    srv6's scripts."""
+    run = plan_arm(call, state)
+    hosts = run.hosts
+    shifted = tuple(
+        h.model_copy(update={"steps": hosts[(i + 1) % len(hosts)].steps})
+        for i, h in enumerate(hosts)
+    )
+    return run.model_copy(update={"hosts": shifted})
+
+
+# --- the row, the Engram request, the inputs ------------------------------------------------
+
+
+@mutant(
+    replaces="planner.checkpoint.local_checkpoint_directory",
+    turns_red={f"{W}.a_checkpoint_is_placed_only_from_org_name_and_plain_revision"},
+)
+def placement_split_at_the_last_slash(
+    model: str, revision: str, root: str = CHECKPOINT_ROOT
+) -> str:
+    """The placement splits the model at its last slash, so a deeper path is placed
+    instead of refused."""
+    org, _, name = model.rpartition("/")
+    if not org or not name or not revision.isalnum():
+        raise ValueError(f"cannot place model {model!r} at revision {revision!r}")
+    return f"{root}/{org}--{name}/{revision}"
+
+
+@mutant(
+    replaces="planner.checkpoint.load_manifest",
+    turns_red={f"{W}.an_unreadable_manifest_is_named_as_a_manifest"},
+)
+def manifest_errors_name_a_checkpoint(path: Path) -> CheckpointManifest:
+    """An unreadable manifest is reported as an unreadable checkpoint, not a manifest."""
+    return load_json_model(CheckpointManifest, path, "checkpoint")
+
+
+@mutant(
+    replaces="planner.profile.VllmEngramConfigRequest.flags",
+    turns_red={f"{W}.the_engram_request_renders_each_field_as_its_own_word"},
+)
+def dp_shared_memory_always_rendered_false(self: VllmEngramConfigRequest) -> tuple[str, ...]:
+    """dp_shared_memory renders false whatever the request says."""
+    return ENGRAM_FLAGS(self.model_copy(update={"dp_shared_memory": False}))
+
+
+@mutant(
+    replaces="planner.v41_group_a_launch.v41_group_a_call",
+    turns_red={f"{W}.without_the_engram_manifest_nothing_renders"},
+    independent=False,
+)
+def an_absent_engram_manifest_taken_as_empty(
+    fabric: Fabric, manifest: CheckpointManifest, inputs: PlanInputs, source: str = "inputs"
+) -> ArmCall:
+    """An unsupplied Engram manifest is taken as empty bytes, so the plan renders and
+    stages an empty manifest while still naming #12359."""
+    call = v41_group_a_call(fabric, manifest, inputs, source)
+    if call.engram_manifest is None:
+        return call.model_copy(update={"engram_manifest": b""})
+    return call
+
+
+@mutant(
+    replaces="planner.v41_group_a_launch.v41_group_a_launch_dry_run",
+    turns_red={f"{W}.an_engram_manifest_error_names_the_file_it_came_from"},
+)
+def the_dry_run_forgets_the_named_inputs_file(
+    fabric: Fabric,
+    manifest: CheckpointManifest,
+    inputs: PlanInputs,
+    state: AuthorityState,
+    source: str = "inputs",
+) -> DryRun:
+    """The dry run drops the inputs file its caller named, so an Engram manifest error
+    points at "inputs" instead of the file."""
+    return plan_arm(v41_group_a_call(fabric, manifest, inputs), state)
+
+
+@mutant(
+    replaces="planner.runtime.arm_wall",
+    turns_red={f"{W}.unprobed_image_is_refused_by_the_arm_wall"},
+    independent=False,
+)
+def arm_wall_refusal_without_its_hint(image: ProducedImage) -> Refusal | None:
+    """The arm wall refuses an unprobed image but no longer says what to do about it."""
+    refused = arm_wall(image)
+    return refused.model_copy(update={"hint": ""}) if refused else None
+
+
+@mutant(
+    replaces="planner.measure.ceil_div",
+    turns_red={ALLOWANCE},
+)
+def ceiling_division_left_fractional(numerator: int, denominator: int) -> int:
+    """Ceiling division divides as floats, so the wall's ×5/4 requirement is reported as
+    661.25 GiB instead of whole GiB."""
+    return -(-numerator / denominator)  # type: ignore[return-value]
+
+
+@mutant(
+    replaces="planner.arm_launch.plan_arm",
+    turns_red={f"{W}.the_dry_run_carries_the_fit_it_was_planned_under"},
+    independent=False,
+)
+def the_dry_run_drops_its_fit(call: ArmCall, state: AuthorityState) -> DryRun:
+    """The dry run drops the fit it computed, so the report shows no fit line."""
+    return plan_arm(call, state).model_copy(update={"fit": None})

@@ -7,14 +7,34 @@ refusal code and location; the pairing obligation runs the ``live`` inputs.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from datetime import datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
 
 from claims import ClaimKind, Verdict, claim, expect, expect_equal, fails, holds
-from fixtures.builders import refusal_codes, v41_call, v41_dry_run, v41_inputs
+from fixtures.builders import (
+    DATA_ROOT,
+    authority_state,
+    inventory,
+    refusal_codes,
+    v41_call,
+    v41_dry_run,
+    v41_inputs,
+    v41_manifest,
+)
 from planner.apply import ApplyStep, Stage
 from planner.arm_launch import DryRun
+from planner.checkpoint import (
+    CheckpointRow,
+    CheckpointVllmParsers,
+    PageCacheFromNonKvHeadroom,
+    load_manifest,
+    local_checkpoint_directory,
+)
 from planner.engram import (
     MANIFEST_ENV,
     RECEIPT_ENV,
@@ -22,7 +42,11 @@ from planner.engram import (
     MkdirStep,
     TypedFileWrite,
 )
+from planner.fit import serving_arm_admits_under
 from planner.frontiers import V41_FRONTIERS
+from planner.profile import VllmEngramConfigRequest
+from planner.refusal import PlannerInputError
+from planner.v41_group_a_launch import v41_group_a_call, v41_group_a_launch_dry_run
 
 V41_NAME = "gunbc-v41-tp4"
 FOREIGN_NAMES = ("gunbc-spark-pair", "glm-native")
@@ -55,6 +79,181 @@ def _temps_left_behind(steps: tuple[ApplyStep, ...]) -> list[str]:
     cleanup = "".join(s.script for s in steps if s.stage is Stage.CLEANUP)
     removed = set(re.findall(r'rm -f "(\$\w+\.landing)"', cleanup))
     return sorted(written - removed) if written else ["no landing temp file found to check"]
+
+
+# --- expected values, built from the inputs and the specification -------------------------
+
+GIB = 1024**3
+CHECKPOINT_ROOT = "/var/lib/gunbc/checkpoints"
+"""Where the materializer installs every checkpoint (DESIGN §3, one placement rule)."""
+V41_MANIFEST_FILE = DATA_ROOT / "checkpoints" / "deepseek-v41-flash-dba1be0a.manifest.json"
+V41_HEAD_UNIT, V41_RANK_UNIT = "gunbc-v41-tp4-head", "gunbc-v41-tp4-rank"
+RENDEZVOUS_PORT = "29511"
+"""V4.1's own rendezvous port, distinct from GLM's 29500 so both groups can rendezvous."""
+SERVE_PORT = "8000"
+"""The route's port: V4.1 succeeds the V4 pair on the same serving subject."""
+STOP_GRACE = 120
+"""Seconds ``docker stop`` gives vLLM to drain and free the unified memory."""
+
+
+def _json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _group_hosts(group: str) -> list[dict[str, Any]]:
+    """A group's hosts as fixtures/fabric.json lists them: that order is node-rank order."""
+    raw = _json(DATA_ROOT / "fabric.json")
+    by_name = {h["name"]: h for h in raw["hosts"]}
+    names = next(g["hosts"] for g in raw["groups"] if g["name"] == group)
+    return [by_name[n] for n in names]
+
+
+def _placement(manifest: dict[str, Any]) -> str:
+    """``<root>/<org>--<name>/<revision>``: the materializer's placement rule."""
+    org, name = manifest["model"].split("/")
+    return f"{CHECKPOINT_ROOT}/{org}--{name}/{manifest['revision']}"
+
+
+def _decimal(bp: int) -> str:
+    """Basis points as the decimal vLLM reads (8000 → 0.8)."""
+    return format((Decimal(bp) / 10000).normalize(), "f")
+
+
+def _supplied_inputs() -> dict[str, Any]:
+    return dict(_json(DATA_ROOT / "scenarios" / "supplied" / "inputs.json"))
+
+
+def _expected_serve_argv(rank: int) -> tuple[str, ...]:
+    """Rank ``rank``'s whole serve argv, in the order the launcher promises: the model and
+    its served name, the mp topology, the rank's serving role, the minted profile, the
+    row's parsers."""
+    hosts = _group_hosts("group_a")
+    shape = _supplied_inputs()["launch_shape"]
+    size = str(len(hosts))  # TP = group size = nnodes
+    serving = ("--host", "0.0.0.0", "--port", SERVE_PORT) if rank == 0 else ("--headless",)
+    return (
+        "serve", _placement(_json(V41_MANIFEST_FILE)),
+        "--served-model-name", "dsv41",
+        "--distributed-executor-backend", "mp",
+        "--tensor-parallel-size", size,
+        "--nnodes", size,
+        "--node-rank", str(rank),
+        "--master-addr", hosts[0]["rail_address"],  # the head is node rank 0
+        "--master-port", RENDEZVOUS_PORT,
+        *serving,
+        # #12371's axes, supplied in the inputs
+        "--gpu-memory-utilization", _decimal(shape["gpu_memory_utilization_bp"]),
+        # the measurement's context length; the staircase's largest concurrency (1..16)
+        "--max-model-len", "262144",
+        "--max-num-seqs", "16",
+        "--max-num-batched-tokens", str(shape["max_num_batched_tokens"]),
+        "--kv-cache-dtype", "fp8_ds_mla",  # fixed by V4.1
+        "--enable-prefix-caching" if shape["prefix_caching"] else "--no-enable-prefix-caching",
+        "--engram-config.cpu_offload", "true",  # V4.1's Engram request
+        "--engram-config.dp_shared_memory", "false",
+        "--tool-call-parser", "deepseek_v41",  # the vLLM recipe's parsers and tokenizer mode
+        "--enable-auto-tool-choice",
+        "--reasoning-parser", "deepseek_v41",
+        "--tokenizer-mode", "deepseek_v41",
+    )  # fmt: skip
+
+
+def _expected_create_prefix(rank: int) -> tuple[str, ...]:
+    """Rank ``rank``'s ``docker create`` argv up to the serve argv: identity, labels,
+    mounts with their mode, that host's own fabric env, the Engram env, the image."""
+    host = _group_hosts("group_a")[rank]
+    place = _placement(_json(V41_MANIFEST_FILE))
+    stores = json.loads(_supplied_inputs()["engram_manifest"])["row_stores"]
+    row_store_dir = str(Path(stores[0]["path"]).parent)  # the dir the manifest's stores are in
+    engram = V41_ENGRAM_PLACEMENT
+
+    def bind(path: str, read_only: bool = True) -> tuple[str, str]:
+        spec = f"type=bind,source={path},target={path}"
+        return ("--mount", spec + (",readonly" if read_only else ""))
+
+    return (
+        "docker", "create",
+        "--name", V41_NAME,
+        "--network", "host",  # rendezvous and NCCL on the host's own rail
+        "--ipc", "host",
+        "--gpus", "all",
+        "--shm-size", "32g",
+        "--label", "gunbc.arm=v41_group_a",
+        "--label", f"gunbc.rank={rank}",
+        *bind(place),  # the checkpoint, read-only
+        *bind(row_store_dir),  # Engram row stores and manifest read-only
+        *bind(engram.manifest_dir),
+        *bind(engram.receipt_dir, read_only=False),  # touch receipts are written
+        "--env", f"VLLM_HOST_IP={host['rail_address']}",  # THIS host's inventory entry
+        "--env", f"NCCL_SOCKET_IFNAME={host['rail_interface']}",
+        "--env", f"GLOO_SOCKET_IFNAME={host['rail_interface']}",
+        "--env", f"{MANIFEST_ENV}={engram.manifest_dir}/{engram.manifest_name}",
+        "--env", f"{RECEIPT_ENV}={engram.receipt_dir}",
+        "--entrypoint", "vllm",
+        _supplied_inputs()["produced_image"]["artifact"]["config_digest"],
+    )  # fmt: skip
+
+
+def _expected_unit(rank: int) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The unit a host operator relies on: the role in its description, started after
+    docker, the container attached (so the unit lives as long as it), stopped with the
+    grace, never restarted behind the apply's back, logging to the rank's own file."""
+    unit = V41_HEAD_UNIT if rank == 0 else V41_RANK_UNIT
+    role = "head (node rank 0)" if rank == 0 else "follower"
+    docker = "/usr/bin/docker"
+    return [
+        (
+            "Unit",
+            [
+                ("Description", f"DeepSeek-V4.1 TP4 serving arm (Group A): {role}"),
+                ("Requires", "docker.service"),
+                ("After", "docker.service network-online.target"),
+                ("Wants", "network-online.target"),
+            ],
+        ),
+        (
+            "Service",
+            [
+                ("Type", "simple"),
+                ("ExecStart", f"{docker} start --attach {V41_NAME}"),
+                ("ExecStop", f"{docker} stop --time {STOP_GRACE} {V41_NAME}"),
+                ("TimeoutStopSec", str(STOP_GRACE + 30)),  # longer than docker's own grace
+                ("Restart", "no"),
+                ("StandardOutput", f"append:/var/log/gunbc/{unit}.log"),
+                ("StandardError", "inherit"),
+            ],
+        ),
+        ("Install", [("WantedBy", "multi-user.target")]),
+    ]
+
+
+def _unit_sections(text: str) -> list[tuple[str, list[tuple[str, str]]]] | str:
+    """The unit as systemd reads it: sections in order, each with its keys in order; a
+    line that is neither a header, a ``Key=value`` nor blank is reported as text."""
+    sections: list[tuple[str, list[tuple[str, str]]]] = []
+    for line in text.splitlines():
+        header = re.fullmatch(r"\[(\w+)\]", line)
+        if header:
+            sections.append((header.group(1), []))
+        elif line and re.fullmatch(r"[A-Z]\w*=.*", line) and sections:
+            key, value = line.split("=", 1)
+            sections[-1][1].append((key, value))
+        elif line:
+            return f"not a unit line: {line!r}"
+    return sections
+
+
+def _first_difference(expected: tuple[str, ...], got: tuple[str, ...]) -> str | None:
+    """None when equal, else where the two argvs first part and how long each is."""
+    if expected == got:
+        return None
+    at = next(
+        (i for i, (e, g) in enumerate(zip(expected, got, strict=False)) if e != g),
+        min(len(expected), len(got)),
+    )
+    want = expected[at] if at < len(expected) else "<end>"
+    found = got[at] if at < len(got) else "<end>"
+    return f"at [{at}] expected {want!r}, got {found!r} (lengths {len(expected)}/{len(got)})"
 
 
 def _refused_exactly(scenario: str, code: str, where: str) -> Verdict:
@@ -226,12 +425,26 @@ def containers_are_labelled_with_their_arm_and_rank() -> Verdict:
 
 @claim(ClaimKind.REFUSAL)
 def low_utilization_refuses_naming_the_declared_allowance() -> Verdict:
-    """At 0.50 utilization the fit wall refuses and names the declared allowance (242 GiB)."""
-    run = v41_dry_run("low_utilization")
-    found = [(r.code, r.where, "declared allowance 242 GiB" in r.message) for r in run.refusals]
-    return expect_equal(
-        [("fit.exceeds_pool", "plan.fit", True)], found, "(code, location, names the allowance)"
+    """At 0.50 utilization the fit wall refuses and its message states the arithmetic:
+    the declared allowance (242 GiB), weights plus allowance times 5/4 rounded up to whole
+    GiB, the pool, and the shortfall."""
+    bp = _json(DATA_ROOT / "scenarios" / "low_utilization" / "inputs.json")["launch_shape"][
+        "gpu_memory_utilization_bp"
+    ]
+    pool = sum(h["memory_gib"] for h in _group_hosts("group_a"))  # 4 × 121
+    raw = _json(V41_MANIFEST_FILE)
+    weights = -(-sum(f["bytes"] for f in raw["files"] if f["role"] == "weights") // GIB)
+    allowance = -(-pool * GIB * (10000 - bp) // (10000 * GIB))  # pool share outside engine
+    required = -(-(weights + allowance) * 5 // 4)
+    message = (
+        f"declared allowance {allowance} GiB at utilization {_decimal(bp)}: "
+        f"({weights} weights + {allowance} allowance) x 5/4 = {required} GiB vs pool "
+        f"{pool} GiB: does not fit by {required - pool} GiB"
     )
+    if allowance != 242:
+        return fails(f"the spec's allowance at 0.50 is 242 GiB; the inputs give {allowance}")
+    found = [(r.code, r.where, r.message) for r in v41_dry_run("low_utilization").refusals]
+    return expect_equal([("fit.exceeds_pool", "plan.fit", message)], found, "refusals")
 
 
 @claim(ClaimKind.REFUSAL)
@@ -251,14 +464,21 @@ def without_a_profile_the_wall_refuses() -> Verdict:
 
 @claim(ClaimKind.REFUSAL)
 def unprobed_image_is_refused_by_the_arm_wall() -> Verdict:
-    """An image with no registry reading is refused: no registry reading exists."""
-    run = v41_dry_run("unprobed_image")
-    verdict = _refused_exactly(
-        "unprobed_image", "runtime.unprobed_image", "inputs.produced_image.registry_reading"
-    )
-    if verdict.passed and "no registry reading exists" not in run.refusals[0].message:
-        return fails(f"message does not say why: {run.refusals[0].message}")
-    return verdict
+    """An image with no registry reading is refused, and only that: located at the
+    missing reading, saying no registry reading exists for that image's digest, and
+    telling the operator to take the reading inside the produced image."""
+    raw = _json(DATA_ROOT / "scenarios" / "unprobed_image" / "inputs.json")
+    digest = raw["produced_image"]["artifact"]["config_digest"]
+    got = [(r.code, r.where, r.message, r.hint) for r in v41_dry_run("unprobed_image").refusals]
+    want = [
+        (
+            "runtime.unprobed_image",
+            "inputs.produced_image.registry_reading",
+            f"no registry reading exists for image {digest}",
+            "take the registry reading inside the produced image before planning",
+        )
+    ]
+    return expect_equal(want, got, "(code, where, message, hint)")
 
 
 @claim(ClaimKind.REFUSAL)
@@ -381,3 +601,228 @@ def dry_run_renders_every_host_artifact() -> Verdict:
     if len(run.hosts) != 4 or problems:
         return fails(f"{len(run.hosts)} hosts; " + "; ".join(problems))
     return holds("4 hosts × create, unit, 3 staging steps (2 mkdir + sealed write), all stages")
+
+
+# --- every rank's whole plan -------------------------------------------------------------
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def every_rank_serve_argv_is_planned_whole() -> Verdict:
+    """Ranks 0-3 run on srv5-8 in inventory order, and each rank's serve argv is exactly
+    the planned one: every flag and value in order, --node-rank its own, --port on the head
+    only, --headless on every follower, the rest identical across ranks (whether the Engram
+    request renders at all is the dotted-flags claim's)."""
+    launch = _supplied().launch
+    assert launch is not None
+    hosts = [h["name"] for h in _group_hosts("group_a")]
+    problems = [
+        f"rank {r.rank} on {r.host.name}: {diff}"
+        for r in launch.ranks
+        if (diff := _first_difference(_expected_for(r.rank, r.serve_argv), r.serve_argv))
+    ]
+    placed = [(r.rank, r.host.name) for r in launch.ranks]
+    if placed != list(enumerate(hosts)):
+        problems.append(f"(rank, host) {placed}, inventory order {hosts}")
+    return expect(not problems, f"4 ranks on {hosts}, each argv whole", "; ".join(problems))
+
+
+def _expected_for(rank: int, got: tuple[str, ...]) -> tuple[str, ...]:
+    """The rank's whole expected argv; when the rank carries no Engram flag at all, the
+    same without the Engram request's four words: whether the request is rendered is the
+    seed's own plan claim (``engram_request_renders_both_dotted_flags``), so the seed's
+    control turns exactly that claim red. Where the request is rendered, its words and
+    their place are checked here."""
+    expected = _expected_serve_argv(rank)
+    if any(a.startswith("--engram-config.") for a in got):
+        return expected
+    at = expected.index("--engram-config.cpu_offload")
+    return expected[:at] + expected[at + 4 :]
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def every_host_create_argv_is_planned_whole() -> Verdict:
+    """Each host's docker create argv is exactly: gunbc-v41-tp4 on the host network with
+    32g shm, its arm and rank labels, the checkpoint, row-store and manifest mounts
+    read-only and the receipt mount writable, that host's own rail address and interface,
+    the Engram env, the produced image's config digest, then that rank's serve argv."""
+    run = _supplied()
+    assert run.launch is not None
+    hosts = [h["name"] for h in _group_hosts("group_a")]
+    problems = []
+    for rank, host in enumerate(run.hosts):
+        real = host.realization
+        want = _expected_create_prefix(rank) + run.launch.ranks[rank].serve_argv
+        if (real.rank, real.host_name) != (rank, hosts[rank]):
+            problems.append(f"host {rank} is rank {real.rank} on {real.host_name}")
+        if diff := _first_difference(want, real.create_argv):
+            problems.append(f"{real.host_name}: {diff}")
+    if len(run.hosts) != len(hosts):
+        problems.append(f"{len(run.hosts)} hosts rendered, {len(hosts)} in the group")
+    return expect(not problems, "4 create argvs whole", "; ".join(problems))
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def every_unit_is_planned_whole() -> Verdict:
+    """Each host's unit is gunbc-v41-tp4-head.service on rank 0 and -rank.service on the
+    others, and holds exactly: its role in the description, after docker, ExecStart
+    attaching gunbc-v41-tp4, ExecStop with the 120 s grace, TimeoutStopSec beyond it,
+    Restart=no, output appended to the rank's own log, wanted by multi-user.target."""
+    problems = []
+    for rank, host in enumerate(_supplied().hosts):
+        real = host.realization
+        stem = V41_HEAD_UNIT if rank == 0 else V41_RANK_UNIT
+        named = (real.container_name, real.unit_name, real.log_path)
+        want = (V41_NAME, f"{stem}.service", f"/var/log/gunbc/{stem}.log")
+        if named != want:
+            problems.append(f"{real.host_name}: (container, unit, log) {named} != {want}")
+        parsed = _unit_sections(real.unit_text)
+        if parsed != _expected_unit(rank):
+            problems.append(f"{real.host_name}: unit {parsed}")
+    return expect(not problems, "4 units whole", "; ".join(problems))
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def each_host_renders_only_its_own_stage_steps() -> Verdict:
+    """Each rendered host carries one step per stage, in stage order, every one planned
+    for that host's own rank and host name."""
+    hosts = [h["name"] for h in _group_hosts("group_a")]
+    got = [[(s.stage.value, s.rank, s.host_name) for s in h.steps] for h in _supplied().hosts]
+    want = [[(stage.value, rank, name) for stage in Stage] for rank, name in enumerate(hosts)]
+    return expect_equal(want, got, "(stage, rank, host) of each host's steps")
+
+
+# --- the row, the Engram request, the inputs ----------------------------------------------
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_v41_row_weighs_its_backbone_only() -> Verdict:
+    """The V4.1 row is the manifest's model at its revision, placed by the placement rule,
+    weighing the 287 GiB backbone (weights files rounded up once; the Engram table shards
+    are served from row stores, not loaded), with the recipe's parsers and a page-cache
+    allowance beyond its weights."""
+    raw = _json(V41_MANIFEST_FILE)
+    weights = sum(f["bytes"] for f in raw["files"] if f["role"] == "weights")
+    expected = CheckpointRow(
+        model=raw["model"],
+        revision=raw["revision"],
+        weight_gib=-(-weights // GIB),
+        parsers=CheckpointVllmParsers(
+            tool_call="deepseek_v41", reasoning="deepseek_v41", tokenizer_mode="deepseek_v41"
+        ),
+        resident_beyond_weights=PageCacheFromNonKvHeadroom(),
+        placement=_placement(raw),
+    )
+    row = v41_call("supplied").row
+    if expected.weight_gib != 287:
+        return fails(f"the manifest's backbone rounds to {expected.weight_gib} GiB, not 287")
+    return expect_equal(
+        (expected, f"{raw['model']}@{raw['revision']}"), (row, row.reference), "(row, ref)"
+    )
+
+
+@claim(ClaimKind.REFUSAL)
+def a_checkpoint_is_placed_only_from_org_name_and_plain_revision() -> Verdict:
+    """``org/name`` at an alphanumeric revision is placed at <root>/org--name/revision;
+    a model without an org, without a name or with a deeper path, or a revision with a
+    separator, is refused naming both."""
+    cases = (
+        ("deepseek-ai/DeepSeek-V4.1-Flash", "dba1be0a"),
+        ("a/b/c", "r1"),
+        ("/name", "r1"),
+        ("org/", "r1"),
+        ("noslash", "r1"),
+        ("org/name", "dba1-be0a"),
+    )
+    good = f"{CHECKPOINT_ROOT}/deepseek-ai--DeepSeek-V4.1-Flash/dba1be0a"
+    want = [good] + [f"cannot place model {m!r} at revision {r!r}" for m, r in cases[1:]]
+    got = []
+    for model, revision in cases:
+        try:
+            got.append(local_checkpoint_directory(model, revision))
+        except ValueError as exc:
+            got.append(str(exc))
+    return expect_equal(want, got, "placement or refusal per (model, revision)")
+
+
+@claim(ClaimKind.REFUSAL)
+def an_unreadable_manifest_is_named_as_a_manifest() -> Verdict:
+    """A checkpoint manifest that cannot be read is an input error naming the file,
+    <file>, and that it could not read a manifest."""
+    missing = DATA_ROOT / "checkpoints" / "absent.manifest.json"
+    try:
+        load_manifest(missing)
+    except PlannerInputError as exc:
+        got = (exc.source, exc.where, exc.message.split(":", 1)[0])
+        return expect_equal((str(missing), "<file>", "cannot read manifest"), got, "error")
+    return fails(f"{missing} loaded without an error")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_engram_request_renders_each_field_as_its_own_word() -> Verdict:
+    """Each Engram request field renders as its own true/false word in dotted form."""
+    got = [
+        VllmEngramConfigRequest(cpu_offload=c, dp_shared_memory=d).flags()
+        for c in (True, False)
+        for d in (True, False)
+    ]
+    want = [
+        ("--engram-config.cpu_offload", c, "--engram-config.dp_shared_memory", d)
+        for c in ("true", "false")
+        for d in ("true", "false")
+    ]
+    return expect_equal(want, got, "flags per (cpu_offload, dp_shared_memory)")
+
+
+@claim(ClaimKind.PAIRING_OBLIGATION)
+def without_the_engram_manifest_nothing_renders() -> Verdict:
+    """Every input supplied but #12359's Engram manifest: nothing is rendered, and the one
+    refusal is that obligation."""
+    inputs = v41_inputs("supplied").model_copy(update={"engram_manifest": None})
+    run = v41_group_a_launch_dry_run(
+        inventory(), v41_manifest(), inputs, authority_state("supplied")
+    )
+    got = (run.launch is None, len(run.hosts), refusal_codes(run))
+    want = (True, 0, (("frontier.engram_manifest", "inputs.engram_manifest"),))
+    return expect_equal(want, got, "(not rendered, hosts, refusals)")
+
+
+@claim(ClaimKind.REFUSAL)
+def an_engram_manifest_error_names_the_file_it_came_from() -> Verdict:
+    """An Engram manifest naming a row store outside the row-store directory is an input
+    error located at that store's path in the inputs file the caller named, or in
+    "inputs" when the caller named none."""
+    text = json.dumps({"row_stores": [{"path": "/etc/passwd"}]})
+    inputs = v41_inputs("supplied").model_copy(update={"engram_manifest": text})
+    named = "scenarios/supplied/inputs.json"
+    got = []
+    for source in (None, named):
+        try:
+            args = (inventory(), v41_manifest(), inputs, authority_state("supplied"))
+            if source is None:
+                v41_group_a_launch_dry_run(*args)
+            else:
+                v41_group_a_launch_dry_run(*args, source=source)
+            got.append(("planned", ""))
+        except PlannerInputError as exc:
+            got.append((exc.source, exc.where))
+    try:
+        v41_group_a_call(inventory(), v41_manifest(), inputs)
+        got.append(("planned", ""))
+    except PlannerInputError as exc:
+        got.append((exc.source, exc.where))
+    where = "engram_manifest.row_stores[0].path"
+    want = [("inputs", where), (named, where), ("inputs", where)]
+    return expect_equal(want, got, "(source, where): dry run unnamed, named; call unnamed")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_dry_run_carries_the_fit_it_was_planned_under() -> Verdict:
+    """The supplied dry run carries, for its report, the wall's own arithmetic for Group A's
+    pool and rank count from the inventory under the minted profile (the arithmetic itself
+    is serving_fit's claims)."""
+    call = v41_call("supplied")
+    hosts = _group_hosts("group_a")
+    pool = sum(h["memory_gib"] for h in hosts)
+    assert call.profile is not None
+    want, _ = serving_arm_admits_under(call.row, call.profile, pool, len(hosts))
+    return expect_equal(want, _supplied().fit, "the dry run's fit")
