@@ -166,7 +166,10 @@ def _seed(
         active=(SSHD,) + ((r.unit,) if previous else ()) + active,
         enabled=(SSHD,) + ((r.unit,) if previous else ()),
         dirs=r.mount_sources if sources is None else sources,
-        files=tuple((f"{s}/README", "staged\n") for s in (r.mount_sources if sources is None else sources)[:1]),
+        files=tuple(
+            (f"{s}/README", "staged\n")
+            for s in (r.mount_sources if sources is None else sources)[:1]
+        ),
     )
 
 
