@@ -20,7 +20,8 @@ scripts alone costs nothing here.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from claims import ClaimKind, Verdict, claim, expect_equal, fails, holds
+
+from claims import ClaimKind, Verdict, claim, fails, holds
 from fixtures import sandbox
 from fixtures.builders import v41_dry_run
 from fixtures.sandbox import Change, Container, Host, HostSeed, HostState, Mark, Outcome, Run
@@ -186,7 +187,9 @@ def _runs(ranks: tuple[_Rank, ...], stage: str, order: tuple[int, ...] = (0, 1, 
 
 
 def _transaction(ranks: tuple[_Rank, ...]) -> sandbox.Scenario:
-    steps = [run for stage in STAGES for run in _runs(ranks, stage)]
+    """Every stage on every host, head first; every host read back after commit too."""
+    steps: list[sandbox.Step] = [run for stage in STAGES[:6] for run in _runs(ranks, stage)]
+    steps += [Mark(), *_runs(ranks, "cleanup")]
     return sandbox.Scenario(_hosts(ranks), tuple(steps), (ranks[0].rail,))
 
 
@@ -238,7 +241,7 @@ def _preflight_cases(ranks: tuple[_Rank, ...]) -> list[tuple[str, sandbox.Scenar
     r = ranks[0]
     other_unit = "vllm-old.service"
     attach = (
-        f"[Unit]\nDescription=an older serving arm\n\n[Service]\n"
+        "[Unit]\nDescription=an older serving arm\n\n[Service]\n"
         "ExecStart=/usr/bin/docker start --attach vllm-old\n"
     )
     glm = Container("glm-native-tp4", PREVIOUS_IMAGE, ("serve",), (), (("gunbc.arm", OTHER_ARM),))
@@ -407,10 +410,6 @@ def _effects(state: HostState, step: int) -> list[tuple[str, ...]]:
     return [argv for argv in state.calls_of(step) if argv[1] in EFFECTS.get(argv[0], set())]
 
 
-def _step_index(scenario_steps: int, per_stage: int, stage: str, host: int) -> int:
-    return STAGES.index(stage) * per_stage + host
-
-
 def _preserve_parents(r: _Rank) -> dict[str, bytes]:
     """The directories ``mkdir -p`` of the preserve dir leaves behind its removal."""
     return {f"{PRESERVE_ROOT}/": b"", f"{PRESERVE_ROOT}/{ARM}/": b""}
@@ -454,8 +453,10 @@ def a_full_transaction_leaves_every_host_running_its_plan() -> Verdict:
         "commit": lambda r: f"committed: {r.unit} enabled, preserved state dropped\n",
         "cleanup": lambda r: "cleaned up\n",
     }
-    for k, result in enumerate(out.results):
-        stage, r = STAGES[k // 4], ex.ranks[k % 4]
+    for step, result in zip(_transaction(ex.ranks).steps, out.results, strict=True):
+        if not isinstance(step, Run):
+            continue
+        stage, r = step.stage, ex.ranks[step.host]
         assert result is not None
         newly_enabled = stage == "commit" and not PREVIOUS[r.rank]
         stderr = (
@@ -468,21 +469,19 @@ def a_full_transaction_leaves_every_host_running_its_plan() -> Verdict:
             (0, messages[stage](r), stderr),
             (result.returncode, result.stdout, result.stderr),
         )
-    for r, before, after in zip(ex.ranks, out.before, out.after, strict=True):
+    (committed,) = out.marks
+    for r, before, mid, after in zip(ex.ranks, out.before, committed, out.after, strict=True):
         files = dict(before.files)
         files[r.unit_path] = r.unit_text.encode()
         files.update(_preserve_parents(r))
-        problems += _diff(
-            f"rank {r.rank} files", sorted(files.items()), sorted(after.files.items())
-        )
-        problems += _diff(
-            f"rank {r.rank} containers", {r.name: r.planned()}, dict(after.containers)
-        )
-        problems += _diff(
-            f"rank {r.rank} loaded unit", r.unit_text.encode(), after.loaded.get(r.unit)
-        )
-        problems += _diff(f"rank {r.rank} active", {r.unit, SSHD}, set(after.active))
-        problems += _diff(f"rank {r.rank} enabled", {r.unit, SSHD}, set(after.enabled))
+        # commit itself drops the backup and the preserve dir; cleanup finds nothing left
+        for when, host in (("after commit", mid), ("after cleanup", after)):
+            label = f"rank {r.rank} {when}"
+            problems += _diff(f"{label} files", sorted(files.items()), sorted(host.files.items()))
+            problems += _diff(f"{label} containers", {r.name: r.planned()}, dict(host.containers))
+            problems += _diff(f"{label} loaded", r.unit_text.encode(), host.loaded.get(r.unit))
+            problems += _diff(f"{label} active", {r.unit, SSHD}, set(host.active))
+            problems += _diff(f"{label} enabled", {r.unit, SSHD}, set(host.enabled))
     return _verdict(problems, "28 stages succeed; 4 hosts run exactly their planned arm")
 
 
@@ -527,7 +526,8 @@ def each_stage_changes_its_host_in_order() -> Verdict:
     ex = _executed()
     problems = []
     for k, step in enumerate(_transaction(ex.ranks).steps):
-        assert isinstance(step, Run)
+        if not isinstance(step, Run):
+            continue
         r = ex.ranks[step.host]
         want = _expected_effects(r, PREVIOUS[step.host])[step.stage]
         problems += _diff(
@@ -566,7 +566,7 @@ def rollback_restores_every_host_byte_for_byte() -> Verdict:
             ex.ranks[1].fail("readback", "running command differs from the plan"),
         ),
     )
-    for label, out, failed_rank, stage, code, message in cases:
+    for label, out, _rank, stage, code, message in cases:
         failed = [(k, res) for k, res in enumerate(out.results) if res and res.returncode != 0]
         got = [(k, res.returncode) for k, res in failed]
         if len(failed) != 1 or failed[0][1].returncode != code:
@@ -766,7 +766,7 @@ def front_doors_open_only_when_the_rank_serves() -> Verdict:
             else [("systemctl", "is-active", "--quiet", r.unit)]
         )
         problems += _diff(f"front door calls of rank {r.rank}", want, calls)
-    for label, host in (("head not serving", 0), ("follower unit inactive", 1)):
+    for label in ("head not serving", "follower unit inactive"):
         out = ex.other[label]
         (result,) = out.results
         assert result is not None
