@@ -195,7 +195,7 @@ def _transaction(ranks: tuple[_Rank, ...]) -> sandbox.Scenario:
 
 def _image_vanishes(ranks: tuple[_Rank, ...]) -> sandbox.Scenario:
     """Apply fails on rank 2 (its image vanished after preflight); every host rolls back."""
-    steps = [
+    steps: list[sandbox.Step] = [
         *_runs(ranks, "preflight"),
         *_runs(ranks, "preserve"),
         *_runs(ranks, "apply", (0, 1)),
@@ -212,7 +212,7 @@ def _readback_differs(ranks: tuple[_Rank, ...]) -> sandbox.Scenario:
     """Readback fails on rank 1 (its command gained an argument); every host rolls back."""
     box = f"state/containers/{ranks[1].name}"
     changed = sandbox.go_json((*ranks[1].serve_argv, "--enforce-eager"))
-    steps = [
+    steps: list[sandbox.Step] = [
         *_runs(ranks, "preflight"),
         *_runs(ranks, "preserve"),
         *_runs(ranks, "apply"),
@@ -434,6 +434,19 @@ def _verdict(problems: list[str], summary: str) -> Verdict:
     return holds(summary)
 
 
+def _done(stage: str, r: _Rank) -> str:
+    """What a stage that succeeded tells the operator on stdout."""
+    return {
+        "preflight": "preflight passed: image present, mount sources exist, names free\n",
+        "preserve": f"preserved into {r.preserve_dir}\n",
+        "apply": f"applied: {r.unit} started {r.name}\n",
+        "readback": f"readback: rank {r.rank} runs what was planned\n",
+        "front_door": f"front door open; log at {r.log_path}\n",
+        "commit": f"committed: {r.unit} enabled, preserved state dropped\n",
+        "cleanup": "cleaned up\n",
+    }[stage]
+
+
 @claim(ClaimKind.PLANNED_SHAPE)
 def a_full_transaction_leaves_every_host_running_its_plan() -> Verdict:
     """Preflight, preserve, apply (head first), readback, front door, commit and cleanup on
@@ -444,15 +457,6 @@ def a_full_transaction_leaves_every_host_running_its_plan() -> Verdict:
     ex = _executed()
     out = ex.transaction
     problems = []
-    messages = {
-        "preflight": lambda r: "preflight passed: image present, mount sources exist, names free\n",
-        "preserve": lambda r: f"preserved into {r.preserve_dir}\n",
-        "apply": lambda r: f"applied: {r.unit} started {r.name}\n",
-        "readback": lambda r: f"readback: rank {r.rank} runs what was planned\n",
-        "front_door": lambda r: f"front door open; log at {r.log_path}\n",
-        "commit": lambda r: f"committed: {r.unit} enabled, preserved state dropped\n",
-        "cleanup": lambda r: "cleaned up\n",
-    }
     for step, result in zip(_transaction(ex.ranks).steps, out.results, strict=True):
         if not isinstance(step, Run):
             continue
@@ -466,7 +470,7 @@ def a_full_transaction_leaves_every_host_running_its_plan() -> Verdict:
         )
         problems += _diff(
             f"{stage}@{r.rank}",
-            (0, messages[stage](r), stderr),
+            (0, _done(stage, r), stderr),
             (result.returncode, result.stdout, result.stderr),
         )
     (committed,) = out.marks
@@ -488,7 +492,7 @@ def a_full_transaction_leaves_every_host_running_its_plan() -> Verdict:
 def _expected_effects(r: _Rank, previous: bool) -> dict[str, list[tuple[str, ...]]]:
     """What each stage changes on a host, in order, when everything before it succeeded."""
     name, unit = r.name, r.unit
-    return {
+    effects: dict[str, list[tuple[str, ...]]] = {
         "preflight": [],
         "preserve": [
             ("systemctl", "stop", unit),
@@ -504,14 +508,20 @@ def _expected_effects(r: _Rank, previous: bool) -> dict[str, list[tuple[str, ...
         ],
         "readback": [],
         "front_door": [],
-        "commit": [("systemctl", "enable", unit)]
-        + ([("docker", "rm", f"{name}-preserved")] if previous else []),
-        "rollback": [("systemctl", "stop", unit), ("docker", "rm", "-f", name)]
-        + ([("docker", "rename", f"{name}-preserved", name)] if previous else [])
-        + [("systemctl", "daemon-reload")]
-        + ([("systemctl", "start", unit)] if previous else []),
+        "commit": [
+            ("systemctl", "enable", unit),
+            *([("docker", "rm", f"{name}-preserved")] if previous else []),
+        ],
+        "rollback": [
+            ("systemctl", "stop", unit),
+            ("docker", "rm", "-f", name),
+            *([("docker", "rename", f"{name}-preserved", name)] if previous else []),
+            ("systemctl", "daemon-reload"),
+            *([("systemctl", "start", unit)] if previous else []),
+        ],
         "cleanup": [],
     }
+    return effects
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
