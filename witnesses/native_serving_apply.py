@@ -65,13 +65,16 @@ def each_step_has_its_own_front_door_and_log() -> Verdict:
 
 @claim(ClaimKind.PLANNED_SHAPE)
 def stage_scripts_take_the_container_name() -> Verdict:
-    """Each stage script reads the container name from $1 and is invoked with it."""
+    """Each stage script is a bash script (``#!/usr/bin/env bash`` first) that reads the
+    container name from $1, and is invoked as ``bash STAGE.sh NAME``."""
     run = _run()
     name = run.hosts[0].realization.container_name
     bad = [
         f"{s.stage.value}@{s.rank}"
         for s in run.apply_order
-        if 'container_name="${1:?' not in s.script or s.invocation[-1] != name
+        if 'container_name="${1:?' not in s.script
+        or s.invocation != ("bash", f"{s.stage.value}.sh", name)
+        or not s.script.startswith("#!/usr/bin/env bash\n")
     ]
     creates = _script(run, Stage.APPLY, 0)
     if '--name "$container_name"' not in creates:
