@@ -116,3 +116,28 @@ def rollback_leaves_the_preserved_container(ctx: ApplyContext) -> list[str]:
     """Rollback no longer renames the preserved container back, so the old arm stays
     under its -preserved name."""
     return [line for line in rollback_body(ctx) if "docker rename" not in line]
+
+
+@mutant(
+    replaces="planner.apply.apply_body",
+    turns_red={f"{W}.create_lists_one_flag_and_its_value_per_line"},
+    independent=False,
+)
+def create_on_one_line(ctx: ApplyContext) -> list[str]:
+    """The apply stage writes the whole ``docker create`` on one line: the same words, but
+    a reviewer can no longer read one flag per line."""
+    return [line.replace(" \\\n  ", " ") for line in apply_body(ctx)]
+
+
+@mutant(
+    replaces="planner.apply.apply_body",
+    turns_red={f"{W}.a_unit_text_that_would_end_the_heredoc_is_refused"},
+    independent=False,
+)
+def apply_drops_heredoc_terminator_lines(ctx: ApplyContext) -> list[str]:
+    """The apply stage silently drops the unit text's lines that equal the heredoc
+    terminator instead of refusing the unit."""
+    text = ctx.realization.unit_text
+    kept = "".join(line for line in text.splitlines(keepends=True) if line != "GUNBC_UNIT_TEXT\n")
+    real = ctx.realization.model_copy(update={"unit_text": kept})
+    return apply_body(ctx.model_copy(update={"realization": real}))

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 
 from claims import ClaimKind, Verdict, claim, fails, holds
 from fixtures import sandbox
-from fixtures.builders import v41_dry_run
+from fixtures.builders import v41_call, v41_dry_run
 from fixtures.sandbox import Change, Container, Host, HostSeed, HostState, Mark, Outcome, Run
+from planner.apply import Stage, apply_contexts, stage_script
 from planner.arm_launch import DryRun
 from planner.realize import STOP_GRACE_SECONDS
 
@@ -238,7 +239,27 @@ def _one(
     return sandbox.Scenario(hosts, tuple(Run(r.rank, s, args) for s in stages), (r.rail,))
 
 
-def _preflight_cases(ranks: tuple[_Rank, ...]) -> list[tuple[str, sandbox.Scenario, str | None]]:
+def _single_source_preflight(run: DryRun) -> tuple[str, str]:
+    """The head's preflight rendered for an arm that mounts only its checkpoint (the first
+    mount source): that source, and the script."""
+    call = v41_call("supplied")
+    assert run.launch is not None
+    reals = tuple(h.realization for h in run.hosts)
+    source = _ranks(run)[0].mount_sources[0]
+    contexts = apply_contexts(
+        run.launch,
+        call.arm,
+        reals,
+        (source,),
+        call.container.rendezvous_port,
+        call.route.serve_port,
+    )
+    return source, stage_script(Stage.PREFLIGHT, contexts[0])
+
+
+def _preflight_cases(
+    ranks: tuple[_Rank, ...], single: tuple[str, str]
+) -> list[tuple[str, sandbox.Scenario, str | None]]:
     """(what is on the host, the scenario, the refusal or None when preflight passes)."""
     r = ranks[0]
     other_unit = "vllm-old.service"
@@ -291,7 +312,16 @@ def _preflight_cases(ranks: tuple[_Rank, ...]) -> list[tuple[str, sandbox.Scenar
         cases.append(
             (f"no {source}", _seed(r, False, sources=kept), f"mount source {source} does not exist")
         )
-    return [(what, _one(r, seed, ("preflight",)), refusal) for what, seed, refusal in cases]
+    scenarios = [(what, _one(r, seed, ("preflight",)), refusal) for what, seed, refusal in cases]
+    # an arm with one mount source checks that one source, present or missing
+    source, script = single
+    alone = _Rank(**{**r.__dict__, "scripts": (("preflight", script),)})
+    for present in (True, False):
+        seed = _seed(r, False, sources=(source,) if present else ())
+        refusal = None if present else f"mount source {source} does not exist"
+        what = f"one mount source, {'present' if present else 'missing'}"
+        scenarios.append((what, _one(alone, seed, ("preflight",)), refusal))
+    return scenarios
 
 
 def _readback_cases(ranks: tuple[_Rank, ...]) -> list[tuple[str, sandbox.Scenario, str | None]]:
@@ -382,8 +412,9 @@ class _Executed:
 
 def _executed() -> _Executed:
     """Plan afresh, then run (or recall from the sandbox's memo) every scenario at once."""
-    ranks = _ranks(_plan())
-    preflight = _preflight_cases(ranks)
+    run = _plan()
+    ranks = _ranks(run)
+    preflight = _preflight_cases(ranks, _single_source_preflight(run))
     readback = _readback_cases(ranks)
     other = _other_cases(ranks)
     scenarios = [
@@ -639,9 +670,9 @@ def preflight_refuses_occupancy_and_missing_inputs() -> Verdict:
     """Preflight passes on a host that runs this arm's own previous container and unit,
     another arm's stopped container or an inactive unit; it refuses, with its exact message
     and without changing the host, another arm's running container, another active unit
-    that attaches a container, a missing image, each missing mount source, the name taken
-    by an unlabelled or another arm's container, and the unit file running another
-    container."""
+    that attaches a container, a missing image, each missing mount source (also when the
+    arm mounts a single source), the name taken by an unlabelled or another arm's
+    container, and the unit file running another container."""
     ex = _executed()
     r = ex.ranks[0]
     problems = []
