@@ -26,6 +26,7 @@ from planner.launch import LaunchPlan
 from planner.realize import HostRealization
 
 W = "native_serving_apply"
+E = "executed_apply"
 STAGE_ORDER = {stage: index for index, stage in enumerate(Stage)}
 
 
@@ -41,7 +42,9 @@ def followers_go_before_the_head(contexts: tuple[ApplyContext, ...]) -> tuple[Ap
 
 @mutant(
     replaces="planner.apply.front_door",
-    turns_red={f"{W}.each_step_has_its_own_front_door_and_log"},
+    turns_red={
+        f"{W, f'{E}.a_full_transaction_leaves_every_host_running_its_plan', f'{E}.front_doors_open_only_when_the_rank_serves'}.each_step_has_its_own_front_door_and_log"
+    },
 )
 def followers_get_the_head_health_check(ctx: ApplyContext) -> FrontDoor:
     """Every rank's front door is /health on its host, which a headless follower never
@@ -54,7 +57,9 @@ def followers_get_the_head_health_check(ctx: ApplyContext) -> FrontDoor:
 
 @mutant(
     replaces="planner.apply.apply_contexts",
-    turns_red={f"{W}.preflight_checks_image_mounts_and_names"},
+    turns_red={
+        f"{W, f'{E}.preflight_refuses_occupancy_and_missing_inputs'}.preflight_checks_image_mounts_and_names"
+    },
 )
 def preflight_skips_the_checkpoint_mount(
     plan: LaunchPlan,
@@ -70,7 +75,10 @@ def preflight_skips_the_checkpoint_mount(
 
 
 @mutant(
-    replaces="planner.apply.apply_body", turns_red={f"{W}.stage_scripts_take_the_container_name"}
+    replaces="planner.apply.apply_body",
+    turns_red={
+        f"{W, f'{W}.create_lists_one_flag_and_its_value_per_line'}.stage_scripts_take_the_container_name"
+    },
 )
 def apply_creates_under_the_literal_name(ctx: ApplyContext) -> list[str]:
     """The apply stage creates the container under its planned literal name instead of
@@ -89,7 +97,9 @@ def occupancy_check_spells_the_glm_arm(ctx: ApplyContext) -> list[str]:
 
 @mutant(
     replaces="planner.apply.readback_body",
-    turns_red={f"{W}.readback_compares_what_runs_with_the_plan"},
+    turns_red={
+        f"{W, f'{E}.readback_compares_whole_values'}.readback_compares_what_runs_with_the_plan"
+    },
 )
 def readback_skips_the_env(ctx: ApplyContext) -> list[str]:
     """Readback compares the running command and image but no longer the env."""
@@ -98,7 +108,9 @@ def readback_skips_the_env(ctx: ApplyContext) -> list[str]:
 
 @mutant(
     replaces="planner.apply.apply_body",
-    turns_red={f"{W}.followers_wait_for_the_head_rendezvous"},
+    turns_red={
+        f"{W, f'{E}.a_full_transaction_leaves_every_host_running_its_plan', f'{E}.each_stage_changes_its_host_in_order', f'{E}.rollback_restores_every_host_byte_for_byte'}.followers_wait_for_the_head_rendezvous"
+    },
     independent=False,
 )
 def followers_wait_on_their_own_address(ctx: ApplyContext) -> list[str]:
@@ -110,7 +122,9 @@ def followers_wait_on_their_own_address(ctx: ApplyContext) -> list[str]:
 
 @mutant(
     replaces="planner.apply.rollback_body",
-    turns_red={f"{W}.rollback_restores_what_preserve_saved"},
+    turns_red={
+        f"{W, f'{E}.each_stage_changes_its_host_in_order', f'{E}.rollback_restores_every_host_byte_for_byte'}.rollback_restores_what_preserve_saved"
+    },
 )
 def rollback_leaves_the_preserved_container(ctx: ApplyContext) -> list[str]:
     """Rollback no longer renames the preserved container back, so the old arm stays
