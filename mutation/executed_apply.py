@@ -57,7 +57,8 @@ def preserve_stops_the_container_before_its_unit(ctx: ApplyContext) -> list[str]
 @mutant(
     replaces="planner.apply.rollback_body",
     turns_red={
-        f"{W, 'native_serving_apply.rollback_restores_what_preserve_saved'}.rollback_restores_every_host_byte_for_byte"
+        f"{W}.rollback_restores_every_host_byte_for_byte",
+        "native_serving_apply.rollback_restores_what_preserve_saved",
     },
 )
 def rollback_forgets_the_saved_unit_file(ctx: ApplyContext) -> list[str]:
@@ -116,7 +117,8 @@ def scripts_take_any_container_name(stage: Stage, ctx: ApplyContext) -> str:
 @mutant(
     replaces="planner.apply.apply_body",
     turns_red={
-        f"{W, 'native_serving_apply.followers_wait_for_the_head_rendezvous'}.followers_start_only_after_the_head_listens"
+        f"{W}.followers_start_only_after_the_head_listens",
+        "native_serving_apply.followers_wait_for_the_head_rendezvous",
     },
 )
 def followers_do_not_wait_for_the_head(ctx: ApplyContext) -> list[str]:

@@ -43,7 +43,9 @@ def followers_go_before_the_head(contexts: tuple[ApplyContext, ...]) -> tuple[Ap
 @mutant(
     replaces="planner.apply.front_door",
     turns_red={
-        f"{W, f'{E}.a_full_transaction_leaves_every_host_running_its_plan', f'{E}.front_doors_open_only_when_the_rank_serves'}.each_step_has_its_own_front_door_and_log"
+        f"{W}.each_step_has_its_own_front_door_and_log",
+        f"{E}.a_full_transaction_leaves_every_host_running_its_plan",
+        f"{E}.front_doors_open_only_when_the_rank_serves",
     },
 )
 def followers_get_the_head_health_check(ctx: ApplyContext) -> FrontDoor:
@@ -58,7 +60,8 @@ def followers_get_the_head_health_check(ctx: ApplyContext) -> FrontDoor:
 @mutant(
     replaces="planner.apply.apply_contexts",
     turns_red={
-        f"{W, f'{E}.preflight_refuses_occupancy_and_missing_inputs'}.preflight_checks_image_mounts_and_names"
+        f"{W}.preflight_checks_image_mounts_and_names",
+        f"{E}.preflight_refuses_occupancy_and_missing_inputs",
     },
 )
 def preflight_skips_the_checkpoint_mount(
@@ -77,7 +80,8 @@ def preflight_skips_the_checkpoint_mount(
 @mutant(
     replaces="planner.apply.apply_body",
     turns_red={
-        f"{W, f'{W}.create_lists_one_flag_and_its_value_per_line'}.stage_scripts_take_the_container_name"
+        f"{W}.stage_scripts_take_the_container_name",
+        f"{W}.create_lists_one_flag_and_its_value_per_line",
     },
 )
 def apply_creates_under_the_literal_name(ctx: ApplyContext) -> list[str]:
@@ -98,7 +102,8 @@ def occupancy_check_spells_the_glm_arm(ctx: ApplyContext) -> list[str]:
 @mutant(
     replaces="planner.apply.readback_body",
     turns_red={
-        f"{W, f'{E}.readback_compares_whole_values'}.readback_compares_what_runs_with_the_plan"
+        f"{W}.readback_compares_what_runs_with_the_plan",
+        f"{E}.readback_compares_whole_values",
     },
 )
 def readback_skips_the_env(ctx: ApplyContext) -> list[str]:
@@ -109,7 +114,10 @@ def readback_skips_the_env(ctx: ApplyContext) -> list[str]:
 @mutant(
     replaces="planner.apply.apply_body",
     turns_red={
-        f"{W, f'{E}.a_full_transaction_leaves_every_host_running_its_plan', f'{E}.each_stage_changes_its_host_in_order', f'{E}.rollback_restores_every_host_byte_for_byte'}.followers_wait_for_the_head_rendezvous"
+        f"{W}.followers_wait_for_the_head_rendezvous",
+        f"{E}.a_full_transaction_leaves_every_host_running_its_plan",
+        f"{E}.each_stage_changes_its_host_in_order",
+        f"{E}.rollback_restores_every_host_byte_for_byte",
     },
     independent=False,
 )
@@ -123,7 +131,9 @@ def followers_wait_on_their_own_address(ctx: ApplyContext) -> list[str]:
 @mutant(
     replaces="planner.apply.rollback_body",
     turns_red={
-        f"{W, f'{E}.each_stage_changes_its_host_in_order', f'{E}.rollback_restores_every_host_byte_for_byte'}.rollback_restores_what_preserve_saved"
+        f"{W}.rollback_restores_what_preserve_saved",
+        f"{E}.each_stage_changes_its_host_in_order",
+        f"{E}.rollback_restores_every_host_byte_for_byte",
     },
 )
 def rollback_leaves_the_preserved_container(ctx: ApplyContext) -> list[str]:
