@@ -165,3 +165,29 @@ def apply_drops_heredoc_terminator_lines(ctx: ApplyContext) -> list[str]:
     kept = "".join(line for line in text.splitlines(keepends=True) if line != "GUNBC_UNIT_TEXT\n")
     real = ctx.realization.model_copy(update={"unit_text": kept})
     return apply_body(ctx.model_copy(update={"realization": real}))
+
+
+@mutant(
+    replaces="planner.apply.apply_contexts",
+    turns_red={f"{W}.apply_contexts_pair_each_rank_with_its_own_host"},
+    independent=False,
+)
+def contexts_drop_unmatched_hosts(
+    plan: LaunchPlan,
+    arm: str,
+    realizations: tuple[HostRealization, ...],
+    mount_sources: tuple[str, ...],
+    rendezvous_port: int,
+    serve_port: int,
+) -> tuple[ApplyContext, ...]:
+    """Apply contexts pair ranks and realizations as far as both go, silently dropping a
+    rank with no host (or a host with no rank)."""
+    n = min(len(plan.ranks), len(realizations))
+    return apply_contexts(
+        plan.model_copy(update={"ranks": plan.ranks[:n]}),
+        arm,
+        realizations[:n],
+        mount_sources,
+        rendezvous_port,
+        serve_port,
+    )

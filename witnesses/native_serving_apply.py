@@ -8,7 +8,7 @@ import shlex
 
 from claims import ClaimKind, Verdict, claim, expect, expect_equal, fails, holds
 from fixtures.builders import v41_dry_run
-from planner.apply import ApplyContext, ApplyStep, Stage, stage_script
+from planner.apply import ApplyContext, ApplyStep, Stage, apply_contexts, stage_script
 from planner.arm_launch import DryRun
 
 
@@ -228,3 +228,23 @@ def a_unit_text_that_would_end_the_heredoc_is_refused() -> Verdict:
             "unit text contains the heredoc terminator GUNBC_UNIT_TEXT", str(error), "refusal"
         )
     return fails("a unit text containing the heredoc terminator rendered an apply script")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def apply_contexts_pair_each_rank_with_its_own_host() -> Verdict:
+    """The apply contexts pair each planned rank with exactly one realization: one
+    realization too few (or too many) is refused, never silently dropped or left over."""
+    run = _run()
+    assert run.launch is not None
+    reals = tuple(h.realization for h in run.hosts)
+    refused = []
+    for wrong in (reals[:-1], (*reals, reals[-1])):
+        try:
+            apply_contexts(run.launch, "v41_group_a", wrong, (), 29511, 8000)
+        except ValueError:
+            refused.append(len(wrong))
+    paired = apply_contexts(run.launch, "v41_group_a", reals, (), 29511, 8000)
+    ranks = [(c.launch.rank, c.realization.rank) for c in paired]
+    return expect_equal(
+        ([3, 5], [(r, r) for r in range(4)]), (refused, ranks), "(refused counts, rank pairs)"
+    )
