@@ -26,6 +26,7 @@ from planner.launch import LaunchPlan
 from planner.realize import HostRealization
 
 W = "native_serving_apply"
+E = "executed_apply"
 STAGE_ORDER = {stage: index for index, stage in enumerate(Stage)}
 
 
@@ -44,6 +45,8 @@ def followers_go_before_the_head(contexts: tuple[ApplyContext, ...]) -> tuple[Ap
     turns_red={
         f"{W}.each_step_has_its_own_front_door_and_log",
         "glm_group_b_launch.glm_front_doors_are_its_own",
+        f"{E}.a_full_transaction_leaves_every_host_running_its_plan",
+        f"{E}.front_doors_open_only_when_the_rank_serves",
     },
 )
 def followers_get_the_head_health_check(ctx: ApplyContext) -> FrontDoor:
@@ -57,7 +60,10 @@ def followers_get_the_head_health_check(ctx: ApplyContext) -> FrontDoor:
 
 @mutant(
     replaces="planner.apply.apply_contexts",
-    turns_red={f"{W}.preflight_checks_image_mounts_and_names"},
+    turns_red={
+        f"{W}.preflight_checks_image_mounts_and_names",
+        f"{E}.preflight_refuses_occupancy_and_missing_inputs",
+    },
 )
 def preflight_skips_the_checkpoint_mount(
     plan: LaunchPlan,
@@ -73,7 +79,11 @@ def preflight_skips_the_checkpoint_mount(
 
 
 @mutant(
-    replaces="planner.apply.apply_body", turns_red={f"{W}.stage_scripts_take_the_container_name"}
+    replaces="planner.apply.apply_body",
+    turns_red={
+        f"{W}.stage_scripts_take_the_container_name",
+        f"{W}.create_lists_one_flag_and_its_value_per_line",
+    },
 )
 def apply_creates_under_the_literal_name(ctx: ApplyContext) -> list[str]:
     """The apply stage creates the container under its planned literal name instead of
@@ -92,7 +102,10 @@ def occupancy_check_spells_the_glm_arm(ctx: ApplyContext) -> list[str]:
 
 @mutant(
     replaces="planner.apply.readback_body",
-    turns_red={f"{W}.readback_compares_what_runs_with_the_plan"},
+    turns_red={
+        f"{W}.readback_compares_what_runs_with_the_plan",
+        f"{E}.readback_compares_whole_values",
+    },
 )
 def readback_skips_the_env(ctx: ApplyContext) -> list[str]:
     """Readback compares the running command and image but no longer the env."""
@@ -101,7 +114,12 @@ def readback_skips_the_env(ctx: ApplyContext) -> list[str]:
 
 @mutant(
     replaces="planner.apply.apply_body",
-    turns_red={f"{W}.followers_wait_for_the_head_rendezvous"},
+    turns_red={
+        f"{W}.followers_wait_for_the_head_rendezvous",
+        f"{E}.a_full_transaction_leaves_every_host_running_its_plan",
+        f"{E}.each_stage_changes_its_host_in_order",
+        f"{E}.rollback_restores_every_host_byte_for_byte",
+    },
     independent=False,
 )
 def followers_wait_on_their_own_address(ctx: ApplyContext) -> list[str]:
@@ -113,9 +131,64 @@ def followers_wait_on_their_own_address(ctx: ApplyContext) -> list[str]:
 
 @mutant(
     replaces="planner.apply.rollback_body",
-    turns_red={f"{W}.rollback_restores_what_preserve_saved"},
+    turns_red={
+        f"{W}.rollback_restores_what_preserve_saved",
+        f"{E}.each_stage_changes_its_host_in_order",
+        f"{E}.rollback_restores_every_host_byte_for_byte",
+    },
 )
 def rollback_leaves_the_preserved_container(ctx: ApplyContext) -> list[str]:
     """Rollback no longer renames the preserved container back, so the old arm stays
     under its -preserved name."""
     return [line for line in rollback_body(ctx) if "docker rename" not in line]
+
+
+@mutant(
+    replaces="planner.apply.apply_body",
+    turns_red={f"{W}.create_lists_one_flag_and_its_value_per_line"},
+    independent=False,
+)
+def create_on_one_line(ctx: ApplyContext) -> list[str]:
+    """The apply stage writes the whole ``docker create`` on one line: the same words, but
+    a reviewer can no longer read one flag per line."""
+    return [line.replace(" \\\n  ", " ") for line in apply_body(ctx)]
+
+
+@mutant(
+    replaces="planner.apply.apply_body",
+    turns_red={f"{W}.a_unit_text_that_would_end_the_heredoc_is_refused"},
+    independent=False,
+)
+def apply_drops_heredoc_terminator_lines(ctx: ApplyContext) -> list[str]:
+    """The apply stage silently drops the unit text's lines that equal the heredoc
+    terminator instead of refusing the unit."""
+    text = ctx.realization.unit_text
+    kept = "".join(line for line in text.splitlines(keepends=True) if line != "GUNBC_UNIT_TEXT\n")
+    real = ctx.realization.model_copy(update={"unit_text": kept})
+    return apply_body(ctx.model_copy(update={"realization": real}))
+
+
+@mutant(
+    replaces="planner.apply.apply_contexts",
+    turns_red={f"{W}.apply_contexts_pair_each_rank_with_its_own_host"},
+    independent=False,
+)
+def contexts_drop_unmatched_hosts(
+    plan: LaunchPlan,
+    arm: str,
+    realizations: tuple[HostRealization, ...],
+    mount_sources: tuple[str, ...],
+    rendezvous_port: int,
+    serve_port: int,
+) -> tuple[ApplyContext, ...]:
+    """Apply contexts pair ranks and realizations as far as both go, silently dropping a
+    rank with no host (or a host with no rank)."""
+    n = min(len(plan.ranks), len(realizations))
+    return apply_contexts(
+        plan.model_copy(update={"ranks": plan.ranks[:n]}),
+        arm,
+        realizations[:n],
+        mount_sources,
+        rendezvous_port,
+        serve_port,
+    )

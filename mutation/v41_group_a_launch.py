@@ -169,7 +169,13 @@ def tokenizer_mode_dropped_from_the_v41_row(manifest: CheckpointManifest) -> Che
 
 @mutant(
     replaces="planner.launch.rank_serve_argv",
-    turns_red={f"{W}.four_mp_ranks_rank_zero_serves_three_headless", SERVE, GLM_SERVE},
+    turns_red={
+        f"{W}.four_mp_ranks_rank_zero_serves_three_headless",
+        SERVE,
+        GLM_SERVE,
+        # the executed head then serves /health on the rendezvous port, not the route's
+        "executed_apply.a_full_transaction_leaves_every_host_running_its_plan",
+    },
 )
 def head_serves_on_the_rendezvous_port(
     rank: int,
@@ -188,7 +194,15 @@ def head_serves_on_the_rendezvous_port(
 
 @mutant(
     replaces="planner.realize.create_argv",
-    turns_red={f"{W}.image_is_the_produced_config_digest", CREATE, GLM_CREATE},
+    turns_red={
+        f"{W}.image_is_the_produced_config_digest",
+        CREATE,
+        GLM_CREATE,
+        # executed: the tag is no image on the host, so docker create fails
+        "executed_apply.a_full_transaction_leaves_every_host_running_its_plan",
+        "executed_apply.each_stage_changes_its_host_in_order",
+        "executed_apply.rollback_restores_every_host_byte_for_byte",
+    },
 )
 def image_named_by_a_floating_tag(
     launch: RankLaunch,
@@ -436,7 +450,12 @@ def nccl_left_on_the_default_interface(host: Host) -> tuple[tuple[str, str], ...
 
 @mutant(
     replaces="planner.realize.create_argv",
-    turns_red={f"{W}.containers_are_labelled_with_their_arm_and_rank", CREATE, GLM_CREATE},
+    turns_red={
+        f"{W}.containers_are_labelled_with_their_arm_and_rank",
+        CREATE,
+        GLM_CREATE,
+        "executed_apply.a_full_transaction_leaves_every_host_running_its_plan",
+    },
     independent=False,
 )
 def containers_left_unlabelled(
@@ -502,7 +521,11 @@ def a_lease_is_live_at_its_expiry(self: SuspendedForAuthorizedSuccessor, now: da
 
 @mutant(
     replaces="planner.apply.cleanup_body",
-    turns_red={f"{W}.dry_run_renders_every_host_artifact"},
+    turns_red={
+        f"{W}.dry_run_renders_every_host_artifact",
+        # executed: a half-landed unit file outlives the rollback's cleanup
+        "executed_apply.rollback_restores_every_host_byte_for_byte",
+    },
 )
 def cleanup_leaves_the_unit_landing_file(ctx: ApplyContext) -> list[str]:
     """Cleanup no longer removes the unit's landing temp file, so a failed apply leaves a

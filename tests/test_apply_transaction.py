@@ -1,186 +1,151 @@
 """The rendered apply scripts, executed: preserve, apply, readback, then commit or rollback.
 
-The scripts run for real under bash, in a private mount namespace where /etc/systemd/system,
-/var/lib, /var/log and /var/tmp are temp directories, against stand-ins for the docker CLI
-and systemctl (tests/stubs/: no docker daemon and no systemd as PID 1 exist here). The
-stand-ins keep their state in files, so the test reads what each stage really left behind.
+The scripts run for real under bash in the sandbox of :mod:`fixtures.sandbox` (a private
+mount and network namespace; stand-ins for docker, systemctl and curl from fixtures/stubs/
+that keep their state in files), so each test reads what the stages really left behind.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import subprocess
-from dataclasses import dataclass
-from pathlib import Path
-
 import pytest
 
+from fixtures import sandbox
 from fixtures.builders import v41_dry_run
-from planner.apply import Stage
+from fixtures.sandbox import Change, Container, Host, HostSeed, Outcome, Run, Scenario
 from planner.arm_launch import RenderedHost
 
-STUBS = Path(__file__).resolve().parent / "stubs"
-BOUND = {
-    "etc_units": "/etc/systemd/system",
-    "var_lib": "/var/lib",
-    "var_log": "/var/log",
-    "var_tmp": "/var/tmp",
-}
 OLD_IMAGE = "sha256:" + "0" * 64
+NAME = "gunbc-v41-tp4"
 OLD_UNIT = (
     "[Unit]\nDescription=the previous V4.1 unit\n\n[Service]\n"
-    "ExecStart=/usr/bin/docker start --attach gunbc-v41-tp4\n"
+    f"ExecStart=/usr/bin/docker start --attach {NAME}\n"
 )
 
-pytestmark = pytest.mark.skipif(
-    os.geteuid() != 0 or shutil.which("unshare") is None,
-    reason="needs root and unshare for a private mount namespace (CI runs as root)",
-)
+
+def _available() -> str | None:
+    try:
+        sandbox.require()
+    except sandbox.SandboxUnavailable as error:
+        return str(error)
+    return None
+
+
+_MISSING = _available()
+pytestmark = pytest.mark.skipif(_MISSING is not None, reason=f"{_MISSING} (CI runs as root)")
 
 
 def _head() -> RenderedHost:
     return v41_dry_run("supplied").hosts[0]
 
 
-@dataclass
-class Host:
-    root: Path
-    head: RenderedHost
-
-    @property
-    def state(self) -> Path:
-        return self.root / "state"
-
-    def inside(self, bound: str, path: str) -> Path:
-        return self.root / bound / path.removeprefix(BOUND[bound]).lstrip("/")
-
-    @property
-    def preserve_dir(self) -> Path:
-        stem = self.head.realization.unit_name.removesuffix(".service")
-        return self.inside("var_lib", f"/var/lib/gunbc/preserve/v41_group_a/{stem}")
-
-    @property
-    def unit_file(self) -> Path:
-        return self.inside("etc_units", f"/etc/systemd/system/{self.head.realization.unit_name}")
-
-    def container(self, name: str) -> dict[str, object] | None:
-        path = self.state / "containers" / name / "config.json"
-        return json.loads(path.read_text()) if path.is_file() else None
-
-    def put_container(self, name: str, image: str, arm: str, running: bool) -> None:
-        box = self.state / "containers" / name
-        box.mkdir(parents=True)
-        config = {
-            "name": name,
-            "image": image,
-            "cmd": ["serve"],
-            "env": [],
-            "labels": {"gunbc.arm": arm},
-            "running": running,
-        }
-        (box / "config.json").write_text(json.dumps(config))
-
-    def run(self, *stages: Stage) -> subprocess.CompletedProcess[str]:
-        scripts = self.root / "scripts"
-        binds = "".join(f"mount --bind {self.root / k} {v}\n" for k, v in BOUND.items())
-        steps = "".join(
-            f'bash {scripts / s.value}.sh gunbc-v41-tp4 || {{ echo "stage {s.value} failed"; '
-            "exit 1; }\n"
-            for s in stages
-        )
-        driver = f"set -e\n{binds}export PATH={STUBS}:$PATH STUB_STATE={self.state}\n{steps}"
-        return subprocess.run(
-            ["unshare", "--mount", "--propagation", "private", "bash", "-c", driver],
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=120,
-        )
+def _sources(head: RenderedHost) -> tuple[str, ...]:
+    argv = head.realization.create_argv
+    return tuple(a.split(",")[1].removeprefix("source=") for a in argv if a.startswith("type="))
 
 
-@pytest.fixture
-def host(tmp_path: Path) -> Host:
+def _srv5(head: RenderedHost, **changes: object) -> HostSeed:
     """Srv5 as the previous V4.1 arm left it: its container running, its unit active."""
-    made = Host(tmp_path, _head())
-    for bound in BOUND:
-        (tmp_path / bound).mkdir()
-    (tmp_path / "scripts").mkdir()
-    for step in made.head.steps:
-        (tmp_path / "scripts" / f"{step.stage.value}.sh").write_text(step.script)
-    argv = made.head.realization.create_argv
-    sources = [a.split(",")[1].removeprefix("source=") for a in argv if a.startswith("type=")]
-    for source in sources:
-        bound = next(k for k, v in BOUND.items() if source.startswith(v + "/"))
-        made.inside(bound, source).mkdir(parents=True)
+    argv = head.realization.create_argv
     image = argv[argv.index("--entrypoint") + 2]
-    (made.state / "images").mkdir(parents=True)
-    (made.state / "images" / image).touch()
-    (made.state / "images" / OLD_IMAGE).touch()
-    made.put_container("gunbc-v41-tp4", OLD_IMAGE, "v41_group_a", running=True)
-    made.unit_file.write_text(OLD_UNIT)
-    (made.state / "active").mkdir()
-    (made.state / "active" / made.head.realization.unit_name).touch()
-    return made
+    seed = HostSeed(
+        images=(image, OLD_IMAGE),
+        containers=(
+            Container(NAME, OLD_IMAGE, ("serve",), (), (("gunbc.arm", "v41_group_a"),), True),
+        ),
+        units=((head.realization.unit_name, OLD_UNIT),),
+        active=(head.realization.unit_name,),
+        dirs=_sources(head),
+    )
+    return HostSeed(**{**seed.__dict__, **changes})
 
 
-FORWARD = (Stage.PREFLIGHT, Stage.PRESERVE, Stage.APPLY, Stage.READBACK)
+def _run(head: RenderedHost, seed: HostSeed, *steps: str | Change) -> Outcome:
+    scripts = tuple((s.stage.value, s.script) for s in head.steps)
+    planned = tuple(Run(0, s, (NAME,)) if isinstance(s, str) else s for s in steps)
+    rail = v41_dry_run("supplied").launch
+    assert rail is not None
+    scenario = Scenario((Host("srv5", scripts, seed),), planned, (rail.head.host.rail_address,))
+    return sandbox.run([scenario])[0]
 
 
-def test_rollback_restores_exactly_what_preserve_saved(host: Host) -> None:
-    done = host.run(*FORWARD, Stage.ROLLBACK, Stage.CLEANUP)
-    assert done.returncode == 0, done.stdout + done.stderr
-    old = host.container("gunbc-v41-tp4")
-    assert old is not None and old["image"] == OLD_IMAGE and old["running"] is True
-    assert host.container("gunbc-v41-tp4-preserved") is None
-    assert host.unit_file.read_text() == OLD_UNIT
-    assert (host.state / "active" / host.head.realization.unit_name).exists()
-    assert not list((host.root / "etc_units").glob("*.landing"))
-    assert not host.preserve_dir.exists()
+FORWARD = ("preflight", "preserve", "apply", "readback")
 
 
-def test_commit_keeps_the_planned_arm_and_drops_the_backup(host: Host) -> None:
-    done = host.run(*FORWARD, Stage.COMMIT, Stage.CLEANUP)
-    assert done.returncode == 0, done.stdout + done.stderr
-    new = host.container("gunbc-v41-tp4")
+def _ok(outcome: Outcome) -> None:
+    for result in outcome.results:
+        assert result is None or result.returncode == 0, result
+
+
+def test_rollback_restores_exactly_what_preserve_saved() -> None:
+    head = _head()
+    done = _run(head, _srv5(head), *FORWARD, "rollback", "cleanup")
+    _ok(done)
+    after = done.after[0]
+    old = after.containers[NAME]
+    assert old.image == OLD_IMAGE and old.running is True
+    assert set(after.containers) == {NAME}
+    assert after.unit_files() == {head.realization.unit_name: OLD_UNIT.encode()}
+    assert head.realization.unit_name in after.active
+    stem = head.realization.unit_name.removesuffix(".service")
+    assert f"/var/lib/gunbc/preserve/v41_group_a/{stem}/" not in after.files
+
+
+def test_commit_keeps_the_planned_arm_and_drops_the_backup() -> None:
+    head = _head()
+    done = _run(head, _srv5(head), *FORWARD, "commit", "cleanup")
+    _ok(done)
     planned = v41_dry_run("supplied")
     assert planned.launch is not None
-    assert new is not None and new["running"] is True
-    assert new["cmd"] == list(planned.launch.head.serve_argv)
-    assert new["image"] == planned.launch.image_digest
-    assert host.container("gunbc-v41-tp4-preserved") is None
-    assert host.unit_file.read_text() == planned.hosts[0].realization.unit_text
-    assert not host.preserve_dir.exists()
+    after = done.after[0]
+    new = after.containers[NAME]
+    assert new.running is True
+    assert new.cmd == tuple(planned.launch.head.serve_argv)
+    assert new.image == planned.launch.image_digest
+    assert set(after.containers) == {NAME}
+    assert after.unit_files() == {
+        head.realization.unit_name: planned.hosts[0].realization.unit_text.encode()
+    }
+    assert head.realization.unit_name in after.enabled
 
 
-def test_a_second_preserve_refuses_to_overwrite_a_pending_backup(host: Host) -> None:
-    done = host.run(Stage.PRESERVE, Stage.PRESERVE)
-    assert done.returncode == 1
-    assert "an earlier preserve is pending" in done.stderr
-    assert host.container("gunbc-v41-tp4-preserved") is not None
+def test_a_second_preserve_refuses_to_overwrite_a_pending_backup() -> None:
+    head = _head()
+    done = _run(head, _srv5(head), "preserve", "preserve")
+    second = done.results[1]
+    assert second is not None and second.returncode == 1
+    assert "an earlier preserve is pending" in second.stderr
+    assert f"{NAME}-preserved" in done.after[0].containers
 
 
-def test_readback_catches_a_container_that_differs_from_the_plan(host: Host) -> None:
-    assert host.run(Stage.PREFLIGHT, Stage.PRESERVE, Stage.APPLY).returncode == 0
-    config_path = host.state / "containers" / "gunbc-v41-tp4" / "config.json"
-    config = json.loads(config_path.read_text())
-    config["cmd"] = [*config["cmd"], "--enforce-eager"]
-    config_path.write_text(json.dumps(config))
-    done = host.run(Stage.READBACK)
-    assert done.returncode == 1
-    assert "running command differs from the plan" in done.stderr
+def test_readback_catches_a_container_that_differs_from_the_plan() -> None:
+    head = _head()
+    planned = v41_dry_run("supplied").launch
+    assert planned is not None
+    changed = sandbox.go_json((*planned.head.serve_argv, "--enforce-eager"))
+    tamper = Change(0, f"printf '%s\\n' '{changed}' > state/containers/{NAME}/cmd.json")
+    done = _run(head, _srv5(head), "preflight", "preserve", "apply", tamper, "readback")
+    readback = done.results[-1]
+    assert readback is not None and readback.returncode == 1
+    assert "running command differs from the plan" in readback.stderr
 
 
-def test_preflight_refuses_another_arms_running_container(host: Host) -> None:
-    host.put_container("glm-native-tp4", OLD_IMAGE, "glm_group_b", running=True)
-    done = host.run(Stage.PREFLIGHT)
-    assert done.returncode == 1
-    assert "host is occupied by another arm: glm-native-tp4" in done.stderr
+def test_preflight_refuses_another_arms_running_container() -> None:
+    head = _head()
+    glm = Container(
+        "glm-native-tp4", OLD_IMAGE, ("serve",), (), (("gunbc.arm", "glm_group_b"),), True
+    )
+    seed = _srv5(head)
+    done = _run(head, _srv5(head, containers=(*seed.containers, glm)), "preflight")
+    result = done.results[0]
+    assert result is not None and result.returncode == 1
+    assert "host is occupied by another arm: glm-native-tp4" in result.stderr
 
 
-def test_preflight_refuses_a_missing_mount_source(host: Host) -> None:
-    shutil.rmtree(host.root / "var_tmp" / "engram-local")
-    done = host.run(Stage.PREFLIGHT)
-    assert done.returncode == 1
-    assert "mount source /var/tmp/engram-local/DeepSeek-V4.1-Flash does not exist" in done.stderr
+def test_preflight_refuses_a_missing_mount_source() -> None:
+    head = _head()
+    missing = "/var/tmp/engram-local/DeepSeek-V4.1-Flash"
+    kept = tuple(s for s in _sources(head) if s != missing)
+    done = _run(head, _srv5(head, dirs=kept), "preflight")
+    result = done.results[0]
+    assert result is not None and result.returncode == 1
+    assert f"mount source {missing} does not exist" in result.stderr

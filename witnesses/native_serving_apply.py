@@ -8,7 +8,7 @@ import shlex
 
 from claims import ClaimKind, Verdict, claim, expect, expect_equal, fails, holds
 from fixtures.builders import v41_dry_run
-from planner.apply import ApplyStep, Stage
+from planner.apply import ApplyContext, ApplyStep, Stage, apply_contexts, stage_script
 from planner.arm_launch import DryRun
 
 
@@ -65,13 +65,16 @@ def each_step_has_its_own_front_door_and_log() -> Verdict:
 
 @claim(ClaimKind.PLANNED_SHAPE)
 def stage_scripts_take_the_container_name() -> Verdict:
-    """Each stage script reads the container name from $1 and is invoked with it."""
+    """Each stage script is a bash script (``#!/usr/bin/env bash`` first) that reads the
+    container name from $1, and is invoked as ``bash STAGE.sh NAME``."""
     run = _run()
     name = run.hosts[0].realization.container_name
     bad = [
         f"{s.stage.value}@{s.rank}"
         for s in run.apply_order
-        if 'container_name="${1:?' not in s.script or s.invocation[-1] != name
+        if 'container_name="${1:?' not in s.script
+        or s.invocation != ("bash", f"{s.stage.value}.sh", name)
+        or not s.script.startswith("#!/usr/bin/env bash\n")
     ]
     creates = _script(run, Stage.APPLY, 0)
     if '--name "$container_name"' not in creates:
@@ -161,3 +164,87 @@ def rollback_restores_what_preserve_saved() -> Verdict:
     if missing or saved < 2:
         return fails(f"preserve saved {saved} things; rollback does not undo {missing}")
     return holds(f"rollback reverses all {saved} preserve operations")
+
+
+def _create_lines(script: str) -> list[str]:
+    """The lines of the ``docker create`` command of an apply script, continuation marks
+    and indentation removed."""
+    lines = script.splitlines()
+    start = lines.index("docker \\")
+    found = []
+    for line in lines[start:]:
+        found.append(line.strip().removesuffix(" \\").removesuffix(" >/dev/null"))
+        if not line.endswith("\\"):
+            break
+    return found
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def create_lists_one_flag_and_its_value_per_line() -> Verdict:
+    """Each rank's ``docker create`` is laid out one flag per line, the flag together with
+    its value (the next argument when it is not itself a flag); the image and each command
+    argument that is no flag's value stand alone; read as words, it is the planned argv."""
+    run = _run()
+    problems = []
+    for host in run.hosts:
+        argv = list(host.realization.create_argv)
+        argv[argv.index("--name") + 1] = '"$container_name"'
+        expected: list[str] = []
+        for i, arg in enumerate(argv):
+            word = arg if arg.startswith('"') else shlex.quote(arg)
+            # a flag takes the next argument unless that is a flag too (a boolean flag)
+            if i > 0 and argv[i - 1].startswith("--") and not arg.startswith("-"):
+                expected[-1] += f" {word}"
+            else:
+                expected.append(word)
+        got = _create_lines(_script(run, Stage.APPLY, host.realization.rank))
+        if got != expected:
+            problems.append(f"rank {host.realization.rank}: {got[:6]} …")
+    return expect(not problems, "4 create commands, one flag and its value per line", str(problems))
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_unit_text_that_would_end_the_heredoc_is_refused() -> Verdict:
+    """A unit text with a line equal to the heredoc terminator (GUNBC_UNIT_TEXT) would cut
+    the landed unit short: rendering its apply script refuses with that reason."""
+    run = _run()
+    head = run.hosts[0].realization
+    cut = head.model_copy(update={"unit_text": head.unit_text + "GUNBC_UNIT_TEXT\n[X]\n"})
+    assert run.launch is not None
+    ctx = ApplyContext(
+        arm="v41_group_a",
+        realization=cut,
+        launch=run.launch.head,
+        image_digest=run.launch.image_digest,
+        mount_sources=(),
+        head_rail_address=run.launch.head.host.rail_address,
+        rendezvous_port=29511,
+        serve_port=8000,
+    )
+    try:
+        stage_script(Stage.APPLY, ctx)
+    except ValueError as error:
+        return expect_equal(
+            "unit text contains the heredoc terminator GUNBC_UNIT_TEXT", str(error), "refusal"
+        )
+    return fails("a unit text containing the heredoc terminator rendered an apply script")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def apply_contexts_pair_each_rank_with_its_own_host() -> Verdict:
+    """The apply contexts pair each planned rank with exactly one realization: one
+    realization too few (or too many) is refused, never silently dropped or left over."""
+    run = _run()
+    assert run.launch is not None
+    reals = tuple(h.realization for h in run.hosts)
+    refused = []
+    for wrong in (reals[:-1], (*reals, reals[-1])):
+        try:
+            apply_contexts(run.launch, "v41_group_a", wrong, (), 29511, 8000)
+        except ValueError:
+            refused.append(len(wrong))
+    paired = apply_contexts(run.launch, "v41_group_a", reals, (), 29511, 8000)
+    ranks = [(c.launch.rank, c.realization.rank) for c in paired]
+    return expect_equal(
+        ([3, 5], [(r, r) for r in range(4)]), (refused, ranks), "(refused counts, rank pairs)"
+    )

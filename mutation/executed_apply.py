@@ -1,0 +1,146 @@
+"""Declared mutants of the transactional apply, caught by executing it (witness
+``executed_apply``).
+
+Each replaces one stage body (or the front door, or the script assembly) of
+:mod:`planner.apply`, looked up by name when a script is rendered, with a defect an
+operator would only see on the hosts: the scripts still read plausibly.
+"""
+
+from __future__ import annotations
+
+from mutation import mutant
+from planner.apply import (
+    ApplyContext,
+    FrontDoor,
+    Stage,
+    apply_body,
+    commit_body,
+    front_door,
+    preflight_body,
+    preserve_body,
+    readback_body,
+    rollback_body,
+    stage_script,
+)
+
+W = "executed_apply"
+
+
+@mutant(
+    replaces="planner.apply.commit_body",
+    turns_red={f"{W}.a_full_transaction_leaves_every_host_running_its_plan"},
+)
+def commit_keeps_the_preserve_dir(ctx: ApplyContext) -> list[str]:
+    """Commit enables the unit and removes the backup container but leaves the preserve
+    dir, so the next preserve on this host refuses until someone cleans up by hand."""
+    return [line for line in commit_body(ctx) if not line.startswith("rm -rf")]
+
+
+@mutant(
+    replaces="planner.apply.preserve_body", turns_red={f"{W}.each_stage_changes_its_host_in_order"}
+)
+def preserve_stops_the_container_before_its_unit(ctx: ApplyContext) -> list[str]:
+    """Preserve stops the container before its unit, so systemd sees its service die under
+    it (and a unit with Restart= would start it again)."""
+    body = preserve_body(ctx)
+    stop_unit = next(i for i, line in enumerate(body) if line.strip() == 'systemctl stop "$unit"')
+    stop_container = next(i for i, line in enumerate(body) if "docker stop" in line)
+    container = body[stop_container].strip()
+    body = [line for i, line in enumerate(body) if i != stop_container]
+    return [
+        *body[:stop_unit],
+        f'  docker container inspect "$container_name" >/dev/null 2>&1 && {container} || true',
+        *body[stop_unit:],
+    ]
+
+
+@mutant(
+    replaces="planner.apply.rollback_body",
+    turns_red={
+        f"{W}.rollback_restores_every_host_byte_for_byte",
+        "native_serving_apply.rollback_restores_what_preserve_saved",
+    },
+)
+def rollback_forgets_the_saved_unit_file(ctx: ApplyContext) -> list[str]:
+    """Rollback removes the unit file instead of restoring the one preserve saved, so the
+    previous arm's unit is gone after a failed apply."""
+    body = rollback_body(ctx)
+    start = body.index('if [ -e "$preserve_dir/unit" ]; then')
+    return [*body[:start], 'rm -f "$unit_path"', *body[start + 5 :]]
+
+
+@mutant(
+    replaces="planner.apply.preflight_body",
+    turns_red={f"{W}.preflight_refuses_occupancy_and_missing_inputs"},
+)
+def preflight_ignores_other_arms_containers(ctx: ApplyContext) -> list[str]:
+    """Preflight no longer refuses a host where another arm's container runs."""
+    return [
+        line
+        for line in preflight_body(ctx)
+        if 'fail "host is occupied by another arm: ' not in line
+    ]
+
+
+@mutant(replaces="planner.apply.readback_body", turns_red={f"{W}.readback_compares_whole_values"})
+def readback_accepts_an_env_prefix(ctx: ApplyContext) -> list[str]:
+    """Readback matches each env pair as a substring of the running env, so a value with
+    anything appended passes."""
+    return [line.replace("grep -qFx --", "grep -qF --") for line in readback_body(ctx)]
+
+
+@mutant(
+    replaces="planner.apply.preserve_body",
+    turns_red={f"{W}.preserve_refuses_a_pending_backup"},
+    independent=False,
+)
+def preserve_overwrites_a_pending_backup(ctx: ApplyContext) -> list[str]:
+    """Preserve no longer checks for an earlier preserve dir, so a second preserve copies
+    the new unit over the only saved copy of the old one."""
+    return [line for line in preserve_body(ctx) if "an earlier preserve is pending in" not in line]
+
+
+@mutant(
+    replaces="planner.apply.stage_script",
+    turns_red={f"{W}.scripts_refuse_a_container_they_were_not_planned_for"},
+)
+def scripts_take_any_container_name(stage: Stage, ctx: ApplyContext) -> str:
+    """The stage scripts run on whatever container name they are given, so rollback or
+    readback act on a container the unit never starts."""
+    return "".join(
+        line
+        for line in stage_script(stage, ctx).splitlines(keepends=True)
+        if "this script was planned for container" not in line
+    )
+
+
+@mutant(
+    replaces="planner.apply.apply_body",
+    turns_red={
+        f"{W}.followers_start_only_after_the_head_listens",
+        "native_serving_apply.followers_wait_for_the_head_rendezvous",
+    },
+)
+def followers_do_not_wait_for_the_head(ctx: ApplyContext) -> list[str]:
+    """A follower's apply creates and starts its container at once, without waiting for
+    the head's rendezvous port."""
+    body = apply_body(ctx)
+    if ctx.launch.is_head:
+        return body
+    return body[body.index("done") + 1 :]
+
+
+@mutant(
+    replaces="planner.apply.front_door",
+    turns_red={
+        f"{W}.a_full_transaction_leaves_every_host_running_its_plan",
+        f"{W}.front_doors_open_only_when_the_rank_serves",
+    },
+)
+def head_front_door_asks_the_wrong_path(ctx: ApplyContext) -> FrontDoor:
+    """The head's front door asks /healthz, which vLLM does not serve, so a healthy head
+    never opens its front door."""
+    door = front_door(ctx)
+    if not ctx.launch.is_head:
+        return door
+    return FrontDoor(check=(*door.check[:-1], door.check[-1] + "z"), log_path=door.log_path)

@@ -1,0 +1,836 @@
+"""Witness: the V4.1 apply, executed on four hosts, does what the plan says and undoes it.
+
+Every stage script of every host of the supplied V4.1 plan runs for real under bash in the
+sandbox of :mod:`fixtures.sandbox` (a private mount and network namespace; stand-ins for
+docker, systemctl and curl that keep their state in files). The claims read back what the
+scripts left behind — containers, unit files byte for byte, systemd's loaded units, active
+and enabled units, preserve dirs, every docker/systemctl call in order — and each script's
+exit status and exact messages.
+
+Expected values come from the plan's own inputs where the claim is "what runs is what was
+planned" (each rank's serve argv, env, image digest and unit text), and from the transaction
+contract otherwise: the preserve dir is ``/var/lib/gunbc/preserve/<arm>/<unit stem>``, the
+messages are the user-facing text of each stage.
+
+All scenarios of the witness run in one batch on the first claim, and are remembered by the
+sandbox's memo (keyed by every script byte and every seeded byte): a mutant that leaves the
+scripts alone costs nothing here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from claims import ClaimKind, Verdict, claim, fails, holds
+from fixtures import sandbox
+from fixtures.builders import v41_call, v41_dry_run
+from fixtures.sandbox import Change, Container, Host, HostSeed, HostState, Mark, Outcome, Run
+from planner.apply import Stage, apply_contexts, stage_script
+from planner.arm_launch import DryRun
+from planner.realize import STOP_GRACE_SECONDS
+
+ARM = "v41_group_a"
+PRESERVE_ROOT = "/var/lib/gunbc/preserve"
+UNIT_DIR = "/etc/systemd/system"
+PREVIOUS_IMAGE = "sha256:" + "0" * 64
+OTHER_ARM = "glm_group_b"
+STAGES = ("preflight", "preserve", "apply", "readback", "front_door", "commit", "cleanup")
+ALL_STAGES = (*STAGES[:5], "commit", "rollback", "cleanup")
+SSHD = "sshd.service"
+SSHD_UNIT = "[Unit]\nDescription=OpenSSH server\n\n[Service]\nExecStart=/usr/sbin/sshd -D\n"
+EFFECTS = {
+    "docker": {"create", "start", "stop", "rename", "rm"},
+    "systemctl": {"daemon-reload", "start", "stop", "enable"},
+}
+"""The calls that change a host (the rest only read it)."""
+
+
+def setup() -> None:
+    """The sandbox runs here (root, unshare, ip), or the witness is unresolved."""
+    sandbox.require()
+
+
+@dataclass(frozen=True)
+class _Rank:
+    rank: int
+    host: str
+    name: str
+    unit: str
+    unit_text: str
+    log_path: str
+    image: str
+    serve_argv: tuple[str, ...]
+    env: tuple[str, ...]
+    create_argv: tuple[str, ...]
+    mount_sources: tuple[str, ...]
+    rail: str
+    scripts: tuple[tuple[str, str], ...]
+
+    @property
+    def preserve_dir(self) -> str:
+        return f"{PRESERVE_ROOT}/{ARM}/{self.unit.removesuffix('.service')}"
+
+    @property
+    def unit_path(self) -> str:
+        return f"{UNIT_DIR}/{self.unit}"
+
+    def fail(self, stage: str, message: str, name: str | None = None) -> str:
+        """A stage's refusal as the operator reads it on stderr."""
+        return f"{stage} of {name or self.name} on {self.host}: {message} (log: {self.log_path})\n"
+
+    def planned(self) -> Container:
+        """The container the plan creates on this rank: the serve argv after the image, the
+        env pairs in order, the arm and rank labels; running once its unit starts."""
+        return Container(
+            name=self.name,
+            image=self.image,
+            cmd=self.serve_argv,
+            env=self.env,
+            labels=(("gunbc.arm", ARM), ("gunbc.rank", str(self.rank))),
+            running=True,
+            args=self.create_argv[2:],
+        )
+
+
+def _plan() -> DryRun:
+    run = v41_dry_run("supplied")
+    if run.launch is None or len(run.hosts) != 4:
+        raise AssertionError(f"supplied inputs planned no four-host launch: {run.refusals}")
+    return run
+
+
+def _ranks(run: DryRun) -> tuple[_Rank, ...]:
+    assert run.launch is not None
+    ranks = []
+    for host, launch in zip(run.hosts, run.launch.ranks, strict=True):
+        real = host.realization
+        argv = real.create_argv
+        sources = tuple(
+            argv[i + 1].split(",")[1].removeprefix("source=")
+            for i, a in enumerate(argv)
+            if a == "--mount"
+        )
+        ranks.append(
+            _Rank(
+                rank=launch.rank,
+                host=real.host_name,
+                name=real.container_name,
+                unit=real.unit_name,
+                unit_text=real.unit_text,
+                log_path=real.log_path,
+                image=run.launch.image_digest,
+                serve_argv=tuple(launch.serve_argv),
+                env=tuple(f"{k}={v}" for k, v in launch.env),
+                create_argv=tuple(argv),
+                mount_sources=sources,
+                rail=launch.host.rail_address,
+                scripts=tuple((s.stage.value, s.script) for s in host.steps),
+            )
+        )
+    return tuple(ranks)
+
+
+def _previous_unit(name: str) -> str:
+    return (
+        "[Unit]\nDescription=the previous V4.1 arm\n\n[Service]\nType=simple\n"
+        f"ExecStart=/usr/bin/docker start --attach {name}\n"
+        f"ExecStop=/usr/bin/docker stop --time 120 {name}\n\n"
+        "[Install]\nWantedBy=multi-user.target\n"
+    )
+
+
+def _seed(
+    r: _Rank,
+    previous: bool,
+    containers: tuple[Container, ...] = (),
+    units: tuple[tuple[str, str], ...] = (),
+    active: tuple[str, ...] = (),
+    images: tuple[str, ...] | None = None,
+    sources: tuple[str, ...] | None = None,
+) -> HostSeed:
+    """A host ready for the plan (image, mount sources, sshd running); with ``previous``,
+    the previous V4.1 arm runs on it: same container name, older image, its unit active."""
+    old = (
+        Container(
+            r.name,
+            PREVIOUS_IMAGE,
+            ("serve", "/old"),
+            ("OLD=1",),
+            (("gunbc.arm", ARM),),
+            running=True,
+        ),
+    )
+    own_unit = ((r.unit, _previous_unit(r.name)),)
+    return HostSeed(
+        images=(r.image, PREVIOUS_IMAGE) if images is None else images,
+        containers=(old if previous else ()) + containers,
+        units=((SSHD, SSHD_UNIT),) + (own_unit if previous else ()) + units,
+        active=(SSHD,) + ((r.unit,) if previous else ()) + active,
+        enabled=(SSHD,) + ((r.unit,) if previous else ()),
+        dirs=r.mount_sources if sources is None else sources,
+        files=tuple(
+            (f"{s}/README", "staged\n")
+            for s in (r.mount_sources if sources is None else sources)[:1]
+        ),
+    )
+
+
+PREVIOUS = (True, True, False, False)
+"""Ranks 0 and 1 replace the previous V4.1 arm; ranks 2 and 3 start on empty hosts."""
+
+
+def _hosts(ranks: tuple[_Rank, ...]) -> tuple[Host, ...]:
+    return tuple(Host(r.host, r.scripts, _seed(r, p)) for r, p in zip(ranks, PREVIOUS, strict=True))
+
+
+def _runs(ranks: tuple[_Rank, ...], stage: str, order: tuple[int, ...] = (0, 1, 2, 3)) -> list[Run]:
+    return [Run(i, stage, (ranks[i].name,)) for i in order]
+
+
+def _transaction(ranks: tuple[_Rank, ...]) -> sandbox.Scenario:
+    """Every stage on every host, head first; every host read back after commit too."""
+    steps: list[sandbox.Step] = [run for stage in STAGES[:6] for run in _runs(ranks, stage)]
+    steps += [Mark(), *_runs(ranks, "cleanup")]
+    return sandbox.Scenario(_hosts(ranks), tuple(steps), (ranks[0].rail,))
+
+
+def _image_vanishes(ranks: tuple[_Rank, ...]) -> sandbox.Scenario:
+    """Apply fails on rank 2 (its image vanished after preflight); every host rolls back.
+    Rank 3's unit file had only half landed (an apply cut short while writing it)."""
+    steps: list[sandbox.Step] = [
+        *_runs(ranks, "preflight"),
+        *_runs(ranks, "preserve"),
+        *_runs(ranks, "apply", (0, 1)),
+        Change(3, f"printf '[Unit]\\n' > {ranks[3].unit_path.lstrip('/')}.landing"),
+        Change(2, f"rm state/images/{ranks[2].image}"),
+        *_runs(ranks, "apply", (2,)),
+        *_runs(ranks, "rollback", (3, 2, 1, 0)),
+        Mark(),
+        *_runs(ranks, "cleanup"),
+    ]
+    return sandbox.Scenario(_hosts(ranks), tuple(steps), (ranks[0].rail,))
+
+
+def _readback_differs(ranks: tuple[_Rank, ...]) -> sandbox.Scenario:
+    """Readback fails on rank 1 (its command gained an argument); every host rolls back."""
+    box = f"state/containers/{ranks[1].name}"
+    changed = sandbox.go_json((*ranks[1].serve_argv, "--enforce-eager"))
+    steps: list[sandbox.Step] = [
+        *_runs(ranks, "preflight"),
+        *_runs(ranks, "preserve"),
+        *_runs(ranks, "apply"),
+        Change(1, f"printf '%s\\n' '{changed}' > {box}/cmd.json"),
+        *_runs(ranks, "readback", (0, 1)),
+        *_runs(ranks, "rollback", (3, 2, 1, 0)),
+        Mark(),
+        *_runs(ranks, "cleanup"),
+    ]
+    return sandbox.Scenario(_hosts(ranks), tuple(steps), (ranks[0].rail,))
+
+
+def _one(
+    r: _Rank, seed: HostSeed, stages: tuple[str, ...], name: str | None = None
+) -> sandbox.Scenario:
+    hosts = tuple(
+        Host(r.host, r.scripts, seed) if i == r.rank else Host(f"idle{i}", ())
+        for i in range(r.rank + 1)
+    )
+    args = () if name == "" else (name or r.name,)
+    return sandbox.Scenario(hosts, tuple(Run(r.rank, s, args) for s in stages), (r.rail,))
+
+
+def _single_source_preflight(run: DryRun) -> tuple[str, str]:
+    """The head's preflight rendered for an arm that mounts only its checkpoint (the first
+    mount source): that source, and the script."""
+    call = v41_call("supplied")
+    assert run.launch is not None
+    reals = tuple(h.realization for h in run.hosts)
+    source = _ranks(run)[0].mount_sources[0]
+    contexts = apply_contexts(
+        run.launch,
+        call.arm,
+        reals,
+        (source,),
+        call.container.rendezvous_port,
+        call.route.serve_port,
+    )
+    return source, stage_script(Stage.PREFLIGHT, contexts[0])
+
+
+def _preflight_cases(
+    ranks: tuple[_Rank, ...], single: tuple[str, str]
+) -> list[tuple[str, sandbox.Scenario, str | None]]:
+    """(what is on the host, the scenario, the refusal or None when preflight passes)."""
+    r = ranks[0]
+    other_unit = "vllm-old.service"
+    attach = (
+        "[Unit]\nDescription=an older serving arm\n\n[Service]\n"
+        "ExecStart=/usr/bin/docker start --attach vllm-old\n"
+    )
+    glm = Container("glm-native-tp4", PREVIOUS_IMAGE, ("serve",), (), (("gunbc.arm", OTHER_ARM),))
+    cases: list[tuple[str, HostSeed, str | None]] = [
+        ("the previous V4.1 arm (own container and unit)", _seed(r, True), None),
+        ("another arm's stopped container", _seed(r, False, (glm,)), None),
+        (
+            "an inactive unit that attaches a container",
+            _seed(r, False, units=((other_unit, attach),)),
+            None,
+        ),
+        (
+            "another arm's running container",
+            _seed(r, False, (Container(**{**glm.__dict__, "running": True}),)),
+            "host is occupied by another arm: glm-native-tp4",
+        ),
+        (
+            "another active unit that attaches a container",
+            _seed(r, False, units=((other_unit, attach),), active=(other_unit,)),
+            f"host is occupied by another arm's unit {other_unit}",
+        ),
+        ("no image", _seed(r, False, images=(PREVIOUS_IMAGE,)), f"image {r.image} is not present"),
+        (
+            "an unlabelled container under the name",
+            _seed(r, False, (Container(r.name, PREVIOUS_IMAGE, ("serve",)),)),
+            f"container name {r.name} is taken by an unlabelled container",
+        ),
+        (
+            "another arm's stopped container under the name",
+            _seed(
+                r,
+                False,
+                (Container(r.name, PREVIOUS_IMAGE, ("serve",), (), (("gunbc.arm", OTHER_ARM),)),),
+            ),
+            f"container name {r.name} is taken by {OTHER_ARM}",
+        ),
+        (
+            "the unit file running another container",
+            _seed(r, False, units=((r.unit, _previous_unit("vllm-old")),)),
+            f"unit {r.unit} exists and runs another container",
+        ),
+    ]
+    for source in r.mount_sources:
+        kept = tuple(s for s in r.mount_sources if s != source)
+        cases.append(
+            (f"no {source}", _seed(r, False, sources=kept), f"mount source {source} does not exist")
+        )
+    scenarios = [(what, _one(r, seed, ("preflight",)), refusal) for what, seed, refusal in cases]
+    # an arm with one mount source checks that one source, present or missing
+    source, script = single
+    alone = _Rank(**{**r.__dict__, "scripts": (("preflight", script),)})
+    for present in (True, False):
+        seed = _seed(r, False, sources=(source,) if present else ())
+        refusal = None if present else f"mount source {source} does not exist"
+        what = f"one mount source, {'present' if present else 'missing'}"
+        scenarios.append((what, _one(alone, seed, ("preflight",)), refusal))
+    return scenarios
+
+
+def _readback_cases(ranks: tuple[_Rank, ...]) -> list[tuple[str, sandbox.Scenario, str | None]]:
+    r = ranks[0]
+    planned = r.planned()
+    argv = planned.cmd
+    port = argv.index("--port")
+    variants: list[tuple[str, Container, str | None]] = [
+        ("the planned container", planned, None),
+        (
+            "one extra argument",
+            Container(**{**planned.__dict__, "cmd": (*argv, "--enforce-eager")}),
+            "running command differs from the plan",
+        ),
+        (
+            "one argument changed",
+            Container(
+                **{**planned.__dict__, "cmd": (*argv[: port + 1], "8001", *argv[port + 2 :])}
+            ),
+            "running command differs from the plan",
+        ),
+        (
+            "the last argument dropped",
+            Container(**{**planned.__dict__, "cmd": argv[:-1]}),
+            "running command differs from the plan",
+        ),
+        (
+            "another image",
+            Container(**{**planned.__dict__, "image": PREVIOUS_IMAGE}),
+            "running image differs from the plan",
+        ),
+        (
+            "a stopped container",
+            Container(**{**planned.__dict__, "running": False}),
+            f"{r.name} is not running",
+        ),
+    ]
+    for i, pair in enumerate(planned.env):
+        key = pair.split("=", 1)[0]
+        env = (*planned.env[:i], pair + "0", *planned.env[i + 1 :])
+        variants.append(
+            (
+                f"{key} with a suffix",
+                Container(**{**planned.__dict__, "env": env}),
+                f"env {key} differs from the plan",
+            )
+        )
+    return [
+        (what, _one(r, _seed(r, False, (container,)), ("readback",)), refusal)
+        for what, container, refusal in variants
+    ]
+
+
+def _other_cases(ranks: tuple[_Rank, ...]) -> dict[str, sandbox.Scenario]:
+    head, follower = ranks[0], ranks[1]
+    pending_container = Container(f"{head.name}-preserved", PREVIOUS_IMAGE, ("serve", "/old"))
+    return {
+        "preserve twice": _one(head, _seed(head, True), ("preserve", "preserve")),
+        "preserved container pending": _one(
+            head, _seed(head, True, (pending_container,)), ("preserve",)
+        ),
+        "another name": _one(head, _seed(head, True), ALL_STAGES, name=f"{head.name}-other"),
+        "no name": _one(head, _seed(head, True), ALL_STAGES, name=""),
+        "follower before the head": _one(follower, _seed(follower, False), ("apply",)),
+        "head not serving": _one(
+            head,
+            _seed(head, False, (Container(**{**head.planned().__dict__, "running": False}),)),
+            ("front_door",),
+        ),
+        "follower unit inactive": _one(
+            follower,
+            _seed(follower, False, units=((follower.unit, follower.unit_text),)),
+            ("front_door",),
+        ),
+    }
+
+
+@dataclass(frozen=True)
+class _Executed:
+    ranks: tuple[_Rank, ...]
+    transaction: Outcome
+    image_vanishes: Outcome
+    readback_differs: Outcome
+    preflight: list[tuple[str, str | None, Outcome]]
+    readback: list[tuple[str, str | None, Outcome]]
+    other: dict[str, Outcome]
+
+
+def _executed() -> _Executed:
+    """Plan afresh, then run (or recall from the sandbox's memo) every scenario at once."""
+    run = _plan()
+    ranks = _ranks(run)
+    preflight = _preflight_cases(ranks, _single_source_preflight(run))
+    readback = _readback_cases(ranks)
+    other = _other_cases(ranks)
+    scenarios = [
+        _transaction(ranks),
+        _image_vanishes(ranks),
+        _readback_differs(ranks),
+        *(s for _, s, _ in preflight),
+        *(s for _, s, _ in readback),
+        *other.values(),
+    ]
+    out = sandbox.run(scenarios)
+    n, m = 3 + len(preflight), 3 + len(preflight) + len(readback)
+    return _Executed(
+        ranks=ranks,
+        transaction=out[0],
+        image_vanishes=out[1],
+        readback_differs=out[2],
+        preflight=[(w, r, o) for (w, _, r), o in zip(preflight, out[3:n], strict=True)],
+        readback=[(w, r, o) for (w, _, r), o in zip(readback, out[n:m], strict=True)],
+        other=dict(zip(other, out[m:], strict=True)),
+    )
+
+
+def _effects(state: HostState, step: int) -> list[tuple[str, ...]]:
+    """The calls of one step that change the host, in order."""
+    return [argv for argv in state.calls_of(step) if argv[1] in EFFECTS.get(argv[0], set())]
+
+
+def _preserve_parents(r: _Rank) -> dict[str, bytes]:
+    """The directories ``mkdir -p`` of the preserve dir leaves behind its removal."""
+    return {f"{PRESERVE_ROOT}/": b"", f"{PRESERVE_ROOT}/{ARM}/": b""}
+
+
+def _saved(r: _Rank, previous: bool) -> dict[str, bytes]:
+    """What preserve keeps: the unit file as it was and whether it was active."""
+    saved = {f"{r.preserve_dir}/": b""}
+    if previous:
+        saved[f"{r.preserve_dir}/unit"] = _previous_unit(r.name).encode()
+        saved[f"{r.preserve_dir}/unit-was-active"] = b""
+    return saved
+
+
+def _waited(seconds: int) -> str:
+    """What the sandbox's sleep stand-in says when it stops a script that waits."""
+    return (
+        f"sleep stand-in: a stage waited (sleep {seconds}) for something that cannot change "
+        "in the sandbox\n"
+    )
+
+
+def _diff(label: str, want: object, got: object) -> list[str]:
+    return [] if want == got else [f"{label}: expected {want!r}, got {got!r}"]
+
+
+def _verdict(problems: list[str], summary: str) -> Verdict:
+    if problems:
+        return fails(f"{len(problems)} differences; " + "; ".join(p[:600] for p in problems[:4]))
+    return holds(summary)
+
+
+def _done(stage: str, r: _Rank) -> str:
+    """What a stage that succeeded tells the operator on stdout."""
+    return {
+        "preflight": "preflight passed: image present, mount sources exist, names free\n",
+        "preserve": f"preserved into {r.preserve_dir}\n",
+        "apply": f"applied: {r.unit} started {r.name}\n",
+        "readback": f"readback: rank {r.rank} runs what was planned\n",
+        "front_door": f"front door open; log at {r.log_path}\n",
+        "commit": f"committed: {r.unit} enabled, preserved state dropped\n",
+        "cleanup": "cleaned up\n",
+    }[stage]
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_full_transaction_leaves_every_host_running_its_plan() -> Verdict:
+    """Preflight, preserve, apply (head first), readback, front door, commit and cleanup on
+    all four hosts each succeed with their exact message, and leave every host running
+    exactly its planned container (image, whole command, whole env, labels, the whole create
+    argv), its unit file byte for byte the planned text and loaded as such, the unit active
+    and enabled, no backup, no preserve dir, no ``.landing`` and nothing else changed."""
+    ex = _executed()
+    out = ex.transaction
+    problems = []
+    for step, result in zip(_transaction(ex.ranks).steps, out.results, strict=True):
+        if not isinstance(step, Run):
+            continue
+        stage, r = step.stage, ex.ranks[step.host]
+        assert result is not None
+        newly_enabled = stage == "commit" and not PREVIOUS[r.rank]
+        stderr = (
+            f"Created symlink {UNIT_DIR}/multi-user.target.wants/{r.unit} → {r.unit_path}.\n"
+            if newly_enabled
+            else ""
+        )
+        problems += _diff(
+            f"{stage}@{r.rank}",
+            (0, _done(stage, r), stderr),
+            (result.returncode, result.stdout, result.stderr),
+        )
+    (committed,) = out.marks
+    for r, before, mid, after in zip(ex.ranks, out.before, committed, out.after, strict=True):
+        files = dict(before.files)
+        files[r.unit_path] = r.unit_text.encode()
+        files.update(_preserve_parents(r))
+        # commit itself drops the backup and the preserve dir; cleanup finds nothing left
+        for when, host in (("after commit", mid), ("after cleanup", after)):
+            label = f"rank {r.rank} {when}"
+            problems += _diff(f"{label} files", sorted(files.items()), sorted(host.files.items()))
+            problems += _diff(f"{label} containers", {r.name: r.planned()}, dict(host.containers))
+            problems += _diff(f"{label} loaded", r.unit_text.encode(), host.loaded.get(r.unit))
+            problems += _diff(f"{label} active", {r.unit, SSHD}, set(host.active))
+            problems += _diff(f"{label} enabled", {r.unit, SSHD}, set(host.enabled))
+    return _verdict(problems, "28 stages succeed; 4 hosts run exactly their planned arm")
+
+
+def _expected_effects(r: _Rank, previous: bool) -> dict[str, list[tuple[str, ...]]]:
+    """What each stage changes on a host, in order, when everything before it succeeded."""
+    name, unit = r.name, r.unit
+    effects: dict[str, list[tuple[str, ...]]] = {
+        "preflight": [],
+        "preserve": [
+            ("systemctl", "stop", unit),
+            ("docker", "stop", "--time", str(STOP_GRACE_SECONDS), name),
+            ("docker", "rename", name, f"{name}-preserved"),
+        ]
+        if previous
+        else [],
+        "apply": [
+            ("docker", *r.create_argv[1:]),
+            ("systemctl", "daemon-reload"),
+            ("systemctl", "start", unit),
+        ],
+        "readback": [],
+        "front_door": [],
+        "commit": [
+            ("systemctl", "enable", unit),
+            *([("docker", "rm", f"{name}-preserved")] if previous else []),
+        ],
+        "rollback": [
+            ("systemctl", "stop", unit),
+            ("docker", "rm", "-f", name),
+            *([("docker", "rename", f"{name}-preserved", name)] if previous else []),
+            ("systemctl", "daemon-reload"),
+            *([("systemctl", "start", unit)] if previous else []),
+        ],
+        "cleanup": [],
+    }
+    return effects
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def each_stage_changes_its_host_in_order() -> Verdict:
+    """The changes each stage makes, in order: preserve stops the unit, stops the container
+    with the planned grace and renames it aside; apply creates the container with the whole
+    planned argv, lands the unit file, reloads systemd, then starts the unit; commit enables
+    it and removes only the backup; rollback stops the unit and removes the new container
+    before renaming the preserved one back, reloads, and restarts the unit only where it was
+    active; preflight, readback, front door and cleanup change nothing through docker or
+    systemd."""
+    ex = _executed()
+    problems = []
+    for k, step in enumerate(_transaction(ex.ranks).steps):
+        if not isinstance(step, Run):
+            continue
+        r = ex.ranks[step.host]
+        want = _expected_effects(r, PREVIOUS[step.host])[step.stage]
+        problems += _diff(
+            f"{step.stage}@{r.rank}", want, _effects(ex.transaction.after[step.host], k)
+        )
+    for label, scenario, outcome in (
+        ("image vanishes", _image_vanishes(ex.ranks), ex.image_vanishes),
+        ("readback differs", _readback_differs(ex.ranks), ex.readback_differs),
+    ):
+        for k, step in enumerate(scenario.steps):
+            if isinstance(step, Run) and step.stage == "rollback":
+                r = ex.ranks[step.host]
+                want = _expected_effects(r, PREVIOUS[step.host])["rollback"]
+                problems += _diff(
+                    f"{label}: rollback@{r.rank}", want, _effects(outcome.after[step.host], k)
+                )
+    return _verdict(problems, "every stage's changes, in order, on 4 hosts and 2 rollbacks")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def rollback_restores_every_host_byte_for_byte() -> Verdict:
+    """When apply fails on rank 2 (its image vanished) or readback fails on rank 1 (its
+    command differs), rolling back every host in reverse order restores each byte for byte:
+    unit files, systemd's loaded units, containers, images, active and enabled units; the
+    preserve dirs keep the saved unit until cleanup, which removes them and any half-landed
+    unit file."""
+    ex = _executed()
+    problems = []
+    cases = (
+        ("image vanishes", ex.image_vanishes, 2, "apply", 125, None),
+        (
+            "readback differs",
+            ex.readback_differs,
+            1,
+            "readback",
+            1,
+            ex.ranks[1].fail("readback", "running command differs from the plan"),
+        ),
+    )
+    for label, out, _rank, stage, code, message in cases:
+        failed = [(k, res) for k, res in enumerate(out.results) if res and res.returncode != 0]
+        got = [(k, res.returncode) for k, res in failed]
+        if len(failed) != 1 or failed[0][1].returncode != code:
+            problems.append(f"{label}: expected one failure ({code}), got {got}")
+        elif message is not None and failed[0][1].stderr != message:
+            problems += _diff(f"{label}: {stage} refusal", message, failed[0][1].stderr)
+        (marked,) = out.marks
+        for r, before, mid, after in zip(ex.ranks, out.before, marked, out.after, strict=True):
+            images = set(before.images) - (
+                {r.image} if label == "image vanishes" and r.rank == 2 else set()
+            )
+            expected_mid = {**before.files, **_preserve_parents(r), **_saved(r, PREVIOUS[r.rank])}
+            if label == "image vanishes" and r.rank == 3:
+                expected_mid[f"{r.unit_path}.landing"] = b"[Unit]\n"  # cleanup removes it
+            problems += _diff(
+                f"{label}: rank {r.rank} files before cleanup",
+                sorted(expected_mid.items()),
+                sorted(mid.files.items()),
+            )
+            expected_end = {**before.files, **_preserve_parents(r)}
+            problems += _diff(
+                f"{label}: rank {r.rank} files",
+                sorted(expected_end.items()),
+                sorted(after.files.items()),
+            )
+            restored = (
+                dict(before.containers),
+                dict(before.loaded),
+                set(before.active),
+                set(before.enabled),
+                images,
+            )
+            problems += _diff(
+                f"{label}: rank {r.rank} state",
+                restored,
+                (
+                    dict(after.containers),
+                    dict(after.loaded),
+                    set(after.active),
+                    set(after.enabled),
+                    set(after.images),
+                ),
+            )
+    return _verdict(problems, "2 failed transactions rolled back on 4 hosts, byte for byte")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def preflight_refuses_occupancy_and_missing_inputs() -> Verdict:
+    """Preflight passes on a host that runs this arm's own previous container and unit,
+    another arm's stopped container or an inactive unit; it refuses, with its exact message
+    and without changing the host, another arm's running container, another active unit
+    that attaches a container, a missing image, each missing mount source (also when the
+    arm mounts a single source), the name taken by an unlabelled or another arm's
+    container, and the unit file running another container."""
+    ex = _executed()
+    r = ex.ranks[0]
+    problems = []
+    for what, refusal, out in ex.preflight:
+        (result,) = out.results
+        assert result is not None
+        want = (
+            (0, "preflight passed: image present, mount sources exist, names free\n", "")
+            if refusal is None
+            else (1, "", r.fail("preflight", refusal))
+        )
+        problems += _diff(what, want, (result.returncode, result.stdout, result.stderr))
+        host = out.after[0]
+        problems += _diff(f"{what}: host changed", out.before[0], host.without_calls())
+        problems += _diff(f"{what}: changes", [], _effects(host, 0))
+    return _verdict(problems, f"{len(ex.preflight)} hosts: passes and refusals exact")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def readback_compares_whole_values() -> Verdict:
+    """Readback passes the planned container as it runs and refuses, with its exact message,
+    a command with one argument more, changed or missing, an env value with a suffix (each
+    variable by name), another image and a stopped container."""
+    ex = _executed()
+    r = ex.ranks[0]
+    problems = []
+    for what, refusal, out in ex.readback:
+        (result,) = out.results
+        assert result is not None
+        want = (
+            (0, f"readback: rank {r.rank} runs what was planned\n", "")
+            if refusal is None
+            else (1, "", r.fail("readback", refusal))
+        )
+        problems += _diff(what, want, (result.returncode, result.stdout, result.stderr))
+    return _verdict(problems, f"{len(ex.readback)} containers read back against the plan")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def preserve_refuses_a_pending_backup() -> Verdict:
+    """A second preserve refuses to overwrite the pending backup (its preserve dir, or the
+    container already renamed aside) with its exact message and leaves the backup and the
+    host as they were."""
+    ex = _executed()
+    r = ex.ranks[0]
+    problems = []
+    twice = ex.other["preserve twice"]
+    first, second = twice.results
+    assert first is not None and second is not None
+    pending = f"an earlier preserve is pending in {r.preserve_dir}: roll back or commit it first"
+    problems += _diff(
+        "first preserve",
+        (0, f"preserved into {r.preserve_dir}\n", ""),
+        (first.returncode, first.stdout, first.stderr),
+    )
+    problems += _diff(
+        "second preserve",
+        (1, "", r.fail("preserve", pending)),
+        (second.returncode, second.stdout, second.stderr),
+    )
+    host = twice.after[0]
+    aside = Container(
+        f"{r.name}-preserved", PREVIOUS_IMAGE, ("serve", "/old"), ("OLD=1",), (("gunbc.arm", ARM),)
+    )
+    problems += _diff("backup", {f"{r.name}-preserved": aside}, dict(host.containers))
+    problems += _diff(
+        "saved",
+        _saved(r, True),
+        host.under(r.preserve_dir) | {f"{r.preserve_dir}/": host.files.get(f"{r.preserve_dir}/")},
+    )
+    problems += _diff("second preserve changes", [], _effects(host, 1))
+    aside_out = ex.other["preserved container pending"]
+    (result,) = aside_out.results
+    assert result is not None
+    message = r.fail("preserve", f"{r.name}-preserved exists: an earlier preserve is pending")
+    problems += _diff(
+        "renamed aside", (1, "", message), (result.returncode, result.stdout, result.stderr)
+    )
+    problems += _diff(
+        "renamed aside: host changed", aside_out.before[0], aside_out.after[0].without_calls()
+    )
+    return _verdict(problems, "a pending backup is never overwritten")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def scripts_refuse_a_container_they_were_not_planned_for() -> Verdict:
+    """Every stage script run with another container name refuses with its exact message
+    before touching docker or systemd; run with no name it stops with its usage."""
+    ex = _executed()
+    r = ex.ranks[0]
+    problems = []
+    other = f"{r.name}-other"
+    named = ex.other["another name"]
+    unnamed = ex.other["no name"]
+    for k, stage in enumerate(ALL_STAGES):
+        result = named.results[k]
+        assert result is not None
+        message = r.fail(stage, f"this script was planned for container {r.name}", other)
+        problems += _diff(
+            f"{stage} {other}", (1, "", message), (result.returncode, result.stdout, result.stderr)
+        )
+        result = unnamed.results[k]
+        assert result is not None
+        usage = f"1: usage: {stage}.sh CONTAINER_NAME\n"
+        if (result.returncode, result.stdout) != (1, "") or not result.stderr.endswith(usage):
+            problems.append(f"{stage} with no name: {result}")
+    for label, out in (("named", named), ("unnamed", unnamed)):
+        problems += _diff(f"{label}: calls", (), out.after[0].calls)
+        problems += _diff(f"{label}: host changed", out.before[0], out.after[0])
+    return _verdict(problems, "8 scripts refuse another container name and no name")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def followers_start_only_after_the_head_listens() -> Verdict:
+    """A follower's apply waits for the head's rendezvous port at the head's rail address:
+    in the full transaction each follower creates its container only after the head's
+    started, and a follower applied before the head retries every 2 s within its deadline
+    and creates nothing."""
+    ex = _executed()
+    problems = []
+    early = ex.other["follower before the head"]
+    (result,) = early.results
+    assert result is not None
+    # it checks its deadline and sleeps 2 s between tries; the sandbox stops it at the sleep
+    problems += _diff(
+        "follower before the head",
+        (124, "", _waited(2)),
+        (result.returncode, result.stdout, result.stderr),
+    )
+    problems += _diff("follower before the head: changes", [], _effects(early.after[1], 0))
+    problems += _diff(
+        "follower before the head: host", early.before[1], early.after[1].without_calls()
+    )
+    return _verdict(problems, "followers wait for the head's rendezvous")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def front_doors_open_only_when_the_rank_serves() -> Verdict:
+    """The head's front door GETs /health on its rail address and serve port, a follower's
+    asks systemd whether its unit is active; each passes once its rank serves and, while it
+    does not, retries every 5 s within its deadline."""
+    ex = _executed()
+    problems = []
+    for i, r in enumerate(ex.ranks):
+        k = STAGES.index("front_door") * 4 + i
+        calls = ex.transaction.after[i].calls_of(k)
+        want = (
+            [("curl", "-fsS", "--max-time", "5", f"http://{r.rail}:8000/health")]
+            if r.rank == 0
+            else [("systemctl", "is-active", "--quiet", r.unit)]
+        )
+        problems += _diff(f"front door calls of rank {r.rank}", want, calls)
+    for label in ("head not serving", "follower unit inactive"):
+        out = ex.other[label]
+        (result,) = out.results
+        assert result is not None
+        # it checks its deadline and retries every 5 s; the sandbox stops it at the sleep
+        problems += _diff(
+            label, (124, "", _waited(5)), (result.returncode, result.stdout, result.stderr)
+        )
+    return _verdict(problems, "front doors: 4 pass when serving, 2 fail when not")
