@@ -230,7 +230,13 @@ def a_whitespace_line_is_read_as_an_event(text: str, source: str) -> tuple[Autho
     return parse_log(text, source)
 
 
-@mutant(replaces="planner.authority.read_log", turns_red={UNREADABLE})
+@mutant(
+    replaces="planner.authority.read_log",
+    turns_red={
+        UNREADABLE,
+        "dry_run_cli.usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing",
+    },
+)
 def an_unreadable_log_is_not_named(path: Path) -> tuple[AuthorityEvent, ...]:
     """An unreadable log is reported without the file it is."""
     try:

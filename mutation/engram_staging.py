@@ -76,7 +76,11 @@ def seal_accepts_absolute_paths(self: FileTreeScope, relative: str) -> str:
 
 @mutant(
     replaces="planner.engram.parse_engram_manifest",
-    turns_red={f"{W}.a_row_store_outside_its_directory_is_refused", MALFORMED},
+    turns_red={
+        f"{W}.a_row_store_outside_its_directory_is_refused",
+        MALFORMED,
+        "dry_run_cli.usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing",
+    },
 )
 def row_stores_checked_by_prefix_only(text: str, placement: EngramPlacement, source: str) -> bytes:
     """A row store is accepted by its path prefix alone, so ``..`` segments escape the

@@ -135,6 +135,7 @@ def followers_do_not_wait_for_the_head(ctx: ApplyContext) -> list[str]:
     turns_red={
         f"{W}.a_full_transaction_leaves_every_host_running_its_plan",
         f"{W}.front_doors_open_only_when_the_rank_serves",
+        "glm_group_b_launch.glm_front_doors_are_its_own",
     },
 )
 def head_front_door_asks_the_wrong_path(ctx: ApplyContext) -> FrontDoor:

@@ -39,7 +39,10 @@ def hosts_come_back_in_reverse(path: Path) -> Fabric:
 
 @mutant(
     replaces="planner.fabric.Fabric.group",
-    turns_red={f"{W}.an_unknown_group_is_refused_naming_the_known_ones"},
+    turns_red={
+        f"{W}.an_unknown_group_is_refused_naming_the_known_ones",
+        "dry_run_cli.recipe_errors_exit_2_with_every_problem_located",
+    },
 )
 def unknown_group_names_no_alternative(self: Fabric, name: str) -> FabricGroup:
     """An unknown group is refused without naming the groups the inventory does know."""
@@ -125,6 +128,7 @@ def names_given_twice_are_accepted(key: str, names: list[str], source: str) -> N
     turns_red={
         f"{W}.a_bad_host_is_refused_at_its_field_quoting_the_value",
         f"{W}.a_bad_manifest_is_refused_at_its_first_bad_field",
+        "authority_admission.a_corrupt_log_line_is_a_located_error",
     },
 )
 def the_last_bad_field_is_named(exc: ValidationError) -> tuple[str, str]:
@@ -136,7 +140,12 @@ def the_last_bad_field_is_named(exc: ValidationError) -> tuple[str, str]:
 
 @mutant(
     replaces="planner.values.load_json_model",
-    turns_red={f"{W}.a_bad_manifest_is_refused_at_its_first_bad_field"},
+    turns_red={
+        f"{W}.a_bad_manifest_is_refused_at_its_first_bad_field",
+        "dry_run_cli.every_data_file_is_read_from_the_data_root",
+        "dry_run_cli.usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing",
+        "v41_group_a_launch.an_unreadable_manifest_is_named_as_a_manifest",
+    },
 )
 def a_bad_json_file_is_named_without_its_directory(model: type[M], path: Path, what: str) -> M:
     """A bad JSON model file is named by its base name only, not the path that was read."""
@@ -190,7 +199,10 @@ def a_trailing_slash_is_accepted(value: str) -> str:
 
 @mutant(
     replaces="planner.refusal.render_location",
-    turns_red={f"{W}.a_refusal_renders_its_location_and_one_line"},
+    turns_red={
+        f"{W}.a_refusal_renders_its_location_and_one_line",
+        "launcher_recipe.every_problem_of_a_recipe_is_listed_in_order",
+    },
 )
 def list_indices_rendered_as_names(location: Location) -> str:
     """A list index renders as a dotted name (hosts.2) instead of hosts[2]."""
@@ -199,7 +211,10 @@ def list_indices_rendered_as_names(location: Location) -> str:
 
 @mutant(
     replaces="planner.data.default_data_root",
-    turns_red={f"{W}.the_data_root_is_the_environment_or_the_fixtures"},
+    turns_red={
+        f"{W}.the_data_root_is_the_environment_or_the_fixtures",
+        "dry_run_cli.scenarios_lists_every_scenario_with_its_description",
+    },
 )
 def the_environment_is_ignored() -> Path:
     """$GUNBC_PLANNER_DATA is ignored: the data root is always the fixtures directory."""
@@ -208,7 +223,10 @@ def the_environment_is_ignored() -> Path:
 
 @mutant(
     replaces="planner.data.snapshot_manifest",
-    turns_red={f"{W}.a_snapshot_manifest_is_found_by_model_or_refused_by_name"},
+    turns_red={
+        f"{W}.a_snapshot_manifest_is_found_by_model_or_refused_by_name",
+        "dry_run_cli.every_data_file_is_read_from_the_data_root",
+    },
 )
 def an_unknown_model_gets_the_first_manifest(
     model: str, root: Path | None = None
@@ -228,6 +246,11 @@ def an_unknown_model_gets_the_first_manifest(
         f"{W}.a_bad_group_is_refused_at_its_field_quoting_the_value",
         f"{W}.a_bad_manifest_is_refused_at_its_first_bad_field",
         f"{W}.a_snapshot_manifest_is_found_by_model_or_refused_by_name",
+        "dry_run_cli.every_data_file_is_read_from_the_data_root",
+        "dry_run_cli.recipe_errors_exit_2_with_every_problem_located",
+        "dry_run_cli.scenarios_lists_every_scenario_with_its_description",
+        "dry_run_cli.usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing",
+        "launcher_recipe.the_refusal_names_the_file_and_lists_every_problem",
     },
 )
 def the_printed_error_drops_the_file(self: Any, source: str, where: str, message: str) -> None:

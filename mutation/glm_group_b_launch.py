@@ -41,7 +41,17 @@ def glm_runs_under_the_v41_units(fabric: Fabric, manifest: CheckpointManifest) -
     return glm_group_b_call(fabric, manifest).model_copy(update={"units": V41_UNITS})
 
 
-@mutant(replaces=CALL_SITE, turns_red={f"{W}.glm_supplied_admits", CREATE}, independent=False)
+@mutant(
+    replaces=CALL_SITE,
+    turns_red={
+        f"{W}.glm_supplied_admits",
+        CREATE,
+        "dry_run_cli.admitted_dry_runs_exit_0_and_say_where_the_report_went",
+        "dry_run_cli.every_data_file_is_read_from_the_data_root",
+        "dry_run_cli.without_out_each_arm_writes_its_default_report_under_the_working_directory",
+    },
+    independent=False,
+)
 def glm_asks_under_another_arm_name(fabric: Fabric, manifest: CheckpointManifest) -> ArmCall:
     """GLM's call site names its arm glm_native, so its candidate is not the one Group B
     was suspended for."""

@@ -119,6 +119,7 @@ def local_files_linked_before_the_snapshot(
         IN_ORDER,
         SHAPE_WITH_OTHERS,
         MESSAGE,
+        "dry_run_cli.recipe_errors_exit_2_with_every_problem_located",
     },
 )
 def launcher_owned_settings_let_through(args: object, env: object) -> tuple[RecipeProblem, ...]:
@@ -135,6 +136,10 @@ def launcher_owned_settings_let_through(args: object, env: object) -> tuple[Reci
         f"{W}.every_recipe_problem_is_reported_together",
         IN_ORDER,
         QUOTING,
+        "dry_run_cli.every_data_file_is_read_from_the_data_root",
+        "dry_run_cli.help_states_the_exit_codes_and_its_examples_run",
+        "dry_run_cli.recipe_errors_exit_2_with_every_problem_located",
+        "dry_run_cli.recipe_prints_its_nodes_and_writes_each_nodes_plan",
     },
     independent=False,
 )
@@ -326,7 +331,7 @@ def every_surrounding_quote_stripped(arg: str) -> str:
 
 @mutant(
     replaces="planner.recipe.arg_and_env_problems",
-    turns_red={SPELLINGS},
+    turns_red={SPELLINGS, "dry_run_cli.recipe_errors_exit_2_with_every_problem_located"},
     independent=False,
 )
 def only_the_bare_flag_is_refused(args: object, env: object) -> tuple[RecipeProblem, ...]:
@@ -389,7 +394,7 @@ def pipeline_stages_not_counted(recipe: Recipe) -> tuple[RecipeProblem, ...]:
 
 @mutant(
     replaces="planner.recipe.RecipeInvalid.__init__",
-    turns_red={MESSAGE},
+    turns_red={MESSAGE, "dry_run_cli.recipe_errors_exit_2_with_every_problem_located"},
 )
 def message_lists_the_first_problem_only(
     self: RecipeInvalid, source: str, problems: tuple[RecipeProblem, ...]
@@ -402,7 +407,7 @@ def message_lists_the_first_problem_only(
 
 @mutant(
     replaces="planner.recipe.load_recipe",
-    turns_red={FILES},
+    turns_red={FILES, "dry_run_cli.recipe_errors_exit_2_with_every_problem_located"},
     independent=False,
 )
 def toml_errors_located_at_the_end_of_file(path: Path) -> Recipe:

@@ -112,7 +112,14 @@ def per_rank_bets_compared_with_the_whole_allowance(
     return tuple(b for b in bets if b.per_rank_gib > fit.allowance_gib)
 
 
-@mutant(replaces="planner.fit.serving_arm_admits_under", turns_red={LOW, BOUNDARY})
+@mutant(
+    replaces="planner.fit.serving_arm_admits_under",
+    turns_red={
+        LOW,
+        BOUNDARY,
+        "v41_group_a_launch.low_utilization_refuses_naming_the_declared_allowance",
+    },
+)
 def refusal_forgets_the_utilization(
     row: CheckpointRow, profile: ServingLaunchProfile, pool_gib: int, ranks: int
 ) -> tuple[Fit, Refusal | None]:
@@ -124,7 +131,16 @@ def refusal_forgets_the_utilization(
     return fit, refused.model_copy(update={"message": message})
 
 
-@mutant(replaces="planner.fit.Fit.summary", turns_red={SUMMARY, LOW, BOUNDARY, PLAIN})
+@mutant(
+    replaces="planner.fit.Fit.summary",
+    turns_red={
+        SUMMARY,
+        LOW,
+        BOUNDARY,
+        PLAIN,
+        "v41_group_a_launch.low_utilization_refuses_naming_the_declared_allowance",
+    },
+)
 def summary_always_says_it_fits(self: Fit) -> str:
     """The summary's verdict is always "fits", even over a refusal's arithmetic."""
     return (

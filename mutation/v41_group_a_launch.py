@@ -252,6 +252,7 @@ def unit_without_a_service_section(
         "serving_fit.low_utilization_is_refused_with_the_walls_exact_arithmetic",
         "serving_fit.the_fit_summary_states_the_arithmetic_and_the_verdict",
         "serving_fit.resident_times_five_fourths_equal_to_the_pool_fits_by_zero",
+        "dry_run_cli.refused_dry_runs_exit_1_printing_every_refusal_in_order",
     },
 )
 def zero_allowance(pool_gib: int, utilization_bp: int) -> int:
@@ -280,7 +281,10 @@ def without_a_profile_the_row_fits_on_weights(
 
 @mutant(
     replaces="planner.runtime.arm_wall",
-    turns_red={f"{W}.unprobed_image_is_refused_by_the_arm_wall"},
+    turns_red={
+        f"{W}.unprobed_image_is_refused_by_the_arm_wall",
+        "dry_run_cli.refused_dry_runs_exit_1_printing_every_refusal_in_order",
+    },
 )
 def unprobed_image_passes_the_arm_wall(image: ProducedImage) -> Refusal | None:
     """The arm wall admits an image nobody took a registry reading inside."""
@@ -294,6 +298,8 @@ def unprobed_image_passes_the_arm_wall(image: ProducedImage) -> Refusal | None:
         "authority_admission.a_lease_is_live_strictly_before_its_expiry",
         "authority_admission.times_with_offsets_compare_as_instants",
         "authority_admission.every_failed_conjunct_is_reported_in_conjunct_order",
+        "dry_run_cli.now_overrides_the_scenario_time",
+        "dry_run_cli.refused_dry_runs_exit_1_printing_every_refusal_in_order",
     },
 )
 def lease_check_removed(state: AuthorityState, group: FabricGroup) -> tuple[Refusal, ...]:
@@ -309,6 +315,7 @@ def lease_check_removed(state: AuthorityState, group: FabricGroup) -> tuple[Refu
         "authority_admission.an_event_logged_at_the_read_time_is_seen_and_one_a_second_later_is_not",
         "authority_admission.times_with_offsets_compare_as_instants",
         "authority_admission.an_active_group_is_refused_naming_its_incumbent_and_the_way_out",
+        "dry_run_cli.refused_dry_runs_exit_1_printing_every_refusal_in_order",
     },
     independent=False,
 )
@@ -324,6 +331,7 @@ def active_incumbent_taken_for_a_suspension(
     turns_red={
         f"{W}.suspension_for_another_successor_is_refused",
         "authority_admission.every_failed_conjunct_is_reported_in_conjunct_order",
+        "dry_run_cli.refused_dry_runs_exit_1_printing_every_refusal_in_order",
     },
 )
 def any_authorized_successor_admits(
@@ -339,6 +347,7 @@ def any_authorized_successor_admits(
         f"{W}.image_admitted_for_another_runtime_is_refused",
         "authority_admission.every_failed_conjunct_is_reported_in_conjunct_order",
         "authority_admission.exactly_the_two_failed_conjuncts_are_reported",
+        "dry_run_cli.refused_dry_runs_exit_1_printing_every_refusal_in_order",
     },
 )
 def image_admitted_for_any_runtime_key(
@@ -356,6 +365,7 @@ def image_admitted_for_any_runtime_key(
         HELD,
         "authority_admission.every_failed_conjunct_is_reported_in_conjunct_order",
         "authority_admission.exactly_the_two_failed_conjuncts_are_reported",
+        "dry_run_cli.refused_dry_runs_exit_1_printing_every_refusal_in_order",
     },
 )
 def held_host_conjunct_removed(state: AuthorityState, group: FabricGroup) -> tuple[Refusal, ...]:
@@ -365,7 +375,16 @@ def held_host_conjunct_removed(state: AuthorityState, group: FabricGroup) -> tup
 
 @mutant(
     replaces="planner.arm_launch.DryRun.admitted",
-    turns_red={f"{W}.the_correct_suspension_admits", "glm_group_b_launch.glm_supplied_admits"},
+    turns_red={
+        f"{W}.the_correct_suspension_admits",
+        "glm_group_b_launch.glm_supplied_admits",
+        "dry_run_cli.admitted_dry_runs_exit_0_and_say_where_the_report_went",
+        "dry_run_cli.every_data_file_is_read_from_the_data_root",
+        "dry_run_cli.help_states_the_exit_codes_and_its_examples_run",
+        "dry_run_cli.now_overrides_the_scenario_time",
+        "dry_run_cli.refused_dry_runs_exit_1_printing_every_refusal_in_order",
+        "dry_run_cli.without_out_each_arm_writes_its_default_report_under_the_working_directory",
+    },
     independent=False,
 )
 def admitted_reads_the_refusals_backwards(self: DryRun) -> bool:
@@ -482,6 +501,7 @@ def containers_left_unlabelled(
         "authority_admission.every_failed_conjunct_is_reported_in_conjunct_order",
         "authority_admission.exactly_the_two_failed_conjuncts_are_reported",
         "authority_admission.the_fold_applies_events_in_log_order",
+        "dry_run_cli.refused_dry_runs_exit_1_printing_every_refusal_in_order",
     },
 )
 def released_hosts_stay_held(events: tuple[AuthorityEvent, ...], now: datetime) -> AuthorityState:
@@ -605,7 +625,13 @@ def followers_rendezvous_on_the_serve_port(
 
 @mutant(
     replaces="planner.profile.ServingLaunchProfile.utilization_text",
-    turns_red={SERVE, GLM_SERVE, ALLOWANCE},
+    turns_red={
+        SERVE,
+        GLM_SERVE,
+        ALLOWANCE,
+        "serving_fit.low_utilization_is_refused_with_the_walls_exact_arithmetic",
+        "serving_fit.resident_times_five_fourths_equal_to_the_pool_fits_by_zero",
+    },
 )
 def utilization_rendered_in_basis_points(self: ServingLaunchProfile) -> str:
     """Utilization is rendered as its basis points (8000), a value vLLM rejects, instead of
@@ -686,7 +712,20 @@ def followers_log_to_the_head_log(self: ArmUnitIdentity, rank: int) -> str:
 
 @mutant(
     replaces="planner.arm_launch.plan_arm",
-    turns_red={f"{W}.each_host_renders_only_its_own_stage_steps", GLM_DOORS},
+    turns_red={
+        f"{W}.each_host_renders_only_its_own_stage_steps",
+        GLM_DOORS,
+        "dry_run_cli.the_report_carries_every_planned_host_artifact",
+        "dry_run_cli.the_verdict_section_states_the_decision",
+        "executed_apply.a_full_transaction_leaves_every_host_running_its_plan",
+        "executed_apply.each_stage_changes_its_host_in_order",
+        "executed_apply.front_doors_open_only_when_the_rank_serves",
+        "executed_apply.preflight_refuses_occupancy_and_missing_inputs",
+        "executed_apply.preserve_refuses_a_pending_backup",
+        "executed_apply.readback_compares_whole_values",
+        "executed_apply.rollback_restores_every_host_byte_for_byte",
+        "executed_apply.scripts_refuse_a_container_they_were_not_planned_for",
+    },
 )
 def each_host_renders_the_next_hosts_steps(call: ArmCall, state: AuthorityState) -> DryRun:
     """Each rendered host carries the next host's stage steps, so srv5's report shows
@@ -720,7 +759,10 @@ def placement_split_at_the_last_slash(
 
 @mutant(
     replaces="planner.checkpoint.load_manifest",
-    turns_red={f"{W}.an_unreadable_manifest_is_named_as_a_manifest"},
+    turns_red={
+        f"{W}.an_unreadable_manifest_is_named_as_a_manifest",
+        "fabric_inventory.a_bad_manifest_is_refused_at_its_first_bad_field",
+    },
 )
 def manifest_errors_name_a_checkpoint(path: Path) -> CheckpointManifest:
     """An unreadable manifest is reported as an unreadable checkpoint, not a manifest."""
@@ -754,7 +796,10 @@ def an_absent_engram_manifest_taken_as_empty(
 
 @mutant(
     replaces="planner.v41_group_a_launch.v41_group_a_launch_dry_run",
-    turns_red={f"{W}.an_engram_manifest_error_names_the_file_it_came_from"},
+    turns_red={
+        f"{W}.an_engram_manifest_error_names_the_file_it_came_from",
+        "dry_run_cli.usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing",
+    },
 )
 def the_dry_run_forgets_the_named_inputs_file(
     fabric: Fabric,
@@ -781,7 +826,13 @@ def arm_wall_refusal_without_its_hint(image: ProducedImage) -> Refusal | None:
 
 @mutant(
     replaces="planner.measure.ceil_div",
-    turns_red={ALLOWANCE},
+    turns_red={
+        ALLOWANCE,
+        "serving_fit.a_row_with_nothing_beyond_weights_is_fitted_on_its_weights",
+        "serving_fit.low_utilization_is_refused_with_the_walls_exact_arithmetic",
+        "serving_fit.resident_times_five_fourths_equal_to_the_pool_fits_by_zero",
+        "serving_fit.the_fit_summary_states_the_arithmetic_and_the_verdict",
+    },
 )
 def ceiling_division_left_fractional(numerator: int, denominator: int) -> int:
     """Ceiling division divides as floats, so the wall's ×5/4 requirement is reported as
