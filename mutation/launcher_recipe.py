@@ -17,10 +17,10 @@ from planner.recipe import (
     RecipeInvalid,
     RecipePlan,
     RecipeProblem,
-    _normalize,
     arg_and_env_problems,
     composed_steps,
     load_recipe,
+    normalize_arg,
     plan_recipe,
     recipe_serve_argv,
     shape_problems,
@@ -299,7 +299,7 @@ def parallel_sizes_repeated_after_the_args(
     """TP and PP are appended from the fields even when the args already set them."""
     argv = recipe_serve_argv(recipe.model_copy(update={"args": ()}), group, rank, model_path)
     at = argv.index(model_path) + 1
-    args = tuple(_normalize(a) for a in recipe.args)
+    args = tuple(normalize_arg(a) for a in recipe.args)
     return (*argv[:at], *args, *argv[at:])
 
 
@@ -313,14 +313,14 @@ def pipeline_parallel_size_dropped(
 ) -> tuple[str, ...]:
     """The recipe's pipeline_parallel_size is validated but never rendered, so vLLM runs PP1."""
     argv = recipe_serve_argv(recipe, group, rank, model_path)
-    if "--pipeline-parallel-size" in tuple(_normalize(a) for a in recipe.args):
+    if "--pipeline-parallel-size" in tuple(normalize_arg(a) for a in recipe.args):
         return argv
     at = argv.index("--pipeline-parallel-size")
     return (*argv[:at], *argv[at + 2 :])
 
 
 @mutant(
-    replaces="planner.recipe._normalize",
+    replaces="planner.recipe.normalize_arg",
     turns_red={QUOTING},
 )
 def every_surrounding_quote_stripped(arg: str) -> str:

@@ -81,7 +81,7 @@ class RecipeInvalid(PlannerInputError):
         super().__init__(source, f"{len(problems)} problem(s)", listing.removeprefix("\n  "))
 
 
-def _normalize(arg: str) -> str:
+def normalize_arg(arg: str) -> str:
     """Strip the shell quoting a recipe's multi-line values carry: whitespace, one '…' pair."""
     text = arg.strip()
     if len(text) >= 2 and text[0] == text[-1] == "'":
@@ -90,7 +90,7 @@ def _normalize(arg: str) -> str:
 
 
 def normalized_args(recipe: Recipe) -> tuple[str, ...]:
-    return tuple(_normalize(a) for a in recipe.args)
+    return tuple(normalize_arg(a) for a in recipe.args)
 
 
 def load_recipe(path: Path) -> Recipe:
@@ -139,7 +139,7 @@ def arg_and_env_problems(args: object, env: object) -> tuple[RecipeProblem, ...]
     """Launcher-owned flags or env, and config values that are not JSON, each located."""
     found: list[RecipeProblem] = []
     items = args if isinstance(args, list) else []
-    for i, arg in enumerate(_normalize(a) if isinstance(a, str) else "" for a in items):
+    for i, arg in enumerate(normalize_arg(a) if isinstance(a, str) else "" for a in items):
         if arg.split("=", 1)[0] in LAUNCHER_OWNED_FLAGS:
             found.append(RecipeProblem(where=f"args[{i}]", message=f"{arg} is launcher-owned"))
         elif arg[:1] in ("{", "["):
