@@ -57,23 +57,14 @@ class Plan:
 
 
 def _plan(args: argparse.Namespace, session: Session) -> Plan:
-    scope = tuple(args.witnesses) if args.witnesses else session.witness_names
-    if args.all and args.witnesses:
-        raise UsageError("give witness names or --all, not both")
-    session.check_known(scope)
-    pending = [w for w in scope if w in session.pending_names]
-    if pending:
-        raise UsageError(f"{', '.join(pending)} is pending: its claims are red by design")
+    scope = survey_scope(args, session)
     if args.since:
         # Checked before mutmut regenerates mutants/: a bad revision costs nothing.
         try:
             commit_of(Path.cwd(), args.since)
         except RevisionError as error:
             raise UsageError(f"--since: {error}") from error
-    files = _files(args.file or ())
-    missing = [f for f in files if not (Path.cwd() / f).is_file()]
-    if missing:
-        raise UsageError(f"--file {missing[0]}: no such source file")
+    files = survey_files(args)
     return Plan(
         root=Path.cwd(),
         scope=scope,
@@ -103,9 +94,25 @@ def partial_survey(args: argparse.Namespace, scoped: bool) -> str | None:
     return ", ".join(g for g in given if g) or None
 
 
-def _files(paths: Sequence[str]) -> tuple[str, ...]:
-    """``--file`` paths as the survey names them (relative, forward slashes)."""
-    return tuple(Path(p).as_posix().removeprefix("./") for p in paths)
+def survey_scope(args: argparse.Namespace, session: Session) -> tuple[str, ...]:
+    """The witnesses a survey runs (named, or every one); pending ones are refused."""
+    if args.all and args.witnesses:
+        raise UsageError("give witness names or --all, not both")
+    scope = tuple(dict.fromkeys(args.witnesses)) if args.witnesses else session.witness_names
+    session.check_known(scope)
+    pending = [w for w in scope if w in session.pending_names]
+    if pending:
+        raise UsageError(f"{', '.join(pending)} is pending: its claims are red by design")
+    return scope
+
+
+def survey_files(args: argparse.Namespace) -> tuple[str, ...]:
+    """``--file`` paths as the surveys name them (relative, forward slashes); each must exist."""
+    files = tuple(Path(p).as_posix().removeprefix("./") for p in args.file or ())
+    missing = [f for f in files if not (Path.cwd() / f).is_file()]
+    if missing:
+        raise UsageError(f"--file {missing[0]}: no such source file")
+    return files
 
 
 def _say(text: str) -> None:
@@ -162,12 +169,7 @@ def run_survey(plan: Plan, chosen: Sequence[GeneratedMutant]) -> Survey:
         exhaustive=plan.exhaustive,
         project_root=str(plan.root),
     )
-    pool = Pool(plan.root, base, {m.name: m for m in chosen}, survey, Ticker())
-    try:
-        pool.start(plan.jobs)
-        pool.run()
-    finally:
-        pool.stop()
+    Pool(plan.root, base, {m.name: m for m in chosen}, survey, Ticker()).run_all(plan.jobs)
     return survey
 
 

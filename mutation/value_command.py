@@ -30,7 +30,7 @@ from typing import Any
 
 from claims import Session, UsageError
 from mutation.floors import hold_floors
-from mutation.generated import Ticker
+from mutation.generated import Ticker, survey_files, survey_scope
 from mutation.generated import partial_survey as _partial
 from mutation.mutmut_bridge import source_paths
 from mutation.selection import parse_shard, shard
@@ -118,17 +118,8 @@ def _say(text: str) -> None:
 
 
 def plan_values(args: argparse.Namespace, session: Session) -> ValuePlan:
-    if args.all and args.witnesses:
-        raise UsageError("give witness names or --all, not both")
-    scope = tuple(dict.fromkeys(args.witnesses)) if args.witnesses else session.witness_names
-    session.check_known(scope)
-    pending = [w for w in scope if w in session.pending_names]
-    if pending:
-        raise UsageError(f"{', '.join(pending)} is pending: its claims are red by design")
-    files = tuple(Path(p).as_posix().removeprefix("./") for p in args.file or ())
-    missing = [f for f in files if not (Path.cwd() / f).is_file()]
-    if missing:
-        raise UsageError(f"--file {missing[0]}: no such source file")
+    scope = survey_scope(args, session)
+    files = survey_files(args)
     per_operator = PER_OPERATOR if args.per_operator is None else args.per_operator
     show = SHOW_SURVIVORS if args.show_survivors is None else args.show_survivors
     if per_operator < 0 or show < 0:
@@ -277,11 +268,7 @@ def run_values(plan: ValuePlan, chosen: Sequence[ValueMutant]) -> Survey[ValueMu
         key=str,
     )
     pool = Pool(plan.root, base, {m.name: m for m in chosen}, survey, Ticker(), launch=launch)
-    try:
-        pool.start(plan.jobs)
-        pool.run()
-    finally:
-        pool.stop()
+    pool.run_all(plan.jobs)
     return survey
 
 

@@ -173,6 +173,14 @@ class Pool(Generic[M]):
             return SETUP_SILENCE_SECONDS
         return MUTANT_SILENCE_SECONDS + 2 * _budget(self.survey, self._covering(worker.pending[0]))
 
+    def run_all(self, jobs: int) -> None:
+        """Start ``jobs`` workers and run them until every mutant is accounted for."""
+        try:
+            self.start(jobs)
+            self.run()
+        finally:
+            self.stop()
+
     def start(self, jobs: int) -> None:
         names = list(self.mutants)
         for index in range(max(1, min(jobs, len(names) or 1))):
