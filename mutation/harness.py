@@ -1,9 +1,11 @@
 """The declared-mutant harness: baseline, forced-fail sanity, each mutant alone, combined.
 
-Every run is a child process (:mod:`mutation.runs`), so a patch never outlives its run and
-the source tree is never touched. The *scope* is the witnesses asked for: each run observes
-the claims of the scope, and a mutant's declared set is checked on the scope's claims (its
-ids in other witnesses are checked when those are in scope, e.g. with ``--all``).
+Every run is a child forked from this process (:mod:`mutation.runs`), so a patch never
+outlives its run and the source tree is never touched; a run executes only the claims that
+call one of its patched targets (the baseline records who calls what). The *scope* is the
+witnesses asked for: each run observes the claims of the scope, and a mutant's declared set
+is checked on the scope's claims (its ids in other witnesses are checked when those are in
+scope, e.g. with ``--all``).
 
 1. Baseline: every claim of the scope green, or nothing else runs. Its wall time sets the
    timeout of every other run: ``max(10 s, 5 × baseline)`` unless given.
@@ -25,9 +27,10 @@ from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
 
 from claims import ClaimKind
+from claims.memo import shared_memo
 from mutation.declared import ClaimBook, Declared
 from mutation.model import Mutant
-from mutation.runs import PatchSpec, Progress, RunRequest, RunResult, run_all
+from mutation.runs import PatchSpec, Progress, Runner, RunRequest, RunResult
 
 TIMEOUT_FLOOR_SECONDS = 10.0
 TIMEOUT_BASELINE_FACTOR = 5.0
@@ -305,15 +308,34 @@ def run_harness(
     timeout: float | None = None,
     progress: Progress | None = None,
 ) -> Findings:
-    """Run the baseline, then (if it is green) every planned run; judge them all."""
+    """Run the baseline, then (if it is green) every planned run; judge them all.
+
+    The runs share one memo directory (:mod:`claims.memo`), so a costly claim result keyed by
+    the bytes it depends on is computed once per distinct input, not once per child.
+    """
+    with shared_memo():
+        return _run_harness(planner, debt, jobs, timeout, progress)
+
+
+def _run_harness(
+    planner: Planner,
+    debt: Mapping[str, str],
+    jobs: int,
+    timeout: float | None,
+    progress: Progress | None,
+) -> Findings:
+    plan = planner.plan()
+    runner = Runner(planner.plugins, planner.scope)
+    targets = [p.target for e in plan for p in e.request.patches]
     base_timeout = timeout if timeout is not None else BASELINE_TIMEOUT_SECONDS
-    baseline = run_all([planner.baseline()], base_timeout, 1, progress)[0]
+    baseline = runner.baseline(planner.baseline(), targets, base_timeout)
+    if progress is not None:
+        progress(baseline, 1, 1)
     limit = timeout if timeout is not None else timeout_for(baseline.seconds)
     outcome = Findings(planner.scope, planner.book, planner.declared, baseline, limit, debt=debt)
     if outcome.baseline_red:
         return outcome
-    plan = planner.plan()
-    results = run_all([e.request for e in plan], limit, jobs, progress)
+    results = runner.run_all([e.request for e in plan], limit, jobs, progress)
     judgements = tuple(judge(e, r, planner.book) for e, r in zip(plan, results, strict=True))
     return Findings(
         planner.scope, planner.book, planner.declared, baseline, limit, judgements, debt

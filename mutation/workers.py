@@ -16,12 +16,13 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any, Generic
 
 from typing_extensions import TypeVar
 
+from claims.memo import MEMO_DIR_ENV, shared_memo
 from mutation.mutmut_bridge import MUTANTS_DIR, GeneratedMutant
 from mutation.survey import BUDGET_FACTOR, BUDGET_SECONDS, SurveyRequest
 
@@ -174,12 +175,16 @@ class Pool(Generic[M]):
         return MUTANT_SILENCE_SECONDS + 2 * _budget(self.survey, self._covering(worker.pending[0]))
 
     def run_all(self, jobs: int) -> None:
-        """Start ``jobs`` workers and run them until every mutant is accounted for."""
-        try:
-            self.start(jobs)
-            self.run()
-        finally:
-            self.stop()
+        """Start ``jobs`` workers and run them until every mutant is accounted for; they
+        share one memo directory (:mod:`claims.memo`) for the length of the survey."""
+        assert self.launch is not None
+        with shared_memo() as memo:
+            self.launch = replace(self.launch, env={**self.launch.env, MEMO_DIR_ENV: str(memo)})
+            try:
+                self.start(jobs)
+                self.run()
+            finally:
+                self.stop()
 
     def start(self, jobs: int) -> None:
         names = list(self.mutants)
