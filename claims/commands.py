@@ -7,14 +7,6 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from tabulate import tabulate
-
-from claims.baseline import (
-    baseline_outcomes,
-    changed_witnesses,
-    label_failures,
-    print_labels,
-)
 from claims.errors import UsageError
 from claims.model import ClaimKind
 from claims.session import Selection, Session
@@ -70,6 +62,8 @@ def list_witnesses(args: argparse.Namespace, session: Session) -> int:
         counts = [sum(1 for c in resolution.claims if c.kind is k) for k in kinds]
         status = "pending: red until its frontier lands" if resolution.name in pending else "ok"
         rows.append([resolution.name, *counts, len(resolution.claims), status])
+    from tabulate import tabulate
+
     headers = ["witness", *[k.value for k in kinds], "total", "status"]
     print(tabulate(rows, headers=headers) if rows else "no witnesses registered")
     return 0
@@ -125,6 +119,8 @@ def run_witnesses(args: argparse.Namespace, session: Session) -> int:
     """Run, tell plugins the run finished, print the report; exit 0 only when all passed."""
     names = _chosen(args, session)
     if args.changed_since:
+        from claims.baseline import changed_witnesses
+
         names = changed_witnesses(session, names, args.repo, args.changed_since)
         if not names:
             print(f"no witness reaches a file changed since {args.changed_since}")
@@ -135,6 +131,8 @@ def run_witnesses(args: argparse.Namespace, session: Session) -> int:
     session.report(report, args.format, sys.stdout)
     if not args.baseline:
         return report.exit_code
+    from claims.baseline import baseline_outcomes, label_failures, print_labels
+
     labels = label_failures(
         report, baseline_outcomes(args.repo, args.baseline, names, args.plugins)
     )

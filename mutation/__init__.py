@@ -15,8 +15,7 @@ A declared mutant, in ``mutation/<witness>.py``::
 ``claims mutate W`` checks that each mutant turns exactly its declared claims red.
 """
 
-from mutation.harness import Exit
 from mutation.model import Mutant, combined, mutant
 from mutation.patching import ForcedFailure
 
-__all__ = ["Exit", "ForcedFailure", "Mutant", "combined", "mutant"]
+__all__ = ["ForcedFailure", "Mutant", "combined", "mutant"]

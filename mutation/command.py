@@ -1,18 +1,23 @@
-"""``claims mutate``: the declared harness, the generated survey, and merging shard reports."""
+"""``claims mutate``: the declared harness, the generated survey, and merging shard reports.
+
+The parser is built on every ``claims`` invocation (the plugin adds the command), so the
+engine's modules are imported inside the handlers, when ``claims mutate`` actually runs.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from claims import Session, UsageError
-from mutation.declared import claim_book, load
-from mutation.harness import Planner, run_harness
-from mutation.ledgers import DEFAULT_DEBT, DEFAULT_EQUIVALENT, load_debt
-from mutation.runs import RunResult, default_jobs
-from mutation.tables import render
+from mutation.ledgers import DEFAULT_DEBT, DEFAULT_EQUIVALENT
+
+if TYPE_CHECKING:
+    from mutation.runs import RunResult
 
 DESCRIPTION = """\
 Check that every claim turns red for exactly its defect.
@@ -85,7 +90,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument(
         "--jobs",
         type=int,
-        default=default_jobs(),
+        default=max(1, os.cpu_count() or 1),
         metavar="N",
         help="runs at once (default: one per core)",
     )
@@ -294,6 +299,11 @@ def _refuse_generated_options(args: argparse.Namespace) -> None:
 
 def declared_command(args: argparse.Namespace, session: Session) -> int:
     """Run the declared harness on the chosen witnesses and print its findings."""
+    from mutation.declared import claim_book, load
+    from mutation.harness import Planner, run_harness
+    from mutation.ledgers import load_debt
+    from mutation.tables import render
+
     scope = chosen_witnesses(args, session)
     book = claim_book(session, scope)
     declared = load(session, scope, book)

@@ -105,11 +105,6 @@ class RunResult:
 Progress = Callable[[RunResult, int, int], None]
 
 
-def default_jobs() -> int:
-    """One run per core."""
-    return max(1, os.cpu_count() or 1)
-
-
 def _replacement(spec: PatchSpec, target: Target) -> Callable[..., Any]:
     if spec.mutant is None:
         return forced_failure(target)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 from hypothesis import settings
 
 from claims.profile import PROFILE, deterministic_hypothesis
@@ -32,3 +35,32 @@ def test_a_failing_property_fails_the_same_way_every_run() -> None:
         fake_session().run(["fake_red"]).results[4].verdict.reason,
     }
     assert len(reasons) == 1
+
+
+def _fresh_python(code: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    return done.stdout.strip()
+
+
+def test_a_block_that_never_imports_hypothesis_leaves_it_unimported() -> None:
+    code = (
+        "import sys\n"
+        "from claims.profile import deterministic_hypothesis\n"
+        "with deterministic_hypothesis():\n"
+        "    import json\n"
+        "print('hypothesis' in sys.modules)\n"
+    )
+    assert _fresh_python(code) == "False"
+
+
+def test_hypothesis_imported_inside_the_block_gets_the_profile_before_anything_decorates() -> None:
+    code = (
+        "from claims.profile import deterministic_hypothesis\n"
+        "with deterministic_hypothesis():\n"
+        "    from hypothesis import settings\n"
+        "    inside = (settings.get_current_profile_name(), settings.default.derandomize)\n"
+        "print(inside, settings.get_current_profile_name())\n"
+    )
+    assert _fresh_python(code) == f"('{PROFILE}', True) default"

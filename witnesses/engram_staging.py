@@ -11,7 +11,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from unittest.mock import patch
 
 import planner.engram
 from claims import ClaimKind, Verdict, claim, expect, expect_equal, fails, holds
@@ -273,6 +272,18 @@ class _OsSpy:
 
 
 @contextmanager
+def _engram_os(spy: _OsSpy) -> Iterator[None]:
+    """``planner.engram`` sees ``spy`` as its ``os`` module inside the block."""
+    namespace = vars(planner.engram)
+    real = namespace["os"]
+    namespace["os"] = spy
+    try:
+        yield
+    finally:
+        namespace["os"] = real
+
+
+@contextmanager
 def _filesystem(*directories: str) -> Iterator[Path]:
     """A fresh directory standing for a host's ``/``, holding ``directories``."""
     with tempfile.TemporaryDirectory(prefix="landing-", dir=_SCRATCH) as tmp:
@@ -302,7 +313,7 @@ def a_landing_writes_a_private_temp_then_renames_then_reads_back() -> Verdict:
     digest = "sha256:" + hashlib.sha256(write.content).hexdigest()
     temp, target = _temp_name(write.target, write.content), write.target
     spy = _OsSpy()
-    with _filesystem(write.scope.root) as root, patch.object(planner.engram, "os", spy):
+    with _filesystem(write.scope.root) as root, _engram_os(spy):
         landed = land_file_write(write, root)
         on_disk = (
             landed == root / target.lstrip("/"),
@@ -426,7 +437,7 @@ def a_failed_landing_raises_its_own_error_and_leaves_nothing() -> Verdict:
 
     with (
         _filesystem(write.scope.root) as root,
-        patch.object(planner.engram, "os", _OsSpy(after_replace=corrupt)),
+        _engram_os(_OsSpy(after_replace=corrupt)),
     ):
         try:
             land_file_write(write, root)
