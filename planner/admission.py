@@ -104,14 +104,15 @@ def image_admitted_for_runtime(
 
 def hosts_held_by_subject(state: AuthorityState, group: FabricGroup) -> tuple[Refusal, ...]:
     """Conjunct 4: every host of the group is held by the group's subject."""
+    holders = dict(state.holdings)  # once, not once per host
     return tuple(
         refusal(
             "admission.host_not_held",
             ("authority", "holdings", host.name),
-            f"{host.name} is held by {state.holder(host.name)!r}, not {group.subject!r}",
+            f"{host.name} is held by {holders.get(host.name)!r}, not {group.subject!r}",
         )
         for host in group.hosts
-        if state.holder(host.name) != group.subject
+        if holders.get(host.name) != group.subject
     )
 
 

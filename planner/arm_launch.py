@@ -131,11 +131,11 @@ def _render(
     staging: tuple[PlannedRemoteStep, ...] = ()
     if call.engram is not None and call.engram_manifest is not None:
         staging = engram_staging_steps(call.engram, call.engram_manifest)
+    by_rank: dict[int, list[ApplyStep]] = {r.rank: [] for r in reals}
+    for step in order:  # one pass over the order: linear in hosts, not quadratic
+        by_rank[step.rank].append(step)
     hosts = tuple(
-        RenderedHost(
-            realization=r, staging=staging, steps=tuple(s for s in order if s.rank == r.rank)
-        )
-        for r in reals
+        RenderedHost(realization=r, staging=staging, steps=tuple(by_rank[r.rank])) for r in reals
     )
     return plan, hosts, order
 

@@ -1,77 +1,363 @@
 """Benchmarks, as ratios against a baseline measured in the same run (machines are noisy).
 
-- claims framework overhead: every claim run through the session (pluggy hook, timing,
-  verdict capture) against the same claim functions called directly;
-- planning cost: one full V4.1 dry run (plan, render four hosts, admit) against reading
-  and folding its inputs alone.
+Each figure is a ratio of two costs measured here, now, on this machine; none is asserted.
+``make bench`` prints the table and writes ``target/bench.json`` (one entry per figure: its
+value, its baseline, the ratio, the goal, whether the goal holds on this run).
 
-Run with ``.venv/bin/python tools/bench.py`` (``make bench``). It prints the medians and
-the ratios; it asserts nothing.
+- ``claims run W`` against its realistic floor, per witness: a fresh ``python`` that imports
+  W's module and calls its claims (goal ≤ 1.15×). Medians of paired, interleaved runs.
+- ``claims mutate --all`` against its ideal: one interpreter start plus, for every run the
+  harness plans, the in-process time of the claims that run must execute (the claims that
+  call a patched target; the baseline's reach). Goal ≤ 1.5×.
+- Planning at scale: the per-host cost of planning, realizing and admitting V4.1 on a group
+  of 1,024 hosts against a group of 4 (goal ≤ 1.2×).
+- The authority log: folding 1,000,000 events against ``json.loads`` of each line (goal ≤
+  1.5×), and the fold's peak memory at 10⁶ events against 10⁴ (goal ≤ 1.2×: flat).
+- Kernel overhead and planning cost, as before: claims through the session against the same
+  functions called directly; a full V4.1 dry run against reading and folding its inputs.
+
+``--quick`` shrinks the repeats and sizes (for a smoke run); the figures are then marked so.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
+import os
+import resource
 import statistics
+import subprocess
 import sys
+import tempfile
+import textwrap
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
-from claims import Session
-from claims.witness import Witness
-from fixtures.builders import authority_state, v41_dry_run, v41_inputs
+from tabulate import tabulate
 
-REPEATS = 15
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from claims import Session  # noqa: E402
+from claims.witness import Witness  # noqa: E402
+
+OUT = ROOT / "target" / "bench.json"
 FAST_WITNESSES = ("v41_group_a_launch", "glm_group_b_launch", "engram_staging")
 
 
-def _median_ms(action: Callable[[], object], repeats: int = REPEATS) -> float:
+@dataclass(frozen=True)
+class Figure:
+    """One measured ratio and what it is held against."""
+
+    name: str
+    value: float
+    baseline: float
+    unit: str
+    goal: float | None
+    what: str
+
+    @property
+    def ratio(self) -> float:
+        return self.value / self.baseline if self.baseline else float("inf")
+
+    @property
+    def holds(self) -> bool | None:
+        return None if self.goal is None else self.ratio <= self.goal
+
+
+def _median(action: Callable[[], object], repeats: int) -> float:
     samples = []
     for _ in range(repeats):
         start = time.perf_counter()
         action()
-        samples.append((time.perf_counter() - start) * 1000)
+        samples.append(time.perf_counter() - start)
     return statistics.median(samples)
 
 
-def _witnesses(session: Session) -> list[Witness]:
-    resolved = session.resolve_all(FAST_WITNESSES)
-    return [w for w in resolved if isinstance(w, Witness)]
+def _env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
-def bench_claims_overhead() -> tuple[float, float]:
+def _timed_process(argv: Sequence[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, cwd=ROOT, env=_env(), capture_output=True, check=False)
+    return time.perf_counter() - start
+
+
+FLOOR = textwrap.dedent(
+    """
+    import importlib, sys
+    module = importlib.import_module(sys.argv[1])
+    if callable(getattr(module, "setup", None)):
+        module.setup()
+    for name, value in list(vars(module).items()):
+        if callable(value) and getattr(value, "__claim_kind__", None) is not None:
+            value()
+    """
+)
+
+
+def bench_claims_run(witnesses: Sequence[str], repeats: int) -> list[Figure]:
+    """``claims run W`` against a script importing W's module and calling its claims."""
+    figures = []
+    for witness in witnesses:
+        module = f"witnesses.{witness}"
+        run = [sys.executable, "-m", "claims.cli", "run", witness]
+        floor = [sys.executable, "-c", FLOOR, module]
+        pairs = [(_timed_process(run), _timed_process(floor)) for _ in range(repeats)]
+        ratio = statistics.median(a / b for a, b in pairs)
+        floor_s = statistics.median(b for _, b in pairs)
+        figures.append(
+            Figure(
+                f"claims run {witness}",
+                floor_s * ratio,
+                floor_s,
+                "s",
+                1.15,
+                "claims run W / a python importing W and calling its claims (median pair ratio)",
+            )
+        )
+    return figures
+
+
+def bench_mutate_all() -> Figure:
+    """``claims mutate --all`` wall time against its ideal."""
+    from mutation.declared import claim_book, load
+    from mutation.harness import Planner
+    from mutation.runs import Runner
+
     session = Session.start()
-    witnesses = _witnesses(session)
+    scope = session.witness_names
+    book = claim_book(session, scope)
+    harness = Planner(scope, book, load(session, scope, book), ())
+    plan = harness.plan()
+    runner = Runner((), scope)
+    runner.baseline(harness.baseline(), [p.target for e in plan for p in e.request.patches], 600)
+    assert runner.reach is not None
+    warm = Session.start()
+    warm.run(list(scope))  # memos warm, as the harness's shared memo is after the baseline
+    seconds = {
+        c.id: c.duration_ms / 1000 for w in warm.run(list(scope)).witnesses for c in w.results
+    }
+    must = sum(
+        seconds[c]
+        for e in plan
+        for c in (e.request.claims or [k.id for k in book.of(scope)])
+        if runner.reach.get(c, frozenset()) & {p.target for p in e.request.patches}
+    )
+    start_up = _median(lambda: _timed_process([sys.executable, "-c", "pass"]), 5)
+    ideal = start_up + sum(seconds.values()) + must
+    wall = _timed_process([sys.executable, "-m", "claims.cli", "mutate", "--all"])
+    return Figure(
+        "claims mutate --all",
+        wall,
+        ideal,
+        "s",
+        1.5,
+        "wall time / (one interpreter start + baseline claims + the claims each run must "
+        "execute, timed in-process)",
+    )
+
+
+def _group_call(hosts: int) -> tuple[object, object]:
+    from fixtures.builders import authority_state, v41_call
+    from planner.fabric import FabricGroup, Host
+
+    call = v41_call("supplied")
+    template = call.group.hosts[0]
+    members = tuple(
+        Host(
+            name=f"n{i:05d}",
+            memory_gib=template.memory_gib,
+            rail_address=f"10.{i // 65536 % 256}.{i // 256 % 256}.{i % 256}",
+            rail_interface=template.rail_interface,
+        )
+        for i in range(hosts)
+    )
+    group = FabricGroup(name=call.group.name, subject=call.group.subject, hosts=members)
+    state = authority_state("supplied")
+    holdings = tuple((h.name, group.subject) for h in members)
+    return call.model_copy(update={"group": group}), state.model_copy(update={"holdings": holdings})
+
+
+def bench_scale(repeats: int, large: int) -> Figure:
+    """Per-host planning cost at ``large`` hosts against 4 hosts."""
+    from planner.arm_launch import plan_arm
+
+    small_call, small_state = _group_call(4)
+    big_call, big_state = _group_call(large)
+    small = _median(lambda: plan_arm(small_call, small_state), repeats) / 4  # type: ignore[arg-type]
+    big = _median(lambda: plan_arm(big_call, big_state), max(1, repeats // 5)) / large  # type: ignore[arg-type]
+    return Figure(
+        f"planning per host, {large} vs 4 hosts",
+        big,
+        small,
+        "s/host",
+        1.2,
+        "per-host time of plan_arm on a large group / on a 4-host group",
+    )
+
+
+def _write_log(path: Path, events: int) -> None:
+    """``events`` host holdings, one second apart, over 1,024 hosts (a log that only grows)."""
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    with path.open("w", encoding="utf-8") as out:
+        for seq in range(1, events + 1):
+            at = (start + timedelta(seconds=seq)).strftime("%Y-%m-%dT%H:%M:%SZ")
+            out.write(
+                f'{{"seq":{seq},"at":"{at}","event":"host_held",'
+                f'"host":"n{seq % 1024:05d}","subject":"group-a-serving"}}\n'
+            )
+
+
+FOLD = textwrap.dedent(
+    """
+    import resource, sys, time
+    from datetime import datetime, timezone
+    from pathlib import Path
+    from planner.authority import fold, read_log
+    start = time.perf_counter()
+    fold(read_log(Path(sys.argv[1])), datetime(2027, 1, 1, tzinfo=timezone.utc))
+    print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    """
+)
+LOADS = textwrap.dedent(
+    """
+    import json, sys, time
+    start = time.perf_counter()
+    with open(sys.argv[1], encoding="utf-8") as lines:
+        for line in lines:
+            json.loads(line)
+    print(time.perf_counter() - start)
+    """
+)
+
+
+def _fold(path: Path) -> tuple[float, int]:
+    done = subprocess.run(
+        [sys.executable, "-c", FOLD, str(path)], env=_env(), capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"folding {path} failed: {done.stderr.strip()[-400:]}")
+    seconds, kib = done.stdout.split()
+    return float(seconds), int(kib)
+
+
+def bench_authority(small: int, large: int) -> list[Figure]:
+    with tempfile.TemporaryDirectory() as tmp:
+        little, big = Path(tmp) / "small.jsonl", Path(tmp) / "large.jsonl"
+        _write_log(little, small)
+        _write_log(big, large)
+        _, small_kib = _fold(little)
+        fold_s, large_kib = _fold(big)
+        loads = subprocess.run(
+            [sys.executable, "-c", LOADS, str(big)], capture_output=True, text=True, check=True
+        )
+        loads_s = float(loads.stdout)
+    return [
+        Figure(
+            f"authority fold, {large:,} events",
+            fold_s,
+            loads_s,
+            "s",
+            1.5,
+            "read_log + fold / json.loads of each line, same file",
+        ),
+        Figure(
+            f"authority fold peak memory, {large:,} vs {small:,} events",
+            large_kib / 1024,
+            small_kib / 1024,
+            "MiB",
+            1.2,
+            "peak RSS folding the large log / the small log (flat in the number of events)",
+        ),
+    ]
+
+
+def bench_kernel(repeats: int) -> list[Figure]:
+    from fixtures.builders import authority_state, v41_dry_run, v41_inputs
+
+    session = Session.start()
+    witnesses = [w for w in session.resolve_all(FAST_WITNESSES) if isinstance(w, Witness)]
     claims = [c for w in witnesses for c in w.claims]
 
     def direct() -> None:
         for c in claims:
             c.function()
 
-    def through_session() -> None:
-        session.run(list(FAST_WITNESSES))
-
-    return _median_ms(direct), _median_ms(through_session)
-
-
-def bench_planning() -> tuple[float, float]:
     def inputs_only() -> None:
         v41_inputs("supplied")
         authority_state("supplied")
 
-    return _median_ms(inputs_only), _median_ms(lambda: v41_dry_run("supplied"))
+    return [
+        Figure(
+            "claims through the session",
+            _median(lambda: session.run(list(FAST_WITNESSES)), repeats),
+            _median(direct, repeats),
+            "s",
+            None,
+            "the session's hooks and timing / the same claim functions called directly",
+        ),
+        Figure(
+            "full V4.1 dry run",
+            _median(lambda: v41_dry_run("supplied"), repeats),
+            _median(inputs_only, repeats),
+            "s",
+            None,
+            "plan, fit, realize, admit / reading and folding its inputs alone",
+        ),
+    ]
 
 
-def main() -> int:
-    direct, session = bench_claims_overhead()
-    print(
-        f"claims: direct {direct:.1f} ms, through the session {session:.1f} ms, "
-        f"ratio {session / direct:.2f}x"
-    )
-    inputs, plan = bench_planning()
-    print(
-        f"planning: inputs {inputs:.2f} ms, full V4.1 dry run {plan:.2f} ms, "
-        f"ratio {plan / inputs:.2f}x"
-    )
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--quick", action="store_true", help="fewer repeats, smaller sizes")
+    parser.add_argument("--skip-mutate", action="store_true", help="leave out claims mutate --all")
+    parser.add_argument("--out", type=Path, default=OUT, help=f"default: {OUT.relative_to(ROOT)}")
+    args = parser.parse_args(argv)
+    repeats = 2 if args.quick else 5
+    session = Session.start()
+    figures: list[Figure] = []
+    steps: list[tuple[str, Callable[[], list[Figure]]]] = [
+        ("claims run", lambda: bench_claims_run(session.witness_names, repeats)),
+        ("planning at scale", lambda: [bench_scale(repeats, 64 if args.quick else 1024)]),
+        (
+            "authority log",
+            lambda: (
+                bench_authority(1_000, 10_000) if args.quick else bench_authority(10_000, 1_000_000)
+            ),
+        ),
+        ("kernel", lambda: bench_kernel(3 if args.quick else 15)),
+    ]
+    if not args.skip_mutate:
+        steps.append(("claims mutate --all", lambda: [bench_mutate_all()]))
+    for label, step in steps:
+        print(f"bench: {label} ...", file=sys.stderr, flush=True)
+        figures += step()
+    rows = [
+        [
+            f.name,
+            f"{f.value:.4g} {f.unit}",
+            f"{f.baseline:.4g} {f.unit}",
+            f"{f.ratio:.2f}x",
+            "-" if f.goal is None else f"<= {f.goal}x",
+            {None: "", True: "holds", False: "MISSED"}[f.holds],
+        ]
+        for f in figures
+    ]
+    print(tabulate(rows, headers=["figure", "value", "baseline", "ratio", "goal", ""]))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    body = {
+        "quick": args.quick,
+        "cpus": os.cpu_count(),
+        "peak_rss_kib_of_this_process": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        "figures": [{**asdict(f), "ratio": round(f.ratio, 4), "holds": f.holds} for f in figures],
+    }
+    args.out.write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {args.out}")
     return 0
 
 
