@@ -8,6 +8,7 @@ declared with the V4.1 witness; it turns this witness's allowance claims red as 
 from __future__ import annotations
 
 from mutation import mutant
+from planner.arm_launch import ArmCall, fit_wall
 from planner.checkpoint import (
     CheckpointManifest,
     CheckpointRow,
@@ -37,6 +38,7 @@ SUMMARY = f"{W}.the_fit_summary_states_the_arithmetic_and_the_verdict"
 BOUNDARY = f"{W}.resident_times_five_fourths_equal_to_the_pool_fits_by_zero"
 NO_PROFILE = f"{W}.without_a_profile_a_page_cache_row_is_refused_as_unknown"
 PLAIN = f"{W}.a_row_with_nothing_beyond_weights_is_fitted_on_its_weights"
+UNPROFILED_ARM = f"{W}.an_arm_called_without_a_profile_is_fitted_on_its_own_group"
 BET_EDGE = f"{W}.a_bet_exactly_at_the_allowance_is_not_watched"
 
 
@@ -84,6 +86,7 @@ def weight_rounded_to_the_nearest_gib(
         SUMMARY,
         BOUNDARY,
         PLAIN,
+        UNPROFILED_ARM,
         "v41_group_a_launch.low_utilization_refuses_naming_the_declared_allowance",
     },
 )
@@ -138,6 +141,7 @@ def refusal_forgets_the_utilization(
         LOW,
         BOUNDARY,
         PLAIN,
+        UNPROFILED_ARM,
         "v41_group_a_launch.low_utilization_refuses_naming_the_declared_allowance",
     },
 )
@@ -184,3 +188,14 @@ def a_bet_at_the_allowance_is_watched(
 ) -> tuple[ResidentBet, ...]:
     """A bet exactly at the per-rank allowance is counted as above it."""
     return tuple(b for b in bets if b.per_rank_gib * fit.ranks >= fit.allowance_gib)
+
+
+@mutant(replaces="planner.arm_launch.fit_wall", turns_red={UNPROFILED_ARM})
+def no_profile_means_no_wall(call: ArmCall) -> tuple[Fit | None, tuple[Refusal, ...]]:
+    """An arm called without a launch profile skips the wall unless its row keeps a page
+    cache: an arm too heavy for its group plans as if it fit."""
+    if call.profile is None and not isinstance(
+        call.row.resident_beyond_weights, PageCacheFromNonKvHeadroom
+    ):
+        return None, ()
+    return fit_wall(call)

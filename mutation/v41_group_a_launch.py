@@ -829,6 +829,7 @@ def arm_wall_refusal_without_its_hint(image: ProducedImage) -> Refusal | None:
     turns_red={
         ALLOWANCE,
         "serving_fit.a_row_with_nothing_beyond_weights_is_fitted_on_its_weights",
+        "serving_fit.an_arm_called_without_a_profile_is_fitted_on_its_own_group",
         "serving_fit.low_utilization_is_refused_with_the_walls_exact_arithmetic",
         "serving_fit.resident_times_five_fourths_equal_to_the_pool_fits_by_zero",
         "serving_fit.the_fit_summary_states_the_arithmetic_and_the_verdict",

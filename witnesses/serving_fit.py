@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from claims import ClaimKind, Verdict, claim, expect, expect_equal, holds
-from fixtures.builders import inventory, v41_call
+from fixtures.builders import glm_call, inventory, v41_call
+from planner.arm_launch import fit_wall
 from planner.checkpoint import (
     DEEPSEEK_V41_PARSERS,
     CheckpointManifest,
@@ -285,3 +286,34 @@ def a_bet_exactly_at_the_allowance_is_not_watched() -> Verdict:
     bets = tuple(ResidentBet(concurrency=c, per_rank_gib=g) for c, g in ((2, 24), (4, 25), (6, 26)))
     watched = [b.concurrency for b in bets_above_allowance(fit, bets)]
     return expect_equal([6], watched, "concurrencies of the bets above a 100 GiB allowance")
+
+
+@claim(ClaimKind.REFUSAL)
+def an_arm_called_without_a_profile_is_fitted_on_its_own_group() -> Verdict:
+    """An arm call with no launch profile still meets the wall on its own group's pool and
+    rank count: GLM's row (331 GiB of weights, nothing beyond) on Group B's four hosts
+    (4 × 121 = 484 GiB) needs ⌈331 × 5/4⌉ = 414 GiB and passes with no refusal; the same call
+    on the group's first three hosts (363 GiB) is refused, once, as fit.exceeds_pool with the
+    arithmetic on that pool; no Fit is reported either way (there is no profile to read)."""
+    call = glm_call().model_copy(update={"profile": None})
+    hosts = call.group.hosts
+    weights = call.row.weight_gib
+    three = call.model_copy(update={"group": call.group.model_copy(update={"hosts": hosts[:3]})})
+    smaller = sum(h.memory_gib for h in hosts[:3])
+    whole_fit, whole = fit_wall(call)
+    three_fit, refused = fit_wall(three)
+    seen = (whole_fit, whole, three_fit, tuple(_shown(r) for r in refused))
+    expected = (
+        None,
+        (),
+        None,
+        (
+            (
+                "fit.exceeds_pool",
+                ("plan", "fit"),
+                f"declared allowance 0 GiB: {_arithmetic(weights, 0, smaller)}",
+                _WALL_HINT,
+            ),
+        ),
+    )
+    return expect_equal(expected, seen, "(fit, refusals) on four hosts, then on three")
