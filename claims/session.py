@@ -7,10 +7,12 @@ frontier tracker reach witnesses, mutants and frontiers through it.
 from __future__ import annotations
 
 import fnmatch
+import sys
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 from typing import Any, TextIO
 
 from claims.errors import FloorViolation, UsageError, Violation, describe
@@ -48,6 +50,19 @@ class Selection:
         parts = [f"-k {self.pattern!r}"] if self.pattern is not None else []
         parts += [f"--kind {self.kind.value}"] if self.kind is not None else []
         return " ".join(parts) or "no filter"
+
+
+def source_path(module: str) -> str | None:
+    """The file of an imported ``module``, relative to the working directory when under it
+    (the form CI annotations and JUnit readers resolve against the checkout)."""
+    found = getattr(sys.modules.get(module), "__file__", None)
+    if found is None:
+        return None
+    path = Path(found).resolve()
+    try:
+        return path.relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
 
 
 class Session:
@@ -146,6 +161,8 @@ class Session:
             verdict=verdict,
             duration_ms=round(elapsed, 3),
             statement=claim.statement,
+            path=source_path(claim.module),
+            line=claim.lineno,
         )
 
     def _verdict(self, claim: Claim) -> Verdict:

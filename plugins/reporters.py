@@ -89,6 +89,8 @@ def _claim_json(result: ClaimResult) -> dict[str, Any]:
         "evidence": result.verdict.evidence,
         "duration_ms": result.duration_ms,
         "statement": result.statement,
+        "path": result.path,
+        "line": result.line,
     }
 
 
@@ -118,6 +120,8 @@ def _claim_from_json(witness: str, doc: dict[str, Any]) -> ClaimResult:
         ),
         duration_ms=doc["duration_ms"],
         statement=doc["statement"],
+        path=doc.get("path"),
+        line=doc.get("line"),
     )
 
 
@@ -173,12 +177,16 @@ def _github_witness(witness: WitnessReport) -> Iterator[str]:
         if not result.passed:
             title = f"{result.id} {result.outcome.value.upper()} ({result.kind.value})"
             message = f"{result.headline}\n{result.verdict.reason}"
-            yield github_error(title, message)
+            yield github_error(title, message, result.path, result.line)
 
 
-def github_error(title: str, message: str) -> str:
-    """One ``::error title=...::message`` line, escaped as GitHub's toolkit does."""
-    return f"::error title={escape_property(title)}::{escape_data(message)}"
+def github_error(title: str, message: str, file: str | None = None, line: int | None = None) -> str:
+    """One ``::error file=...,line=...,title=...::message`` line, escaped as GitHub's toolkit
+    does; ``file`` and ``line`` attach the annotation to the claim's source in the diff."""
+    where = [f"file={escape_property(file)}"] if file else []
+    where += [f"line={line}"] if file and line else []
+    properties = ",".join([*where, f"title={escape_property(title)}"])
+    return f"::error {properties}::{escape_data(message)}"
 
 
 def escape_data(text: str) -> str:
