@@ -24,6 +24,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "plugins.reporters",
     "plugins.junit",
     "plugins.frontier_commands",
+    "plugins.evidence",
 )
 
 ENTRY_POINT_GROUP = "claims"

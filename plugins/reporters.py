@@ -145,10 +145,23 @@ def _markdown_witness(witness: WitnessReport) -> Iterator[str]:
 
 
 def _markdown_bullet(result: ClaimResult) -> str:
+    headline = markdown_text(result.headline)
     if result.passed:
-        return f"- {result.headline} — {code_span(result.verdict.evidence)}"
+        return f"- {headline} — {code_span(result.verdict.evidence)}"
     word = result.outcome.value.upper()
-    return f"- **{word}** {result.headline} — {code_span(result.verdict.reason)}"
+    return f"- **{word}** {headline} — {code_span(result.verdict.reason)}"
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+
+
+def markdown_text(text: str) -> str:
+    """``text`` on one line as literal Markdown: every character Markdown (or GitHub's
+    HTML sanitizer) would read as markup inside a line is escaped, so a statement such as
+    ``rank_0 *serves* <head> | [#12353]`` renders as written."""
+    flat = " ".join(text.split())
+    escaped = _MARKDOWN_SPECIAL.sub(r"\\\1", flat)
+    return escaped.replace("&", "&amp;").replace("<", "&lt;")
 
 
 def code_span(text: str) -> str:
