@@ -124,7 +124,7 @@ def test_markdown_and_github_formats() -> None:
     markdown = run_cli(*P, "run", "fake_green", "--format", "markdown")
     assert markdown.stdout.startswith("**fake_green: 4/4 PASS**\n")
     github = run_cli(*P, "run", "fake_red", "--format", "github")
-    assert github.stdout.count("::error title=") == 6
+    assert github.stdout.count(",title=") == 6
     assert github.stdout.splitlines()[-1] == "fake_red: 1/7 FAIL"
 
 
