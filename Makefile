@@ -45,10 +45,12 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 pytest: $(STAMP) realtools
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q --junitxml=target/pytest.xml
 
+# CLAIMS_FORMAT=github: annotations on each failing claim's source line (the workflow's).
+CLAIMS_FORMAT ?= table
 claims: $(STAMP)
-	$(BIN)/claims run --all
+	$(BIN)/claims run --all --format $(CLAIMS_FORMAT) --junit-xml target/claims.xml
 
 # Frontier tracking: PR states as last recorded (refresh with
 #   gh pr list --state all --limit 200 --json number,state,mergedAt,title > fixtures/prs/recorded.json)
