@@ -15,7 +15,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, TextIO
 
-from claims.errors import FloorViolation, UsageError, Violation, describe
+from claims.errors import ClaimsError, FloorViolation, UsageError, Violation, describe
 from claims.loader import ClaimsPluginManager, load_plugins
 from claims.model import ClaimKind, Outcome, Verdict
 from claims.registry import Registry, collect_formats, collect_registry
@@ -207,6 +207,31 @@ class Session:
 
     def report(self, report: RunReport, fmt: str, stream: TextIO) -> None:
         """Write ``report`` in ``fmt`` through ``claims_report``."""
-        if not self.pm.hook.claims_report(report=report, fmt=fmt, stream=stream):
+        if not self.call_hook("claims_report", first=True, report=report, fmt=fmt, stream=stream):
             known = ", ".join(self.formats) or "none"
             raise UsageError(f"no plugin writes format {fmt!r}; known formats: {known}")
+
+    def run_finished(self, report: RunReport, args: Any) -> None:
+        """Tell every plugin the run finished (``claims_run_finished``: JUnit and the like)."""
+        self.call_hook("claims_run_finished", first=False, report=report, args=args)
+
+    def call_hook(self, name: str, *, first: bool, **kwargs: Any) -> Any:
+        """Call a hook's implementations in pluggy's order, one at a time, so that one that
+        raises is named: a :class:`ClaimsError` it raises passes through, any other
+        exception becomes one (exit 2) naming the plugin and the hook, never a traceback."""
+        caller = getattr(self.pm.hook, name)
+        for impl in reversed(caller.get_hookimpls()):
+            if impl.wrapper or impl.hookwrapper:
+                continue
+            try:
+                result = impl.function(**{a: kwargs[a] for a in impl.argnames})
+            except ClaimsError:
+                raise
+            except Exception as error:
+                raise ClaimsError(
+                    f"plugin {impl.plugin_name} failed in hook {name}: {describe(error)}. "
+                    f"Fix the plugin, or leave it out with -p no:{impl.plugin_name}."
+                ) from error
+            if first and result is not None:
+                return result
+        return None

@@ -97,7 +97,9 @@ def test_a_duplicate_witness_exits_2() -> None:
 
 def test_list_shows_counts_per_kind() -> None:
     done = run_cli(*P, "list")
-    assert done.returncode == 0
+    # The fakes include two unresolved witnesses: listed with their reason, and exit 1.
+    assert done.returncode == 1
+    assert done.stderr.strip() == "unresolved: fake_import_error, fake_missing"
     lines = done.stdout.splitlines()
     assert lines[0].split() == [
         "witness",

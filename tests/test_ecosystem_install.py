@@ -125,3 +125,19 @@ def test_the_checkout_is_not_imported(runtime_venv: Path) -> None:
     # The venv's own site-packages, never the repository, provides the packages.
     done = _run(runtime_venv, ["python", "-c", "import claims; print(claims.__file__)"], Path("/"))
     assert not done.stdout.startswith(str(REPO_ROOT)), done.stdout
+
+
+def test_every_module_the_help_names_exists_in_an_install(
+    runtime_venv: Path, tmp_path: Path
+) -> None:
+    helps = [_run(runtime_venv, ["claims", "--help"], tmp_path).stdout]
+    commands = ("list", "run", "mutate", "frontiers", "identity", "evidence")
+    helps += [_run(runtime_venv, ["claims", c, "--help"], tmp_path).stdout for c in commands]
+    found_p = {m for text in helps for m in re.findall(r"-p (\S+)", text)}
+    named = {m for m in found_p if not m.startswith(("no:", "MODULE"))}
+    assert "witnesses.plugin" in named
+    for module in sorted(named):
+        found = _run(runtime_venv, ["python", "-c", f"import {module}"], tmp_path)
+        assert found.returncode == 0, f"the help names {module}, absent from an install"
+    version = _run(runtime_venv, ["claims", "--version"], tmp_path).stdout
+    assert version.startswith("claims 0.1.0 (gunbc-claims, ") and str(runtime_venv) in version
