@@ -69,10 +69,10 @@ mutate: $(STAMP)
 	$(BIN)/claims mutate --all --report target/mutation-declared.json
 
 # The generated survey: mutmut's mutants of planner/, the full mutant x claim kill matrix,
-# a Stryker-schema report at target/mutation-report.json (about 1.5 minutes on 2 cores);
+# a Stryker-schema report at target/mutation-report.json and its page target/mutation.html;
 # then the value survey: value operators at the planner's typed boundaries, its own report.
 mutation: $(STAMP)
-	$(BIN)/claims mutate --generated --report target/mutation-report.json
+	$(BIN)/claims mutate --generated --report target/mutation-report.json --html target/mutation.html
 	$(BIN)/claims mutate --values --report target/mutation-values.json
 
 test: lint typecheck pytest claims frontiers mutate

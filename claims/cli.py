@@ -56,12 +56,32 @@ def _plugin_modules(argv: Sequence[str]) -> list[str]:
 
 
 def version() -> str:
-    """The installed distribution's version, and where the kernel is imported from."""
+    """The installed distribution's version, where the kernel is imported from, and any
+    top-level import name this distribution shares with another installed one (README:
+    "Top-level names")."""
     try:
         found = importlib.metadata.version(DISTRIBUTION)
     except importlib.metadata.PackageNotFoundError:
         found = "(not installed)"
-    return f"{found} ({DISTRIBUTION}, {Path(__file__).resolve().parent.parent})"
+    text = f"{found} ({DISTRIBUTION}, {Path(__file__).resolve().parent.parent})"
+    shared = shared_top_level_names()
+    if shared:
+        text += "\nwarning: top-level names shared with other installed distributions: " + (
+            "; ".join(f"{name} ({', '.join(others)})" for name, others in shared.items())
+        )
+    return text
+
+
+def shared_top_level_names() -> dict[str, list[str]]:
+    """Each top-level package of this distribution that another distribution installs too
+    (pip lets the later install overwrite the earlier's files), with those distributions."""
+    owners = importlib.metadata.packages_distributions()
+    ours = {name for name, dists in owners.items() if DISTRIBUTION in dists}
+    return {
+        name: sorted(d for d in owners[name] if d != DISTRIBUTION)
+        for name in sorted(ours)
+        if len(set(owners[name]) - {DISTRIBUTION}) > 0
+    }
 
 
 def build_parser(session: Session) -> argparse.ArgumentParser:

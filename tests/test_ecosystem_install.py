@@ -141,3 +141,28 @@ def test_every_module_the_help_names_exists_in_an_install(
         assert found.returncode == 0, f"the help names {module}, absent from an install"
     version = _run(runtime_venv, ["claims", "--version"], tmp_path).stdout
     assert version.startswith("claims 0.1.0 (gunbc-claims, ") and str(runtime_venv) in version
+
+
+def test_version_warns_of_a_top_level_name_another_distribution_installs(
+    runtime_venv: Path, tmp_path: Path
+) -> None:
+    # A second distribution that also installs a top-level `fixtures` (as PyPI's does).
+    info = tmp_path / "fixtures-4.1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fixtures\nVersion: 4.1.0\n")
+    (info / "RECORD").write_text("fixtures/__init__.py,,\nfixtures-4.1.0.dist-info/METADATA,,\n")
+    clean = _run(runtime_venv, ["claims", "--version"], tmp_path)
+    assert "warning" not in clean.stdout, clean.stdout
+    env = {**venv_env(runtime_venv), "PYTHONPATH": str(tmp_path)}
+    clash = subprocess.run(
+        [str(runtime_venv / "bin" / "claims"), "--version"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (
+        "warning: top-level names shared with other installed distributions: "
+        "fixtures (fixtures)" in clash.stdout
+    ), clash.stdout
