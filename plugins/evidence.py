@@ -255,7 +255,7 @@ def _mutant_lines(report: Path) -> list[MutantLine]:
 def render_markdown(evidence: Evidence) -> str:
     """The evidence section, in the order a reviewer reads it."""
     lines = [
-        f"### Evidence (against {markdown_text(evidence.base)}, {evidence.base_commit[:12]})",
+        f"### Evidence (against {code_span(evidence.base)}, {evidence.base_commit[:12]})",
         "",
         "**Witnesses** (every registered witness, run on this tree):",
         "",
