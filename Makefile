@@ -6,10 +6,10 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test lint typecheck pytest claims frontiers mutate mutation realtools bench clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	test -d $(VENV) || $(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[test]'
 	touch $(STAMP)
 
 # The live run refuses today (its frontiers are open): exit 1 is the expected outcome.
@@ -45,10 +45,12 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 pytest: $(STAMP) realtools
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q --junitxml=target/pytest.xml
 
+# CLAIMS_FORMAT=github: annotations on each failing claim's source line (the workflow's).
+CLAIMS_FORMAT ?= table
 claims: $(STAMP)
-	$(BIN)/claims run --all
+	$(BIN)/claims run --all --format $(CLAIMS_FORMAT) --junit-xml target/claims.xml
 
 # Frontier tracking: PR states as last recorded (refresh with
 #   gh pr list --state all --limit 200 --json number,state,mergedAt,title > fixtures/prs/recorded.json)
@@ -67,10 +69,11 @@ mutate: $(STAMP)
 	$(BIN)/claims mutate --all --report target/mutation-declared.json
 
 # The generated survey: mutmut's mutants of planner/, the full mutant x claim kill matrix,
-# a Stryker-schema report at target/mutation-report.json (15 to 25 minutes on 2 cores);
+# a Stryker-schema report at target/mutation-report.json and its page target/mutation.html
+# (15 to 25 minutes on 2 cores);
 # then the value survey: value operators at the planner's typed boundaries, its own report.
 mutation: $(STAMP)
-	$(BIN)/claims mutate --generated --report target/mutation-report.json
+	$(BIN)/claims mutate --generated --report target/mutation-report.json --html target/mutation.html
 	$(BIN)/claims mutate --values --report target/mutation-values.json
 
 test: lint typecheck pytest claims frontiers mutate

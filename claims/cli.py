@@ -8,13 +8,16 @@ would not load. Plugin subcommands return their own codes.
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from claims.commands import add_builtin_commands
 from claims.errors import ClaimsError
 from claims.session import Session
 
+DISTRIBUTION = "gunbc-claims"
 DESCRIPTION = "Run claim batches (witnesses) against the planner and report their verdicts."
 
 EPILOG = """\
@@ -22,9 +25,12 @@ examples:
   claims list
   claims run v41_group_a_launch
   claims run --all --format markdown --junit-xml target/claims.xml
-  claims -p tests.fakes.plugin run fake_green
+  claims evidence --base origin/main
+  CLAIMS_DISABLE_PLUGIN_AUTOLOAD=1 claims -p witnesses.plugin run v41_group_a_launch
+  claims -p no:mutation list
 
-Plugins come built in, from the `claims` entry-point group, and from -p MODULE.
+Plugins come built in, from the `claims` entry-point group, and from -p MODULE;
+-p no:NAME leaves one out (a built-in such as junit, or an entry point such as mutation).
 `claims COMMAND --help` explains each command.
 """
 
@@ -37,7 +43,7 @@ def _add_plugin_option(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="MODULE",
         help="load MODULE as a claims plugin after the built-in and entry-point plugins "
-        "(repeatable, loaded in order)",
+        "(repeatable, loaded in order); -p no:NAME leaves plugin NAME out",
     )
 
 
@@ -49,6 +55,35 @@ def _plugin_modules(argv: Sequence[str]) -> list[str]:
     return list(known.plugins)
 
 
+def version() -> str:
+    """The installed distribution's version, where the kernel is imported from, and any
+    top-level import name this distribution shares with another installed one (README:
+    "Top-level names")."""
+    try:
+        found = importlib.metadata.version(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        found = "(not installed)"
+    text = f"{found} ({DISTRIBUTION}, {Path(__file__).resolve().parent.parent})"
+    shared = shared_top_level_names()
+    if shared:
+        text += "\nwarning: top-level names shared with other installed distributions: " + (
+            "; ".join(f"{name} ({', '.join(others)})" for name, others in shared.items())
+        )
+    return text
+
+
+def shared_top_level_names() -> dict[str, list[str]]:
+    """Each top-level package of this distribution that another distribution installs too
+    (pip lets the later install overwrite the earlier's files), with those distributions."""
+    owners = importlib.metadata.packages_distributions()
+    ours = {name for name, dists in owners.items() if DISTRIBUTION in dists}
+    return {
+        name: sorted(d for d in owners[name] if d != DISTRIBUTION)
+        for name in sorted(ours)
+        if len(set(owners[name]) - {DISTRIBUTION}) > 0
+    }
+
+
 def build_parser(session: Session) -> argparse.ArgumentParser:
     """The full parser: the kernel's commands, then every plugin's, in load order."""
     parser = argparse.ArgumentParser(
@@ -58,6 +93,7 @@ def build_parser(session: Session) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_plugin_option(parser)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
     run = add_builtin_commands(subparsers, session.formats)
     for plugin in session.pm.plugins_with("claims_add_run_options"):

@@ -13,9 +13,12 @@ from claims.session import Selection, Session
 from claims.witness import Unresolved
 
 LIST_EPILOG = """\
-example:
+Exit 0 when every witness resolves, 1 when one is unresolved (its import or setup failed:
+the status column says why), 2 for a usage error or a floor violation.
+
+examples:
   claims list
-  claims -p tests.fakes.plugin list
+  claims -p no:mutation list
 """
 
 RUN_EPILOG = """\
@@ -48,7 +51,7 @@ def add_builtin_commands(
 
 
 def list_witnesses(args: argparse.Namespace, session: Session) -> int:
-    """Print a table: witness, claims per kind, total, status."""
+    """Print a table: witness, claims per kind, total, status; exit 1 if one is unresolved."""
     kinds = list(ClaimKind)
     pending = set(session.pending_names)
     resolutions = session.resolve_all((*session.witness_names, *session.pending_names))
@@ -66,6 +69,10 @@ def list_witnesses(args: argparse.Namespace, session: Session) -> int:
 
     headers = ["witness", *[k.value for k in kinds], "total", "status"]
     print(tabulate(rows, headers=headers) if rows else "no witnesses registered")
+    unresolved = [r.name for r in resolutions if isinstance(r, Unresolved)]
+    if unresolved:
+        print(f"unresolved: {', '.join(unresolved)}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -127,7 +134,7 @@ def run_witnesses(args: argparse.Namespace, session: Session) -> int:
             return 0
     selection = Selection(args.pattern, ClaimKind(args.kind) if args.kind else None)
     report = session.run(names, selection)
-    session.pm.hook.claims_run_finished(report=report, args=args)
+    session.run_finished(report, args)
     session.report(report, args.format, sys.stdout)
     if not args.baseline:
         return report.exit_code

@@ -1,5 +1,10 @@
 """Loading plugins in an explicit order: built-ins, entry points by name, then ``-p``.
 
+``-p no:NAME`` (as pytest's) leaves one plugin out: a built-in by module name or its last
+part (``no:junit``), an entry point by its name or module (``no:mutation``), or an earlier
+``-p`` module. The kernel's runner (``claims.runner``) cannot be left out; a NAME that
+names no plugin is a usage error listing the ones there are.
+
 pluggy calls implementations last-registered first; where order shows (witness lists,
 commands) the kernel calls each plugin on its own in the order kept here instead.
 """
@@ -15,7 +20,7 @@ from types import ModuleType
 import pluggy
 
 from claims import hookspecs
-from claims.errors import PluginLoadError
+from claims.errors import PluginLoadError, UsageError
 from claims.markers import PROJECT
 
 #: Every built-in plugin, by module name, in load order.
@@ -24,6 +29,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "plugins.reporters",
     "plugins.junit",
     "plugins.frontier_commands",
+    "plugins.evidence",
 )
 
 ENTRY_POINT_GROUP = "claims"
@@ -72,9 +78,11 @@ class ClaimsPluginManager(pluggy.PluginManager):
                 self.unregister(plugin)
             raise PluginLoadError(name, origin, error) from error
 
-    def load_entry_points(self) -> None:
+    def load_entry_points(self, blocked: frozenset[str] = frozenset()) -> None:
         """Load the ``claims`` entry-point group, sorted by entry-point name."""
         for ep in _unique_entry_points():
+            if {ep.name, ep.module} & blocked:
+                continue
             try:
                 plugin = ep.load()
             except Exception as error:
@@ -99,16 +107,42 @@ class ClaimsPluginManager(pluggy.PluginManager):
         return None
 
 
+RUNNER = "claims.runner"
+DISABLE = "no:"
+
+
 def load_plugins(extra: Iterable[str] = (), *, autoload: bool | None = None) -> ClaimsPluginManager:
-    """A manager with the built-ins, the entry points (unless disabled) and ``extra``."""
+    """A manager with the built-ins, the entry points (unless disabled) and ``extra``;
+    ``no:NAME`` entries of ``extra`` leave plugin NAME out."""
+    extra = list(extra)
+    blocked = frozenset(e.removeprefix(DISABLE) for e in extra if e.startswith(DISABLE))
+    if RUNNER in blocked or "runner" in blocked:
+        raise UsageError(f"-p no:{RUNNER}: the kernel's runner runs every claim; it stays loaded")
+    autoloading = autoload if autoload is not None else not os.environ.get(AUTOLOAD_ENV)
+    _check_blockable(blocked, extra, autoloading)
     pm = ClaimsPluginManager()
     for name in BUILTIN_PLUGINS:
-        pm.load_module(name, "built-in plugin")
-    if autoload if autoload is not None else not os.environ.get(AUTOLOAD_ENV):
-        pm.load_entry_points()
+        if not {name, name.rpartition(".")[2]} & blocked:
+            pm.load_module(name, "built-in plugin")
+    if autoloading:
+        pm.load_entry_points(blocked)
     for name in extra:
-        pm.load_module(name, "-p option")
+        if not name.startswith(DISABLE) and name not in blocked:
+            pm.load_module(name, "-p option")
     return pm
+
+
+def _check_blockable(blocked: frozenset[str], extra: list[str], autoloading: bool) -> None:
+    names = {n for b in BUILTIN_PLUGINS for n in (b, b.rpartition(".")[2])}
+    if autoloading:
+        names |= {n for ep in _unique_entry_points() for n in (ep.name, ep.module)}
+    names |= {e for e in extra if not e.startswith(DISABLE)}
+    unknown = sorted(blocked - names)
+    if unknown:
+        known = [*BUILTIN_PLUGINS, *(ep.name for ep in _unique_entry_points() if autoloading)]
+        raise UsageError(
+            f"-p no:{unknown[0]}: no plugin of that name to leave out; plugins: {', '.join(known)}"
+        )
 
 
 def _unique_entry_points() -> list[importlib.metadata.EntryPoint]:

@@ -19,6 +19,10 @@ class ClaimResult(BaseModel):
     verdict: Verdict
     duration_ms: float
     statement: str
+    path: str | None = None
+    """The witness source file, relative to the working directory when under it."""
+    line: int | None = None
+    """The line the claim's function starts on in ``path``."""
 
     @property
     def passed(self) -> bool:

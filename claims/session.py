@@ -7,13 +7,15 @@ frontier tracker reach witnesses, mutants and frontiers through it.
 from __future__ import annotations
 
 import fnmatch
+import sys
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 from typing import Any, TextIO
 
-from claims.errors import FloorViolation, UsageError, Violation, describe
+from claims.errors import ClaimsError, FloorViolation, UsageError, Violation, describe
 from claims.loader import ClaimsPluginManager, load_plugins
 from claims.model import ClaimKind, Outcome, Verdict
 from claims.registry import Registry, collect_formats, collect_registry
@@ -48,6 +50,19 @@ class Selection:
         parts = [f"-k {self.pattern!r}"] if self.pattern is not None else []
         parts += [f"--kind {self.kind.value}"] if self.kind is not None else []
         return " ".join(parts) or "no filter"
+
+
+def source_path(module: str) -> str | None:
+    """The file of an imported ``module``, relative to the working directory when under it
+    (the form CI annotations and JUnit readers resolve against the checkout)."""
+    found = getattr(sys.modules.get(module), "__file__", None)
+    if found is None:
+        return None
+    path = Path(found).resolve()
+    try:
+        return path.relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
 
 
 class Session:
@@ -146,6 +161,8 @@ class Session:
             verdict=verdict,
             duration_ms=round(elapsed, 3),
             statement=claim.statement,
+            path=source_path(claim.module),
+            line=claim.lineno,
         )
 
     def _verdict(self, claim: Claim) -> Verdict:
@@ -190,6 +207,31 @@ class Session:
 
     def report(self, report: RunReport, fmt: str, stream: TextIO) -> None:
         """Write ``report`` in ``fmt`` through ``claims_report``."""
-        if not self.pm.hook.claims_report(report=report, fmt=fmt, stream=stream):
+        if not self.call_hook("claims_report", first=True, report=report, fmt=fmt, stream=stream):
             known = ", ".join(self.formats) or "none"
             raise UsageError(f"no plugin writes format {fmt!r}; known formats: {known}")
+
+    def run_finished(self, report: RunReport, args: Any) -> None:
+        """Tell every plugin the run finished (``claims_run_finished``: JUnit and the like)."""
+        self.call_hook("claims_run_finished", first=False, report=report, args=args)
+
+    def call_hook(self, name: str, *, first: bool, **kwargs: Any) -> Any:
+        """Call a hook's implementations in pluggy's order, one at a time, so that one that
+        raises is named: a :class:`ClaimsError` it raises passes through, any other
+        exception becomes one (exit 2) naming the plugin and the hook, never a traceback."""
+        caller = getattr(self.pm.hook, name)
+        for impl in reversed(caller.get_hookimpls()):
+            if impl.wrapper or impl.hookwrapper:
+                continue
+            try:
+                result = impl.function(**{a: kwargs[a] for a in impl.argnames})
+            except ClaimsError:
+                raise
+            except Exception as error:
+                raise ClaimsError(
+                    f"plugin {impl.plugin_name} failed in hook {name}: {describe(error)}. "
+                    f"Fix the plugin, or leave it out with -p no:{impl.plugin_name}."
+                ) from error
+            if first and result is not None:
+                return result
+        return None

@@ -108,6 +108,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "default: target/mutation-report.json; --values default: target/mutation-values.json)",
     )
     parser.add_argument(
+        "--html",
+        type=Path,
+        metavar="FILE",
+        help="also write the report as a self-contained HTML page (opens offline): files "
+        "with scores, the source with each mutant marked, the kill matrix per claim",
+    )
+    parser.add_argument(
         "--debt",
         type=Path,
         default=DEFAULT_DEBT,
@@ -242,7 +249,40 @@ def chosen_witnesses(args: argparse.Namespace, session: Session) -> tuple[str, .
 
 
 def mutate(args: argparse.Namespace, session: Session) -> int:
-    """The ``claims mutate`` handler."""
+    """The ``claims mutate`` handler; with ``--html``, the written report as a page too."""
+    started = time.time()
+    code = _mutate(args, session)
+    if args.html is not None:
+        _write_html(args, code, started)
+    return code
+
+
+def _report_path(args: argparse.Namespace) -> Path | None:
+    if args.report is not None:
+        return Path(args.report)
+    if args.values:
+        return Path("target/mutation-values.json")
+    if args.generated or args.merge_reports:
+        return Path("target/mutation-report.json")
+    return None
+
+
+def _write_html(args: argparse.Namespace, code: int, started: float) -> None:
+    from mutation.html_report import html_from_file
+
+    report = _report_path(args)
+    # Only a report this run wrote: a stale one from an earlier run is not this run's page.
+    if report is None or not report.is_file() or report.stat().st_mtime < started - 1:
+        print(
+            f"no HTML written: no report was written (exit {code}; --html needs --report "
+            "with the declared harness)"
+        )
+        return
+    html_from_file(report, args.html)
+    print(f"html: {args.html}")
+
+
+def _mutate(args: argparse.Namespace, session: Session) -> int:
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     if args.values:

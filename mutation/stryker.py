@@ -127,12 +127,59 @@ def read_report(path: Path) -> Report:
     return dict(found)
 
 
+def shard_of(report: Mapping[str, Any]) -> tuple[int, int] | None:
+    """``(K, N)`` from a survey report's ``config.shard`` ("K/N"), or None without one."""
+    text = str(dict(report.get("config") or {}).get("shard") or "")
+    k, slash, n = text.partition("/")
+    if not slash or not (k.isdigit() and n.isdigit()) or not 1 <= int(k) <= int(n):
+        return None
+    return int(k), int(n)
+
+
+def check_shards(reports: Sequence[Report]) -> int:
+    """The N of a complete set of shard reports ``1/N`` … ``N/N`` of one survey; anything
+    else (a missing shard, a shard twice, two different N, another survey's scope, a report
+    that is not a shard) raises :class:`UsageError` naming what is wrong."""
+    found = [shard_of(r) for r in reports]
+    shards = [s for s in found if s is not None]
+    if len(shards) != len(found):
+        unsharded = len(found) - len(shards)
+        raise UsageError(
+            f"{unsharded} of the {len(reports)} reports carry no config.shard K/N: only the "
+            "shard reports of one survey (--shard K/N) can be merged"
+        )
+    counts = sorted({n for _, n in shards})
+    if len(counts) != 1:
+        raise UsageError(
+            f"the reports are shards of different splits: /{', /'.join(map(str, counts))}"
+        )
+    total = counts[0]
+    given = [k for k, _ in shards]
+    twice = sorted({k for k in given if given.count(k) > 1})
+    if twice:
+        raise UsageError(f"shard {', '.join(f'{k}/{total}' for k in twice)} given twice")
+    missing = sorted(set(range(1, total + 1)) - set(given))
+    if missing:
+        raise UsageError(
+            f"merging {len(given)} of {total} shards: missing "
+            f"{', '.join(f'{k}/{total}' for k in missing)}; a merged report speaks for the "
+            "whole survey only with every shard"
+        )
+    scopes = {json.dumps(dict(r.get("config") or {}).get("scope")) for r in reports}
+    if len(scopes) > 1:
+        raise UsageError(f"the shards surveyed different witnesses: {' vs '.join(sorted(scopes))}")
+    return total
+
+
 def merge(reports: Sequence[Report]) -> Report:
-    """One report holding every file, mutant and test of ``reports`` (shards of one survey).
+    """One report holding every file, mutant and test of ``reports``: every shard of one
+    survey (:func:`check_shards`), marked as the whole (``shard`` 1/1, ``mergedShards`` N).
 
     A mutant id seen twice must carry the same status in both, or the merge is refused.
     """
-    merged = dict(reports[0], files={}, testFiles={})
+    total = check_shards(reports)
+    config = dict(reports[0].get("config") or {}, shard="1/1", mergedShards=total)
+    merged = dict(reports[0], files={}, testFiles={}, config=config)
     seen: dict[str, dict[str, Any]] = {}
     for report in reports:
         for path, entry in report["files"].items():

@@ -1,9 +1,15 @@
 """``claims run --junit-xml FILE``: the run as JUnit XML, for CI test-report views.
 
 One ``testsuite`` per witness, one ``testcase`` per claim (``classname`` = witness, ``name`` =
-claim function). A FAIL verdict is a ``failure``, an ERROR an ``error``; an unresolved witness
-is one ``testcase`` named ``setup`` holding an ``error``. The file is written atomically: a
-temporary file in the same directory, then ``os.replace``.
+claim function, ``file`` and ``line`` = where the claim is defined). A FAIL verdict is a
+``failure``, an ERROR an ``error``; an unresolved witness is one ``testcase`` named ``setup``
+holding an ``error``. The file is written atomically: a temporary file in the same
+directory, then ``os.replace``.
+
+The document keeps to the Jenkins xunit plugin's JUnit schema (``junit-10.xsd``), which CI
+test-report readers accept: ``skipped`` only on ``testsuite`` (never on ``testsuites``), and
+times in seconds with at most three decimals (the schema's older time pattern allows no
+more).
 """
 
 from __future__ import annotations
@@ -66,8 +72,12 @@ def _testcase(result: ClaimResult) -> ET.Element:
         "testcase",
         classname=result.witness,
         name=result.name,
-        time=f"{result.duration_ms / 1000:.6f}",
+        time=seconds(result.duration_ms / 1000),
     )
+    if result.path is not None:
+        case.set("file", result.path)
+        if result.line is not None:
+            case.set("line", str(result.line))
     if result.outcome is not Outcome.PASS:
         tag = "failure" if result.outcome is Outcome.FAIL else "error"
         element = ET.SubElement(case, tag, message=result.verdict.reason, type=result.kind.value)
@@ -78,11 +88,17 @@ def _testcase(result: ClaimResult) -> ET.Element:
     return case
 
 
+def seconds(value: float) -> str:
+    """A time as the schema takes it: seconds, three decimals."""
+    return f"{value:.3f}"
+
+
 def _count(parent: ET.Element, children: list[ET.Element]) -> None:
-    """Set tests/failures/errors/skipped/time on ``parent`` from its cases or suites."""
+    """Set tests/failures/errors/time (and skipped on a suite) on ``parent``."""
     cases = [c for child in children for c in ([child] if child.tag == "testcase" else child)]
     parent.set("tests", str(len(cases)))
     parent.set("failures", str(sum(1 for c in cases if c.find("failure") is not None)))
     parent.set("errors", str(sum(1 for c in cases if c.find("error") is not None)))
-    parent.set("skipped", "0")
-    parent.set("time", f"{sum(float(c.get('time', '0')) for c in cases):.6f}")
+    if parent.tag == "testsuite":
+        parent.set("skipped", "0")
+    parent.set("time", seconds(sum(float(c.get("time", "0")) for c in cases)))

@@ -10,6 +10,12 @@ reason. ``setup()`` runs during collection, once, as it does before ``claims run
 The claims plugins are the built-ins, the ``claims`` entry points, ``--claims-plugin MODULE``,
 and any pytest plugin (``-p MODULE``, a conftest) that implements ``claims_*`` hooks. With no
 witness registered the bridge collects nothing.
+
+A file is a witness file when it is where the witness module is imported from, or when its
+dotted name (its path under the outermost enclosing package) is a registered witness
+module. The second covers ``pytest witnesses`` in a checkout whose package is installed
+(not editable) in site-packages: the claims then run the installed code, and the report
+header says where that is.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from claims.witness import Claim
 PENDING_REASON = "sufficient-for claim of an open frontier: red until its PR lands"
 SESSION = pytest.StashKey[Session]()
 FILES = pytest.StashKey[dict[Path, WitnessEntry]]()
+MODULES = pytest.StashKey[dict[str, WitnessEntry]]()
 MADE = pytest.StashKey[set[Path]]()
 
 
@@ -72,9 +79,13 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     session = config.stash.get(SESSION, None)
     if session is None or not session.witness_names:
         return None
-    located = {entry.name for entry in _witness_files(config).values()}
+    files = _witness_files(config)
+    located = {entry.name for entry in files.values()}
     missing = [w for w in session.registry.witnesses if w.name not in located]
     header = f"claims: {len(session.witness_names)} witnesses registered"
+    places = sorted({str(path.parent) for path in files})
+    if places:
+        header += f", imported from {', '.join(places)}"
     if missing:
         header += "; no source file for " + ", ".join(f"{w.name} ({w.module})" for w in missing)
     return header
@@ -103,9 +114,26 @@ def _origin(module: str) -> Path | None:
 
 
 def _witness_at(parent: pytest.Collector, path: Path) -> WitnessEntry | None:
-    if SESSION not in parent.config.stash:
+    config = parent.config
+    if SESSION not in config.stash:
         return None
-    return _witness_files(parent.config).get(path.resolve())
+    found = _witness_files(config).get(path.resolve())
+    if found is not None:
+        return found
+    if MODULES not in config.stash:
+        config.stash[MODULES] = {e.module: e for e in config.stash[SESSION].registry.witnesses}
+    return config.stash[MODULES].get(dotted_name(path))
+
+
+def dotted_name(path: Path) -> str:
+    """The module name of ``path`` from its enclosing packages (``witnesses.serving_fit``)."""
+    path = path.resolve()
+    parts = [path.stem]
+    folder = path.parent
+    while (folder / "__init__.py").is_file() and folder.parent != folder:
+        parts.append(folder.name)
+        folder = folder.parent
+    return ".".join(reversed(parts))
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -7,6 +7,7 @@ document reads back into the same :class:`claims.RunReport` (:func:`run_report_f
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable, Iterator
 from typing import Any, TextIO
@@ -35,6 +36,9 @@ def claims_register_formats(register: Callable[[str, str], None]) -> None:
 
 @hookimpl
 def claims_report(report: RunReport, fmt: str, stream: TextIO) -> bool | None:
+    if fmt == "table":
+        stream.write(render_table(report, colour=wants_colour(stream)))
+        return True
     render = RENDERERS.get(fmt)
     if render is None:
         return None
@@ -42,19 +46,58 @@ def claims_report(report: RunReport, fmt: str, stream: TextIO) -> bool | None:
     return True
 
 
+# --- colour -----------------------------------------------------------------------------
+
+GREEN, RED, YELLOW, RESET = "\033[32m", "\033[31m", "\033[33m", "\033[0m"
+
+
+def wants_colour(stream: TextIO) -> bool:
+    """Colour on a terminal; never with ``NO_COLOR`` set (no-color.org), always with
+    ``FORCE_COLOR`` set; never for ``TERM=dumb``."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty()) and os.environ.get("TERM") != "dumb"
+
+
+def _paint(text: str, colour: str, on: bool) -> str:
+    return f"{colour}{text}{RESET}" if on else text
+
+
+def _verdict_colour(word: str) -> str:
+    return GREEN if word in ("PASS",) else RED if word in ("FAIL", "ERROR") else YELLOW
+
+
+def _summary_colour(line: str) -> str:
+    if line.endswith(" PASS"):
+        return GREEN
+    return YELLOW if ": unresolved: " in line else RED
+
+
 # --- table ------------------------------------------------------------------------------
 
 
-def render_table(report: RunReport) -> str:
-    """The claims as a tabulate table, a blank line, then the summary lines."""
+def render_table(report: RunReport, colour: bool = False) -> str:
+    """The claims as a tabulate table, a blank line, then the summary lines; with
+    ``colour``, verdicts and summary lines in green (pass), red (fail) or yellow."""
     rows = [
-        [r.id, r.kind.value, r.outcome.value.upper(), r.detail, r.duration_ms]
+        [
+            r.id,
+            r.kind.value,
+            _paint(word := r.outcome.value.upper(), _verdict_colour(word), colour),
+            r.detail,
+            r.duration_ms,
+        ]
         for r in report.results
     ]
     widths = [None, None, None, DETAIL_WIDTH, None]
     table = tabulate(rows, headers=TABLE_HEADERS, floatfmt=".1f", maxcolwidths=widths)
     parts = [table] if rows else []
-    parts.append("\n".join(report.summary_lines()))
+    parts.append(
+        "\n".join(_paint(ln, _summary_colour(ln), colour) for ln in report.summary_lines())
+    )
     return "\n\n".join(parts) + "\n"
 
 
@@ -89,6 +132,8 @@ def _claim_json(result: ClaimResult) -> dict[str, Any]:
         "evidence": result.verdict.evidence,
         "duration_ms": result.duration_ms,
         "statement": result.statement,
+        "path": result.path,
+        "line": result.line,
     }
 
 
@@ -118,6 +163,8 @@ def _claim_from_json(witness: str, doc: dict[str, Any]) -> ClaimResult:
         ),
         duration_ms=doc["duration_ms"],
         statement=doc["statement"],
+        path=doc.get("path"),
+        line=doc.get("line"),
     )
 
 
@@ -141,10 +188,23 @@ def _markdown_witness(witness: WitnessReport) -> Iterator[str]:
 
 
 def _markdown_bullet(result: ClaimResult) -> str:
+    headline = markdown_text(result.headline)
     if result.passed:
-        return f"- {result.headline} — {code_span(result.verdict.evidence)}"
+        return f"- {headline} — {code_span(result.verdict.evidence)}"
     word = result.outcome.value.upper()
-    return f"- **{word}** {result.headline} — {code_span(result.verdict.reason)}"
+    return f"- **{word}** {headline} — {code_span(result.verdict.reason)}"
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+
+
+def markdown_text(text: str) -> str:
+    """``text`` on one line as literal Markdown: every character Markdown (or GitHub's
+    HTML sanitizer) would read as markup inside a line is escaped, so a statement such as
+    ``rank_0 *serves* <head> | [#12353]`` renders as written."""
+    flat = " ".join(text.split())
+    escaped = _MARKDOWN_SPECIAL.sub(r"\\\1", flat)
+    return escaped.replace("&", "&amp;").replace("<", "&lt;")
 
 
 def code_span(text: str) -> str:
@@ -173,12 +233,16 @@ def _github_witness(witness: WitnessReport) -> Iterator[str]:
         if not result.passed:
             title = f"{result.id} {result.outcome.value.upper()} ({result.kind.value})"
             message = f"{result.headline}\n{result.verdict.reason}"
-            yield github_error(title, message)
+            yield github_error(title, message, result.path, result.line)
 
 
-def github_error(title: str, message: str) -> str:
-    """One ``::error title=...::message`` line, escaped as GitHub's toolkit does."""
-    return f"::error title={escape_property(title)}::{escape_data(message)}"
+def github_error(title: str, message: str, file: str | None = None, line: int | None = None) -> str:
+    """One ``::error file=...,line=...,title=...::message`` line, escaped as GitHub's toolkit
+    does; ``file`` and ``line`` attach the annotation to the claim's source in the diff."""
+    where = [f"file={escape_property(file)}"] if file else []
+    where += [f"line={line}"] if file and line else []
+    properties = ",".join([*where, f"title={escape_property(title)}"])
+    return f"::error {properties}::{escape_data(message)}"
 
 
 def escape_data(text: str) -> str:

@@ -111,7 +111,7 @@ def test_the_claims_plugin_option_loads_plugins(pytester: pytest.Pytester) -> No
 def test_the_header_names_witnesses_without_a_file(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest(*P, GREEN)
     result.stdout.fnmatch_lines(
-        ["claims: 5 witnesses registered; no source file for fake_missing (*)"]
+        ["claims: 5 witnesses registered, imported from *; no source file for fake_missing (*)"]
     )
 
 

@@ -85,7 +85,10 @@ def test_github_annotates_what_did_not_pass_then_prints_the_summary(report: RunR
     errors = [line for line in lines if line.startswith("::error ")]
     assert len(errors) == 6 + 1
     assert lines[-3:] == list(report.summary_lines())
-    assert errors[0].startswith("::error title=fake_red.fails_by_verdict FAIL (planned_shape)::")
+    assert errors[0].startswith(
+        "::error file=tests/fakes/witness_red.py,line=",
+    )
+    assert ",title=fake_red.fails_by_verdict FAIL (planned_shape)::" in errors[0]
     assert all("\n" not in line for line in errors)
 
 

@@ -22,7 +22,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from importlib.metadata import entry_points
+from importlib.metadata import entry_points, metadata
 from itertools import takewhile
 from pathlib import Path
 
@@ -51,9 +51,11 @@ from planner.report import write_atomically
 from planner.v41_group_a_launch import v41_group_a_launch_dry_run
 
 # The README the user reads: the checkout's (the mutation survey runs from a copy of the
-# sources in mutants/ inside the checkout, which has no README of its own).
+# sources in mutants/ inside the checkout, which has no README of its own); in an installed
+# wheel, where no checkout is, the same README as the distribution's description.
 README = next(
-    d / "README.md" for d in Path(__file__).resolve().parents if (d / "README.md").is_file()
+    (d / "README.md" for d in Path(__file__).resolve().parents if (d / "README.md").is_file()),
+    None,
 )
 RULE = "=" * 78
 SCENARIOS = DATA_ROOT / "scenarios"
@@ -1022,7 +1024,11 @@ def help_states_the_defaults_the_commands_use() -> Verdict:
 
 def _readme_exit_codes() -> dict[str, str]:
     """The README's dry-run exit codes: `0 rendered and admitted; 1 refused, …; 2 usage …`."""
-    text = " ".join(README.read_text(encoding="utf-8").split())
+    if README is not None:
+        readme = README.read_text(encoding="utf-8")
+    else:
+        readme = str(metadata("gunbc-claims").json.get("description", ""))
+    text = " ".join(readme.split())
     found = re.search(r"Exit codes: 0 ([^;]*); 1 (\w+)[^;]*; 2 ([\w ]+)", text)
     return dict(zip("012", (g.strip() for g in found.groups()), strict=True)) if found else {}
 

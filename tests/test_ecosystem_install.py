@@ -1,0 +1,168 @@
+"""The package as a user gets it: a wheel of this checkout in a fresh venv.
+
+The venvs (tests/ecosystem.py) hold the wheel and only what it declares, so a dependency
+the package forgets to declare fails here as it would after ``pip install``. Nothing is
+imported from the checkout: the commands run from the venv's scripts with no PYTHONPATH.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.ecosystem import (
+    REPO_ROOT,
+    build_wheel,
+    copy_checkout,
+    offline_venv,
+    venv_env,
+    wheel_requirements,
+)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(a copy of the checkout, the wheel built from it)."""
+    root = tmp_path_factory.mktemp("install")
+    checkout = copy_checkout(root / "checkout")
+    return checkout, build_wheel(checkout, root / "dist")
+
+
+@pytest.fixture(scope="module")
+def runtime_venv(built: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return offline_venv(tmp_path_factory.mktemp("runtime") / "venv", built[1])
+
+
+@pytest.fixture(scope="module")
+def test_venv(built: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return offline_venv(tmp_path_factory.mktemp("testextra") / "venv", built[1], ["test"])
+
+
+def _run(venv: Path, argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(venv / "bin" / argv[0]), *argv[1:]],
+        cwd=cwd,
+        env=venv_env(venv),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def _claim_total(venv: Path, cwd: Path) -> int:
+    """Every claim `claims list` counts, pending witnesses included."""
+    done = _run(venv, ["claims", "list"], cwd)
+    assert done.returncode == 0, done.stdout + done.stderr
+    totals = [
+        int(m.group(1))
+        for line in done.stdout.splitlines()
+        if (m := re.search(r"\s(\d+)\s+(ok|pending.*)$", line))
+    ]
+    assert totals, done.stdout
+    return sum(totals)
+
+
+def test_runtime_dependencies_are_ranges_and_hypothesis_is_one(built: tuple[Path, Path]) -> None:
+    requirements = {r.name: r for r in wheel_requirements(built[1])}
+    assert set(requirements) == {"pluggy", "pydantic", "tabulate", "hypothesis"}
+    for requirement in requirements.values():
+        operators = {s.operator for s in requirement.specifier}
+        assert "==" not in operators and {">=", "<"} <= operators, requirement
+
+
+def test_claims_run_all_passes_with_only_the_runtime_dependencies(
+    runtime_venv: Path, tmp_path: Path
+) -> None:
+    imported = _run(
+        runtime_venv, ["python", "-c", "import witnesses; print(witnesses.__file__)"], tmp_path
+    )
+    assert str(runtime_venv) in imported.stdout, imported.stdout + imported.stderr
+    missing = _run(runtime_venv, ["python", "-c", "import pytest"], tmp_path)
+    assert missing.returncode != 0, "the runtime venv must not hold pytest"
+    done = _run(runtime_venv, ["claims", "run", "--all"], tmp_path)
+    summary = [line for line in done.stdout.splitlines() if re.match(r"^\w+: ", line)]
+    assert done.returncode == 0, "\n".join(summary) + done.stderr
+    assert summary and all(line.endswith("PASS") for line in summary), summary
+
+
+def test_pytest_pyargs_collects_every_claim_of_the_installed_package(
+    test_venv: Path, tmp_path: Path
+) -> None:
+    total = _claim_total(test_venv, tmp_path)
+    done = _run(test_venv, ["pytest", "--pyargs", "witnesses", "--collect-only", "-q"], tmp_path)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
+    assert f"{total} tests collected" in done.stdout, done.stdout[-500:]
+
+
+def test_pytest_witnesses_from_a_checkout_collects_every_claim(
+    test_venv: Path, built: tuple[Path, Path]
+) -> None:
+    checkout = built[0]
+    total = _claim_total(test_venv, checkout)
+    done = _run(test_venv, ["pytest", "witnesses", "--collect-only", "-q"], checkout)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
+    assert f"{total} tests collected" in done.stdout, done.stdout[-500:]
+    header = _run(test_venv, ["pytest", "witnesses", "--collect-only"], checkout).stdout
+    # The claims run the installed code; the header says where that is.
+    assert f"imported from {test_venv}" in header, header[:800]
+
+
+def test_the_wheel_ships_py_typed_and_the_data(built: tuple[Path, Path]) -> None:
+    import zipfile
+
+    names = set(zipfile.ZipFile(built[1]).namelist())
+    for package in ("claims", "planner", "plugins", "witnesses", "mutation", "fixtures"):
+        assert f"{package}/py.typed" in names, package
+    assert "fixtures/fabric.json" in names
+    assert "fixtures/stubs/docker" in names
+    assert not any(n.startswith("tests/") for n in names)
+
+
+def test_the_checkout_is_not_imported(runtime_venv: Path) -> None:
+    # The venv's own site-packages, never the repository, provides the packages.
+    done = _run(runtime_venv, ["python", "-c", "import claims; print(claims.__file__)"], Path("/"))
+    assert not done.stdout.startswith(str(REPO_ROOT)), done.stdout
+
+
+def test_every_module_the_help_names_exists_in_an_install(
+    runtime_venv: Path, tmp_path: Path
+) -> None:
+    helps = [_run(runtime_venv, ["claims", "--help"], tmp_path).stdout]
+    commands = ("list", "run", "mutate", "frontiers", "identity", "evidence")
+    helps += [_run(runtime_venv, ["claims", c, "--help"], tmp_path).stdout for c in commands]
+    found_p = {m for text in helps for m in re.findall(r"-p (\S+)", text)}
+    named = {m for m in found_p if not m.startswith(("no:", "MODULE"))}
+    assert "witnesses.plugin" in named
+    for module in sorted(named):
+        found = _run(runtime_venv, ["python", "-c", f"import {module}"], tmp_path)
+        assert found.returncode == 0, f"the help names {module}, absent from an install"
+    version = _run(runtime_venv, ["claims", "--version"], tmp_path).stdout
+    assert version.startswith("claims 0.1.0 (gunbc-claims, ") and str(runtime_venv) in version
+
+
+def test_version_warns_of_a_top_level_name_another_distribution_installs(
+    runtime_venv: Path, tmp_path: Path
+) -> None:
+    # A second distribution that also installs a top-level `fixtures` (as PyPI's does).
+    info = tmp_path / "fixtures-4.1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fixtures\nVersion: 4.1.0\n")
+    (info / "RECORD").write_text("fixtures/__init__.py,,\nfixtures-4.1.0.dist-info/METADATA,,\n")
+    clean = _run(runtime_venv, ["claims", "--version"], tmp_path)
+    assert "warning" not in clean.stdout, clean.stdout
+    env = {**venv_env(runtime_venv), "PYTHONPATH": str(tmp_path)}
+    clash = subprocess.run(
+        [str(runtime_venv / "bin" / "claims"), "--version"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (
+        "warning: top-level names shared with other installed distributions: "
+        "fixtures (fixtures)" in clash.stdout
+    ), clash.stdout
