@@ -1,0 +1,134 @@
+"""Witness: every input reader returns exactly what its file says, in the file's order.
+
+The planner reads its data from files (the inventory, the checkpoint manifests, each
+scenario's plan inputs). A reader that drops, repeats, reorders or miscounts an entry plans
+a different launch than the files describe, so each claim here reads the same file a second
+time with :mod:`json` alone and compares whole values: every entry with every field, in
+order.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from claims import ClaimKind, Verdict, claim, expect
+from fixtures.builders import DATA_ROOT
+from planner import data
+from planner.checkpoint import CheckpointManifest, load_manifest
+from planner.fabric import load_fabric
+from planner.scenarios import load_inputs
+
+CHECKPOINTS = DATA_ROOT / "checkpoints"
+
+
+def _json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _manifest_files() -> list[Path]:
+    paths = sorted(CHECKPOINTS.glob("*.manifest.json"))
+    if len(paths) < 2:
+        raise AssertionError(f"expected the V4.1 and GLM manifests under {CHECKPOINTS}")
+    return paths
+
+
+def _as_file_says(manifest: CheckpointManifest) -> dict[str, Any]:
+    """A manifest value in the file's own shape: model, revision, every file entry."""
+    return {
+        "model": manifest.model,
+        "revision": manifest.revision,
+        "files": [{"path": f.path, "bytes": f.bytes, "role": f.role} for f in manifest.files],
+    }
+
+
+def _said(raw: Any) -> dict[str, Any]:
+    return {k: raw[k] for k in ("model", "revision", "files")}
+
+
+def _first_difference(label: str, want: dict[str, Any], got: dict[str, Any]) -> list[str]:
+    if want == got:
+        return []
+    if want["files"] != got["files"]:
+        w, g = want["files"], got["files"]
+        at = next((i for i, (a, b) in enumerate(zip(w, g, strict=False)) if a != b), None)
+        if at is None:
+            return [f"{label}: {len(w)} file entries in the file, {len(g)} read"]
+        return [f"{label}: file entry {at} is {w[at]} in the file, read as {g[at]}"]
+    return [f"{label}: {want['model']}@{want['revision']} read as {got['model']}@{got['revision']}"]
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_manifest_is_read_entry_by_entry() -> Verdict:
+    """Every checkpoint manifest under ``checkpoints/`` is read as its file says: the model,
+    the revision and every file entry (path, byte count, role) in the file's order, none
+    dropped, repeated, moved or miscounted by a single byte."""
+    problems: list[str] = []
+    entries = 0
+    for path in _manifest_files():
+        want = _said(_json(path))
+        entries += len(want["files"])
+        problems += _first_difference(path.name, want, _as_file_says(load_manifest(path)))
+    return expect(
+        not problems,
+        f"{len(_manifest_files())} manifests, {entries} file entries read as written",
+        "; ".join(problems[:4]),
+    )
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_data_root_readers_return_the_files_they_name() -> Verdict:
+    """The data root's readers return the file they name, whole: ``fabric`` the inventory
+    ``fabric.json`` (every host and group as the inventory reader reads that file), ``manifest``
+    the named manifest entry by entry, and ``snapshot_manifest`` of each model the manifest
+    whose model it is — with the root given or defaulted."""
+    problems: list[str] = []
+    for root in (None, DATA_ROOT):
+        label = "default root" if root is None else "given root"
+        if data.fabric(root) != load_fabric(DATA_ROOT / "fabric.json"):
+            problems.append(f"{label}: fabric differs from fabric.json")
+        for path in _manifest_files():
+            want = _said(_json(path))
+            relative = path.relative_to(DATA_ROOT).as_posix()
+            got = _as_file_says(data.manifest(relative, root))
+            problems += _first_difference(f"{label}: manifest {relative}", want, got)
+            snapshot = _as_file_says(data.snapshot_manifest(want["model"], root))
+            problems += _first_difference(f"{label}: snapshot of {want['model']}", want, snapshot)
+    return expect(
+        not problems,
+        "fabric, both manifests and both snapshots read whole, root given or defaulted",
+        "; ".join(problems[:4]),
+    )
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def plan_inputs_are_read_as_the_file_says() -> Verdict:
+    """Each scenario's ``inputs.json`` is read as written: the Engram manifest text character
+    for character, the launch shape's axes and the produced image's digest and reading; an
+    input the file leaves out is not supplied."""
+    problems: list[str] = []
+    scenarios = sorted(p for p in (DATA_ROOT / "scenarios").iterdir() if p.is_dir())
+    for directory in scenarios:
+        path = directory / "inputs.json"
+        raw = _json(path)
+        inputs = load_inputs(path)
+        got = {
+            "engram_manifest": inputs.engram_manifest,
+            # a field the file leaves out is left unset, so the dump is what the file says
+            "launch_shape": None
+            if inputs.launch_shape is None
+            else inputs.launch_shape.model_dump(mode="json", exclude_unset=True),
+            "produced_image": None
+            if inputs.produced_image is None
+            else inputs.produced_image.model_dump(mode="json", exclude_unset=True),
+        }
+        want = {key: raw.get(key) for key in got}
+        for key in got:
+            if want[key] != got[key]:
+                problems.append(f"{directory.name}: {key} is {want[key]!r:.80} in the file")
+    return expect(
+        not problems,
+        f"{len(scenarios)} scenarios' inputs read as written",
+        "; ".join(problems[:4]),
+    )
