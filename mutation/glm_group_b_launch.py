@@ -11,10 +11,12 @@ import hashlib
 import json
 
 from mutation import mutant
-from planner.arm_launch import ArmCall
-from planner.checkpoint import CheckpointManifest, CheckpointVllmParsers
+from planner.apply import Stage
+from planner.arm_launch import ArmCall, DryRun
+from planner.authority import AuthorityState
+from planner.checkpoint import CheckpointManifest, CheckpointRow, CheckpointVllmParsers, glm_row
 from planner.fabric import Fabric, FabricGroup, Host
-from planner.glm_group_b_launch import glm_group_b_call
+from planner.glm_group_b_launch import glm_group_b_call, glm_group_b_launch_dry_run
 from planner.identity import V41_UNITS
 from planner.profile import V41_ENGRAM_REQUEST, ServingLaunchProfile
 
@@ -28,6 +30,10 @@ CREATE = f"{W}.glm_every_host_create_argv_is_planned_whole"
 UNIT = f"{W}.glm_every_unit_is_planned_whole"
 DOORS = f"{W}.glm_front_doors_are_its_own"
 KEY = f"{W}.the_engram_request_enters_the_key_by_its_content"
+DRY_RUN = "planner.glm_group_b_launch.glm_group_b_launch_dry_run"
+ORDER = f"{W}.glm_apply_order_is_every_stage_head_first_on_group_b"
+FIT = f"{W}.glm_is_fitted_on_its_manifest_weights_and_group_b_pool"
+RANKS = f"{W}.glm_every_rank_runs_on_its_inventory_host_with_its_rail_env"
 
 
 def _digest(body: dict[str, object]) -> str:
@@ -35,7 +41,10 @@ def _digest(body: dict[str, object]) -> str:
     return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
 
 
-@mutant(replaces=CALL_SITE, turns_red={f"{W}.glm_keeps_its_own_names_on_four_hosts", UNIT, DOORS})
+@mutant(
+    replaces=CALL_SITE,
+    turns_red={f"{W}.glm_keeps_its_own_names_on_four_hosts", UNIT, DOORS, ORDER},
+)
 def glm_runs_under_the_v41_units(fabric: Fabric, manifest: CheckpointManifest) -> ArmCall:
     """GLM's call site passes V4.1's unit identity, so GLM's hosts run gunbc-v41 units."""
     return glm_group_b_call(fabric, manifest).model_copy(update={"units": V41_UNITS})
@@ -46,6 +55,7 @@ def glm_runs_under_the_v41_units(fabric: Fabric, manifest: CheckpointManifest) -
     turns_red={
         f"{W}.glm_supplied_admits",
         CREATE,
+        FIT,
         "dry_run_cli.admitted_dry_runs_exit_0_and_say_where_the_report_went",
         "dry_run_cli.every_data_file_is_read_from_the_data_root",
         "dry_run_cli.without_out_each_arm_writes_its_default_report_under_the_working_directory",
@@ -141,7 +151,7 @@ def _with(call: ArmCall, **update: object) -> ArmCall:
     return call.model_copy(update=update)
 
 
-@mutant(replaces=CALL_SITE, turns_red={SERVE, DOORS}, independent=False)
+@mutant(replaces=CALL_SITE, turns_red={SERVE, DOORS, ORDER}, independent=False)
 def glm_serves_on_the_v41_route_port(fabric: Fabric, manifest: CheckpointManifest) -> ArmCall:
     """GLM's route takes V4.1's serving port 8000, so GLM's clients find nothing on 8100."""
     call = glm_group_b_call(fabric, manifest)
@@ -179,3 +189,32 @@ def engram_request_entered_as_null(self: ServingLaunchProfile) -> str:
     if self.engram is not None:
         body["engram"] = None
     return _digest(body)
+
+
+@mutant(replaces=DRY_RUN, turns_red={ORDER})
+def glm_followers_apply_before_srv1(
+    fabric: Fabric, manifest: CheckpointManifest, state: AuthorityState
+) -> DryRun:
+    """GLM's apply order runs each stage on the followers before srv1 (each host's own
+    steps unchanged), so a follower waits for a head that has not applied yet."""
+    run = glm_group_b_launch_dry_run(fabric, manifest, state)
+    order = sorted(run.apply_order, key=lambda s: (list(Stage).index(s.stage), s.rank == 0))
+    return run.model_copy(update={"apply_order": tuple(order)})
+
+
+@mutant(replaces="planner.checkpoint.glm_row", turns_red={FIT})
+def glm_weight_rounded_down(manifest: CheckpointManifest) -> CheckpointRow:
+    """GLM's weight is rounded down to whole GiB, so the fit under-counts it."""
+    row = glm_row(manifest)
+    return row.model_copy(update={"weight_gib": manifest.weight_bytes // 1024**3})
+
+
+@mutant(replaces=DRY_RUN, turns_red={RANKS}, independent=False)
+def glm_ranks_name_their_host_ip_last(
+    fabric: Fabric, manifest: CheckpointManifest, state: AuthorityState
+) -> DryRun:
+    """The launch plan lists each GLM rank's env with VLLM_HOST_IP after the interfaces."""
+    run = glm_group_b_launch_dry_run(fabric, manifest, state)
+    assert run.launch is not None
+    ranks = tuple(r.model_copy(update={"env": (*r.env[1:], r.env[0])}) for r in run.launch.ranks)
+    return run.model_copy(update={"launch": run.launch.model_copy(update={"ranks": ranks})})

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from claims import ClaimKind, Verdict, claim, expect, expect_equal, fails, holds
-from fixtures.builders import DATA_ROOT, glm_dry_run, refusal_codes
+from fixtures.builders import DATA_ROOT, glm_call, glm_dry_run, refusal_codes
 from planner.apply import Stage
 from planner.arm_launch import DryRun
 from planner.profile import (
@@ -418,3 +418,146 @@ def the_engram_request_enters_the_key_by_its_content() -> Verdict:
     shared = minted.model_copy(update={"engram": other})
     got = (minted.content_key(), shared.content_key() != minted.content_key())
     return expect_equal((recipe, True), got, "(V4.1 key, a changed request changes it)")
+
+
+GIB = 1024**3
+
+
+def _glm_weight_gib() -> int:
+    """GLM's weights from its manifest: the bytes of every file whose role is weights,
+    rounded up to whole GiB once (DESIGN: one byte count, rounded once)."""
+    weights = sum(f["bytes"] for f in _json(GLM_MANIFEST_FILE)["files"] if f["role"] == "weights")
+    return -(-weights // GIB)
+
+
+def _glm_door(rank: int) -> tuple[tuple[str, ...], str]:
+    """A GLM step's front door and log: srv1 answers /health on 8100, a follower's
+    glm-native-rank unit is active; each rank's own log."""
+    stem = GLM_HEAD_UNIT if rank == 0 else GLM_RANK_UNIT
+    url = f"http://{_group_b_hosts()[0]['rail_address']}:{GLM_SERVE_PORT}/health"
+    check = (
+        ("curl", "-fsS", "--max-time", "5", url)
+        if rank == 0
+        else ("systemctl", "is-active", "--quiet", f"{stem}.service")
+    )
+    return check, f"/var/log/gunbc/{stem}.log"
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def glm_apply_order_is_every_stage_head_first_on_group_b() -> Verdict:
+    """GLM's apply order is every stage in turn (preflight, preserve, apply, readback, front
+    door, commit, rollback, cleanup), each on srv1 (node rank 0) first and then srv2-4, each
+    step invoked as ``bash STAGE.sh glm-native-tp4`` with its rank's front door and log; and
+    each host's rendered steps are exactly the apply order's steps of its rank, in order."""
+    run = _rendered()
+    hosts = _group_b_hosts()
+    want = [
+        (
+            stage.value,
+            rank,
+            hosts[rank]["name"],
+            ("bash", f"{stage.value}.sh", GLM_CONTAINER),
+            *_glm_door(rank),
+        )
+        for stage in Stage
+        for rank in range(len(hosts))
+    ]
+    got = [
+        (
+            s.stage.value,
+            s.rank,
+            s.host_name,
+            s.invocation,
+            s.front_door.check,
+            s.front_door.log_path,
+        )
+        for s in run.apply_order
+    ]
+    problems = []
+    if got != want:
+        at = next((i for i, (w, g) in enumerate(zip(want, got, strict=False)) if w != g), None)
+        where = f"step {at}: {got[at]}" if at is not None else f"{len(got)} steps"
+        problems.append(f"apply order differs at {where}")
+    for rank, host in enumerate(run.hosts):
+        own = tuple(s for s in run.apply_order if s.rank == rank)
+        if host.steps != own:
+            problems.append(f"{hosts[rank]['name']}: its steps are not the order's rank {rank}")
+    return expect(
+        not problems, f"{len(want)} steps, stage by stage, srv1 first", "; ".join(problems)
+    )
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def glm_is_fitted_on_its_manifest_weights_and_group_b_pool() -> Verdict:
+    """GLM's row is its manifest's model and revision, weighing its weight files rounded up
+    to GiB once, decoded by glm45 with no tokenizer mode and keeping nothing resident beyond
+    its weights; its call names Group B as the inventory lists it; its candidate is
+    glm_group_b with that checkpoint and the gunbc-glm-native runtime; and the dry run's fit
+    is that weight, no allowance, Group B's whole pool (the sum of its hosts' memory) over
+    its four ranks."""
+    raw = _json(GLM_MANIFEST_FILE)
+    hosts = _group_b_hosts()
+    fabric = _json(DATA_ROOT / "fabric.json")
+    group = next(g for g in fabric["groups"] if g["name"] == "group_b")
+    reference = f"{raw['model']}@{raw['revision']}"
+    call = glm_call()
+    row = call.row
+    got = {
+        "row": (row.model, row.revision, row.weight_gib, row.placement),
+        "parsers": (row.parsers.tool_call, row.parsers.reasoning, row.parsers.tokenizer_mode),
+        "beyond weights": row.resident_beyond_weights.kind,
+        "group": (
+            call.group.name,
+            call.group.subject,
+            [h.model_dump() for h in call.group.hosts],
+        ),
+    }
+    want: dict[str, Any] = {
+        "row": (raw["model"], raw["revision"], _glm_weight_gib(), _glm_placement()),
+        "parsers": ("glm45", "glm45", None),
+        "beyond weights": "nothing",
+        "group": ("group_b", group["subject"], hosts),
+    }
+    run = _rendered()
+    fit = run.fit
+    got["candidate"] = (run.candidate.arm, run.candidate.checkpoint, run.candidate.runtime_key)
+    want["candidate"] = ("glm_group_b", reference, GLM_RUNTIME_KEY)
+    got["fit"] = None if fit is None else fit.model_dump()
+    want["fit"] = {
+        "pool_gib": sum(h["memory_gib"] for h in hosts),
+        "weights_gib": _glm_weight_gib(),
+        "allowance_gib": 0,
+        "ranks": len(hosts),
+    }
+    wrong = [f"{k}: {got[k]} != {want[k]}" for k in want if got[k] != want[k]]
+    summary = (
+        f"{reference}: {want['fit']['weights_gib']} GiB on a {want['fit']['pool_gib']} GiB pool"
+    )
+    return expect(not wrong, summary, "; ".join(wrong))
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def glm_every_rank_runs_on_its_inventory_host_with_its_rail_env() -> Verdict:
+    """GLM's node rank i runs on Group B's i-th host exactly as the inventory lists it (name,
+    memory, rail address and interface), with the env VLLM_HOST_IP=its rail address, then
+    NCCL_SOCKET_IFNAME and GLOO_SOCKET_IFNAME=its rail interface, and nothing else."""
+    launch = _rendered().launch
+    assert launch is not None
+    hosts = _group_b_hosts()
+    want = [
+        (
+            rank,
+            host,
+            [
+                ("VLLM_HOST_IP", host["rail_address"]),
+                ("NCCL_SOCKET_IFNAME", host["rail_interface"]),
+                ("GLOO_SOCKET_IFNAME", host["rail_interface"]),
+            ],
+        )
+        for rank, host in enumerate(hosts)
+    ]
+    got = [(r.rank, r.host.model_dump(), [tuple(p) for p in r.env]) for r in launch.ranks]
+    wrong = [f"rank {w[0]}: {g}" for w, g in zip(want, got, strict=False) if w != g]
+    if len(got) != len(want):
+        wrong.append(f"{len(got)} ranks for {len(want)} hosts")
+    return expect(not wrong, "4 ranks on srv1-4, each with its own rail env", "; ".join(wrong))
