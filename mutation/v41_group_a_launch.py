@@ -218,7 +218,12 @@ def image_named_by_a_floating_tag(
 
 @mutant(
     replaces="planner.v41_group_a_launch.v41_group_a_call",
-    turns_red={f"{W}.engram_env_and_mounts_under_v41_names_only", CREATE, UNIT},
+    turns_red={
+        "v41_group_a_launch.the_apply_order_is_every_stage_head_first_on_group_a",
+        f"{W}.engram_env_and_mounts_under_v41_names_only",
+        CREATE,
+        UNIT,
+    },
 )
 def v41_runs_under_the_v4_pair_container_name(
     fabric: Fabric, manifest: CheckpointManifest, inputs: PlanInputs, source: str = "inputs"
@@ -263,6 +268,7 @@ def zero_allowance(pool_gib: int, utilization_bp: int) -> int:
 @mutant(
     replaces="planner.fit.serving_arm_admits",
     turns_red={
+        "v41_group_a_launch.each_open_frontier_refuses_naming_its_owner_and_trigger",
         f"{W}.without_a_profile_the_wall_refuses",
         "serving_fit.without_a_profile_a_page_cache_row_is_refused_as_unknown",
     },
@@ -399,6 +405,7 @@ def admitted_reads_the_refusals_backwards(self: DryRun) -> bool:
 @mutant(
     replaces="planner.frontiers.unmet_obligations",
     turns_red={
+        "v41_group_a_launch.each_open_frontier_refuses_naming_its_owner_and_trigger",
         f"{W}.live_inputs_name_exactly_the_open_frontiers",
         f"{W}.without_the_engram_manifest_nothing_renders",
     },
@@ -440,6 +447,7 @@ def checkpoint_mount_lost_beside_the_engram_mounts(call: ArmCall) -> tuple[BindM
 @mutant(
     replaces="planner.identity.ArmUnitIdentity.unit_for_rank",
     turns_red={
+        "v41_group_a_launch.the_apply_order_is_every_stage_head_first_on_group_a",
         f"{W}.rank_zero_runs_the_head_unit_and_followers_the_rank_unit",
         UNIT,
         GLM_UNIT,
@@ -454,6 +462,7 @@ def head_and_follower_units_swapped(self: ArmUnitIdentity, rank: int) -> str:
 @mutant(
     replaces="planner.launch.host_env",
     turns_red={
+        "v41_group_a_launch.each_rank_runs_on_its_inventory_host_with_its_whole_env",
         f"{W}.each_rank_uses_its_own_rail_address_and_interface",
         CREATE,
         GLM_CREATE,
@@ -641,7 +650,12 @@ def utilization_rendered_in_basis_points(self: ServingLaunchProfile) -> str:
 
 @mutant(
     replaces="planner.launch.plan_arm_launch",
-    turns_red={f"{W}.each_rank_uses_its_own_rail_address_and_interface", CREATE, GLM_CREATE},
+    turns_red={
+        "v41_group_a_launch.each_rank_runs_on_its_inventory_host_with_its_whole_env",
+        f"{W}.each_rank_uses_its_own_rail_address_and_interface",
+        CREATE,
+        GLM_CREATE,
+    },
 )
 def rank_two_gets_rank_one_fabric_env(
     group: FabricGroup,
@@ -702,7 +716,12 @@ def units_restart_on_their_own(
 
 @mutant(
     replaces="planner.identity.ArmUnitIdentity.log_path_for_rank",
-    turns_red={UNIT, GLM_UNIT, GLM_DOORS},
+    turns_red={
+        "v41_group_a_launch.the_apply_order_is_every_stage_head_first_on_group_a",
+        UNIT,
+        GLM_UNIT,
+        GLM_DOORS,
+    },
 )
 def followers_log_to_the_head_log(self: ArmUnitIdentity, rank: int) -> str:
     """Every rank's unit appends to the head's log file, so a follower's failure lands in
@@ -713,6 +732,7 @@ def followers_log_to_the_head_log(self: ArmUnitIdentity, rank: int) -> str:
 @mutant(
     replaces="planner.arm_launch.plan_arm",
     turns_red={
+        "v41_group_a_launch.the_apply_order_is_every_stage_head_first_on_group_a",
         f"{W}.each_host_renders_only_its_own_stage_steps",
         GLM_DOORS,
         "dry_run_cli.the_report_carries_every_planned_host_artifact",
@@ -849,3 +869,112 @@ def ceiling_division_left_fractional(numerator: int, denominator: int) -> int:
 def the_dry_run_drops_its_fit(call: ArmCall, state: AuthorityState) -> DryRun:
     """The dry run drops the fit it computed, so the report shows no fit line."""
     return plan_arm(call, state).model_copy(update={"fit": None})
+
+
+V41_DRY_RUN = "planner.v41_group_a_launch.v41_group_a_launch_dry_run"
+
+
+def _dry_run(
+    fabric: Fabric,
+    manifest: CheckpointManifest,
+    inputs: PlanInputs,
+    state: AuthorityState,
+    source: str = "inputs",
+) -> DryRun:
+    return plan_arm(v41_group_a_call(fabric, manifest, inputs, source), state)
+
+
+@mutant(
+    replaces=V41_DRY_RUN,
+    turns_red={f"{W}.the_apply_order_is_every_stage_head_first_on_group_a"},
+    independent=False,
+)
+def the_order_runs_rollback_before_commit(
+    fabric: Fabric,
+    manifest: CheckpointManifest,
+    inputs: PlanInputs,
+    state: AuthorityState,
+    source: str = "inputs",
+) -> DryRun:
+    """The apply order puts every rollback step before the commit steps (each host's own
+    steps unchanged), so an executor following it undoes a successful apply."""
+    run = _dry_run(fabric, manifest, inputs, state, source)
+    first = ("rollback", "commit")
+    order = sorted(run.apply_order, key=lambda s: s.stage.value not in first)
+    return run.model_copy(update={"apply_order": tuple(order)})
+
+
+@mutant(
+    replaces=V41_DRY_RUN,
+    turns_red={f"{W}.each_rank_runs_on_its_inventory_host_with_its_whole_env"},
+    independent=False,
+)
+def the_launch_drops_the_receipt_dir_from_each_env(
+    fabric: Fabric,
+    manifest: CheckpointManifest,
+    inputs: PlanInputs,
+    state: AuthorityState,
+    source: str = "inputs",
+) -> DryRun:
+    """The launch plan's ranks carry their env without the Engram receipt dir."""
+    run = _dry_run(fabric, manifest, inputs, state, source)
+    if run.launch is None:
+        return run
+    ranks = tuple(r.model_copy(update={"env": r.env[:-1]}) for r in run.launch.ranks)
+    return run.model_copy(update={"launch": run.launch.model_copy(update={"ranks": ranks})})
+
+
+@mutant(
+    replaces=V41_DRY_RUN,
+    turns_red={f"{W}.the_candidate_is_this_arm_its_checkpoint_and_runtime"},
+    independent=False,
+)
+def the_candidate_names_the_model_without_its_revision(
+    fabric: Fabric,
+    manifest: CheckpointManifest,
+    inputs: PlanInputs,
+    state: AuthorityState,
+    source: str = "inputs",
+) -> DryRun:
+    """The dry run reports its candidate's checkpoint as the bare model name."""
+    run = _dry_run(fabric, manifest, inputs, state, source)
+    candidate = run.candidate.model_copy(update={"checkpoint": manifest.model})
+    return run.model_copy(update={"candidate": candidate})
+
+
+@mutant(
+    replaces=V41_DRY_RUN,
+    turns_red={f"{W}.every_host_stages_the_supplied_manifest_alike"},
+    independent=False,
+)
+def the_last_host_writes_its_manifest_world_writable(
+    fabric: Fabric,
+    manifest: CheckpointManifest,
+    inputs: PlanInputs,
+    state: AuthorityState,
+    source: str = "inputs",
+) -> DryRun:
+    """The last host's manifest write is planned with mode 0666."""
+    run = _dry_run(fabric, manifest, inputs, state, source)
+    if not run.hosts:
+        return run
+    last = run.hosts[-1]
+    staging = tuple(
+        s.model_copy(update={"mode": 0o666}) if s.kind == "write_file" else s for s in last.staging
+    )
+    hosts = (*run.hosts[:-1], last.model_copy(update={"staging": staging}))
+    return run.model_copy(update={"hosts": hosts})
+
+
+@mutant(
+    replaces="planner.frontiers.unmet_obligations",
+    turns_red={f"{W}.each_open_frontier_refuses_naming_its_owner_and_trigger"},
+    independent=False,
+)
+def obligations_hint_at_the_owner_not_the_trigger(
+    frontiers: tuple[DeclaredFrontier, ...], inputs: PlanInputs
+) -> tuple[Refusal, ...]:
+    """Each obligation's hint names its owner instead of the merge that consumes it."""
+    found = unmet_obligations(frontiers, inputs)
+    owners = {f"frontier.{f.id}": f.owner for f in frontiers}
+    return tuple(r.model_copy(update={"hint": f"ask {owners[r.code]}"}) for r in found)

@@ -826,3 +826,174 @@ def the_dry_run_carries_the_fit_it_was_planned_under() -> Verdict:
     assert call.profile is not None
     want, _ = serving_arm_admits_under(call.row, call.profile, pool, len(hosts))
     return expect_equal(want, _supplied().fit, "the dry run's fit")
+
+
+# --- the apply order, each rank's host and env, staging, the candidate, the obligations ----
+
+V41_RUNTIME_KEY = "gunbc-deepseek-v41-engram-produced"
+"""#12353's produced runtime: the key the image is admitted for."""
+
+
+def _v41_door(rank: int) -> tuple[tuple[str, ...], str]:
+    """A V4.1 step's front door and log: the head answers /health on the route's port at
+    its rail address, a follower's rank unit is active; each rank's own log."""
+    unit = V41_HEAD_UNIT if rank == 0 else V41_RANK_UNIT
+    url = f"http://{_group_hosts('group_a')[0]['rail_address']}:{SERVE_PORT}/health"
+    check = (
+        ("curl", "-fsS", "--max-time", "5", url)
+        if rank == 0
+        else ("systemctl", "is-active", "--quiet", f"{unit}.service")
+    )
+    return check, f"/var/log/gunbc/{unit}.log"
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_apply_order_is_every_stage_head_first_on_group_a() -> Verdict:
+    """The apply order an executor follows is every stage in turn (preflight, preserve,
+    apply, readback, front door, commit, rollback, cleanup), each on srv5 (node rank 0) first
+    and then srv6-8, each step invoked as ``bash STAGE.sh gunbc-v41-tp4`` with its rank's
+    front door and log; and each host's rendered steps are exactly the apply order's steps
+    of its rank, in order (what the report shows per host is what the executor runs)."""
+    run = _supplied()
+    hosts = _group_hosts("group_a")
+    want = [
+        (
+            stage.value,
+            rank,
+            hosts[rank]["name"],
+            ("bash", f"{stage.value}.sh", V41_NAME),
+            *_v41_door(rank),
+        )
+        for stage in Stage
+        for rank in range(len(hosts))
+    ]
+    got = [
+        (
+            s.stage.value,
+            s.rank,
+            s.host_name,
+            s.invocation,
+            s.front_door.check,
+            s.front_door.log_path,
+        )
+        for s in run.apply_order
+    ]
+    problems = []
+    if got != want:
+        at = next((i for i, (w, g) in enumerate(zip(want, got, strict=False)) if w != g), None)
+        where = f"step {at}: {got[at]}" if at is not None else f"{len(got)} steps"
+        problems.append(f"apply order differs at {where}")
+    for rank, host in enumerate(run.hosts):
+        if host.steps != tuple(s for s in run.apply_order if s.rank == rank):
+            problems.append(f"{hosts[rank]['name']}: its steps are not the order's rank {rank}")
+    return expect(
+        not problems, f"{len(want)} steps, stage by stage, srv5 first", "; ".join(problems)
+    )
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def each_rank_runs_on_its_inventory_host_with_its_whole_env() -> Verdict:
+    """Node rank i runs on Group A's i-th host exactly as the inventory lists it (name,
+    memory, rail address and interface), with the env VLLM_HOST_IP=its rail address,
+    NCCL_SOCKET_IFNAME and GLOO_SOCKET_IFNAME=its rail interface, then the Engram manifest
+    path and receipt dir, and nothing else; the plan's image is the supplied digest."""
+    launch = _supplied().launch
+    assert launch is not None
+    hosts = _group_hosts("group_a")
+    engram = V41_ENGRAM_PLACEMENT
+    want = [
+        (
+            rank,
+            host,
+            [
+                ("VLLM_HOST_IP", host["rail_address"]),
+                ("NCCL_SOCKET_IFNAME", host["rail_interface"]),
+                ("GLOO_SOCKET_IFNAME", host["rail_interface"]),
+                (MANIFEST_ENV, f"{engram.manifest_dir}/{engram.manifest_name}"),
+                (RECEIPT_ENV, engram.receipt_dir),
+            ],
+        )
+        for rank, host in enumerate(hosts)
+    ]
+    got = [(r.rank, r.host.model_dump(), [tuple(p) for p in r.env]) for r in launch.ranks]
+    wrong = [f"rank {w[0]}: {g}" for w, g in zip(want, got, strict=False) if w != g]
+    if len(got) != len(want):
+        wrong.append(f"{len(got)} ranks for {len(want)} hosts")
+    digest = _supplied_inputs()["produced_image"]["artifact"]["config_digest"]
+    if launch.image_digest != digest:
+        wrong.append(f"image {launch.image_digest}, supplied {digest}")
+    return expect(not wrong, "4 ranks on srv5-8, each with its whole env", "; ".join(wrong))
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_candidate_is_this_arm_its_checkpoint_and_runtime() -> Verdict:
+    """The candidate the admission asks for is v41_group_a, the manifest's model at its
+    revision, and #12353's runtime key — for the supplied plan and for the live one that
+    does not render."""
+    raw = _json(V41_MANIFEST_FILE)
+    want = ("v41_group_a", f"{raw['model']}@{raw['revision']}", V41_RUNTIME_KEY)
+    got = [
+        (c.arm, c.checkpoint, c.runtime_key)
+        for c in (v41_dry_run(name).candidate for name in ("supplied", "live"))
+    ]
+    return expect_equal([want, want], got, "(arm, checkpoint, runtime key), supplied and live")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def every_host_stages_the_supplied_manifest_alike() -> Verdict:
+    """Every host's Engram staging is the same three steps: ``mkdir -p --`` the manifest
+    dir, ``mkdir -p --`` the receipt dir, then the supplied manifest text, byte for byte,
+    written as row-store-manifest.json sealed to the manifest dir with mode 0644 (readable
+    by the container, written by nobody else)."""
+    engram = V41_ENGRAM_PLACEMENT
+    text = _supplied_inputs()["engram_manifest"].encode()
+    want = [
+        ("mkdir", ("mkdir", "-p", "--", engram.manifest_dir)),
+        ("mkdir", ("mkdir", "-p", "--", engram.receipt_dir)),
+        ("write_file", (engram.manifest_dir, "row-store-manifest.json", text, 0o644)),
+    ]
+    problems = []
+    for host in _supplied().hosts:
+        got = [
+            (s.kind, s.argv)
+            if isinstance(s, MkdirStep)
+            else (s.kind, (s.scope.root, s.relative_path, s.content, s.mode))
+            for s in host.staging
+        ]
+        if got != want:
+            problems.append(f"{host.realization.host_name}: {got}")
+    return expect(not problems, "4 hosts stage the manifest alike", "; ".join(problems)[:600])
+
+
+def _obligation(frontier_id: str) -> tuple[str, tuple[str, ...], str, str]:
+    """A declared frontier's refusal as the user reads it: its code, the input it blocks,
+    who owns it and what happens today, and when it is consumed."""
+    f = next(f for f in V41_FRONTIERS if f.id == frontier_id)
+    assert f.blocks_input is not None
+    return (
+        f"frontier.{f.id}",
+        ("inputs", f.blocks_input),
+        f"obligation owned by #{f.owner_pr} ({f.owner}): {f.input} is not supplied; "
+        f"today: {f.today}",
+        f"consumed when {f.trigger}",
+    )
+
+
+@claim(ClaimKind.PAIRING_OBLIGATION)
+def each_open_frontier_refuses_naming_its_owner_and_trigger() -> Verdict:
+    """With nothing supplied (the live inputs), the plan's refusals are the three open input
+    frontiers in declaration order — produced image (#12353), launch shape (#12371), Engram
+    manifest (#12359) — each located at its input, naming its owner and what happens today,
+    with "consumed when #PR merges" as its hint; then the wall's unknown allowance."""
+    live = v41_dry_run("live")
+    want = [
+        _obligation("produced_image"),
+        _obligation("launch_shape"),
+        _obligation("engram_manifest"),
+        ("fit.allowance_unknown", ("plan", "profile")),
+    ]
+    got: list[tuple[Any, ...]] = [
+        (r.code, r.location, r.message, r.hint) for r in live.plan_refusals[:3]
+    ]
+    got += [(r.code, r.location) for r in live.plan_refusals[3:]]
+    return expect_equal(want, got, "the live plan's refusals")
