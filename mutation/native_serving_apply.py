@@ -61,6 +61,7 @@ def followers_get_the_head_health_check(ctx: ApplyContext) -> FrontDoor:
 @mutant(
     replaces="planner.apply.apply_contexts",
     turns_red={
+        "native_serving_apply.each_apply_context_carries_its_ranks_whole_values",
         f"{W}.preflight_checks_image_mounts_and_names",
         f"{E}.preflight_refuses_occupancy_and_missing_inputs",
     },
@@ -191,4 +192,27 @@ def contexts_drop_unmatched_hosts(
         mount_sources,
         rendezvous_port,
         serve_port,
+    )
+
+
+@mutant(
+    replaces="planner.apply.apply_contexts",
+    turns_red={f"{W}.each_apply_context_carries_its_ranks_whole_values"},
+    independent=False,
+)
+def followers_carry_the_head_launch(
+    plan: LaunchPlan,
+    arm: str,
+    realizations: tuple[HostRealization, ...],
+    mount_sources: tuple[str, ...],
+    rendezvous_port: int,
+    serve_port: int,
+) -> tuple[ApplyContext, ...]:
+    """Every context's launch host is the head's host (the follower's argv and env kept),
+    so a value read from a follower's host in a script would be the head's."""
+    contexts = apply_contexts(plan, arm, realizations, mount_sources, rendezvous_port, serve_port)
+    head = plan.ranks[0].host
+    return tuple(
+        c.model_copy(update={"launch": c.launch.model_copy(update={"host": head})})
+        for c in contexts
     )

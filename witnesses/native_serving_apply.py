@@ -248,3 +248,53 @@ def apply_contexts_pair_each_rank_with_its_own_host() -> Verdict:
     return expect_equal(
         ([3, 5], [(r, r) for r in range(4)]), (refused, ranks), "(refused counts, rank pairs)"
     )
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def each_apply_context_carries_its_ranks_whole_values() -> Verdict:
+    """Rank i's apply context carries exactly what its scripts are rendered from: the arm,
+    rank i's realization and launch (host, argv, env) whole, the plan's image, every mount
+    source in the order given, the head's rail address, and the rendezvous and serve ports
+    as given — for the head and every follower alike."""
+    run = _run()
+    assert run.launch is not None
+    reals = tuple(h.realization for h in run.hosts)
+    argv = reals[0].create_argv
+    sources = tuple(
+        argv[i + 1].split(",")[1].removeprefix("source=")
+        for i, a in enumerate(argv)
+        if a == "--mount"
+    )
+    contexts = apply_contexts(run.launch, "v41_group_a", reals, sources, 29511, 8000)
+    want = [
+        (
+            "v41_group_a",
+            reals[i],
+            run.launch.ranks[i],
+            run.launch.image_digest,
+            sources,
+            run.launch.ranks[0].host.rail_address,
+            29511,
+            8000,
+        )
+        for i in range(len(reals))
+    ]
+    got = [
+        (
+            c.arm,
+            c.realization,
+            c.launch,
+            c.image_digest,
+            c.mount_sources,
+            c.head_rail_address,
+            c.rendezvous_port,
+            c.serve_port,
+        )
+        for c in contexts
+    ]
+    wrong = [f"rank {i}" for i, (w, g) in enumerate(zip(want, got, strict=False)) if w != g]
+    if len(got) != len(want):
+        wrong.append(f"{len(got)} contexts for {len(want)} ranks")
+    return expect(
+        not wrong, f"4 contexts, each with its rank's values and {len(sources)} sources", str(wrong)
+    )

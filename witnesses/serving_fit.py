@@ -152,13 +152,15 @@ def the_allowance_is_about_24_gib_per_rank() -> Verdict:
 
 @claim(ClaimKind.PLANNED_SHAPE)
 def the_bets_to_watch_are_x4_and_up() -> Verdict:
-    """The declared per-rank bets above the allowance are those at ×4, ×6 and ×16."""
+    """The declared per-rank bets above the allowance are those at ×4, ×6 and ×16, each with
+    its declared bet unchanged: 30, 37 and 46 GiB per rank (DESIGN: 19/30/37/46 GiB at
+    ×2/×4/×6/×16)."""
     watched = bets_above_allowance(_group_a_fit_at(8000), V41_ENGRAM_RESIDENT_BETS)
     pool = inventory().group("group_a").pool_gib
     return expect_equal(
-        [4, 6, 16],
-        [b.concurrency for b in watched],
-        f"bet concurrencies above the allowance (pool {pool} GiB)",
+        [(4, 30), (6, 37), (16, 46)],
+        [(b.concurrency, b.per_rank_gib) for b in watched],
+        f"(concurrency, per-rank GiB) of the bets above the allowance (pool {pool} GiB)",
     )
 
 
