@@ -145,3 +145,19 @@ def head_front_door_asks_the_wrong_path(ctx: ApplyContext) -> FrontDoor:
     if not ctx.launch.is_head:
         return door
     return FrontDoor(check=(*door.check[:-1], door.check[-1] + "z"), log_path=door.log_path)
+
+
+@mutant(
+    replaces="planner.apply.preserve_body",
+    turns_red={f"{W}.preserve_saves_the_unit_file_even_when_it_is_not_running"},
+    independent=False,
+)
+def the_unit_file_is_saved_only_when_it_runs(ctx: ApplyContext) -> list[str]:
+    """Preserve copies the unit file aside only when the unit was active, so rolling back
+    a host whose unit was stopped deletes its unit file instead of restoring it."""
+    lines = preserve_body(ctx)
+    copy = next(i for i, line in enumerate(lines) if line.startswith('[ ! -e "$unit_path" ]'))
+    moved = lines[copy]
+    rest = [*lines[:copy], *lines[copy + 1 :]]
+    end = rest.index("fi", rest.index('if systemctl is-active --quiet "$unit"; then'))
+    return [*rest[:end], f"  {moved}", *rest[end:]]

@@ -11,7 +11,7 @@ import hashlib
 import json
 
 from mutation import mutant
-from planner.apply import Stage
+from planner.apply import ApplyContext, Stage, apply_body
 from planner.arm_launch import ArmCall, DryRun
 from planner.authority import AuthorityState
 from planner.checkpoint import CheckpointManifest, CheckpointRow, CheckpointVllmParsers, glm_row
@@ -43,7 +43,13 @@ def _digest(body: dict[str, object]) -> str:
 
 @mutant(
     replaces=CALL_SITE,
-    turns_red={f"{W}.glm_keeps_its_own_names_on_four_hosts", UNIT, DOORS, ORDER},
+    turns_red={
+        "glm_group_b_launch.glm_apply_lands_each_hosts_whole_unit",
+        f"{W}.glm_keeps_its_own_names_on_four_hosts",
+        UNIT,
+        DOORS,
+        ORDER,
+    },
 )
 def glm_runs_under_the_v41_units(fabric: Fabric, manifest: CheckpointManifest) -> ArmCall:
     """GLM's call site passes V4.1's unit identity, so GLM's hosts run gunbc-v41 units."""
@@ -172,7 +178,11 @@ def glm_created_with_the_v41_shm_size(fabric: Fabric, manifest: CheckpointManife
     return _with(call, container=call.container.model_copy(update={"shm_size": "32g"}))
 
 
-@mutant(replaces=CALL_SITE, turns_red={UNIT}, independent=False)
+@mutant(
+    replaces=CALL_SITE,
+    turns_red={"glm_group_b_launch.glm_apply_lands_each_hosts_whole_unit", UNIT},
+    independent=False,
+)
 def glm_units_described_as_group_a(fabric: Fabric, manifest: CheckpointManifest) -> ArmCall:
     """GLM's unit description names Group A, so an operator reading srv1's units is told
     the wrong group."""
@@ -218,3 +228,15 @@ def glm_ranks_name_their_host_ip_last(
     assert run.launch is not None
     ranks = tuple(r.model_copy(update={"env": (*r.env[1:], r.env[0])}) for r in run.launch.ranks)
     return run.model_copy(update={"launch": run.launch.model_copy(update={"ranks": ranks})})
+
+
+@mutant(
+    replaces="planner.apply.apply_body", turns_red={f"{W}.glm_apply_lands_each_hosts_whole_unit"}
+)
+def the_landed_unit_loses_its_install_section(ctx: ApplyContext) -> list[str]:
+    """The apply script's heredoc stops before the unit's [Install] section, so the unit
+    that lands cannot be enabled at boot."""
+    lines = apply_body(ctx)
+    start = lines.index("[Install]")
+    end = lines.index("GUNBC_UNIT_TEXT")
+    return [*lines[:start], *lines[end:]]

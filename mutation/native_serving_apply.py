@@ -21,6 +21,7 @@ from planner.apply import (
     preflight_body,
     readback_body,
     rollback_body,
+    stage_script,
 )
 from planner.launch import LaunchPlan
 from planner.realize import HostRealization
@@ -216,3 +217,15 @@ def followers_carry_the_head_launch(
         c.model_copy(update={"launch": c.launch.model_copy(update={"host": head})})
         for c in contexts
     )
+
+
+@mutant(
+    replaces="planner.apply.stage_script",
+    turns_red={f"{W}.every_stage_script_is_strict_from_its_first_command"},
+    independent=False,
+)
+def strict_mode_set_after_reading_the_name(stage: Stage, ctx: ApplyContext) -> str:
+    """Each script reads its container name before it sets ``-euo pipefail``."""
+    lines = stage_script(stage, ctx).split("\n")
+    lines[2], lines[3] = lines[3], lines[2]
+    return "\n".join(lines)

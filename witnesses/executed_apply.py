@@ -383,6 +383,12 @@ def _other_cases(ranks: tuple[_Rank, ...]) -> dict[str, sandbox.Scenario]:
         "preserved container pending": _one(
             head, _seed(head, True, (pending_container,)), ("preserve",)
         ),
+        "preserve twice on an empty host": _one(head, _seed(head, False), ("preserve", "preserve")),
+        "inactive unit file": _one(
+            head,
+            _seed(head, False, units=((head.unit, _previous_unit(head.name)),)),
+            ("preserve",),
+        ),
         "another name": _one(head, _seed(head, True), ALL_STAGES, name=f"{head.name}-other"),
         "no name": _one(head, _seed(head, True), ALL_STAGES, name=""),
         "follower before the head": _one(follower, _seed(follower, False), ("apply",)),
@@ -601,7 +607,8 @@ def each_stage_changes_its_host_in_order() -> Verdict:
 @claim(ClaimKind.PLANNED_SHAPE)
 def rollback_restores_every_host_byte_for_byte() -> Verdict:
     """When apply fails on rank 2 (its image vanished) or readback fails on rank 1 (its
-    command differs), rolling back every host in reverse order restores each byte for byte:
+    command differs), rolling back every host in reverse order (each saying so, with its
+    preserve dir) restores each byte for byte:
     unit files, systemd's loaded units, containers, images, active and enabled units; the
     preserve dirs keep the saved unit until cleanup, which removes them and any half-landed
     unit file."""
@@ -619,6 +626,17 @@ def rollback_restores_every_host_byte_for_byte() -> Verdict:
         ),
     )
     for label, out, _rank, stage, code, message in cases:
+        scenario = (
+            _image_vanishes(ex.ranks) if label == "image vanishes" else _readback_differs(ex.ranks)
+        )
+        for step, res in zip(scenario.steps, out.results, strict=True):
+            if isinstance(step, Run) and step.stage == "rollback" and res is not None:
+                r = ex.ranks[step.host]
+                problems += _diff(
+                    f"{label}: rollback@{r.rank}",
+                    (0, f"rolled back: restored what preserve saved in {r.preserve_dir}\n", ""),
+                    (res.returncode, res.stdout, res.stderr),
+                )
         failed = [(k, res) for k, res in enumerate(out.results) if res and res.returncode != 0]
         got = [(k, res.returncode) for k, res in failed]
         if len(failed) != 1 or failed[0][1].returncode != code:
@@ -715,7 +733,8 @@ def readback_compares_whole_values() -> Verdict:
 def preserve_refuses_a_pending_backup() -> Verdict:
     """A second preserve refuses to overwrite the pending backup (its preserve dir, or the
     container already renamed aside) with its exact message and leaves the backup and the
-    host as they were."""
+    host as they were — also on a host that had nothing to back up, where the preserve dir
+    alone is pending."""
     ex = _executed()
     r = ex.ranks[0]
     problems = []
@@ -754,7 +773,43 @@ def preserve_refuses_a_pending_backup() -> Verdict:
     problems += _diff(
         "renamed aside: host changed", aside_out.before[0], aside_out.after[0].without_calls()
     )
+    empty = ex.other["preserve twice on an empty host"]
+    first, second = empty.results
+    assert first is not None and second is not None
+    problems += _diff(
+        "empty host: first preserve",
+        (0, f"preserved into {r.preserve_dir}\n", ""),
+        (first.returncode, first.stdout, first.stderr),
+    )
+    problems += _diff(
+        "empty host: second preserve",
+        (1, "", r.fail("preserve", pending)),
+        (second.returncode, second.stdout, second.stderr),
+    )
+    problems += _diff("empty host: changes", [], _effects(empty.after[0], 1))
     return _verdict(problems, "a pending backup is never overwritten")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def preserve_saves_the_unit_file_even_when_it_is_not_running() -> Verdict:
+    """On a host whose unit file exists but is not active (and no container runs), preserve
+    saves that unit file byte for byte into the preserve dir, records no ``unit-was-active``,
+    stops and renames nothing, and says where it preserved."""
+    ex = _executed()
+    r = ex.ranks[0]
+    out = ex.other["inactive unit file"]
+    (result,) = out.results
+    assert result is not None
+    problems = _diff(
+        "preserve",
+        (0, f"preserved into {r.preserve_dir}\n", ""),
+        (result.returncode, result.stdout, result.stderr),
+    )
+    host = out.after[0]
+    saved = {f"{r.preserve_dir}/unit": _previous_unit(r.name).encode()}
+    problems += _diff("saved", saved, host.under(r.preserve_dir))
+    problems += _diff("changes", [], _effects(host, 0))
+    return _verdict(problems, "an inactive unit file is preserved, nothing stopped")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)

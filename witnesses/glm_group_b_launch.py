@@ -561,3 +561,34 @@ def glm_every_rank_runs_on_its_inventory_host_with_its_rail_env() -> Verdict:
     if len(got) != len(want):
         wrong.append(f"{len(got)} ranks for {len(want)} hosts")
     return expect(not wrong, "4 ranks on srv1-4, each with its own rail env", "; ".join(wrong))
+
+
+HEREDOC_END = "GUNBC_UNIT_TEXT"
+
+
+def _landed_unit(script: str) -> str | None:
+    """The unit text an apply script writes to ``$unit_path.landing`` (its heredoc body)."""
+    lines = script.splitlines()
+    start = f"cat > \"$unit_path.landing\" <<'{HEREDOC_END}'"
+    if start not in lines or HEREDOC_END not in lines:
+        return None
+    begin = lines.index(start) + 1
+    return "\n".join(lines[begin : lines.index(HEREDOC_END, begin)]) + "\n"
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def glm_apply_lands_each_hosts_whole_unit() -> Verdict:
+    """Each GLM host's apply script lands exactly GLM's unit for its rank (every section and
+    key in order: the role, docker ordering, attach/stop with the 120 s grace, no restart,
+    the rank's own log) as the file it moves into place."""
+    problems = []
+    for rank, host in enumerate(_rendered().hosts):
+        apply = next((s for s in host.steps if s.stage is Stage.APPLY), None)
+        landed = _landed_unit(apply.script) if apply is not None else None
+        if landed is None:
+            problems.append(f"rank {rank}: no unit landed")
+            continue
+        parsed = _unit_sections(landed)
+        if parsed != _expected_glm_unit(rank):
+            problems.append(f"rank {rank}: lands {parsed}")
+    return expect(not problems, "4 apply scripts land GLM's whole unit", "; ".join(problems))

@@ -7,7 +7,7 @@ import re
 import shlex
 
 from claims import ClaimKind, Verdict, claim, expect, expect_equal, fails, holds
-from fixtures.builders import v41_dry_run
+from fixtures.builders import glm_dry_run, v41_dry_run
 from planner.apply import ApplyContext, ApplyStep, Stage, apply_contexts, stage_script
 from planner.arm_launch import DryRun
 
@@ -298,3 +298,24 @@ def each_apply_context_carries_its_ranks_whole_values() -> Verdict:
     return expect(
         not wrong, f"4 contexts, each with its rank's values and {len(sources)} sources", str(wrong)
     )
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def every_stage_script_is_strict_from_its_first_command() -> Verdict:
+    """Every stage script of both arms opens the same way: ``#!/usr/bin/env bash``, a comment
+    naming its stage, arm, node rank and host (``# apply: arm v41_group_a, node rank 0 on
+    srv5``), then ``set -euo pipefail`` before any command, so any failing command, unset
+    variable or broken pipe stops the stage where it failed."""
+    problems = []
+    count = 0
+    for run in (_run(), glm_dry_run()):
+        for step in run.apply_order:
+            count += 1
+            want = [
+                "#!/usr/bin/env bash",
+                f"# {step.stage.value}: arm {run.arm}, node rank {step.rank} on {step.host_name}",
+                "set -euo pipefail",
+            ]
+            if step.script.splitlines()[:3] != want:
+                problems.append(f"{run.arm} {step.stage.value}@{step.rank}")
+    return expect(not problems, f"{count} scripts strict from the start", str(problems[:6]))
