@@ -161,3 +161,17 @@ def the_unit_file_is_saved_only_when_it_runs(ctx: ApplyContext) -> list[str]:
     rest = [*lines[:copy], *lines[copy + 1 :]]
     end = rest.index("fi", rest.index('if systemctl is-active --quiet "$unit"; then'))
     return [*rest[:end], f"  {moved}", *rest[end:]]
+
+
+@mutant(
+    replaces="planner.apply.readback_body",
+    turns_red={f"{W}.readback_compares_whole_values"},
+    independent=False,
+)
+def readback_checks_the_image_before_the_command(ctx: ApplyContext) -> list[str]:
+    """Readback compares the image before the command, so a container that differs in both
+    is reported for its image."""
+    lines = readback_body(ctx)
+    cmd = next(i for i, line in enumerate(lines) if "{{json .Config.Cmd}}" in line)
+    lines[cmd], lines[cmd + 1] = lines[cmd + 1], lines[cmd]
+    return lines

@@ -369,6 +369,36 @@ def _readback_cases(ranks: tuple[_Rank, ...]) -> list[tuple[str, sandbox.Scenari
                 f"env {key} differs from the plan",
             )
         )
+    # several differences at once: readback names the first, in the order it checks them
+    other_cmd = (*argv, "--enforce-eager")
+    suffixed = tuple(pair + "0" for pair in planned.env)
+    variants += [
+        (
+            "stopped, with another command",
+            Container(**{**planned.__dict__, "running": False, "cmd": other_cmd}),
+            f"{r.name} is not running",
+        ),
+        (
+            "another command and another image",
+            Container(**{**planned.__dict__, "cmd": other_cmd, "image": PREVIOUS_IMAGE}),
+            "running command differs from the plan",
+        ),
+        (
+            "another image and every env value suffixed",
+            Container(**{**planned.__dict__, "image": PREVIOUS_IMAGE, "env": suffixed}),
+            "running image differs from the plan",
+        ),
+    ]
+    for i in range(len(planned.env) - 1):
+        key = planned.env[i].split("=", 1)[0]
+        env = (*planned.env[:i], *suffixed[i : i + 2], *planned.env[i + 2 :])
+        variants.append(
+            (
+                f"{key} and the next variable suffixed",
+                Container(**{**planned.__dict__, "env": env}),
+                f"env {key} differs from the plan",
+            )
+        )
     return [
         (what, _one(r, _seed(r, False, (container,)), ("readback",)), refusal)
         for what, container, refusal in variants
@@ -713,7 +743,9 @@ def preflight_refuses_occupancy_and_missing_inputs() -> Verdict:
 def readback_compares_whole_values() -> Verdict:
     """Readback passes the planned container as it runs and refuses, with its exact message,
     a command with one argument more, changed or missing, an env value with a suffix (each
-    variable by name), another image and a stopped container."""
+    variable by name), another image and a stopped container; where several differ it names
+    the first in the order it checks: running, command, image, then each env variable in
+    the plan's order."""
     ex = _executed()
     r = ex.ranks[0]
     problems = []
