@@ -426,7 +426,8 @@ GIB = 1024**3
 def _glm_weight_gib() -> int:
     """GLM's weights from its manifest: the bytes of every file whose role is weights,
     rounded up to whole GiB once (DESIGN: one byte count, rounded once)."""
-    weights = sum(f["bytes"] for f in _json(GLM_MANIFEST_FILE)["files"] if f["role"] == "weights")
+    files = _json(GLM_MANIFEST_FILE)["files"]
+    weights = sum(int(f["bytes"]) for f in files if f["role"] == "weights")
     return -(-weights // GIB)
 
 
@@ -502,7 +503,7 @@ def glm_is_fitted_on_its_manifest_weights_and_group_b_pool() -> Verdict:
     reference = f"{raw['model']}@{raw['revision']}"
     call = glm_call()
     row = call.row
-    got = {
+    got: dict[str, Any] = {
         "row": (row.model, row.revision, row.weight_gib, row.placement),
         "parsers": (row.parsers.tool_call, row.parsers.reasoning, row.parsers.tokenizer_mode),
         "beyond weights": row.resident_beyond_weights.kind,
