@@ -43,7 +43,10 @@ SAFE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
 
 @mutant(
     replaces="planner.engram.mkdir_step",
-    turns_red={f"{W}.staging_is_two_mkdirs_then_one_sealed_write"},
+    turns_red={
+        "v41_group_a_launch.every_host_stages_the_supplied_manifest_alike",
+        f"{W}.staging_is_two_mkdirs_then_one_sealed_write",
+    },
 )
 def mkdir_without_parents(path: str) -> MkdirStep:
     """Staging's mkdir loses -p, so a missing parent directory fails the step."""
@@ -52,7 +55,10 @@ def mkdir_without_parents(path: str) -> MkdirStep:
 
 @mutant(
     replaces="planner.engram.engram_staging_steps",
-    turns_red={f"{W}.the_manifest_written_is_the_supplied_text"},
+    turns_red={
+        "v41_group_a_launch.every_host_stages_the_supplied_manifest_alike",
+        f"{W}.the_manifest_written_is_the_supplied_text",
+    },
 )
 def manifest_written_as_reserialized_json(
     placement: EngramPlacement, manifest: bytes
@@ -107,6 +113,7 @@ def landing_leaves_its_temp_file(write: TypedFileWrite, filesystem_root: Path) -
 @mutant(
     replaces="planner.engram.EngramPlacement.env",
     turns_red={
+        "v41_group_a_launch.each_rank_runs_on_its_inventory_host_with_its_whole_env",
         f"{W}.the_engram_env_points_at_what_staging_made",
         "v41_group_a_launch.every_host_create_argv_is_planned_whole",
     },
@@ -162,7 +169,7 @@ def an_empty_row_store_list_is_accepted(
 
 @mutant(
     replaces="planner.engram.parse_engram_manifest",
-    turns_red={ACCEPTED},
+    turns_red={"v41_group_a_launch.every_host_stages_the_supplied_manifest_alike", ACCEPTED},
     independent=False,
 )
 def an_accepted_manifest_is_reserialized(

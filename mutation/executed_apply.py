@@ -133,6 +133,8 @@ def followers_do_not_wait_for_the_head(ctx: ApplyContext) -> list[str]:
 @mutant(
     replaces="planner.apply.front_door",
     turns_red={
+        "v41_group_a_launch.the_apply_order_is_every_stage_head_first_on_group_a",
+        "glm_group_b_launch.glm_apply_order_is_every_stage_head_first_on_group_b",
         f"{W}.a_full_transaction_leaves_every_host_running_its_plan",
         f"{W}.front_doors_open_only_when_the_rank_serves",
         "glm_group_b_launch.glm_front_doors_are_its_own",

@@ -231,7 +231,11 @@ def glm_ranks_name_their_host_ip_last(
 
 
 @mutant(
-    replaces="planner.apply.apply_body", turns_red={f"{W}.glm_apply_lands_each_hosts_whole_unit"}
+    replaces="planner.apply.apply_body",
+    turns_red={
+        "executed_apply.a_full_transaction_leaves_every_host_running_its_plan",
+        f"{W}.glm_apply_lands_each_hosts_whole_unit",
+    },
 )
 def the_landed_unit_loses_its_install_section(ctx: ApplyContext) -> list[str]:
     """The apply script's heredoc stops before the unit's [Install] section, so the unit

@@ -33,7 +33,11 @@ STAGE_ORDER = {stage: index for index, stage in enumerate(Stage)}
 
 @mutant(
     replaces="planner.apply.apply_steps",
-    turns_red={f"{W}.every_stage_runs_head_first"},
+    turns_red={
+        "v41_group_a_launch.the_apply_order_is_every_stage_head_first_on_group_a",
+        "glm_group_b_launch.glm_apply_order_is_every_stage_head_first_on_group_b",
+        f"{W}.every_stage_runs_head_first",
+    },
 )
 def followers_go_before_the_head(contexts: tuple[ApplyContext, ...]) -> tuple[ApplyStep, ...]:
     """Within each stage the followers run before node rank 0."""
@@ -44,6 +48,8 @@ def followers_go_before_the_head(contexts: tuple[ApplyContext, ...]) -> tuple[Ap
 @mutant(
     replaces="planner.apply.front_door",
     turns_red={
+        "v41_group_a_launch.the_apply_order_is_every_stage_head_first_on_group_a",
+        "glm_group_b_launch.glm_apply_order_is_every_stage_head_first_on_group_b",
         f"{W}.each_step_has_its_own_front_door_and_log",
         "glm_group_b_launch.glm_front_doors_are_its_own",
         f"{E}.a_full_transaction_leaves_every_host_running_its_plan",

@@ -65,7 +65,10 @@ def engine_share_charged_below_half_utilization(
 
 @mutant(
     replaces="planner.checkpoint.checkpoint_row",
-    turns_red={f"{W}.one_byte_count_is_rounded_once"},
+    turns_red={
+        "glm_group_b_launch.glm_is_fitted_on_its_manifest_weights_and_group_b_pool",
+        f"{W}.one_byte_count_is_rounded_once",
+    },
 )
 def weight_rounded_to_the_nearest_gib(
     manifest: CheckpointManifest,
@@ -165,7 +168,11 @@ def unknown_allowance_refused_without_its_hint(
     return refused
 
 
-@mutant(replaces="planner.fit.allowance_gib", turns_red={PLAIN}, independent=False)
+@mutant(
+    replaces="planner.fit.allowance_gib",
+    turns_red={"glm_group_b_launch.glm_is_fitted_on_its_manifest_weights_and_group_b_pool", PLAIN},
+    independent=False,
+)
 def nothing_beyond_weights_charged_a_gib(
     row: CheckpointRow, profile: ServingLaunchProfile, pool_gib: int
 ) -> int:

@@ -237,7 +237,12 @@ def v41_runs_under_the_v4_pair_container_name(
 
 @mutant(
     replaces="planner.realize.unit_text",
-    turns_red={f"{W}.dry_run_renders_every_host_artifact", UNIT, GLM_UNIT},
+    turns_red={
+        "glm_group_b_launch.glm_apply_lands_each_hosts_whole_unit",
+        f"{W}.dry_run_renders_every_host_artifact",
+        UNIT,
+        GLM_UNIT,
+    },
 )
 def unit_without_a_service_section(
     container: ArmContainerIdentity, units: ArmUnitIdentity, rank: int
@@ -447,6 +452,8 @@ def checkpoint_mount_lost_beside_the_engram_mounts(call: ArmCall) -> tuple[BindM
 @mutant(
     replaces="planner.identity.ArmUnitIdentity.unit_for_rank",
     turns_red={
+        "glm_group_b_launch.glm_apply_lands_each_hosts_whole_unit",
+        "glm_group_b_launch.glm_apply_order_is_every_stage_head_first_on_group_b",
         "v41_group_a_launch.the_apply_order_is_every_stage_head_first_on_group_a",
         f"{W}.rank_zero_runs_the_head_unit_and_followers_the_rank_unit",
         UNIT,
@@ -462,6 +469,7 @@ def head_and_follower_units_swapped(self: ArmUnitIdentity, rank: int) -> str:
 @mutant(
     replaces="planner.launch.host_env",
     turns_red={
+        "glm_group_b_launch.glm_every_rank_runs_on_its_inventory_host_with_its_rail_env",
         "v41_group_a_launch.each_rank_runs_on_its_inventory_host_with_its_whole_env",
         f"{W}.each_rank_uses_its_own_rail_address_and_interface",
         CREATE,
@@ -651,6 +659,7 @@ def utilization_rendered_in_basis_points(self: ServingLaunchProfile) -> str:
 @mutant(
     replaces="planner.launch.plan_arm_launch",
     turns_red={
+        "glm_group_b_launch.glm_every_rank_runs_on_its_inventory_host_with_its_rail_env",
         "v41_group_a_launch.each_rank_runs_on_its_inventory_host_with_its_whole_env",
         f"{W}.each_rank_uses_its_own_rail_address_and_interface",
         CREATE,
@@ -690,7 +699,7 @@ def v41_created_with_the_glm_shm_size(
 
 @mutant(
     replaces="planner.realize.unit_text",
-    turns_red={UNIT, GLM_UNIT},
+    turns_red={"glm_group_b_launch.glm_apply_lands_each_hosts_whole_unit", UNIT, GLM_UNIT},
     independent=False,
 )
 def unit_stop_grace_off_by_one(
@@ -703,7 +712,7 @@ def unit_stop_grace_off_by_one(
 
 @mutant(
     replaces="planner.realize.unit_text",
-    turns_red={UNIT, GLM_UNIT},
+    turns_red={"glm_group_b_launch.glm_apply_lands_each_hosts_whole_unit", UNIT, GLM_UNIT},
     independent=False,
 )
 def units_restart_on_their_own(
@@ -717,6 +726,8 @@ def units_restart_on_their_own(
 @mutant(
     replaces="planner.identity.ArmUnitIdentity.log_path_for_rank",
     turns_red={
+        "glm_group_b_launch.glm_apply_lands_each_hosts_whole_unit",
+        "glm_group_b_launch.glm_apply_order_is_every_stage_head_first_on_group_b",
         "v41_group_a_launch.the_apply_order_is_every_stage_head_first_on_group_a",
         UNIT,
         GLM_UNIT,
@@ -732,6 +743,9 @@ def followers_log_to_the_head_log(self: ArmUnitIdentity, rank: int) -> str:
 @mutant(
     replaces="planner.arm_launch.plan_arm",
     turns_red={
+        "glm_group_b_launch.glm_apply_lands_each_hosts_whole_unit",
+        "glm_group_b_launch.glm_apply_order_is_every_stage_head_first_on_group_b",
+        "executed_apply.preserve_saves_the_unit_file_even_when_it_is_not_running",
         "v41_group_a_launch.the_apply_order_is_every_stage_head_first_on_group_a",
         f"{W}.each_host_renders_only_its_own_stage_steps",
         GLM_DOORS,
@@ -863,7 +877,10 @@ def ceiling_division_left_fractional(numerator: int, denominator: int) -> int:
 
 @mutant(
     replaces="planner.arm_launch.plan_arm",
-    turns_red={f"{W}.the_dry_run_carries_the_fit_it_was_planned_under"},
+    turns_red={
+        "glm_group_b_launch.glm_is_fitted_on_its_manifest_weights_and_group_b_pool",
+        f"{W}.the_dry_run_carries_the_fit_it_was_planned_under",
+    },
     independent=False,
 )
 def the_dry_run_drops_its_fit(call: ArmCall, state: AuthorityState) -> DryRun:
@@ -886,7 +903,10 @@ def _dry_run(
 
 @mutant(
     replaces=V41_DRY_RUN,
-    turns_red={f"{W}.the_apply_order_is_every_stage_head_first_on_group_a"},
+    turns_red={
+        "native_serving_apply.every_stage_runs_head_first",
+        f"{W}.the_apply_order_is_every_stage_head_first_on_group_a",
+    },
     independent=False,
 )
 def the_order_runs_rollback_before_commit(
@@ -906,7 +926,11 @@ def the_order_runs_rollback_before_commit(
 
 @mutant(
     replaces=V41_DRY_RUN,
-    turns_red={f"{W}.each_rank_runs_on_its_inventory_host_with_its_whole_env"},
+    turns_red={
+        "executed_apply.readback_compares_whole_values",
+        "executed_apply.a_full_transaction_leaves_every_host_running_its_plan",
+        f"{W}.each_rank_runs_on_its_inventory_host_with_its_whole_env",
+    },
     independent=False,
 )
 def the_launch_drops_the_receipt_dir_from_each_env(
