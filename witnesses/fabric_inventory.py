@@ -381,7 +381,7 @@ def a_bad_manifest_is_refused_at_its_first_bad_field() -> Verdict:
                 "",
                 Exact("<file>", "cannot read manifest: Expecting value: line 1 column 1 (char 0)"),
             ),
-            "list": ("[]", Quoting("<root>", "valid dictionary", [])),
+            "list": ("[]", Quoting("<root>", "an object", [])),
             "role": (manifest(files=bad_role), Quoting("files.1.role", "'weights'", "blob")),
             # revision comes before files, so it is the one named
             "two-bad": (

@@ -438,7 +438,7 @@ def every_problem_of_a_recipe_is_listed_in_order() -> Verdict:
         + '[composed_model]\nmount = "/model"\n[[composed_model.sources]]\nrepo = 3\n'
         + "[[composed_model.local_files]]\n"
     )
-    as_int = "Input should be a valid integer, unable to parse string as an integer"
+    as_int = "Input should be a valid integer"  # strict: a string is never read as a number
     wanted = [
         ("required_nodes", f"{as_int} (value 'four')"),
         ("shm_size", "required, missing"),
