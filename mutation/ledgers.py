@@ -12,12 +12,12 @@ edit), the entry is reported stale and the mutant is judged like any other.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from claims import UsageError
+from claims.files import FileProblem, read_toml
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 DEFAULT_DEBT = PACKAGE_DIR / "debt.toml"
@@ -25,16 +25,18 @@ DEFAULT_EQUIVALENT = PACKAGE_DIR / "equivalent.toml"
 
 
 def _read(path: Path) -> dict[str, object]:
+    """The ledger's tables. A missing ledger is an error, never an empty one: a mistyped
+    ``--debt`` path must not quietly drop every recorded debt."""
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, tomllib.TOMLDecodeError) as error:
-        raise UsageError(f"{path}: cannot read the ledger: {error}") from error
+        return read_toml(path)
+    except FileProblem as error:
+        raise UsageError(
+            f"{path}: {error.where}: cannot read the ledger: {error.message}"
+        ) from error
 
 
 def load_debt(path: Path = DEFAULT_DEBT) -> dict[str, str]:
-    """Claim id -> reason; a missing file is an empty ledger."""
+    """Claim id -> reason; a missing or unreadable file is a usage error."""
     table = _read(path).get("debt", {})
     if not isinstance(table, dict) or not all(
         isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in table.items()

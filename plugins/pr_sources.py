@@ -25,6 +25,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from claims.files import FileProblem, parse_json, read_text
 from claims.frontiers import PrRecord, PrState
 
 __all__ = [
@@ -101,15 +102,16 @@ def read_gh_pr_lists(paths: Sequence[Path]) -> dict[int, PrRecord]:
 
 
 def _load_items(path: Path) -> list[Any]:
+    """The file's PR objects; it is read as strict JSON (a key given twice, an integer beyond
+    64 bits, a lone surrogate or nesting past 64 levels is a located problem)."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise PrSourceError(str(path), [f"cannot read the file: {err}"]) from err
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        where = f"line {err.lineno} column {err.colno}"
-        raise PrSourceError(str(path), [f"not JSON at {where}: {err.msg}"]) from err
+        data = parse_json(read_text(path))
+    except FileProblem as err:
+        syntax = err.syntax
+        problem = f"{err.where}: {err.message}"
+        if syntax is not None:
+            problem = f"not JSON at line {syntax.lineno} column {syntax.colno}: {syntax.msg}"
+        raise PrSourceError(str(path), [problem]) from err
     if isinstance(data, dict):
         return [data]
     if isinstance(data, list):
@@ -194,6 +196,9 @@ def _is_commit_or_null(value: Any) -> bool:
 
 _MERGE = re.compile(r"^Merge pull request #(\d+) from \S+")
 _SQUASH = re.compile(r"\(#(\d+)\)\s*$")
+_PR_DIGITS = 18
+"""A PR number a subject names has at most this many digits (it fits in 64 bits); a longer
+one is a located problem naming the commit, not a number to guess at."""
 _REVERT = re.compile(r'^Revert "(.*)"$')
 _REAPPLY = re.compile(r'^Reapply "(.*)"$')
 _FORMAT = "%H%x00%cI%x00%s%x00%b%x1e"
@@ -218,7 +223,7 @@ def read_git_history(repo: Path, rev: str = "HEAD") -> dict[int, PrRecord]:
     """
     records: dict[int, PrRecord] = {}
     for commit in _commits(repo, rev):
-        for number, state, title in _effects(commit):
+        for number, state, title in _checked_effects(commit, repo, rev):
             records[number] = PrRecord(
                 number=number,
                 state=state,
@@ -241,6 +246,30 @@ def _commits(repo: Path, rev: str) -> Iterator[_Commit]:
             yield _Commit(*fields)
 
 
+class _NotAPrNumber(ValueError):
+    def __init__(self, digits: str) -> None:
+        self.digits = digits
+        super().__init__(digits)
+
+
+def _pr_number(digits: str) -> int:
+    if len(digits) > _PR_DIGITS:
+        raise _NotAPrNumber(digits)
+    return int(digits)
+
+
+def _checked_effects(commit: _Commit, repo: Path, rev: str) -> list[tuple[int, PrState, str]]:
+    """:func:`_effects`, refusing a subject whose PR number no PR can have."""
+    try:
+        return _effects(commit)
+    except _NotAPrNumber as huge:
+        problem = (
+            f"commit {commit.sha[:12]}: its subject names PR #{huge.digits[:20]}… "
+            f"({len(huge.digits):,} digits), which is not a PR number"
+        )
+        raise PrSourceError(f"git log of {repo} at {rev!r}", [problem], _GIT_HINT) from None
+
+
 def _effects(commit: _Commit) -> list[tuple[int, PrState, str]]:
     """What one commit says about PRs: the PR it lands, and the PRs it reverts."""
     effects: list[tuple[int, PrState, str]] = []
@@ -260,10 +289,10 @@ def _landed(subject: str, body: str) -> tuple[int, str] | None:
     merge = _MERGE.match(subject)
     if merge is not None:
         title = body.strip().splitlines()[0] if body.strip() else ""
-        return int(merge.group(1)), title
+        return _pr_number(merge.group(1)), title
     squash = _SQUASH.search(subject)
     if squash is not None:
-        return int(squash.group(1)), subject[: squash.start()].rstrip()
+        return _pr_number(squash.group(1)), subject[: squash.start()].rstrip()
     return None
 
 
