@@ -32,6 +32,7 @@ from claims.errors import ClaimsError
 
 MAX_DEPTH = 64
 INT_RANGE = range(-(2**63), 2**63)
+_TOO_DEEP = f"nested deeper than {MAX_DEPTH} levels"
 
 
 class FileProblem(ValueError):
@@ -104,7 +105,7 @@ def parse_json(text: str) -> Any:
     if deep or "\\" in text or not text.isascii():
         problem = _walk(value, "", 0)
         if problem is not None:
-            raise problem
+            raise _locate(text) if problem.message == _TOO_DEEP else problem
     return value
 
 
@@ -134,8 +135,7 @@ def _locate(text: str) -> FileProblem:
         elif char in "[{":
             depth += 1
             if depth > MAX_DEPTH:
-                message = f"nested deeper than {MAX_DEPTH} levels"
-                return FileProblem(f"line {line}, column {column}", message)
+                return FileProblem(f"line {line}, column {column}", _TOO_DEEP)
         elif char in "]}":
             depth -= 1
     written = json.loads(text, object_pairs_hook=_Pairs, parse_int=_Raw, parse_constant=_Raw)
@@ -152,8 +152,8 @@ def _step(path: str, key: str | int) -> str:
 
 def _walk(value: Any, path: str, depth: int) -> FileProblem | None:
     where = path or "<root>"
-    if depth > MAX_DEPTH:
-        return FileProblem(where, f"nested deeper than {MAX_DEPTH} levels")
+    if depth >= MAX_DEPTH and isinstance(value, (dict, list)):  # the 65th level opens here
+        return FileProblem(where, _TOO_DEEP)
     if isinstance(value, _Raw):
         if value in ("NaN", "Infinity", "-Infinity"):
             return FileProblem(where, f"{value} is not a JSON number")

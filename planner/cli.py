@@ -9,6 +9,7 @@ happened; ``--debug`` adds the traceback); 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import traceback
 from collections.abc import Sequence
@@ -79,7 +80,9 @@ def _debug_option(parser: argparse.ArgumentParser, default: object) -> None:
     )
 
 
+@functools.cache
 def _parser() -> argparse.ArgumentParser:
+    """Built once per process (parsing does not change it)."""
     parser = argparse.ArgumentParser(
         prog="planner",
         description="Plan a multi-host vLLM launch and render every host's artifacts, "

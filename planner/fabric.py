@@ -74,7 +74,8 @@ def load_fabric(path: Path) -> Fabric:
     """Read the inventory file; an unreadable or invalid file names the file and field.
 
     A host or group is named once; a group names at least one known host, each once. The
-    file is strict JSON and every value is validated strictly (no ``true`` read as ``1``).
+    file is strict JSON and every value is validated strictly (no ``true`` read as ``1``);
+    besides ``hosts`` and ``groups`` it holds only comments (keys starting ``_``, text).
     """
     source = str(path)
     text = read_text_file(path, "inventory")
@@ -86,6 +87,12 @@ def load_fabric(path: Path) -> Fabric:
         raise PlannerInputError(source, "<file>", f"cannot read inventory: {exc}") from exc
     if not isinstance(raw, dict):
         raise PlannerInputError(source, "<root>", "inventory must be a JSON object")
+    for key, value in raw.items():
+        if key.startswith("_") and not isinstance(value, str):
+            raise PlannerInputError(source, key, f"a comment must be text (value {value!r})")
+        if not key.startswith("_") and key not in ("hosts", "groups"):
+            message = "unknown key: an inventory holds hosts, groups and _comments"
+            raise PlannerInputError(source, key, message)
     hosts = tuple(_host(i, h, source) for i, h in enumerate(_list(raw, "hosts", source)))
     _named_once("hosts", [h.name for h in hosts], source)
     by_name = {h.name: h for h in hosts}

@@ -106,6 +106,7 @@ INT_RANGE = range(-(2**63), 2**63)
 even print an integer of more than 4,300 digits."""
 
 _LINE_BREAKING = frozenset({"Zl", "Zp"})
+_TOO_DEEP = f"nested deeper than {MAX_DEPTH} levels"
 
 
 class JsonProblem(ValueError):
@@ -158,7 +159,7 @@ def strict_json(text: str) -> object:
     if deep or "\\" in text or not text.isascii():
         problem = _walk(value, (), 0, plain=True)
         if problem is not None:
-            raise problem
+            raise (_too_deep(text) or problem) if problem.message == _TOO_DEEP else problem
     return value
 
 
@@ -202,8 +203,7 @@ def _too_deep(text: str) -> JsonProblem | None:
             depth += 1
             if depth > MAX_DEPTH:
                 where = f"line {line}, column {column}"
-                message = f"nested deeper than {MAX_DEPTH} levels"
-                return JsonProblem(where, message, (line, column))
+                return JsonProblem(where, _TOO_DEEP, (line, column))
         elif char in "]}":
             depth -= 1
     return None
@@ -221,8 +221,8 @@ def _walk(
 ) -> JsonProblem | None:
     """The first problem in document order: depth, a lone surrogate, and (for a tree read
     as written) a repeated key or a number out of range."""
-    if depth > MAX_DEPTH:
-        return JsonProblem(_path(path), f"nested deeper than {MAX_DEPTH} levels")
+    if depth >= MAX_DEPTH and isinstance(value, (dict, list)):  # the 65th level opens here
+        return JsonProblem(_path(path), _TOO_DEEP)
     if isinstance(value, _RawNumber):
         return _number_problem(value, path)
     if isinstance(value, str):
