@@ -160,7 +160,8 @@ def _walk(value: Any, path: str, depth: int) -> FileProblem | None:
         digits = len(value.lstrip("-"))
         if digits > 20 or int(value) not in INT_RANGE:
             shown = value if digits <= 40 else f"{value[:30]}… ({digits:,} digits)"
-            return FileProblem(where, f"integer out of the signed 64-bit range: {shown}")
+            message = f"an integer of {digits:,} digits is out of range (signed 64-bit at most)"
+            return FileProblem(where, f"{message}: {shown}")
         return None
     if isinstance(value, str):
         return _surrogate(value, where)

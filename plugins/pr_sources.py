@@ -126,7 +126,7 @@ def _gh_record(item: Any, loc: str, source: str, problems: list[str]) -> PrRecor
         return None
     before = len(problems)
     number = _field(item, loc, "number", problems, _is_pr_number, "a positive integer")
-    state = _field(item, loc, "state", problems, _GH_STATES.__contains__, "OPEN/CLOSED/MERGED")
+    state = _field(item, loc, "state", problems, _is_state, "OPEN/CLOSED/MERGED")
     merged_at = _field(item, loc, "mergedAt", problems, _is_timestamp_or_null, "null or a time")
     title = _field(item, loc, "title", problems, _is_str, "a string")
     if "mergeCommit" in item and not _is_commit_or_null(item["mergeCommit"]):
@@ -170,6 +170,10 @@ def _check_merged_at(state: str, merged_at: str | None, loc: str, problems: list
 
 def _is_pr_number(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def _is_state(value: Any) -> bool:
+    return isinstance(value, str) and value in _GH_STATES
 
 
 def _is_str(value: Any) -> bool:
