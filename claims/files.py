@@ -17,6 +17,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import signal
 import stat
 import tempfile
@@ -204,9 +205,16 @@ def read_toml(path: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise FileProblem("<file>", f"not TOML: {error}") from None
+        at = re.search(r"\(at line (\d+), column (\d+)\)", str(error))
+        where = f"line {at.group(1)}, column {at.group(2)}" if at else "end of file"
+        raise FileProblem(where, f"not TOML: {error}") from None
     except ValueError as error:  # an integer of more than 4,300 digits
-        raise FileProblem("<file>", f"an integer Python cannot read: {error}") from None
+        long = re.search(r"[0-9][0-9_]{4299,}", text)
+        where = "<file>"
+        if long is not None:
+            line = text.count("\n", 0, long.start()) + 1
+            where = f"line {line}, column {long.start() - text.rfind(chr(10), 0, long.start())}"
+        raise FileProblem(where, f"an integer Python cannot read: {error}") from None
     except RecursionError:
         raise FileProblem("<file>", "arrays or tables nested too deeply to read") from None
 

@@ -57,6 +57,7 @@ class Plan:
 
 
 def _plan(args: argparse.Namespace, session: Session) -> Plan:
+    equivalents = load_equivalents(args.equivalent)  # the inputs are read before any work
     scope = survey_scope(args, session)
     if args.since:
         # Checked before mutmut regenerates mutants/: a bad revision costs nothing.
@@ -75,7 +76,7 @@ def _plan(args: argparse.Namespace, session: Session) -> Plan:
         since=args.since,
         files=files,
         report=args.report or DEFAULT_REPORT,
-        equivalents=load_equivalents(args.equivalent),
+        equivalents=equivalents,
         break_below=args.break_below,
         floors=args.floors,
         show_survivors=args.show_survivors,
