@@ -55,11 +55,23 @@ class WriteError(OSError, ClaimsError):
 # ----------------------------------------------------------------------------- reading
 
 
+def shown(path: object) -> str:
+    """A path (or any text) for one message line: control and line-breaking characters, and
+    bytes that were not UTF-8, escaped."""
+    text = str(path)
+    if text.isprintable():
+        return text
+    return "".join(
+        c if c.isprintable() else c.encode("unicode_escape", "backslashreplace").decode()
+        for c in text
+    )
+
+
 def read_text(path: Path) -> str:
     """The UTF-8 text of ``path``; anything else is a :class:`FileProblem` at ``<file>``."""
     try:
         return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
+    except (OSError, UnicodeDecodeError, ValueError) as error:  # ValueError: a NUL in the path
         raise FileProblem("<file>", f"cannot read the file: {error}") from error
 
 
@@ -104,9 +116,9 @@ def parse_json(text: str) -> Any:
         raise _locate(text) from None
     deep = text.count("[") + text.count("{") > MAX_DEPTH
     if deep or "\\" in text or not text.isascii():
-        problem = _walk(value, "", 0)
-        if problem is not None:
-            raise _locate(text) if problem.message == _TOO_DEEP else problem
+        found = _walk(value, "", 0)
+        if found is not None:
+            raise _locate(text) if found.message == _TOO_DEEP else found
     return value
 
 
@@ -242,6 +254,8 @@ def write_atomically(target: Path, data: bytes) -> None:
             _replace(Path(os.path.realpath(target)), found, data)
     except OSError as error:
         raise WriteError(error.errno, error.strerror or str(error), str(target)) from None
+    except ValueError as error:  # a NUL byte in the path
+        raise WriteError(errno.EINVAL, str(error), str(target)) from None
 
 
 def _make_parents(target: Path) -> None:

@@ -24,7 +24,7 @@ from typing import Any
 from tabulate import tabulate
 
 from claims import UsageError
-from claims.files import FileProblem, read_toml
+from claims.files import FileProblem, read_toml, shown
 
 DEFAULT_FLOORS = Path("mutation/floors.toml")
 """Where a project keeps its floors, relative to the directory the survey runs in."""
@@ -124,15 +124,15 @@ def load_floors(path: Path, survey: str) -> dict[str, Floor]:
         table = read_toml(path).get(survey)
     except FileProblem as error:
         raise UsageError(
-            f"--floors {path}: {error.where}: cannot read the floors: {error.message}"
+            f"--floors {shown(path)}: {error.where}: cannot read the floors: {error.message}"
         ) from error
     if not isinstance(table, dict):
-        raise UsageError(f"--floors {path}: no [{survey}] table of floors")
+        raise UsageError(f"--floors {shown(path)}: no [{survey}] table of floors")
     return {file: _floor(path, survey, file, value) for file, value in table.items()}
 
 
 def _floor(path: Path, survey: str, file: str, value: object) -> Floor:
-    where = f"--floors {path}: [{survey}] {file!r}"
+    where = f"--floors {shown(path)}: [{survey}] {file!r}"
     if isinstance(value, dict):
         strength, no_coverage = value.get("strength"), value.get("no_coverage", 0)
         unknown = set(value) - {"strength", "no_coverage"}

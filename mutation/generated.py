@@ -22,7 +22,7 @@ from typing import Any
 
 from claims import Session, UsageError
 from claims.revisions import RevisionError, commit_of
-from mutation.floors import hold_floors
+from mutation.floors import hold_floors, load_floors
 from mutation.ledgers import Equivalence, load_equivalents
 from mutation.mutmut_bridge import GeneratedMutant, generate, read_generated, source_paths
 from mutation.selection import parse_shard, shard, since
@@ -292,6 +292,8 @@ def merge_command(
     """Merge shard reports into ``out`` (default target/mutation-report.json), summarize them
     and hold the floors over the merged whole."""
     merged = merge([read_report(p) for p in paths])
+    if floors is not None:  # every input is read before anything is written
+        load_floors(floors, "generated")
     target = out or DEFAULT_REPORT
     write_report(merged, target)
     print(summarize_report(merged, show_survivors))

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from claims import UsageError
-from claims.files import FileProblem, read_toml
+from claims.files import FileProblem, read_toml, shown
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 DEFAULT_DEBT = PACKAGE_DIR / "debt.toml"
@@ -31,7 +31,7 @@ def _read(path: Path) -> dict[str, object]:
         return read_toml(path)
     except FileProblem as error:
         raise UsageError(
-            f"{path}: {error.where}: cannot read the ledger: {error.message}"
+            f"{shown(path)}: {error.where}: cannot read the ledger: {error.message}"
         ) from error
 
 
@@ -41,14 +41,14 @@ def load_debt(path: Path = DEFAULT_DEBT) -> dict[str, str]:
     table = _read(path).get("debt", {})
     if not isinstance(table, dict):
         raise UsageError(
-            f'{path}: debt: [debt] must map "<witness>.<claim>" to a non-empty reason '
+            f'{shown(path)}: debt: [debt] must map "<witness>.<claim>" to a non-empty reason '
             f"(value {_shown(table)})"
         )
     for key, reason in table.items():
         if not isinstance(reason, str) or not reason.strip():
             raise UsageError(
-                f'{path}: debt."{key}": [debt] must map "<witness>.<claim>" to a non-empty '
-                f"reason (value {_shown(reason)})"
+                f'{shown(path)}: debt."{shown(key)}": [debt] must map "<witness>.<claim>" to '
+                f"a non-empty reason (value {_shown(reason)})"
             )
     return dict(table)
 
@@ -79,7 +79,7 @@ def load_equivalents(path: Path = DEFAULT_EQUIVALENT) -> dict[str, Equivalence]:
     entries = _read(path).get("equivalent", [])
     if not isinstance(entries, list):
         raise UsageError(
-            f"{path}: equivalent: equivalent must be an array of tables [[equivalent]] "
+            f"{shown(path)}: equivalent: equivalent must be an array of tables [[equivalent]] "
             f"(value {_shown(entries)})"
         )
     found: dict[str, Equivalence] = {}
@@ -91,7 +91,7 @@ def load_equivalents(path: Path = DEFAULT_EQUIVALENT) -> dict[str, Equivalence]:
         )
         if wrong:
             raise UsageError(
-                f"{path}: equivalent[{index}].{wrong[0]}: [[equivalent]] #{index + 1} needs "
+                f"{shown(path)}: equivalent[{index}].{wrong[0]}: [[equivalent]] #{index + 1} needs "
                 f"{', '.join(_KEYS)}, each text"
             )
         found[entry["mutant"]] = Equivalence(

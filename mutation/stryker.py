@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from claims import UsageError
-from claims.files import FileProblem, read_json, write_atomically
+from claims.files import FileProblem, read_json, shown, write_atomically
 from mutation.harness import Findings, Judgement, RunKind
 from mutation.patching import resolve
 from mutation.runs import RunStatus
@@ -211,11 +211,12 @@ def read_report(path: Path) -> Report:
         found = read_json(path)
     except FileProblem as error:
         raise UsageError(
-            f"{path}: {error.where}: not a readable report: {error.message}"
+            f"{shown(path)}: {error.where}: not a readable report: {error.message}"
         ) from error
     problems = validate(found) if isinstance(found, dict) else ["not a JSON object"]
     if problems:
-        raise UsageError(f"{path}: not a mutation-testing report: {'; '.join(problems[:5])}")
+        listed = "; ".join(problems[:5])
+        raise UsageError(f"{shown(path)}: not a mutation-testing report: {listed}")
     return dict(found)
 
 

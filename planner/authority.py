@@ -164,7 +164,7 @@ def stream_log(path: Path) -> Iterator[AuthorityEvent]:
     an event raises when it is reached."""
     try:
         handle = path.open(encoding="utf-8", newline="\n")
-    except OSError as exc:
+    except (OSError, ValueError) as exc:  # ValueError: a path Linux cannot take
         raise PlannerInputError(str(path), "<file>", f"cannot read authority log: {exc}") from exc
     return _closing(handle, str(path))
 

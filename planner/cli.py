@@ -67,7 +67,7 @@ def _path(text: str) -> Path:
     if not text:
         raise argparse.ArgumentTypeError("an empty path")
     if "\0" in text:
-        raise argparse.ArgumentTypeError(f"{printable(text)!r} holds a NUL byte")
+        raise argparse.ArgumentTypeError(f"{printable(text)} holds a NUL byte")
     return Path(text)
 
 

@@ -110,6 +110,8 @@ def write_atomically(path: Path, text: str) -> None:
             _replace(Path(os.path.realpath(path)), found, data)
     except OSError as exc:
         raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
+    except ValueError as exc:  # a NUL byte in the path
+        raise OSError(errno.EINVAL, str(exc), str(path)) from None
 
 
 def _make_parents(path: Path) -> None:

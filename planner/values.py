@@ -77,7 +77,7 @@ def read_text_file(path: Path, what: str) -> str:
     """The UTF-8 text of ``path``; a missing, unreadable or binary file names the file."""
     try:
         return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: not UTF-8, or a path Linux cannot take
         raise PlannerInputError(str(path), "<file>", f"cannot read {what}: {exc}") from exc
 
 

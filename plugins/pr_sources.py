@@ -25,7 +25,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from claims.files import FileProblem, parse_json, read_text
+from claims.files import FileProblem, parse_json, read_text, shown
 from claims.frontiers import PrRecord, PrState
 
 __all__ = [
@@ -56,9 +56,10 @@ class PrSourceError(ValueError):
     def __init__(self, source: str, problems: Sequence[str], hint: str = _GH_HINT) -> None:
         self.source = source
         self.problems = tuple(problems)
-        listed = "\n".join(f"  {p}" for p in self.problems)
+        listed = "\n".join(f"  {shown(p)}" for p in self.problems)
         super().__init__(
-            f"{source}: cannot read PR states ({len(self.problems)} problem(s)):\n{listed}\n{hint}"
+            f"{shown(source)}: cannot read PR states ({len(self.problems)} problem(s)):\n"
+            f"{listed}\n{hint}"
         )
 
 
@@ -240,7 +241,10 @@ def read_git_history(repo: Path, rev: str = "HEAD") -> dict[int, PrRecord]:
 
 def _commits(repo: Path, rev: str) -> Iterator[_Commit]:
     argv = ["git", "-C", str(repo), "log", "--reverse", "--date-order", f"--format={_FORMAT}"]
-    done = subprocess.run([*argv, rev, "--"], capture_output=True, text=True, check=False)
+    try:
+        done = subprocess.run([*argv, rev, "--"], capture_output=True, text=True, check=False)
+    except (OSError, ValueError) as error:  # no git, or a NUL byte in the path
+        raise PrSourceError(f"git log of {repo} at {rev!r}", [str(error)], _GIT_HINT) from error
     if done.returncode != 0:
         problem = done.stderr.strip() or f"git log exited {done.returncode}"
         raise PrSourceError(f"git log of {repo} at {rev!r}", [problem], _GIT_HINT)

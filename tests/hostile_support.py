@@ -212,7 +212,9 @@ def _json_type(value: Json) -> str:
 
 
 @st.composite
-def corruptions(draw: st.DrawFn, document: Json, *, nullable: frozenset[Path_] = frozenset()) -> Corruption:
+def corruptions(
+    draw: st.DrawFn, document: Json, *, nullable: frozenset[Path_] = frozenset()
+) -> Corruption:
     """One hostile version of ``document`` (a dict): see the module doc. ``nullable`` lists
     paths where ``null`` would be valid (never used as a replacement there)."""
     family = draw(
@@ -268,10 +270,10 @@ def corruptions(draw: st.DrawFn, document: Json, *, nullable: frozenset[Path_] =
         text = dumps(replaced(document, path, constant))
         return Corruption(text.encode(), family, path, "is not a JSON number")
     if family == "binary":
-        text = dumps(document).encode()
-        cut = draw(st.integers(min_value=0, max_value=len(text)))
+        encoded = dumps(document).encode()
+        cut = draw(st.integers(min_value=0, max_value=len(encoded)))
         junk = draw(st.sampled_from([b"\xff", b"\xc3(", b"\xed\xa0\x80", b"\x80\x80"]))
-        return Corruption(text[:cut] + junk + text[cut:], family, None, "")
-    text = dumps(document).encode()
-    cut = draw(st.integers(min_value=0, max_value=len(text) - 1))
-    return Corruption(text[:cut], "cut", None, "")
+        return Corruption(encoded[:cut] + junk + encoded[cut:], family, None, "")
+    whole = dumps(document).encode()
+    cut = draw(st.integers(min_value=0, max_value=len(whole) - 1))
+    return Corruption(whole[:cut], "cut", None, "")

@@ -21,6 +21,7 @@ from planner.authority import parse_log, read_log
 from tests.hostile_support import (
     HOSTILE,
     Corruption,
+    Ran,
     corruptions,
     located_error,
     no_crash,
@@ -37,11 +38,19 @@ FREE_TEXT = ("incumbent", "successor", "config_digest")
 """Event fields of plain text (no name rule): a line-breaking character in them is text."""
 
 
-def _dry_run(log: Path, out: Path) -> object:
+def _dry_run(log: Path, out: Path) -> Ran:
     return planner_main(
-        "dry-run", "v41_group_a", "--authority", log, "--inputs", INPUTS, "--now", NOW,
-        "--out", out,
-    )  # fmt: skip
+        "dry-run",
+        "v41_group_a",
+        "--authority",
+        log,
+        "--inputs",
+        INPUTS,
+        "--now",
+        NOW,
+        "--out",
+        out,
+    )
 
 
 def _where(number: int, corruption: Corruption) -> str | re.Pattern[str]:
@@ -144,5 +153,7 @@ def test_only_newline_ends_a_record(
             assert mark in str(events[index].model_dump()[key])
             assert ran.code in (0, 1)
             return
-        message = located_error(ran, "planner", str(log), re.compile(rf"{line}, field (\w+\.)?{key}: "))
+        message = located_error(
+            ran, "planner", str(log), re.compile(rf"{line}, field (\w+\.)?{key}: ")
+        )
         assert "not a safe name" in message or "datetime" in message or "event" in message

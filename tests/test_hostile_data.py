@@ -24,6 +24,7 @@ from planner.data import GLM_MANIFEST, V41_MANIFEST
 from tests.hostile_support import (
     HOSTILE,
     Corruption,
+    Ran,
     corruptions,
     located_error,
     planner_main,
@@ -59,7 +60,7 @@ def _fields(where: str) -> list[str]:
     return [p for p in re.split(r"[.\[\]]+", where) if p]
 
 
-def _run_with(root: Path, relative: str, data: bytes, arm: str) -> tuple[object, Path]:
+def _run_with(root: Path, relative: str, data: bytes, arm: str) -> tuple[Ran, Path]:
     target = root / relative
     original = target.read_bytes()
     target.write_bytes(data)
@@ -75,12 +76,12 @@ def _run_with(root: Path, relative: str, data: bytes, arm: str) -> tuple[object,
     return ran, out
 
 
-def _check(ran: object, source: Path, corruption: Corruption, out: Path) -> None:
-    message = located_error(ran, "planner", str(source), _where(corruption))  # type: ignore[arg-type]
+def _check(ran: Ran, source: Path, corruption: Corruption, out: Path) -> None:
+    message = located_error(ran, "planner", str(source), _where(corruption))
     assert corruption.says in message
     if corruption.family == "retype" and corruption.path:
         # the first bad field is the replaced value or an object above it
-        where = ran.err.split(f"{source}: ", 1)[1].split(": ", 1)[0]  # type: ignore[attr-defined]
+        where = ran.err.split(f"{source}: ", 1)[1].split(": ", 1)[0]
         named = _fields(where)
         wanted = [str(p) for p in corruption.path]
         assert wanted[: len(named)] == named or named[-1] in wanted, (where, corruption.path)
@@ -116,26 +117,101 @@ def _edited(document: dict[str, object], path: tuple[str | int, ...], value: obj
 
 _UNPLANNABLE_FABRIC = [
     # (what, edit, arm, where, what the message says)
-    ("no group_a", ("groups", 0, "name"), "group_z", "v41_group_a", "groups", "no fabric group 'group_a'"),
-    ("no group_b", ("groups", 1, "name"), "group_z", "glm_group_b", "groups", "no fabric group 'group_b'"),
-    ("negative memory", ("hosts", 0, "memory_gib"), -121, "glm_group_b", "hosts[0].memory_gib", "greater than 0"),
-    ("boolean memory", ("hosts", 4, "memory_gib"), True, "v41_group_a", "hosts[4].memory_gib", "valid integer"),
-    ("memory as text", ("hosts", 4, "memory_gib"), "121", "v41_group_a", "hosts[4].memory_gib", "valid integer"),
-    ("memory as float", ("hosts", 4, "memory_gib"), 121.0, "v41_group_a", "hosts[4].memory_gib", "valid integer"),
-    ("empty group", ("groups", 0, "hosts"), [], "v41_group_a", "groups.group_a.hosts", "at least one host"),
-    ("host twice", ("hosts", 1, "name"), "srv1", "v41_group_a", "hosts[1].name", "already names hosts[0]"),
-    ("member twice", ("groups", 0, "hosts"), ["srv5", "srv5", "srv6", "srv7"], "v41_group_a", "groups.group_a.hosts", "named twice"),
-    ("member not a name", ("groups", 0, "hosts"), [["srv5"]], "v41_group_a", "groups.group_a.hosts[0]", "must be a host name"),
-]  # fmt: skip
+    (
+        "no group_a",
+        ("groups", 0, "name"),
+        "group_z",
+        "v41_group_a",
+        "groups",
+        "no fabric group 'group_a'",
+    ),
+    (
+        "no group_b",
+        ("groups", 1, "name"),
+        "group_z",
+        "glm_group_b",
+        "groups",
+        "no fabric group 'group_b'",
+    ),
+    (
+        "negative memory",
+        ("hosts", 0, "memory_gib"),
+        -121,
+        "glm_group_b",
+        "hosts[0].memory_gib",
+        "greater than 0",
+    ),
+    (
+        "boolean memory",
+        ("hosts", 4, "memory_gib"),
+        True,
+        "v41_group_a",
+        "hosts[4].memory_gib",
+        "valid integer",
+    ),
+    (
+        "memory as text",
+        ("hosts", 4, "memory_gib"),
+        "121",
+        "v41_group_a",
+        "hosts[4].memory_gib",
+        "valid integer",
+    ),
+    (
+        "memory as float",
+        ("hosts", 4, "memory_gib"),
+        121.0,
+        "v41_group_a",
+        "hosts[4].memory_gib",
+        "valid integer",
+    ),
+    (
+        "empty group",
+        ("groups", 0, "hosts"),
+        [],
+        "v41_group_a",
+        "groups.group_a.hosts",
+        "at least one host",
+    ),
+    (
+        "host twice",
+        ("hosts", 1, "name"),
+        "srv1",
+        "v41_group_a",
+        "hosts[1].name",
+        "already names hosts[0]",
+    ),
+    (
+        "member twice",
+        ("groups", 0, "hosts"),
+        ["srv5", "srv5", "srv6", "srv7"],
+        "v41_group_a",
+        "groups.group_a.hosts",
+        "named twice",
+    ),
+    (
+        "member not a name",
+        ("groups", 0, "hosts"),
+        [["srv5"]],
+        "v41_group_a",
+        "groups.group_a.hosts[0]",
+        "must be a host name",
+    ),
+]
 
 
 @pytest.mark.parametrize(("what", "path", "value", "arm", "where", "says"), _UNPLANNABLE_FABRIC)
 def test_an_inventory_that_loads_but_cannot_be_planned_is_located(
-    root: Path, what: str, path: tuple[str | int, ...], value: object, arm: str, where: str,
+    root: Path,
+    what: str,
+    path: tuple[str | int, ...],
+    value: object,
+    arm: str,
+    where: str,
     says: str,
-) -> None:  # fmt: skip
+) -> None:
     ran, out = _run_with(root, "fabric.json", _edited(FABRIC, path, value), arm)
-    message = located_error(ran, "planner", str(root / "fabric.json"), where)  # type: ignore[arg-type]
+    message = located_error(ran, "planner", str(root / "fabric.json"), where)
     assert says in message, message
     assert tree(out) == []
 
@@ -156,6 +232,6 @@ def test_a_manifest_that_loads_but_cannot_be_planned_is_located(
 ) -> None:
     relative, document = MANIFESTS[arm]
     ran, out = _run_with(root, relative, _edited(document, path, value), arm)
-    message = located_error(ran, "planner", str(root / relative), where)  # type: ignore[arg-type]
+    message = located_error(ran, "planner", str(root / relative), where)
     assert says in message, message
     assert tree(out) == []

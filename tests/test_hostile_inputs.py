@@ -15,6 +15,7 @@ from fixtures.builders import DATA_ROOT
 from tests.hostile_support import (
     HOSTILE,
     Corruption,
+    Ran,
     corruptions,
     located_error,
     planner_main,
@@ -45,15 +46,26 @@ def _where(corruption: Corruption) -> str:
     return corruption.dotted()
 
 
-def _dry_run(arm: str, inputs: Path, out: Path) -> object:
+def _dry_run(arm: str, inputs: Path, out: Path) -> Ran:
     return planner_main(
-        "dry-run", arm, "--authority", SUPPLIED / "authority.jsonl", "--inputs", inputs,
-        "--now", NOW, "--out", out,
-    )  # fmt: skip
+        "dry-run",
+        arm,
+        "--authority",
+        SUPPLIED / "authority.jsonl",
+        "--inputs",
+        inputs,
+        "--now",
+        NOW,
+        "--out",
+        out,
+    )
 
 
 @HOSTILE
-@given(corruption=corruptions(INPUTS, nullable=NULLABLE), arm=st.sampled_from(["v41_group_a", "glm_group_b"]))
+@given(
+    corruption=corruptions(INPUTS, nullable=NULLABLE),
+    arm=st.sampled_from(["v41_group_a", "glm_group_b"]),
+)
 def test_hostile_inputs_are_located_errors(corruption: Corruption, arm: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         inputs = Path(tmp) / "inputs.json"
@@ -63,7 +75,9 @@ def test_hostile_inputs_are_located_errors(corruption: Corruption, arm: str) -> 
         ran = _dry_run(arm, inputs, out_dir / "report.txt")
         where = _where(corruption)
         if corruption.family == "deep":
-            message = located_error(ran, "planner", str(inputs), __import__("re").compile(r"line 1, column \d+: "))
+            message = located_error(
+                ran, "planner", str(inputs), __import__("re").compile(r"line 1, column \d+: ")
+            )
         else:
             message = located_error(ran, "planner", str(inputs), where)
         assert corruption.says in message

@@ -16,7 +16,9 @@ from tests.hostile_support import HOSTILE, claims_main, no_crash
 DEBT = '[debt]\n"w.c" = "owed a mutant"\n'
 EQUIVALENT = '[[equivalent]]\nmutant = "m"\nfrom = "a"\nto = "b"\nreason = "proof"\n'
 _NOT_TEXT = ("1", "true", "[]", "{}", '["x"]', "1979-05-27", "1.5", '""')
-_HERE = re.compile(r'(<file>|line \d+, column \d+|end of file|debt(\."w\.c")?|equivalent(\[0\]\.\w+)?): ')
+_HERE = re.compile(
+    r'(<file>|line \d+, column \d+|end of file|debt(\."w\.c")?|equivalent(\[0\]\.\w+)?): '
+)
 
 
 @st.composite

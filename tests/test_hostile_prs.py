@@ -92,4 +92,6 @@ def test_a_git_subject_naming_a_pr_number_no_pr_can_have_is_located(
     no_crash(ran)
     assert (ran.code, ran.out) == (2, "")
     assert ran.err.startswith(f"claims: error: git log of {tmp_path} at 'HEAD': cannot read PR")
-    assert re.search(r"commit [0-9a-f]{12}: its subject names PR #\d{1,20}… \([\d,]+ digits\)", ran.err)
+    assert re.search(
+        r"commit [0-9a-f]{12}: its subject names PR #\d{1,20}… \([\d,]+ digits\)", ran.err
+    )

@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fixtures.builders import TINY_RECIPE
-from tests.hostile_support import HOSTILE, located_error, no_crash, planner_main, tree
+from tests.hostile_support import HOSTILE, Ran, located_error, no_crash, planner_main, tree
 
 TINY = TINY_RECIPE.read_text(encoding="utf-8")
 BASE = "\n".join(line for line in TINY.splitlines() if not line.startswith("#")) + "\n"
@@ -44,13 +44,15 @@ def _with(key: str, value: str) -> str:
 
 
 def _breaks_lines(name: str) -> bool:
-    return any(unicodedata.category(c)[0] == "C" or unicodedata.category(c) in ("Zl", "Zp") for c in name)
+    return any(
+        unicodedata.category(c)[0] == "C" or unicodedata.category(c) in ("Zl", "Zp") for c in name
+    )
 
 
 _TMP = tempfile.TemporaryDirectory(prefix="hostile-recipe-")  # removed when the module goes
 
 
-def _run(recipe: bytes) -> tuple[object, Path, Path]:
+def _run(recipe: bytes) -> tuple[Ran, Path, Path]:
     tmp = Path(_TMP.name)
     shutil.rmtree(tmp / "out", ignore_errors=True)
     path = tmp / "recipe.toml"
@@ -62,25 +64,25 @@ def _run(recipe: bytes) -> tuple[object, Path, Path]:
 
 def _baseline_lines() -> int:
     ran, _, out = _run(BASE.encode())
-    assert ran.code == 0, ran.err  # type: ignore[attr-defined]
+    assert ran.code == 0, ran.err
     return len((out / "plan.txt").read_text(encoding="utf-8").split("\n"))
 
 
 BASELINE_LINES = _baseline_lines()
-_NAMES = st.text(st.characters(exclude_categories=("Cs",)), min_size=1, max_size=30)
+_NAMES = st.text(st.characters(exclude_categories=["Cs"]), min_size=1, max_size=30)
 
 
 @HOSTILE
 @given(name=_NAMES)
 def test_a_name_is_one_line_or_refused_at_name(name: str) -> None:
     ran, path, out = _run(_with("name", _toml_string(name)).encode())
-    no_crash(ran)  # type: ignore[arg-type]
+    no_crash(ran)
     if _breaks_lines(name):
-        message = located_error(ran, "planner", str(path), "1 problem(s)")  # type: ignore[arg-type]
+        message = located_error(ran, "planner", str(path), "1 problem(s)")
         assert message.startswith("name: ") and "not one line of text" in message
         assert tree(out) == []
         return
-    assert ran.code == 0, ran.err  # type: ignore[attr-defined]
+    assert ran.code == 0, ran.err
     report = (out / "plan.txt").read_text(encoding="utf-8").split("\n")
     assert report[0] == f"recipe plan: {name} — a modeled launch; nothing here has run on any host"
     assert len(report) == BASELINE_LINES
@@ -111,7 +113,13 @@ def hostile_recipes(draw: st.DrawFn) -> tuple[bytes, str | re.Pattern[str], str]
             return text.encode(), re.compile(r"line \d+, column \d+: "), "unreadable integer"
         return text.encode(), count, f"{key}: an integer of {digits:,} digits is out of range"
     if family == "args":
-        values = draw(st.lists(st.sampled_from(['"--x"', "4", "true", "[1]", "{ a = 1 }", "2.5"]), min_size=1, max_size=5))
+        values = draw(
+            st.lists(
+                st.sampled_from(['"--x"', "4", "true", "[1]", "{ a = 1 }", "2.5"]),
+                min_size=1,
+                max_size=5,
+            )
+        )
         bad = next((i for i, v in enumerate(values) if v != '"--x"'), None)
         if bad is None:
             values.append("7")
@@ -138,14 +146,18 @@ def hostile_recipes(draw: st.DrawFn) -> tuple[bytes, str | re.Pattern[str], str]
 
 @HOSTILE
 @given(case=hostile_recipes())
-def test_a_hostile_recipe_is_a_located_error(case: tuple[bytes, str | re.Pattern[str], str]) -> None:
+def test_a_hostile_recipe_is_a_located_error(
+    case: tuple[bytes, str | re.Pattern[str], str],
+) -> None:
     data, where, says = case
     ran, path, out = _run(data)
-    message = located_error(ran, "planner", str(path), where) if "\n" not in ran.err.rstrip("\n") else ""  # type: ignore[arg-type]
+    message = (
+        located_error(ran, "planner", str(path), where) if "\n" not in ran.err.rstrip("\n") else ""
+    )
     if not message:  # several problems: the first line names the file, each problem its place
-        no_crash(ran)  # type: ignore[arg-type]
-        assert ran.code == 2 and ran.out == ""  # type: ignore[attr-defined]
-        assert ran.err.startswith(f"planner: error: {path}: ")  # type: ignore[attr-defined]
-        message = ran.err.split(f"{path}: ", 1)[1]  # type: ignore[attr-defined]
+        no_crash(ran)
+        assert ran.code == 2 and ran.out == ""
+        assert ran.err.startswith(f"planner: error: {path}: ")
+        message = ran.err.split(f"{path}: ", 1)[1]
     assert says in message, message
     assert tree(out) == []

@@ -64,9 +64,15 @@ def test_a_hostile_report_is_refused_naming_it_or_merged(
         reports = [bad, good] if first else [good, bad]
         survey = ["--values"] if values else []
         ran = claims_main(
-            "-p", "mutation.plugin", "mutate", *survey, "--merge-reports", *reports,
-            "--report", out,
-        )  # fmt: skip
+            "-p",
+            "mutation.plugin",
+            "mutate",
+            *survey,
+            "--merge-reports",
+            *reports,
+            "--report",
+            out,
+        )
         no_crash(ran)
         refused = corruption.family != "retype" or _read_by_merge(corruption.path or ())
         if not refused and ran.code in (0, 3):
@@ -98,6 +104,11 @@ def test_two_reports_disagreeing_on_a_mutant_are_refused() -> None:
         one.write_text(json.dumps(REPORT), encoding="utf-8")
         two.write_text(json.dumps(other), encoding="utf-8")
         out = Path(tmp) / "merged.json"
-        ran = claims_main("-p", "mutation.plugin", "mutate", "--merge-reports", one, two, "--report", out)
-        assert (ran.code, ran.err) == (2, "claims: error: mutant m1 is Killed in one report and Survived in another\n")
+        ran = claims_main(
+            "-p", "mutation.plugin", "mutate", "--merge-reports", one, two, "--report", out
+        )
+        assert (ran.code, ran.err) == (
+            2,
+            "claims: error: mutant m1 is Killed in one report and Survived in another\n",
+        )
         assert not out.exists()
