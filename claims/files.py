@@ -303,7 +303,9 @@ def _replace(target: Path, found: os.stat_result | None, data: bytes) -> None:
         if main:  # the temp file's name is known before a signal can end the write
             signal.pthread_sigmask(signal.SIG_BLOCK, blocked)
         try:
-            fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+            # the prefix is cut so a name near the 255-byte limit still has room for a temp
+            prefix = f".{target.name[:40]}."
+            fd, temp = tempfile.mkstemp(dir=target.parent, prefix=prefix, suffix=".tmp")
         finally:
             if main:
                 signal.pthread_sigmask(signal.SIG_UNBLOCK, blocked)

@@ -22,7 +22,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Literal, TextIO
 
-from pydantic import AwareDatetime, Field, TypeAdapter, ValidationError
+from pydantic import AwareDatetime, ConfigDict, Field, TypeAdapter, ValidationError
 
 from planner.refusal import PlannerInputError
 from planner.values import Frozen, JsonProblem, SafeName, located, strict_json
@@ -67,7 +67,9 @@ AuthorityEvent = Annotated[
     GroupActive | GroupSuspended | ImageAdmitted | HostHeld | HostReleased,
     Field(discriminator="event"),
 ]
-_EVENT = TypeAdapter(AuthorityEvent)
+_EVENT = TypeAdapter(AuthorityEvent, config=ConfigDict(cache_strings="keys"))
+"""A log's values (times, candidates) rarely repeat: caching them would only make memory grow
+with the log, so only keys are cached."""
 _TAG_ERRORS = ("union_tag_invalid", "union_tag_not_found")
 """A missing or unknown ``event`` kind: pydantic locates it at the root, we name the field."""
 

@@ -163,7 +163,9 @@ def _replace(target: Path, found: os.stat_result | None, data: bytes) -> None:
     fd, temp = -1, ""
     try:
         with _deferred_signals():
-            fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+            # the prefix is cut so a name near the 255-byte limit still has room for a temp
+            prefix = f".{target.name[:40]}."
+            fd, temp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=target.parent)
         os.fchmod(fd, _mode_for(found))
         if found is not None and os.geteuid() == 0:
             os.fchown(fd, found.st_uid, found.st_gid)
