@@ -87,12 +87,7 @@ def load_fabric(path: Path) -> Fabric:
         raise PlannerInputError(source, "<file>", f"cannot read inventory: {exc}") from exc
     if not isinstance(raw, dict):
         raise PlannerInputError(source, "<root>", "inventory must be a JSON object")
-    for key, value in raw.items():
-        if key.startswith("_") and not isinstance(value, str):
-            raise PlannerInputError(source, key, f"a comment must be text (value {value!r})")
-        if not key.startswith("_") and key not in ("hosts", "groups"):
-            message = "unknown key: an inventory holds hosts, groups and _comments"
-            raise PlannerInputError(source, key, message)
+    check_inventory_keys(raw, source)
     hosts = tuple(_host(i, h, source) for i, h in enumerate(_list(raw, "hosts", source)))
     _named_once("hosts", [h.name for h in hosts], source)
     by_name = {h.name: h for h in hosts}
@@ -101,6 +96,17 @@ def load_fabric(path: Path) -> Fabric:
     )
     _named_once("groups", [g.name for g in groups], source)
     return Fabric(hosts=hosts, groups=groups)
+
+
+def check_inventory_keys(raw: dict[str, object], source: str) -> None:
+    """Besides ``hosts`` and ``groups`` an inventory holds only comments: keys starting with
+    ``_`` whose values are text. Anything else is refused at its key."""
+    for key, value in raw.items():
+        if key.startswith("_") and not isinstance(value, str):
+            raise PlannerInputError(source, key, f"a comment must be text (value {value!r})")
+        if not key.startswith("_") and key not in ("hosts", "groups"):
+            message = "unknown key: an inventory holds hosts, groups and _comments"
+            raise PlannerInputError(source, key, message)
 
 
 def _list(raw: dict[str, object], key: str, source: str) -> list[object]:

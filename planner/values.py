@@ -267,7 +267,7 @@ def _shown(value: object) -> str:
         text = "an array"
     else:
         text = json.dumps(value)
-    return text if len(text) <= 80 else text[:60] + f"… ({len(text):,} characters)"
+    return text if len(text) <= 200 else text[:150] + f"… ({len(text):,} characters)"
 
 
 def _number_problem(value: _RawNumber, path: tuple[str | int, ...]) -> JsonProblem | None:
