@@ -259,3 +259,15 @@ def the_printed_error_drops_the_file(self: Any, source: str, where: str, message
     self.where = where
     self.message = message
     Exception.__init__(self, f"{where}: {message}")
+
+
+@mutant(
+    replaces="planner.fabric.check_inventory_keys",
+    turns_red={
+        f"{W}.a_hostile_inventory_is_refused_at_its_place",
+        "dry_run_cli.every_error_is_one_line_whatever_the_input_holds",
+    },
+)
+def any_top_level_key_is_accepted(raw: dict[str, object], source: str) -> None:
+    """An inventory may hold any top-level key and any comment: a misspelled ``groups`` key
+    is silently ignored."""

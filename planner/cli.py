@@ -266,7 +266,7 @@ def input_error_lines(exc: PlannerInputError) -> list[str]:
         return [head + printable(first.message)] + [
             f"  {printable(p.where)}: {printable(p.message)}" for p in rest
         ]
-    return [f"{printable(exc.source)}: {printable(exc.where)}: {printable(exc.message)}"]
+    return [printable(str(exc))]
 
 
 def internal_error_line(prog: str, exc: BaseException) -> str:

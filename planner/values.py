@@ -308,7 +308,11 @@ def one_line(value: str) -> str:
     return value
 
 
-OneLine = Annotated[str, AfterValidator(one_line)]
+def _one_line_rule(value: str) -> str:
+    return one_line(value)  # looked up at each call, like the other rules
+
+
+OneLine = Annotated[str, AfterValidator(_one_line_rule)]
 """Text rendered as it is into a report line: no control or line-breaking characters."""
 
 

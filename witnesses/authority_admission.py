@@ -727,15 +727,16 @@ def the_stream_is_read_to_its_end_and_folds_as_the_whole_read() -> Verdict:
             if read_state(log, now) != fold(read_log(log), now):
                 differ.append(f"{directory.name} at {now.isoformat()}")
     supplied = _jsonl(_lines("supplied"))
-    later = json.dumps({**_RELEASE, "seq": 15, "at": "2026-11-30T00:00:00Z", "host": "srv 8"})
-    with _written([*supplied, later]) as path:
+    later = json.dumps({**_RELEASE, "seq": 15, "at": "2026-11-30T00:00:00Z"})
+    corrupt = json.dumps({**_RELEASE, "seq": 16, "at": "2026-11-30T00:00:00Z", "host": "srv 8"})
+    with _written([*supplied, later, corrupt]) as path:
         try:
             read_state(path, _now("supplied"))
             after = "read without error"
         except PlannerInputError as exc:
             after = exc.where
     return expect_equal(
-        ([], "line 15, field host_released.host"),
+        ([], "line 16, field host_released.host"),
         (differ, after),
         "(reads where stream and whole read differ, where a corrupt later line fails)",
     )
