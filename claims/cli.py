@@ -103,7 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERNAL
 
 
-def internal_error_line(error: BaseException) -> str:
+def internal_error_line(error: BaseException, prog: str = "claims") -> str:
     """One line for a bug: what was raised and the innermost place it was raised."""
     frames = traceback.extract_tb(error.__traceback__)
     where = f" at {frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name}" if frames else ""
@@ -112,7 +112,7 @@ def internal_error_line(error: BaseException) -> str:
         for c in f"{type(error).__name__}: {error}"
     )
     return (
-        f"claims: internal error: {what}{where} (a bug, not a problem with the input; "
+        f"{prog}: internal error: {what}{where} (a bug, not a problem with the input; "
         "--debug prints the traceback)"
     )
 

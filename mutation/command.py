@@ -277,7 +277,7 @@ def _refuse_generated_options(args: argparse.Namespace) -> None:
     given = [
         flag
         for flag, value in (
-            ("--shard", args.shard),
+            ("--shard", args.shard is not None),
             ("--since", args.since),
             ("--exhaustive", args.exhaustive),
             ("--break-below", args.break_below),

@@ -72,7 +72,7 @@ def _plan(args: argparse.Namespace, session: Session) -> Plan:
         plugins=tuple(getattr(args, "plugins", ()) or ()),
         jobs=args.jobs,
         exhaustive=args.exhaustive,
-        shard=parse_shard(args.shard) if args.shard else None,
+        shard=parse_shard(args.shard) if args.shard is not None else None,
         since=args.since,
         files=files,
         report=args.report or DEFAULT_REPORT,

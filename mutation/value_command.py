@@ -130,7 +130,7 @@ def plan_values(args: argparse.Namespace, session: Session) -> ValuePlan:
         plugins=tuple(getattr(args, "plugins", ()) or ()),
         jobs=args.jobs,
         exhaustive=args.exhaustive,
-        shard=parse_shard(args.shard) if args.shard else None,
+        shard=parse_shard(args.shard) if args.shard is not None else None,
         files=files,
         report=args.report or DEFAULT_REPORT,
         per_operator=per_operator,

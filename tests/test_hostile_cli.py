@@ -195,3 +195,24 @@ def test_the_stream_holds_the_state_not_the_log(tmp_path: Path) -> None:
     assert state == whole
     assert streamed < size / 10, (streamed, size)
     assert held > size, (held, size)  # the whole read does hold every event
+
+
+@pytest.mark.parametrize("survey", ["--generated", "--values"])
+@pytest.mark.parametrize("shard", ["9" * 5000 + "/1", "1/" + "9" * 30, "1/0", "x/4", ""])
+def test_a_shard_no_survey_can_have_is_a_usage_error(survey: str, shard: str) -> None:
+    ran = claims_main(
+        "-p", "witnesses.plugin", "-p", "mutation.plugin", "mutate", survey, "--shard", shard,
+        "dry_run_cli",
+    )  # fmt: skip
+    assert (ran.code, ran.out) == (2, ""), ran.err
+    assert ran.err.startswith("claims: error: --shard ") and "write K/N" in ran.err, ran.err
+    assert len(ran.err_lines) == 1
+
+
+def test_merging_shards_through_the_module_entry_point(tmp_path: Path) -> None:
+    from mutation.merge import main as merge_main
+
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"files": {}, "files": []}', encoding="utf-8")
+    code = merge_main([str(bad), "-o", str(tmp_path / "m.json")])
+    assert code == 2 and not (tmp_path / "m.json").exists()
