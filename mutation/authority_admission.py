@@ -316,7 +316,7 @@ def records_split_at_every_line_break(path: Path) -> Iterator[AuthorityEvent]:
     return iter(tuple(log_events(text.splitlines(), str(path))))
 
 
-@mutant(replaces="planner.authority.read_state", turns_red={STREAM})
+@mutant(replaces="planner.authority.read_state", turns_red={STREAM}, independent=False)
 def the_stream_stops_at_the_read_time(path: Path, now: datetime) -> AuthorityState:
     """The stream is read only up to the first event after the read time: a corrupt line
     after that one is never seen, and the log admits."""

@@ -32,6 +32,12 @@ from planner.runtime import ProducedImage
 from planner.scenarios import scenario_names
 
 W = "dry_run_cli"
+BUG = f"{W}.a_bug_exits_70_in_one_located_line"
+HOSTILE_INPUTS = f"{W}.a_hostile_inputs_file_exits_2_at_its_key"
+ARGUMENTS = f"{W}.empty_and_unplannable_arguments_exit_2_located"
+RUNTIME = f"{W}.an_image_built_for_another_runtime_is_refused"
+ONE_LINE = f"{W}.every_error_is_one_line_whatever_the_input_holds"
+WHERE = f"{W}.the_writer_writes_where_the_user_points"
 
 
 def _rewritten(
@@ -96,6 +102,7 @@ def default_report_lands_beside_the_caller(argv: Sequence[str] | None = None) ->
         f"{W}.refused_dry_runs_exit_1_printing_every_refusal_in_order",
         f"{W}.now_overrides_the_scenario_time",
         f"{W}.help_states_the_exit_codes_and_its_examples_run",
+        RUNTIME,
     },
 )
 def refused_runs_exit_0(argv: Sequence[str] | None = None) -> int:
@@ -108,6 +115,7 @@ def refused_runs_exit_0(argv: Sequence[str] | None = None) -> int:
     turns_red={
         f"{W}.refused_dry_runs_exit_1_printing_every_refusal_in_order",
         f"{W}.now_overrides_the_scenario_time",
+        RUNTIME,
     },
     independent=False,
 )
@@ -124,6 +132,8 @@ def refusal_lines_not_printed(argv: Sequence[str] | None = None) -> int:
         f"{W}.every_data_file_is_read_from_the_data_root",
         f"{W}.scenarios_lists_every_scenario_with_its_description",
         f"{W}.recipe_errors_exit_2_with_every_problem_located",
+        HOSTILE_INPUTS,
+        ARGUMENTS,
     },
     independent=False,
 )
@@ -138,6 +148,7 @@ def input_errors_exit_1(argv: Sequence[str] | None = None) -> int:
     turns_red={
         f"{W}.usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing",
         f"{W}.now_overrides_the_scenario_time",
+        ARGUMENTS,
     },
     independent=False,
 )
@@ -200,6 +211,8 @@ def recipe_defaults_to_group_b(argv: Sequence[str] | None = None) -> int:
     turns_red={
         f"{W}.usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing",
         f"{W}.every_data_file_is_read_from_the_data_root",
+        ARGUMENTS,
+        ONE_LINE,
     },
 )
 def data_root_ignored(args: argparse.Namespace) -> DryRun:
@@ -279,13 +292,6 @@ def scenarios_listed_in_reverse(root: Path) -> tuple[str, ...]:
 
 # --- hostile input ---------------------------------------------------------------------------
 
-BUG = f"{W}.a_bug_exits_70_in_one_located_line"
-HOSTILE_INPUTS = f"{W}.a_hostile_inputs_file_exits_2_at_its_key"
-ARGUMENTS = f"{W}.empty_and_unplannable_arguments_exit_2_located"
-RUNTIME = f"{W}.an_image_built_for_another_runtime_is_refused"
-ONE_LINE = f"{W}.every_error_is_one_line_whatever_the_input_holds"
-WHERE = f"{W}.the_writer_writes_where_the_user_points"
-
 
 @mutant(replaces="planner.cli.main", turns_red={BUG}, independent=False)
 def a_bug_exits_1(argv: Sequence[str] | None = None) -> int:
@@ -330,7 +336,13 @@ def an_empty_now_reads_the_wall_clock(argv: Sequence[str] | None = None) -> int:
     return _rewritten(words)
 
 
-@mutant(replaces="planner.data.manifest", turns_red={ARGUMENTS})
+@mutant(
+    replaces="planner.data.manifest",
+    turns_red={
+        ARGUMENTS,
+        "fabric_inventory.a_manifest_the_planner_cannot_place_is_refused_at_its_field",
+    },
+)
 def a_manifest_is_loaded_unplaced(relative: str, root: Path | None = None) -> CheckpointManifest:
     """An arm's manifest is loaded without checking the planner can place its model: a model
     with no organisation crashes the plan further on."""
@@ -344,7 +356,7 @@ def the_images_runtime_key_is_ignored(image: ProducedImage, runtime_key: str) ->
     return None
 
 
-@mutant(replaces="planner.values.printable", turns_red={ONE_LINE})
+@mutant(replaces="planner.values.printable", turns_red={ONE_LINE, ARGUMENTS})
 def errors_print_what_the_input_holds(text: str) -> str:
     """Error messages print keys and paths as they are: a newline in a key starts a new
     stderr line that looks like the tool's own."""

@@ -31,6 +31,7 @@ from planner.recipe import (
 from planner.refusal import PlannerInputError, render_location
 
 W = "launcher_recipe"
+STRICT = f"{W}.a_recipe_is_read_strictly_and_every_place_named"
 SEED_PLAN_CLAIMS = frozenset(
     f"{W}.{name}"
     for name in (
@@ -158,7 +159,7 @@ def every_json_config_value_refused(args: object, env: object) -> tuple[RecipePr
 
 @mutant(
     replaces="planner.recipe.load_recipe",
-    turns_red={f"{W}.every_recipe_problem_is_reported_together", IN_ORDER},
+    turns_red={f"{W}.every_recipe_problem_is_reported_together", IN_ORDER, STRICT},
 )
 def argument_problems_hidden_behind_structure(path: Path) -> Recipe:
     """When a field is missing, the problems of the args are not reported with it."""
@@ -426,10 +427,11 @@ def toml_errors_located_at_the_end_of_file(path: Path) -> Recipe:
         raise PlannerInputError(error.source, "end of file", error.message) from None
 
 
-STRICT = f"{W}.a_recipe_is_read_strictly_and_every_place_named"
-
-
-@mutant(replaces="planner.recipe.structure_problems", turns_red={STRICT}, independent=False)
+@mutant(
+    replaces="planner.recipe.structure_problems",
+    turns_red={STRICT, f"{W}.every_problem_of_a_recipe_is_listed_in_order"},
+    independent=False,
+)
 def recipe_values_read_leniently(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
     """A recipe's values are validated in lax mode: ``"4"``, ``true`` and ``4.0`` are node
     counts, a date is an image name."""

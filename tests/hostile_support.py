@@ -277,3 +277,12 @@ def corruptions(
     whole = dumps(document).encode()
     cut = draw(st.integers(min_value=0, max_value=len(whole) - 1))
     return Corruption(whole[:cut], "cut", None, "")
+
+
+def null_device(path: Path) -> Path:
+    """A private character device with /dev/null's numbers: tests point the writers at it,
+    never at the machine's own /dev/null (a broken writer could replace that)."""
+    import stat
+
+    os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    return path

@@ -21,7 +21,15 @@ from hypothesis import strategies as st
 
 from fixtures.builders import DATA_ROOT, TINY_RECIPE
 from planner.values import printable
-from tests.hostile_support import HOSTILE, Ran, claims_main, no_crash, planner_main, tree
+from tests.hostile_support import (
+    HOSTILE,
+    Ran,
+    claims_main,
+    no_crash,
+    null_device,
+    planner_main,
+    tree,
+)
 from tests.test_hostile_reports import REPORT
 
 # `claims run` loads its own hypothesis profile around the claims it runs, which hypothesis
@@ -155,7 +163,7 @@ def _path(kind: str, name: str, tmp: Path) -> str:
         "under-a-file": str(base / "a-file" / name),
         "loop": str(base / "loop"),
         "too-long": str(base / (name * 300)[:300]),
-        "dev-null": "/dev/null",
+        "dev-null": str(base / "null"),  # a private node with /dev/null's numbers
         "named": str(base / name),
     }[kind]
 
@@ -165,6 +173,7 @@ def _prepare(tmp: Path) -> None:
     (base / "a-dir").mkdir(parents=True)
     (base / "a-file").write_text("kept\n", encoding="utf-8")
     (base / "loop").symlink_to(base / "loop")
+    null_device(base / "null")
     (tmp / "good.json").write_text(json.dumps(REPORT), encoding="utf-8")
 
 
@@ -179,7 +188,7 @@ def test_a_hostile_path_is_a_located_error_or_works(option: Option, kind: str, n
         ran = option.run(path, tmp)
         no_crash(ran)
         assert (tmp / "paths" / "a-file").read_text(encoding="utf-8") == "kept\n"
-        assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+        assert stat.S_ISCHR(os.lstat(tmp / "paths" / "null").st_mode)
         if ran.code == 2:
             said = ran.err.splitlines()[-1]
             if ran.err.startswith("usage: "):  # argparse: its usage, then one error line

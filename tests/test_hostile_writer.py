@@ -24,7 +24,7 @@ import pytest
 from claims.files import WriteError
 from claims.files import write_atomically as write_bytes
 from planner.report import write_atomically as write_text
-from tests.hostile_support import planner_main
+from tests.hostile_support import null_device, planner_main
 
 Writer = Callable[[Path, str], None]
 WRITERS: dict[str, Writer] = {
@@ -61,11 +61,13 @@ def test_a_fifo_is_written_in_place_and_stays_a_fifo(tmp_path: Path, writer: str
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
 
 
-def test_out_dev_null_leaves_a_device_behind() -> None:
-    ran = planner_main("dry-run", "v41_group_a", "--scenario", "supplied", "--out", "/dev/null")
+def test_out_a_device_leaves_a_device_behind(tmp_path: Path) -> None:
+    """A private node with /dev/null's numbers, so a broken writer could only break it."""
+    device = null_device(tmp_path / "null")
+    ran = planner_main("dry-run", "v41_group_a", "--scenario", "supplied", "--out", device)
     assert (ran.code, ran.err) == (0, ""), ran.err
-    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
-    assert Path("/dev/null").read_bytes() == b""
+    assert stat.S_ISCHR(os.lstat(device).st_mode)
+    assert device.read_bytes() == b""
 
 
 def test_out_a_fifo_delivers_the_report_to_its_reader(tmp_path: Path) -> None:

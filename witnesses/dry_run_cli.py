@@ -21,7 +21,6 @@ import shutil
 import stat
 import sys
 import tempfile
-import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from dataclasses import dataclass
@@ -1352,26 +1351,39 @@ def _write_error(target: Path) -> tuple[object, ...]:
     return ("written",)
 
 
+def _null_device(path: Path) -> Path:
+    """A private character device that discards what is written (``/dev/null``'s numbers):
+    the writer is shown a device without ever pointing a possibly broken writer at the
+    machine's own ``/dev/null``."""
+    os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    return path
+
+
 @claim(ClaimKind.PLANNED_SHAPE)
 def the_writer_writes_where_the_user_points() -> Verdict:
     """What --out gets (``write_atomically``): a FIFO delivers the report to its reader and
-    stays a FIFO; /dev/null stays a character device; a symlink keeps pointing at its file,
-    whose text is replaced and whose mode is kept; a new report honours the umask (027:
-    rw-r-----); a directory is refused (EISDIR) and a place no file can be made in (/proc)
-    too, each error naming the path the user gave, never a temp file; nothing else is left."""
+    stays a FIFO; a character device (a private node with /dev/null's numbers) stays a
+    character device; a symlink keeps pointing at its file, whose text is replaced and whose
+    mode is kept; a new report honours the umask (027: rw-r-----); a directory is refused
+    (EISDIR) and a place no file can be made in (/proc) too, each error naming the path the
+    user gave, never a temp file; nothing else is left."""
     seen: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         fifo = root / "report.fifo"
         os.mkfifo(fifo)
-        received: list[bytes] = []
-        reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
-        reader.start()
-        write_atomically(fifo, "through the pipe\n")
-        reader.join(timeout=60)
+        reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader, so a writer can open
+        try:
+            write_atomically(fifo, "through the pipe\n")
+            received = os.read(reader, 4096)
+        except BlockingIOError:
+            received = b""
+        finally:
+            os.close(reader)
         seen["fifo"] = (received, stat.S_ISFIFO(os.lstat(fifo).st_mode))
-        write_atomically(Path("/dev/null"), "nothing\n")
-        seen["/dev/null"] = stat.S_ISCHR(os.stat("/dev/null").st_mode)
+        device = _null_device(root / "null")
+        write_atomically(device, "nothing\n")
+        seen["device"] = stat.S_ISCHR(os.lstat(device).st_mode)
         real = root / "real.txt"
         real.write_text("old\n", encoding="utf-8")
         real.chmod(0o604)
@@ -1391,12 +1403,12 @@ def the_writer_writes_where_the_user_points() -> Verdict:
         seen["/proc"] = _write_error(Path("/proc/version"))[1:]
         seen["left"] = sorted(p.name for p in root.iterdir())
     want = {
-        "fifo": ([b"through the pipe\n"], True),
-        "/dev/null": True,
+        "fifo": (b"through the pipe\n", True),
+        "device": True,
         "symlink": (True, "new\n", 0o604),
         "umask 027": 0o640,
         "directory": (errno.EISDIR, str(Path(tmp) / "a-dir"), False),
         "/proc": ("/proc/version", False),
-        "left": ["a-dir", "link.txt", "new.txt", "real.txt", "report.fifo"],
+        "left": ["a-dir", "link.txt", "new.txt", "null", "real.txt", "report.fifo"],
     }
     return expect_equal(want, seen, "what each target was left as")
