@@ -1,8 +1,10 @@
 """The ``claims`` command: load plugins, build the parser they extend, run one handler.
 
 Exit codes: 0 every selected claim passed and nothing is unresolved; 1 a claim failed or
-errored, or a witness is unresolved; 2 a usage error, a floor violation or a plugin that
-would not load. Plugin subcommands return their own codes.
+errored, or a witness is unresolved; 2 a usage error, an input file that cannot be read, a
+floor violation or a plugin that would not load; 70 an internal error (a bug in the framework,
+not in the input: one line naming where it was raised; ``--debug`` adds the traceback); 130
+interrupted. Plugin subcommands return their own codes as well.
 """
 
 from __future__ import annotations
@@ -10,11 +12,12 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
 from claims.commands import add_builtin_commands
-from claims.errors import ClaimsError
+from claims.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, ClaimsError
 from claims.session import Session
 
 DISTRIBUTION = "gunbc-claims"
@@ -32,6 +35,10 @@ examples:
 Plugins come built in, from the `claims` entry-point group, and from -p MODULE;
 -p no:NAME leaves one out (a built-in such as junit, or an entry point such as mutation).
 `claims COMMAND --help` explains each command.
+
+exit codes: 0 passed; 1 a claim failed or errored, or a witness is unresolved; 2 usage or
+input error; 70 internal error (a bug, not your input: one line saying where; --debug
+shows the traceback); 130 interrupted; `claims mutate` adds 3-8 (see its --help).
 """
 
 
@@ -94,6 +101,11 @@ def build_parser(session: Session) -> argparse.ArgumentParser:
     )
     _add_plugin_option(parser)
     parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="on an internal error (exit 70), also print the traceback",
+    )
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
     run = add_builtin_commands(subparsers, session.formats)
     for plugin in session.pm.plugins_with("claims_add_run_options"):
@@ -117,6 +129,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ClaimsError as error:
         print(f"claims: error: {error}", file=sys.stderr)
         return error.exit_code
+    except KeyboardInterrupt:
+        print("claims: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as error:
+        if "--debug" in arguments:
+            traceback.print_exc(file=sys.stderr)
+        print(internal_error_line(error), file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def internal_error_line(error: BaseException, prog: str = "claims") -> str:
+    """One line for a bug: what was raised and the innermost place it was raised."""
+    frames = traceback.extract_tb(error.__traceback__)
+    where = f" at {frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name}" if frames else ""
+    what = "".join(
+        c if c.isprintable() else c.encode("unicode_escape", "backslashreplace").decode()
+        for c in f"{type(error).__name__}: {error}"
+    )
+    return (
+        f"{prog}: internal error: {what}{where} (a bug, not a problem with the input; "
+        "--debug prints the traceback)"
+    )
 
 
 if __name__ == "__main__":

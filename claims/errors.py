@@ -10,6 +10,10 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict
 
+EXIT_INTERNAL = 70
+"""``EX_SOFTWARE`` (sysexits.h): a bug in the framework or a plugin, not in the input."""
+EXIT_INTERRUPTED = 130
+
 
 class ClaimsError(Exception):
     """Root of every error the kernel raises; the CLI prints it and exits ``exit_code``."""

@@ -3,14 +3,23 @@
 Each is a careless edit of the log reader, the fold or the admission fold: which side of an
 instant counts, wall clocks taken for instants, a conjunct that stops the others, a message
 that names the wrong keys, a fold that forgets what it has seen, a reader that miscounts
-lines, lets a repeated seq through, or loses the file it could not read.
+lines, lets a repeated seq through, or loses the file it could not read; a reader that takes
+the last of a key given twice, reads values leniently, splits records at every line break,
+or stops the stream at the read time.
+
+The line reader :func:`planner.authority.log_events` is a generator; its mutants are plain
+functions that read every line while they run (the patching dispatcher sends a call made
+while a replacement runs to the original, and a generator body runs only later).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+
+from pydantic import TypeAdapter
 
 from mutation import mutant
 from planner.admission import (
@@ -27,11 +36,12 @@ from planner.authority import (
     ImageAdmitted,
     SuspendedForAuthorizedSuccessor,
     fold,
-    parse_log,
-    read_log,
+    log_events,
+    stream_log,
 )
 from planner.fabric import FabricGroup
 from planner.refusal import PlannerInputError, Refusal
+from planner.values import strict_json
 
 W = "authority_admission"
 LEASE = f"{W}.a_lease_is_live_strictly_before_its_expiry"
@@ -45,6 +55,11 @@ FOLD = f"{W}.the_fold_applies_events_in_log_order"
 CORRUPT = f"{W}.a_corrupt_log_line_is_a_located_error"
 BLANK = f"{W}.blank_and_whitespace_lines_are_skipped"
 UNREADABLE = f"{W}.an_unreadable_log_is_a_located_error"
+TWICE = f"{W}.a_line_that_says_two_things_is_corrupt_and_never_admits"
+PLAINLY = f"{W}.a_value_the_log_does_not_spell_plainly_is_a_located_error"
+NEWLINE = f"{W}.only_a_newline_ends_a_record"
+STREAM = f"{W}.the_stream_is_read_to_its_end_and_folds_as_the_whole_read"
+_LENIENT: TypeAdapter[AuthorityEvent] = TypeAdapter(AuthorityEvent)
 
 
 def _wall_clock(moment: datetime) -> datetime:
@@ -64,11 +79,11 @@ def a_lease_gets_a_second_of_grace(self: SuspendedForAuthorizedSuccessor, now: d
 
 @mutant(replaces="planner.authority.fold", turns_red={AT_READ, OFFSETS})
 def an_event_at_the_read_time_is_not_yet_seen(
-    events: tuple[AuthorityEvent, ...], now: datetime
+    events: Iterable[AuthorityEvent], now: datetime
 ) -> AuthorityState:
     """The fold stops at an event logged exactly at the read time, as if it had not happened."""
     seen = []
-    for event in events:
+    for event in tuple(events):
         if event.at >= now:
             break
         seen.append(event)
@@ -80,27 +95,30 @@ def an_event_at_the_read_time_is_not_yet_seen(
     turns_red={OFFSETS},
     independent=False,
 )
-def the_fold_reads_wall_clocks(events: tuple[AuthorityEvent, ...], now: datetime) -> AuthorityState:
+def the_fold_reads_wall_clocks(events: Iterable[AuthorityEvent], now: datetime) -> AuthorityState:
     """The fold compares each event's wall-clock reading with the read time's, ignoring
     their UTC offsets."""
     shifted = tuple(e.model_copy(update={"at": _wall_clock(e.at)}) for e in events)
     return fold(shifted, _wall_clock(now)).model_copy(update={"read_at": now})
 
 
-def _each_line(text: str, source: str) -> Iterator[tuple[int, AuthorityEvent]]:
-    """Every non-blank line parsed on its own (no order check), with its line number."""
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            (event,) = parse_log("\n" * (number - 1) + line, source)
-            yield number, event
-
-
 def _order_checked(
-    text: str, source: str, *, wall_clocks: bool = False, repeats: bool = False
-) -> tuple[AuthorityEvent, ...]:
-    """``parse_log`` with its order checks written out, one of them loosened."""
+    lines: Iterable[str],
+    source: str,
+    *,
+    wall_clocks: bool = False,
+    repeats: bool = False,
+    lenient: bool = False,
+) -> Iterator[AuthorityEvent]:
+    """``log_events`` with its order checks written out, one of them loosened; every line is
+    read before it returns (see the module doc)."""
     events: list[AuthorityEvent] = []
-    for number, event in _each_line(text, source):
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        event = _lenient(line) if lenient else None
+        if event is None:
+            (event,) = log_events([""] * (number - 1) + [line], source)
         if events:
             previous = events[-1]
             if event.seq < previous.seq or (event.seq == previous.seq and not repeats):
@@ -116,20 +134,30 @@ def _order_checked(
                 message = f"{event.at.isoformat()} is earlier than line before"
                 raise PlannerInputError(source, where, message)
         events.append(event)
-    return tuple(events)
+    return iter(events)
 
 
-@mutant(replaces="planner.authority.parse_log", turns_red={OFFSETS, CORRUPT})
-def log_order_checked_on_wall_clocks(text: str, source: str) -> tuple[AuthorityEvent, ...]:
+def _lenient(line: str) -> AuthorityEvent | None:
+    """The line's event in pydantic's lax mode (a key given twice still refused), or None
+    when even that fails."""
+    try:
+        event: AuthorityEvent = _LENIENT.validate_python(strict_json(line))
+    except (ValueError, TypeError):
+        return None
+    return event
+
+
+@mutant(replaces="planner.authority.log_events", turns_red={OFFSETS, CORRUPT})
+def log_order_checked_on_wall_clocks(lines: Iterable[str], source: str) -> Iterator[AuthorityEvent]:
     """The log's time order is checked on wall-clock readings, so a line logged later in
     another zone reads as earlier, and an earlier one as later."""
-    return _order_checked(text, source, wall_clocks=True)
+    return _order_checked(lines, source, wall_clocks=True)
 
 
-@mutant(replaces="planner.authority.parse_log", turns_red={CORRUPT}, independent=False)
-def a_repeated_seq_is_accepted(text: str, source: str) -> tuple[AuthorityEvent, ...]:
+@mutant(replaces="planner.authority.log_events", turns_red={CORRUPT}, independent=False)
+def a_repeated_seq_is_accepted(lines: Iterable[str], source: str) -> Iterator[AuthorityEvent]:
     """A line may repeat the seq of the line before (``seq`` need only not decrease)."""
-    return _order_checked(text, source, repeats=True)
+    return _order_checked(lines, source, repeats=True)
 
 
 @mutant(replaces="planner.admission.arm_launch_admission", turns_red={EVERY, TWO, UNKNOWN})
@@ -180,10 +208,11 @@ def active_incumbent_refused_without_its_hint(
     independent=False,
 )
 def a_repeated_admission_is_listed_twice(
-    events: tuple[AuthorityEvent, ...], now: datetime
+    events: Iterable[AuthorityEvent], now: datetime
 ) -> AuthorityState:
     """The fold appends every image admission, so an image admitted twice for one key is
     listed twice."""
+    events = tuple(events)
     state = fold(events, now)
     repeats: dict[str, list[str]] = {}
     for event in events:
@@ -199,10 +228,11 @@ def a_repeated_admission_is_listed_twice(
     independent=False,
 )
 def releasing_an_unheld_host_fails(
-    events: tuple[AuthorityEvent, ...], now: datetime
+    events: Iterable[AuthorityEvent], now: datetime
 ) -> AuthorityState:
     """The fold pops a released host without a default: releasing a host nobody holds
     raises instead of changing nothing."""
+    events = tuple(events)
     held: set[str] = set()
     for event in events:
         if event.at > now:
@@ -214,34 +244,85 @@ def releasing_an_unheld_host_fails(
     return fold(events, now)
 
 
-@mutant(replaces="planner.authority.parse_log", turns_red={CORRUPT}, independent=False)
-def blank_lines_are_not_counted(text: str, source: str) -> tuple[AuthorityEvent, ...]:
+@mutant(replaces="planner.authority.log_events", turns_red={CORRUPT, PLAINLY}, independent=False)
+def blank_lines_are_not_counted(lines: Iterable[str], source: str) -> Iterator[AuthorityEvent]:
     """Blank lines are dropped before lines are numbered, so an error after a blank line
     names the wrong line."""
-    return parse_log("\n".join(line for line in text.splitlines() if line.strip()), source)
+    return iter(tuple(log_events([line for line in lines if line.strip()], source)))
 
 
-@mutant(replaces="planner.authority.parse_log", turns_red={BLANK}, independent=False)
-def a_whitespace_line_is_read_as_an_event(text: str, source: str) -> tuple[AuthorityEvent, ...]:
+@mutant(replaces="planner.authority.log_events", turns_red={BLANK}, independent=False)
+def a_whitespace_line_is_read_as_an_event(
+    lines: Iterable[str], source: str
+) -> Iterator[AuthorityEvent]:
     """Only empty lines are skipped: a line of spaces or tabs is parsed, and fails, as JSON."""
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line and not line.strip():
+    read = list(lines)
+    for number, line in enumerate(read, start=1):
+        if line.rstrip("\n") and not line.strip():  # a file's lines keep their "\n"
             raise PlannerInputError(source, f"line {number}", "not a JSON object: Expecting value")
-    return parse_log(text, source)
+    return iter(tuple(log_events(read, source)))
 
 
 @mutant(
-    replaces="planner.authority.read_log",
+    replaces="planner.authority.stream_log",
     turns_red={
         UNREADABLE,
         "dry_run_cli.usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing",
+        "dry_run_cli.every_error_is_one_line_whatever_the_input_holds",
     },
 )
-def an_unreadable_log_is_not_named(path: Path) -> tuple[AuthorityEvent, ...]:
+def an_unreadable_log_is_not_named(path: Path) -> Iterator[AuthorityEvent]:
     """An unreadable log is reported without the file it is."""
     try:
-        return read_log(path)
+        return iter(tuple(stream_log(path)))
     except PlannerInputError as exc:
         if exc.where != "<file>":
             raise
         raise PlannerInputError("authority log", exc.where, exc.message) from exc
+
+
+@mutant(
+    replaces="planner.values.strict_json",
+    turns_red={
+        TWICE,
+        PLAINLY,
+        "dry_run_cli.a_hostile_inputs_file_exits_2_at_its_key",
+        "fabric_inventory.a_hostile_inventory_is_refused_at_its_place",
+    },
+)
+def the_last_of_a_key_given_twice_wins(text: str) -> object:
+    """A line is read with plain ``json.loads``: a key given twice keeps its last value (the
+    suspension that names another candidate, then this one, admits), NaN and integers of any
+    size are read."""
+    return json.loads(text)
+
+
+@mutant(replaces="planner.authority.log_events", turns_red={PLAINLY}, independent=False)
+def a_line_is_validated_leniently(lines: Iterable[str], source: str) -> Iterator[AuthorityEvent]:
+    """Each line's values are validated in pydantic's lax mode: ``true`` is a seq of 1,
+    ``"15"`` a seq of 15, and ``15.0`` one too."""
+    return _order_checked(lines, source, lenient=True)
+
+
+@mutant(replaces="planner.authority.stream_log", turns_red={NEWLINE}, independent=False)
+def records_split_at_every_line_break(path: Path) -> Iterator[AuthorityEvent]:
+    """The log is split with ``str.splitlines``: a record holding U+2028 (or U+2029, U+0085,
+    a form feed, a carriage return) is split in two, and two records joined by a carriage
+    return are read as two."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, ValueError) as exc:
+        raise PlannerInputError(str(path), "<file>", f"cannot read authority log: {exc}") from exc
+    return iter(tuple(log_events(text.splitlines(), str(path))))
+
+
+@mutant(replaces="planner.authority.read_state", turns_red={STREAM}, independent=False)
+def the_stream_stops_at_the_read_time(path: Path, now: datetime) -> AuthorityState:
+    """The stream is read only up to the first event after the read time: a corrupt line
+    after that one is never seen, and the log admits."""
+    seen = []
+    for event in stream_log(path):
+        if event.at > now:
+            break
+        seen.append(event)
+    return fold(seen, now)

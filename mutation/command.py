@@ -322,7 +322,7 @@ def _refuse_generated_options(args: argparse.Namespace) -> None:
     given = [
         flag
         for flag, value in (
-            ("--shard", args.shard),
+            ("--shard", args.shard is not None),
             ("--since", args.since),
             ("--exhaustive", args.exhaustive),
             ("--break-below", args.break_below),
@@ -344,11 +344,12 @@ def declared_command(args: argparse.Namespace, session: Session) -> int:
     from mutation.ledgers import load_debt
     from mutation.tables import render
 
+    debt = load_debt(args.debt)  # the inputs are read before any work starts
     scope = chosen_witnesses(args, session)
     book = claim_book(session, scope)
     declared = load(session, scope, book)
     planner = Planner(scope, book, declared, tuple(getattr(args, "plugins", ()) or ()))
-    findings = run_harness(planner, load_debt(args.debt), args.jobs, args.timeout, ProgressLine())
+    findings = run_harness(planner, debt, args.jobs, args.timeout, ProgressLine())
     print(render(findings))
     if args.report is not None and not findings.baseline_red:
         from mutation.stryker import declared_report, write_report

@@ -10,21 +10,34 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import os
 import re
 import sys
+import tempfile
 from collections.abc import Callable, Sequence
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 from mutation import mutant
 from planner.arm_launch import DryRun
+from planner.checkpoint import CheckpointManifest, load_manifest
 from planner.cli import dry_run, main
+from planner.data import default_data_root
+from planner.frontiers import PlanInputs
 from planner.recipe import RecipePlan
+from planner.refusal import PlannerInputError, Refusal
 from planner.report import render_recipe_report, render_report
+from planner.runtime import ProducedImage
 from planner.scenarios import scenario_names
 
 W = "dry_run_cli"
+BUG = f"{W}.a_bug_exits_70_in_one_located_line"
+HOSTILE_INPUTS = f"{W}.a_hostile_inputs_file_exits_2_at_its_key"
+ARGUMENTS = f"{W}.empty_and_unplannable_arguments_exit_2_located"
+RUNTIME = f"{W}.an_image_built_for_another_runtime_is_refused"
+ONE_LINE = f"{W}.every_error_is_one_line_whatever_the_input_holds"
+WHERE = f"{W}.the_writer_writes_where_the_user_points"
 
 
 def _rewritten(
@@ -89,6 +102,7 @@ def default_report_lands_beside_the_caller(argv: Sequence[str] | None = None) ->
         f"{W}.refused_dry_runs_exit_1_printing_every_refusal_in_order",
         f"{W}.now_overrides_the_scenario_time",
         f"{W}.help_states_the_exit_codes_and_its_examples_run",
+        RUNTIME,
     },
 )
 def refused_runs_exit_0(argv: Sequence[str] | None = None) -> int:
@@ -101,6 +115,7 @@ def refused_runs_exit_0(argv: Sequence[str] | None = None) -> int:
     turns_red={
         f"{W}.refused_dry_runs_exit_1_printing_every_refusal_in_order",
         f"{W}.now_overrides_the_scenario_time",
+        RUNTIME,
     },
     independent=False,
 )
@@ -117,6 +132,8 @@ def refusal_lines_not_printed(argv: Sequence[str] | None = None) -> int:
         f"{W}.every_data_file_is_read_from_the_data_root",
         f"{W}.scenarios_lists_every_scenario_with_its_description",
         f"{W}.recipe_errors_exit_2_with_every_problem_located",
+        HOSTILE_INPUTS,
+        ARGUMENTS,
     },
     independent=False,
 )
@@ -131,6 +148,7 @@ def input_errors_exit_1(argv: Sequence[str] | None = None) -> int:
     turns_red={
         f"{W}.usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing",
         f"{W}.now_overrides_the_scenario_time",
+        ARGUMENTS,
     },
     independent=False,
 )
@@ -193,6 +211,8 @@ def recipe_defaults_to_group_b(argv: Sequence[str] | None = None) -> int:
     turns_red={
         f"{W}.usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing",
         f"{W}.every_data_file_is_read_from_the_data_root",
+        ARGUMENTS,
+        ONE_LINE,
     },
 )
 def data_root_ignored(args: argparse.Namespace) -> DryRun:
@@ -268,3 +288,92 @@ def written_in_place(path: Path, text: str) -> None:
 def scenarios_listed_in_reverse(root: Path) -> tuple[str, ...]:
     """Scenario names come out in reverse order (the listing and the 'known:' hint)."""
     return tuple(reversed(scenario_names(root)))
+
+
+# --- hostile input ---------------------------------------------------------------------------
+
+
+@mutant(replaces="planner.cli.main", turns_red={BUG}, independent=False)
+def a_bug_exits_1(argv: Sequence[str] | None = None) -> int:
+    """A bug exits 1, the code for a refused plan: a script gating on the exit code takes a
+    crash for a decision."""
+    return _rewritten(argv, code=lambda code: 1 if code == 70 else code)
+
+
+@mutant(replaces="planner.cli.internal_error_line", turns_red={BUG})
+def a_bug_is_not_located(prog: str, exc: BaseException) -> str:
+    """The internal-error line says what was raised but not where."""
+    return f"{prog}: internal error: {type(exc).__name__}: {exc}"
+
+
+@mutant(replaces="planner.scenarios.load_inputs", turns_red={HOSTILE_INPUTS})
+def inputs_read_leniently(path: Path) -> PlanInputs:
+    """The inputs file is read with plain ``json`` and validated in lax mode: a key given
+    twice keeps its last value, ``"off"`` is false and ``"8000"`` a number."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        return PlanInputs.model_validate(raw)
+    except (OSError, ValueError) as exc:
+        raise PlannerInputError(str(path), "<file>", f"cannot read plan inputs: {exc}") from exc
+
+
+@mutant(replaces="planner.cli.dry_run", turns_red={HOSTILE_INPUTS}, independent=False)
+def glm_ignores_its_inputs(args: argparse.Namespace) -> DryRun:
+    """glm_group_b never reads --inputs, not even a missing file."""
+    if args.arm == "glm_group_b" and args.scenario is None:
+        return dry_run(argparse.Namespace(**{**vars(args), "inputs": None}))
+    return dry_run(args)
+
+
+@mutant(replaces="planner.cli.main", turns_red={ARGUMENTS}, independent=False)
+def an_empty_now_reads_the_wall_clock(argv: Sequence[str] | None = None) -> int:
+    """``--now ''`` is taken as no --now at all: the log is read at the wall clock (or the
+    scenario's time) instead of refusing the empty value."""
+    words = list(argv or [])
+    while "--now" in words and words[words.index("--now") + 1 :][:1] == [""]:
+        at = words.index("--now")
+        del words[at : at + 2]
+    return _rewritten(words)
+
+
+@mutant(
+    replaces="planner.data.manifest",
+    turns_red={
+        ARGUMENTS,
+        "fabric_inventory.a_manifest_the_planner_cannot_place_is_refused_at_its_field",
+    },
+)
+def a_manifest_is_loaded_unplaced(relative: str, root: Path | None = None) -> CheckpointManifest:
+    """An arm's manifest is loaded without checking the planner can place its model: a model
+    with no organisation crashes the plan further on."""
+    return load_manifest((root or default_data_root()) / relative)
+
+
+@mutant(replaces="planner.runtime.runtime_key_wall", turns_red={RUNTIME})
+def the_images_runtime_key_is_ignored(image: ProducedImage, runtime_key: str) -> Refusal | None:
+    """The produced image's runtime key is validated and then ignored: an image built for
+    another runtime passes the wall."""
+    return None
+
+
+@mutant(replaces="planner.values.printable", turns_red={ONE_LINE, ARGUMENTS})
+def errors_print_what_the_input_holds(text: str) -> str:
+    """Error messages print keys and paths as they are: a newline in a key starts a new
+    stderr line that looks like the tool's own."""
+    return text
+
+
+@mutant(replaces="planner.report.write_atomically", turns_red={WHERE}, independent=False)
+def whatever_is_at_the_target_is_replaced(path: Path, text: str) -> None:
+    """Every report goes through a 0600 temp file renamed over the target: a FIFO or
+    /dev/null becomes a regular file, a symlink is replaced by a file, the umask is ignored
+    and a replaced file loses its mode."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name[:40]}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise

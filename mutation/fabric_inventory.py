@@ -67,7 +67,10 @@ def a_missing_list_is_empty(raw: dict[str, object], key: str, source: str) -> li
 
 @mutant(
     replaces="planner.fabric._host",
-    turns_red={f"{W}.a_bad_host_is_refused_at_its_field_quoting_the_value"},
+    turns_red={
+        f"{W}.a_bad_host_is_refused_at_its_field_quoting_the_value",
+        f"{W}.a_hostile_inventory_is_refused_at_its_place",
+    },
 )
 def bad_host_located_without_its_index(index: int, raw: object, source: str) -> Host:
     """A bad host is located at hosts.<field>, not saying which of the hosts it is."""
@@ -80,7 +83,10 @@ def bad_host_located_without_its_index(index: int, raw: object, source: str) -> 
 
 @mutant(
     replaces="planner.fabric._group",
-    turns_red={f"{W}.a_bad_group_is_refused_at_its_field_quoting_the_value"},
+    turns_red={
+        f"{W}.a_bad_group_is_refused_at_its_field_quoting_the_value",
+        f"{W}.a_hostile_inventory_is_refused_at_its_place",
+    },
 )
 def a_host_named_twice_in_a_group_is_dropped(
     index: int, raw: object, by_name: dict[str, Host], source: str
@@ -145,6 +151,8 @@ def the_last_bad_field_is_named(exc: ValidationError) -> tuple[str, str]:
         "dry_run_cli.every_data_file_is_read_from_the_data_root",
         "dry_run_cli.usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing",
         "v41_group_a_launch.an_unreadable_manifest_is_named_as_a_manifest",
+        "dry_run_cli.a_hostile_inputs_file_exits_2_at_its_key",
+        f"{W}.a_manifest_the_planner_cannot_place_is_refused_at_its_field",
     },
 )
 def a_bad_json_file_is_named_without_its_directory(model: type[M], path: Path, what: str) -> M:
@@ -157,7 +165,12 @@ def a_bad_json_file_is_named_without_its_directory(model: type[M], path: Path, w
 
 @mutant(
     replaces="planner.values.load_json_model",
-    turns_red={f"{W}.data_files_are_read_as_utf8_whatever_the_locale"},
+    turns_red={
+        f"{W}.data_files_are_read_as_utf8_whatever_the_locale",
+        "dry_run_cli.a_hostile_inputs_file_exits_2_at_its_key",
+        f"{W}.a_bad_manifest_is_refused_at_its_first_bad_field",
+        f"{W}.a_manifest_the_planner_cannot_place_is_refused_at_its_field",
+    },
     independent=False,
 )
 def a_json_file_is_read_in_the_locale_encoding(model: type[M], path: Path, what: str) -> M:
@@ -251,6 +264,9 @@ def an_unknown_model_gets_the_first_manifest(
         "dry_run_cli.scenarios_lists_every_scenario_with_its_description",
         "dry_run_cli.usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing",
         "launcher_recipe.the_refusal_names_the_file_and_lists_every_problem",
+        "dry_run_cli.a_hostile_inputs_file_exits_2_at_its_key",
+        "dry_run_cli.empty_and_unplannable_arguments_exit_2_located",
+        "dry_run_cli.every_error_is_one_line_whatever_the_input_holds",
     },
 )
 def the_printed_error_drops_the_file(self: Any, source: str, where: str, message: str) -> None:
@@ -259,3 +275,15 @@ def the_printed_error_drops_the_file(self: Any, source: str, where: str, message
     self.where = where
     self.message = message
     Exception.__init__(self, f"{where}: {message}")
+
+
+@mutant(
+    replaces="planner.fabric.check_inventory_keys",
+    turns_red={
+        f"{W}.a_hostile_inventory_is_refused_at_its_place",
+        "dry_run_cli.every_error_is_one_line_whatever_the_input_holds",
+    },
+)
+def any_top_level_key_is_accepted(raw: dict[str, object], source: str) -> None:
+    """An inventory may hold any top-level key and any comment: a misspelled ``groups`` key
+    is silently ignored."""

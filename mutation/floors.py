@@ -16,7 +16,6 @@ Raising a floor is an ordinary commit.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import Any
 from tabulate import tabulate
 
 from claims import UsageError
+from claims.files import FileProblem, read_toml, shown
 
 DEFAULT_FLOORS = Path("mutation/floors.toml")
 """Where a project keeps its floors, relative to the directory the survey runs in."""
@@ -121,16 +121,18 @@ def score_table(per_file: Sequence[Score], floors: Mapping[str, Floor] | None = 
 def load_floors(path: Path, survey: str) -> dict[str, Floor]:
     """The ``[survey]`` table of a floors file; a malformed entry is a located usage error."""
     try:
-        table = tomllib.loads(path.read_text(encoding="utf-8")).get(survey)
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise UsageError(f"--floors {path}: cannot read the floors: {error}") from error
+        table = read_toml(path).get(survey)
+    except FileProblem as error:
+        raise UsageError(
+            f"--floors {shown(path)}: {error.where}: cannot read the floors: {error.message}"
+        ) from error
     if not isinstance(table, dict):
-        raise UsageError(f"--floors {path}: no [{survey}] table of floors")
+        raise UsageError(f"--floors {shown(path)}: no [{survey}] table of floors")
     return {file: _floor(path, survey, file, value) for file, value in table.items()}
 
 
 def _floor(path: Path, survey: str, file: str, value: object) -> Floor:
-    where = f"--floors {path}: [{survey}] {file!r}"
+    where = f"--floors {shown(path)}: [{survey}] {file!r}"
     if isinstance(value, dict):
         strength, no_coverage = value.get("strength"), value.get("no_coverage", 0)
         unknown = set(value) - {"strength", "no_coverage"}

@@ -22,7 +22,7 @@ from typing import Any
 
 from claims import Session, UsageError
 from claims.revisions import RevisionError, commit_of
-from mutation.floors import hold_floors
+from mutation.floors import hold_floors, load_floors
 from mutation.ledgers import Equivalence, load_equivalents
 from mutation.mutmut_bridge import GeneratedMutant, generate, read_generated, source_paths
 from mutation.selection import parse_shard, shard, since
@@ -57,6 +57,7 @@ class Plan:
 
 
 def _plan(args: argparse.Namespace, session: Session) -> Plan:
+    equivalents = load_equivalents(args.equivalent)  # the inputs are read before any work
     scope = survey_scope(args, session)
     if args.since:
         # Checked before mutmut regenerates mutants/: a bad revision costs nothing.
@@ -71,11 +72,11 @@ def _plan(args: argparse.Namespace, session: Session) -> Plan:
         plugins=tuple(getattr(args, "plugins", ()) or ()),
         jobs=args.jobs,
         exhaustive=args.exhaustive,
-        shard=parse_shard(args.shard) if args.shard else None,
+        shard=parse_shard(args.shard) if args.shard is not None else None,
         since=args.since,
         files=files,
         report=args.report or DEFAULT_REPORT,
-        equivalents=load_equivalents(args.equivalent),
+        equivalents=equivalents,
         break_below=args.break_below,
         floors=args.floors,
         show_survivors=args.show_survivors,
@@ -291,6 +292,8 @@ def merge_command(
     """Merge shard reports into ``out`` (default target/mutation-report.json), summarize them
     and hold the floors over the merged whole."""
     merged = merge([read_report(p) for p in paths])
+    if floors is not None:  # every input is read before anything is written
+        load_floors(floors, "generated")
     target = out or DEFAULT_REPORT
     write_report(merged, target)
     print(summarize_report(merged, show_survivors))

@@ -7,6 +7,8 @@ import tomllib
 from collections.abc import Callable
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from mutation import mutant
 from planner.checkpoint import CheckpointManifest
 from planner.fabric import FabricGroup
@@ -26,9 +28,10 @@ from planner.recipe import (
     shape_problems,
     structure_problems,
 )
-from planner.refusal import PlannerInputError
+from planner.refusal import PlannerInputError, render_location
 
 W = "launcher_recipe"
+STRICT = f"{W}.a_recipe_is_read_strictly_and_every_place_named"
 SEED_PLAN_CLAIMS = frozenset(
     f"{W}.{name}"
     for name in (
@@ -156,7 +159,7 @@ def every_json_config_value_refused(args: object, env: object) -> tuple[RecipePr
 
 @mutant(
     replaces="planner.recipe.load_recipe",
-    turns_red={f"{W}.every_recipe_problem_is_reported_together", IN_ORDER},
+    turns_red={f"{W}.every_recipe_problem_is_reported_together", IN_ORDER, STRICT},
 )
 def argument_problems_hidden_behind_structure(path: Path) -> Recipe:
     """When a field is missing, the problems of the args are not reported with it."""
@@ -394,12 +397,14 @@ def pipeline_stages_not_counted(recipe: Recipe) -> tuple[RecipeProblem, ...]:
 
 @mutant(
     replaces="planner.recipe.RecipeInvalid.__init__",
-    turns_red={MESSAGE, "dry_run_cli.recipe_errors_exit_2_with_every_problem_located"},
+    turns_red={MESSAGE},
 )
 def message_lists_the_first_problem_only(
     self: RecipeInvalid, source: str, problems: tuple[RecipeProblem, ...]
 ) -> None:
-    """The error text names the count but lists only the first problem."""
+    """The error's text names the count but lists only the first problem (what a program
+    calling ``load_recipe`` reads; the command line prints each problem from the list, each
+    escaped, so it does not see this)."""
     self.problems = problems
     first = f"{problems[0].where}: {problems[0].message}" if problems else ""
     PlannerInputError.__init__(self, source, f"{len(problems)} problem(s)", first)
@@ -420,3 +425,33 @@ def toml_errors_located_at_the_end_of_file(path: Path) -> Recipe:
         if not error.message.startswith("malformed TOML"):
             raise
         raise PlannerInputError(error.source, "end of file", error.message) from None
+
+
+@mutant(
+    replaces="planner.recipe.structure_problems",
+    turns_red={STRICT, f"{W}.every_problem_of_a_recipe_is_listed_in_order"},
+    independent=False,
+)
+def recipe_values_read_leniently(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
+    """A recipe's values are validated in lax mode: ``"4"``, ``true`` and ``4.0`` are node
+    counts, a date is an image name."""
+    try:
+        Recipe.model_validate(raw)
+    except ValidationError as exc:
+        return tuple(
+            RecipeProblem(
+                where=render_location(e["loc"]),
+                message="required, missing"
+                if e["type"] == "missing"
+                else f"{e['msg']} (value {e.get('input')!r})",
+            )
+            for e in exc.errors()
+        )
+    return ()
+
+
+@mutant(replaces="planner.values.one_line", turns_red={STRICT})
+def a_name_may_break_lines(value: str) -> str:
+    """A recipe name may hold a newline, U+2028 or a tab: its report's first line can forge
+    a heading of its own."""
+    return value

@@ -12,12 +12,12 @@ edit), the entry is reported stale and the mutant is judged like any other.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from claims import UsageError
+from claims.files import FileProblem, read_toml, shown
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 DEFAULT_DEBT = PACKAGE_DIR / "debt.toml"
@@ -25,22 +25,37 @@ DEFAULT_EQUIVALENT = PACKAGE_DIR / "equivalent.toml"
 
 
 def _read(path: Path) -> dict[str, object]:
+    """The ledger's tables. A missing ledger is an error, never an empty one: a mistyped
+    ``--debt`` path must not quietly drop every recorded debt."""
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, tomllib.TOMLDecodeError) as error:
-        raise UsageError(f"{path}: cannot read the ledger: {error}") from error
+        return read_toml(path)
+    except FileProblem as error:
+        raise UsageError(
+            f"{shown(path)}: {error.where}: cannot read the ledger: {error.message}"
+        ) from error
 
 
 def load_debt(path: Path = DEFAULT_DEBT) -> dict[str, str]:
-    """Claim id -> reason; a missing file is an empty ledger."""
+    """Claim id -> reason; a missing or unreadable file, or an entry that is not a
+    non-empty reason, is a usage error naming the entry."""
     table = _read(path).get("debt", {})
-    if not isinstance(table, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in table.items()
-    ):
-        raise UsageError(f'{path}: [debt] must map "<witness>.<claim>" to a non-empty reason')
+    if not isinstance(table, dict):
+        raise UsageError(
+            f'{shown(path)}: debt: [debt] must map "<witness>.<claim>" to a non-empty reason '
+            f"(value {_shown(table)})"
+        )
+    for key, reason in table.items():
+        if not isinstance(reason, str) or not reason.strip():
+            raise UsageError(
+                f'{shown(path)}: debt."{shown(key)}": [debt] must map "<witness>.<claim>" to '
+                f"a non-empty reason (value {_shown(reason)})"
+            )
     return dict(table)
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:50] + "…"
 
 
 @dataclass(frozen=True)
@@ -63,11 +78,22 @@ def load_equivalents(path: Path = DEFAULT_EQUIVALENT) -> dict[str, Equivalence]:
     """Mutant name -> its equivalence entry."""
     entries = _read(path).get("equivalent", [])
     if not isinstance(entries, list):
-        raise UsageError(f"{path}: equivalent must be an array of tables [[equivalent]]")
+        raise UsageError(
+            f"{shown(path)}: equivalent: equivalent must be an array of tables [[equivalent]] "
+            f"(value {_shown(entries)})"
+        )
     found: dict[str, Equivalence] = {}
     for index, entry in enumerate(entries):
-        if not isinstance(entry, Mapping) or not all(isinstance(entry.get(k), str) for k in _KEYS):
-            raise UsageError(f"{path}: [[equivalent]] #{index + 1} needs {', '.join(_KEYS)}")
+        wrong = (
+            [k for k in _KEYS if not isinstance(entry.get(k), str)]
+            if isinstance(entry, Mapping)
+            else ["<entry>"]
+        )
+        if wrong:
+            raise UsageError(
+                f"{shown(path)}: equivalent[{index}].{wrong[0]}: [[equivalent]] #{index + 1} needs "
+                f"{', '.join(_KEYS)}, each text"
+            )
         found[entry["mutant"]] = Equivalence(
             mutant=entry["mutant"],
             before=entry["from"].strip(),

@@ -25,9 +25,12 @@ WHOLE_FILE = frozenset({0})
 
 def parse_shard(text: str) -> tuple[int, int]:
     """``"K/N"`` -> (K, N) with 1 <= K <= N."""
-    match = re.fullmatch(r"(\d+)/(\d+)", text.strip())
+    match = re.fullmatch(r"(\d{1,9})/(\d{1,9})", text.strip())  # no huge or unreadable ints
     if not match or not 1 <= int(match[1]) <= int(match[2]):
-        raise UsageError(f"--shard {text!r}: write K/N with 1 <= K <= N (example: --shard 2/4)")
+        raise UsageError(
+            f"--shard {text[:40]!r}: write K/N with 1 <= K <= N, each at most 9 digits "
+            "(example: --shard 2/4)"
+        )
     return int(match[1]), int(match[2])
 
 

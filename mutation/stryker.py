@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from claims import UsageError
-from claims.files import write_atomically
+from claims.files import FileProblem, read_json, shown, write_atomically
 from mutation.harness import Findings, Judgement, RunKind
 from mutation.patching import resolve
 from mutation.runs import RunStatus
@@ -96,18 +96,106 @@ def add_tests(report: Report, path: str, tests: Iterable[tuple[str, str, int]]) 
 
 
 def validate(report: Mapping[str, Any]) -> list[str]:
-    """What ``report`` lacks of the schema's required keys and enums (empty when fine)."""
+    """What ``report`` lacks of the schema's required keys, enums and types (empty when
+    fine), each located by its key path; everything the merge and the summaries read is
+    checked, so a mis-shaped report is refused here and never crashes them."""
     problems = [f"missing {key}" for key in REQUIRED_TOP if key not in report]
-    for path, entry in dict(report.get("files", {})).items():
-        problems += [f"{path}: missing {key}" for key in REQUIRED_FILE if key not in entry]
-        for mutant in entry.get("mutants", []):
-            where = f"{path}#{mutant.get('id')}"
-            problems += [f"{where}: missing {key}" for key in REQUIRED_MUTANT if key not in mutant]
-            if mutant.get("status") not in STATUSES:
-                problems.append(f"{where}: status {mutant.get('status')!r}")
+    thresholds = report.get("thresholds", {})
     for key in ("high", "low"):
-        if not isinstance(report.get("thresholds", {}).get(key), int):
+        value = thresholds.get(key) if isinstance(thresholds, dict) else None
+        if not _is_int(value):
             problems.append(f"thresholds.{key} is not an integer")
+    files = report.get("files", {})
+    if not isinstance(files, dict):
+        return [*problems, f"files: expected an object, got {_kind(files)}"]
+    for path, entry in files.items():
+        problems += _file_problems(f"files[{path!r}]", entry)
+    tests = report.get("testFiles", {})
+    if not isinstance(tests, dict):
+        return [*problems, f"testFiles: expected an object, got {_kind(tests)}"]
+    for path, entry in tests.items():
+        problems += _test_file_problems(f"testFiles[{path!r}]", entry)
+    return problems
+
+
+def _kind(value: object) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _file_problems(where: str, entry: object) -> list[str]:
+    if not isinstance(entry, dict):
+        return [f"{where}: expected an object, got {_kind(entry)}"]
+    problems = [f"{where}: missing {key}" for key in REQUIRED_FILE if key not in entry]
+    problems += [
+        f"{where}.{key}: expected a string, got {_kind(entry[key])}"
+        for key in ("language", "source")
+        if key in entry and not isinstance(entry[key], str)
+    ]
+    mutants = entry.get("mutants", [])
+    if not isinstance(mutants, list):
+        return [*problems, f"{where}.mutants: expected an array, got {_kind(mutants)}"]
+    for index, mutant in enumerate(mutants):
+        problems += _mutant_problems(f"{where}.mutants[{index}]", mutant)
+    return problems
+
+
+def _mutant_problems(where: str, mutant: object) -> list[str]:
+    if not isinstance(mutant, dict):
+        return [f"{where}: expected an object, got {_kind(mutant)}"]
+    label = f"{where} (id {mutant.get('id')!r})" if isinstance(mutant.get("id"), str) else where
+    problems = [f"{label}: missing {key}" for key in REQUIRED_MUTANT if key not in mutant]
+    for key in ("id", "mutatorName", "replacement", "statusReason", "description"):
+        if key in mutant and not isinstance(mutant[key], str):
+            problems.append(f"{label}.{key}: expected a string, got {_kind(mutant[key])}")
+    if "status" in mutant and mutant["status"] not in STATUSES:
+        problems.append(f"{label}: status {mutant['status']!r}")
+    for key in ("killedBy", "coveredBy"):
+        ids = mutant.get(key, [])
+        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+            problems.append(f"{label}.{key}: expected an array of claim ids")
+    if "location" in mutant:
+        problems += _location_problems(f"{label}.location", mutant["location"], ("start",))
+    return problems
+
+
+def _location_problems(where: str, found: object, required: tuple[str, ...]) -> list[str]:
+    if not isinstance(found, dict):
+        return [f"{where}: expected an object, got {_kind(found)}"]
+    problems = []
+    for end in required:
+        point = found.get(end)
+        if not isinstance(point, dict):
+            problems.append(f"{where}.{end}: expected an object with line and column")
+            continue
+        for key in ("line", "column") if end == "start" and "column" in point else ("line",):
+            if not _is_int(point.get(key)):
+                problems.append(f"{where}.{end}.{key}: expected an integer")
+    return problems
+
+
+def _test_file_problems(where: str, entry: object) -> list[str]:
+    if not isinstance(entry, dict):
+        return [f"{where}: expected an object, got {_kind(entry)}"]
+    tests = entry.get("tests")
+    if not isinstance(tests, list):
+        return [f"{where}.tests: expected an array, got {_kind(tests)}"]
+    problems = []
+    for index, test in enumerate(tests):
+        at = f"{where}.tests[{index}]"
+        if not isinstance(test, dict):
+            problems.append(f"{at}: expected an object, got {_kind(test)}")
+            continue
+        problems += [
+            f"{at}.{key}: expected a string"
+            for key in ("id", "name")
+            if not isinstance(test.get(key), str)
+        ]
+        if "location" in test:
+            problems += _location_problems(f"{at}.location", test["location"], ("start",))
     return problems
 
 
@@ -117,13 +205,18 @@ def write_report(report: Mapping[str, Any], path: Path) -> None:
 
 
 def read_report(path: Path) -> Report:
+    """A report to merge, read as strict JSON and validated; every refusal names the file
+    and the place in it."""
     try:
-        found = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as error:
-        raise UsageError(f"{path}: not a readable report: {error}") from error
+        found = read_json(path)
+    except FileProblem as error:
+        raise UsageError(
+            f"{shown(path)}: {error.where}: not a readable report: {error.message}"
+        ) from error
     problems = validate(found) if isinstance(found, dict) else ["not a JSON object"]
     if problems:
-        raise UsageError(f"{path}: not a mutation-testing report: {'; '.join(problems[:5])}")
+        listed = "; ".join(problems[:5])
+        raise UsageError(f"{shown(path)}: not a mutation-testing report: {listed}")
     return dict(found)
 
 

@@ -10,6 +10,7 @@ witness it turns exactly the allowance claim red (the fit arithmetic witness see
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
 
@@ -395,6 +396,7 @@ def held_host_conjunct_removed(state: AuthorityState, group: FabricGroup) -> tup
         "dry_run_cli.now_overrides_the_scenario_time",
         "dry_run_cli.refused_dry_runs_exit_1_printing_every_refusal_in_order",
         "dry_run_cli.without_out_each_arm_writes_its_default_report_under_the_working_directory",
+        "dry_run_cli.an_image_built_for_another_runtime_is_refused",
     },
     independent=False,
 )
@@ -536,8 +538,9 @@ def released_hosts_stay_held(events: tuple[AuthorityEvent, ...], now: datetime) 
     },
     independent=False,
 )
-def the_log_is_read_to_its_end(events: tuple[AuthorityEvent, ...], now: datetime) -> AuthorityState:
+def the_log_is_read_to_its_end(events: Iterable[AuthorityEvent], now: datetime) -> AuthorityState:
     """The fold reads events logged after the read time as if they had already happened."""
+    events = tuple(events)
     last = max((e.at for e in events), default=now)
     return fold(events, max(last, now)).model_copy(update={"read_at": now})
 
@@ -778,7 +781,10 @@ def each_host_renders_the_next_hosts_steps(call: ArmCall, state: AuthorityState)
 
 @mutant(
     replaces="planner.checkpoint.local_checkpoint_directory",
-    turns_red={f"{W}.a_checkpoint_is_placed_only_from_org_name_and_plain_revision"},
+    turns_red={
+        f"{W}.a_checkpoint_is_placed_only_from_org_name_and_plain_revision",
+        "fabric_inventory.a_manifest_the_planner_cannot_place_is_refused_at_its_field",
+    },
 )
 def placement_split_at_the_last_slash(
     model: str, revision: str, root: str = CHECKPOINT_ROOT

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from claims import Session, UsageError
-from mutation.floors import hold_floors
+from mutation.floors import hold_floors, load_floors
 from mutation.generated import Ticker, survey_files, survey_scope
 from mutation.generated import partial_survey as _partial
 from mutation.mutmut_bridge import source_paths
@@ -130,7 +130,7 @@ def plan_values(args: argparse.Namespace, session: Session) -> ValuePlan:
         plugins=tuple(getattr(args, "plugins", ()) or ()),
         jobs=args.jobs,
         exhaustive=args.exhaustive,
-        shard=parse_shard(args.shard) if args.shard else None,
+        shard=parse_shard(args.shard) if args.shard is not None else None,
         files=files,
         report=args.report or DEFAULT_REPORT,
         per_operator=per_operator,
@@ -355,6 +355,8 @@ def merge_values(
 ) -> int:
     """Merge value shard reports into ``out`` (default target/mutation-values.json)."""
     merged = merge([read_report(p) for p in paths])
+    if floors is not None:  # every input is read before anything is written
+        load_floors(floors, "values")
     target = out or DEFAULT_REPORT
     write_report(merged, target)
     print(summarize_values(merged, SHOW_SURVIVORS if show is None else show))

@@ -20,7 +20,7 @@ from planner.launch import LaunchPlan, ServingRoute, plan_arm_launch
 from planner.profile import ServingLaunchProfile
 from planner.realize import HostRealization, realize_hosts
 from planner.refusal import Refusal
-from planner.runtime import ProducedImage, arm_wall
+from planner.runtime import ProducedImage, arm_wall, runtime_key_wall
 from planner.values import Frozen
 
 
@@ -143,8 +143,12 @@ def _render(
 def plan_arm(call: ArmCall, state: AuthorityState) -> DryRun:
     """Plan, render when every input is there, and admit against the authority state."""
     fit, fit_refusals = fit_wall(call)
-    wall = arm_wall(call.image) if call.image is not None else None
-    plan_refusals = (*call.obligations, *fit_refusals, *((wall,) if wall else ()))
+    walls = (
+        (arm_wall(call.image), runtime_key_wall(call.image, call.runtime_key))
+        if call.image is not None
+        else ()
+    )
+    plan_refusals = (*call.obligations, *fit_refusals, *(w for w in walls if w is not None))
     ready = _renderable(call)
     launch: LaunchPlan | None = None
     hosts: tuple[RenderedHost, ...] = ()

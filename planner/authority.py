@@ -4,19 +4,28 @@ Each line is one event with a strictly increasing ``seq`` and a non-decreasing `
 The fold reads the log *at a given time*: events after ``now`` have not happened yet.
 A malformed line is an error naming the file, the line and the field — the whole read
 fails, so no admission is ever decided on part of a log.
+
+Lines end at ``\\n`` only (a ``\\r`` before it is JSON whitespace; U+2028 inside a string is
+text, never a line end). Each line is strict JSON (:func:`planner.values.strict_json`): a key
+given twice is a line that says two things, and it is corrupt; values are validated in
+pydantic's strict JSON mode (``true`` is not a ``seq``, ``"7"`` is not one either).
+
+:func:`read_state` folds a file as a stream: it holds one line and the fold's state, never
+the whole file or its events, so memory stays flat in the number of events.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TextIO
 
-from pydantic import AwareDatetime, Field, TypeAdapter, ValidationError
+from pydantic import AwareDatetime, ConfigDict, Field, TypeAdapter, ValidationError
 
 from planner.refusal import PlannerInputError
-from planner.values import Frozen, SafeName, located
+from planner.values import Frozen, JsonProblem, SafeName, located, strict_json
 
 
 class _Event(Frozen):
@@ -58,7 +67,9 @@ AuthorityEvent = Annotated[
     GroupActive | GroupSuspended | ImageAdmitted | HostHeld | HostReleased,
     Field(discriminator="event"),
 ]
-_EVENT = TypeAdapter(AuthorityEvent)
+_EVENT = TypeAdapter(AuthorityEvent, config=ConfigDict(cache_strings="keys"))
+"""A log's values (times, candidates) rarely repeat: caching them would only make memory grow
+with the log, so only keys are cached."""
 _TAG_ERRORS = ("union_tag_invalid", "union_tag_not_found")
 """A missing or unknown ``event`` kind: pydantic locates it at the root, we name the field."""
 
@@ -105,13 +116,19 @@ class AuthorityState(Frozen):
         return dict(self.holdings).get(host)
 
 
-def parse_log(text: str, source: str) -> tuple[AuthorityEvent, ...]:
-    """Parse every line; the first malformed one raises, naming file, line and field."""
-    events: list[AuthorityEvent] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+def log_events(lines: Iterable[str], source: str) -> Iterator[AuthorityEvent]:
+    """Each non-blank line parsed in turn (lines numbered from 1, blank ones counted); the
+    first malformed or out-of-order line raises, naming file, line and field."""
+    previous: AuthorityEvent | None = None
+    for number, line in enumerate(lines, start=1):
         if line.strip():
-            events.append(_parse_line(line, source, number, events[-1] if events else None))
-    return tuple(events)
+            previous = _parse_line(line, source, number, previous)
+            yield previous
+
+
+def parse_log(text: str, source: str) -> tuple[AuthorityEvent, ...]:
+    """Parse every line of ``text`` (split at ``\\n`` only)."""
+    return tuple(log_events(text.split("\n"), source))
 
 
 def _parse_line(
@@ -119,9 +136,13 @@ def _parse_line(
 ) -> AuthorityEvent:
     where = f"line {number}"
     try:
-        event = _EVENT.validate_python(json.loads(line))
+        strict_json(line)
+        event = _EVENT.validate_json(line, strict=True)
     except json.JSONDecodeError as exc:
         raise PlannerInputError(source, where, f"not a JSON object: {exc.msg}") from exc
+    except JsonProblem as exc:
+        field = f", field {exc.where}" if exc.position is None else f", column {exc.position[1]}"
+        raise PlannerInputError(source, f"{where}{field}", exc.message) from exc
     except ValidationError as exc:
         field, message = located(exc)
         if exc.errors()[0]["type"] in _TAG_ERRORS:
@@ -138,22 +159,51 @@ def _parse_line(
     return event
 
 
-def read_log(path: Path) -> tuple[AuthorityEvent, ...]:
+def stream_log(path: Path) -> Iterator[AuthorityEvent]:
+    """The log's events, read one line at a time as they are consumed.
+
+    A file that cannot be opened raises here, at the call; a line that is not UTF-8 or not
+    an event raises when it is reached."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        handle = path.open(encoding="utf-8", newline="\n")
+    except (OSError, ValueError) as exc:  # ValueError: a path Linux cannot take
         raise PlannerInputError(str(path), "<file>", f"cannot read authority log: {exc}") from exc
-    return parse_log(text, str(path))
+    return _closing(handle, str(path))
 
 
-def fold(events: tuple[AuthorityEvent, ...], now: datetime) -> AuthorityState:
-    """The state the log describes at ``now``; later events are ignored."""
+def _closing(handle: TextIO, source: str) -> Iterator[AuthorityEvent]:
+    with handle:
+        try:
+            yield from log_events(handle, source)
+        except (OSError, UnicodeDecodeError) as exc:
+            message = f"cannot read authority log: {exc}"
+            raise PlannerInputError(source, "<file>", message) from exc
+
+
+def read_log(path: Path) -> tuple[AuthorityEvent, ...]:
+    """Every event of the log file (the whole read fails on one bad line)."""
+    return tuple(stream_log(path))
+
+
+def read_state(path: Path, now: datetime) -> AuthorityState:
+    """The log file folded at ``now`` as a stream: memory holds the fold's state only."""
+    return fold(stream_log(path), now)
+
+
+def fold(events: Iterable[AuthorityEvent], now: datetime) -> AuthorityState:
+    """The state the log describes at ``now``; later events are ignored.
+
+    Every event is consumed (a stream is read to its end, so a corrupt line after ``now``
+    still fails the read); events are in time order, so none after the first later one is
+    applied."""
     groups: dict[str, GroupState] = {}
     images: dict[str, tuple[str, ...]] = {}
     holdings: dict[str, str] = {}
+    later = False
     for event in events:
-        if event.at > now:
-            break
+        later = later or event.at > now
+        if later:
+            continue
         match event:
             case GroupActive():
                 groups[event.group] = Active(incumbent=event.incumbent)

@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
+from pydantic import Field
+
 from planner.measure import gibibyte_ceiling
 from planner.values import Frozen, SafeName, SafePath, load_json_model
 
@@ -32,7 +34,7 @@ class ManifestFile(Frozen):
     """One file of a checkpoint snapshot."""
 
     path: str
-    bytes: int
+    bytes: int = Field(ge=0)
     role: Literal["weights", "engram_table", "config"]
 
 

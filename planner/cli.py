@@ -1,36 +1,46 @@
 """``planner``: render a modeled multi-host launch and say whether it may run.
 
 Exit codes: 0 the plan rendered and admission holds; 1 refused (one line per refusal
-or obligation); 2 usage or input error (a located message, nothing written).
+or obligation); 2 usage or input error (a located message, nothing written); 70 an internal
+error, a bug in the planner rather than a problem with the input (one line naming where it
+happened; ``--debug`` adds the traceback); 130 interrupted.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
+import traceback
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
 from planner import data
 from planner.arm_launch import DryRun
-from planner.authority import fold, read_log
+from planner.authority import read_state
 from planner.fabric import Fabric, FabricGroup
 from planner.frontiers import PlanInputs
+from planner.glm_group_b_launch import GROUP as GLM_GROUP
 from planner.glm_group_b_launch import glm_group_b_launch_dry_run
-from planner.recipe import load_recipe, plan_recipe
+from planner.recipe import RecipeInvalid, load_recipe, plan_recipe
 from planner.refusal import PlannerInputError
 from planner.report import render_recipe_report, render_report, write_atomically
 from planner.scenarios import load_inputs, load_scenario, scenario_names
+from planner.v41_group_a_launch import GROUP as V41_GROUP
 from planner.v41_group_a_launch import v41_group_a_launch_dry_run
-from planner.values import safe_name
+from planner.values import printable, safe_name
 
 EXIT_ADMITTED, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
+EXIT_INTERNAL = 70
+"""``EX_SOFTWARE`` (sysexits.h): the planner hit a bug; the input may be fine."""
+EXIT_INTERRUPTED = 130
 
 DEFAULT_OUT: dict[str, str] = {
     "v41_group_a": "target/v41-group-a-launch-dry-run.txt",
     "glm_group_b": "target/glm-group-b-launch-dry-run.txt",
 }
+ARM_GROUP: dict[str, str] = {"v41_group_a": V41_GROUP, "glm_group_b": GLM_GROUP}
 
 EPILOG = """\
 examples:
@@ -40,11 +50,39 @@ examples:
   planner scenarios
 
 exit codes: 0 rendered and admitted; 1 refused (each refusal printed as
-`refused: <code> at <location>: <message>`); 2 usage or input error (nothing written).
+`refused: <code> at <location>: <message>`); 2 usage or input error (nothing written);
+70 internal error (a bug, not your input: one line saying where; --debug shows the
+traceback); 130 interrupted.
 """
 
+OUT_HELP = (
+    "report path (default: per arm, under target/); a regular file is replaced atomically "
+    "(through a symlink, the file it points to), a FIFO or character device such as "
+    "/dev/stdout is written in place, a directory or other non-file is refused"
+)
 
+
+def _path(text: str) -> Path:
+    """A path option: an empty path or one holding a NUL byte is a usage error."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty path")
+    if "\0" in text:
+        raise argparse.ArgumentTypeError(f"{printable(text)} holds a NUL byte")
+    return Path(text)
+
+
+def _debug_option(parser: argparse.ArgumentParser, default: object) -> None:
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        default=default,
+        help="on an internal error (exit 70), also print the traceback",
+    )
+
+
+@functools.cache
 def _parser() -> argparse.ArgumentParser:
+    """Built once per process (parsing does not change it)."""
     parser = argparse.ArgumentParser(
         prog="planner",
         description="Plan a multi-host vLLM launch and render every host's artifacts, "
@@ -52,6 +90,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    _debug_option(parser, False)
     commands = parser.add_subparsers(dest="command", required=True)
     dry = commands.add_parser(
         "dry-run",
@@ -63,12 +102,19 @@ def _parser() -> argparse.ArgumentParser:
     )
     dry.add_argument("arm", choices=sorted(DEFAULT_OUT), help="which arm to plan")
     dry.add_argument("--scenario", help="a named scenario from fixtures/scenarios/")
-    dry.add_argument("--authority", type=Path, help="authority log (JSON lines)")
-    dry.add_argument("--inputs", type=Path, help="frontier inputs (JSON)")
+    dry.add_argument("--authority", type=_path, help="authority log (JSON lines)")
+    dry.add_argument(
+        "--inputs",
+        type=_path,
+        help="frontier inputs (JSON); glm_group_b's inputs are all pinned, so for it the file "
+        "is read and validated but its values are not used",
+    )
     dry.add_argument("--now", help="ISO-8601 time to read the authority log at (default: now)")
-    dry.add_argument("--out", type=Path, help="report path (default: per arm, under target/)")
-    dry.add_argument("--data", type=Path, help="data root (default: the fixtures directory)")
-    commands.add_parser("scenarios", help="list the named scenarios")
+    dry.add_argument("--out", type=_path, help=OUT_HELP)
+    dry.add_argument("--data", type=_path, help="data root (default: the fixtures directory)")
+    _debug_option(dry, argparse.SUPPRESS)
+    listing = commands.add_parser("scenarios", help="list the named scenarios")
+    _debug_option(listing, argparse.SUPPRESS)
     recipe = commands.add_parser(
         "recipe",
         help="validate a launcher recipe (TOML) and plan it over a group",
@@ -78,11 +124,14 @@ def _parser() -> argparse.ArgumentParser:
         epilog="example:\n  planner recipe fixtures/recipes/dsv41-flash-jovian-r37-4x.toml",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    recipe.add_argument("file", type=Path, help="the recipe TOML")
+    recipe.add_argument("file", type=_path, help="the recipe TOML")
     recipe.add_argument("--group", default="group_a", help="fabric group (default: group_a)")
     recipe.add_argument("--name", help="container name (default: the recipe's directory name)")
-    recipe.add_argument("--out", type=Path, help="report path (default: target/<name>-plan.txt)")
-    recipe.add_argument("--data", type=Path, help="data root (default: the fixtures directory)")
+    recipe.add_argument(
+        "--out", type=_path, help="report path (default: target/<name>-plan.txt); as dry-run's"
+    )
+    recipe.add_argument("--data", type=_path, help="data root (default: the fixtures directory)")
+    _debug_option(recipe, argparse.SUPPRESS)
     return parser
 
 
@@ -97,26 +146,37 @@ def _parse_now(text: str) -> datetime:
 
 
 def _sources(args: argparse.Namespace, root: Path) -> tuple[Path, Path | None, datetime]:
-    if args.scenario and (args.authority or args.inputs):
+    if args.scenario is not None and (args.authority or args.inputs):
         raise PlannerInputError("arguments", "--scenario", "use --scenario or --authority/--inputs")
-    if args.scenario:
+    if args.scenario is not None:
         scenario = load_scenario(root, args.scenario)
-        now = _parse_now(args.now) if args.now else scenario.now
+        now = _parse_now(args.now) if args.now is not None else scenario.now
         return scenario.authority, scenario.inputs, now
     if not args.authority:
         raise PlannerInputError("arguments", "--authority", "give --scenario or --authority")
-    now = _parse_now(args.now) if args.now else datetime.now(UTC)
+    now = _parse_now(args.now) if args.now is not None else datetime.now(UTC)
     return args.authority, args.inputs, now
+
+
+def _fabric_for(arm: str, root: Path) -> Fabric:
+    """The inventory, which must hold the arm's group: a located error names the file."""
+    fabric = data.fabric(root)
+    group = ARM_GROUP[arm]
+    if group not in (g.name for g in fabric.groups):
+        known = ", ".join(g.name for g in fabric.groups) or "none"
+        message = f"no fabric group {group!r}, which {arm} plans over; known groups: {known}"
+        raise PlannerInputError(str(root / "fabric.json"), "groups", message)
+    return fabric
 
 
 def dry_run(args: argparse.Namespace) -> DryRun:
     root = args.data or data.default_data_root()
     authority, inputs_path, now = _sources(args, root)
-    state = fold(read_log(authority), now)
-    fabric = data.fabric(root)
+    state = read_state(authority, now)
+    fabric = _fabric_for(args.arm, root)
+    inputs = load_inputs(inputs_path) if inputs_path else PlanInputs()
     if args.arm == "glm_group_b":
         return glm_group_b_launch_dry_run(fabric, data.manifest(data.GLM_MANIFEST, root), state)
-    inputs = load_inputs(inputs_path) if inputs_path else PlanInputs()
     manifest = data.manifest(data.V41_MANIFEST, root)
     source = str(inputs_path) if inputs_path else "inputs"
     return v41_group_a_launch_dry_run(fabric, manifest, inputs, state, source)
@@ -127,23 +187,23 @@ def _written(out: Path, text: str) -> bool:
     try:
         write_atomically(out, text)
     except OSError as exc:
-        print(f"planner: error: --out {out}: cannot write the report: {exc}", file=sys.stderr)
+        why = exc.strerror or str(exc)
+        print(
+            f"planner: error: --out {printable(str(out))}: cannot write the report: {why}",
+            file=sys.stderr,
+        )
         return False
     return True
 
 
 def _run_dry_run(args: argparse.Namespace) -> int:
-    try:
-        run = dry_run(args)
-    except PlannerInputError as exc:
-        print(f"planner: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+    run = dry_run(args)
     out = args.out or Path(DEFAULT_OUT[args.arm])
     if not _written(out, render_report(run)):
         return EXIT_USAGE
-    print(f"{run.arm}: report written to {out} ({len(run.hosts)} hosts rendered)")
+    print(f"{run.arm}: report written to {printable(str(out))} ({len(run.hosts)} hosts rendered)")
     for line in (r.line() for r in run.refusals):
-        print(line)
+        print(printable(line))
     print(f"{run.arm}: {'ADMITTED' if run.admitted else 'REFUSED'}")
     return EXIT_ADMITTED if run.admitted else EXIT_REFUSED
 
@@ -156,49 +216,101 @@ def _group(fabric: Fabric, name: str) -> FabricGroup:
         raise PlannerInputError("--group", name, str(exc.args[0])) from exc
 
 
+def _container_name(name: str) -> str:
+    try:
+        return safe_name(name)
+    except ValueError as exc:
+        raise PlannerInputError("--name", name, str(exc)) from exc
+
+
 def _run_recipe(args: argparse.Namespace) -> int:
     root = args.data or data.default_data_root()
     # recipes live as <name>/recipe.toml or as <name>.toml
     stem = args.file.resolve().parent.name if args.file.name == "recipe.toml" else args.file.stem
-    name = args.name or stem
-    try:
-        recipe = load_recipe(args.file)
-        group = _group(data.fabric(root), args.group)
-        snapshot = data.snapshot_manifest(recipe.model, root) if recipe.composed_model else None
-        plan = plan_recipe(recipe, group, safe_name(name), snapshot)
-    except (PlannerInputError, KeyError, ValueError) as exc:
-        print(f"planner: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+    name = args.name if args.name is not None else stem
+    source = str(args.file)
+    recipe = load_recipe(args.file)
+    group = _group(data.fabric(root), args.group)
+    if recipe.required_nodes != group.size:
+        message = f"the recipe needs {recipe.required_nodes} nodes, {group.name} has {group.size}"
+        raise PlannerInputError(source, "required_nodes", message)
+    snapshot = None
+    if recipe.composed_model is not None:
+        snapshot = data.snapshot_manifest(recipe.model, root)
+        repo = recipe.composed_model.sources[0].repo
+        if repo != snapshot.model:
+            message = f"{repo!r} is not the recipe's model {recipe.model!r}, whose snapshot it is"
+            raise PlannerInputError(source, "composed_model.sources[0].repo", message)
+    plan = plan_recipe(recipe, group, _container_name(name), snapshot)
     out = args.out or Path("target") / f"{name}-plan.txt"
     if not _written(out, render_recipe_report(plan)):
         return EXIT_USAGE
-    print(f"{plan.name}: {len(plan.ranks)} nodes planned; report written to {out}")
+    print(f"{plan.name}: {len(plan.ranks)} nodes planned; report written to {printable(str(out))}")
     return EXIT_ADMITTED
 
 
 def _list_scenarios() -> int:
     root = data.default_data_root()
-    try:
-        for name in scenario_names(root):
-            print(f"{name}: {load_scenario(root, name).description}")
-    except PlannerInputError as exc:
-        print(f"planner: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+    for name in scenario_names(root):
+        print(f"{name}: {load_scenario(root, name).description}")
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+def input_error_lines(exc: PlannerInputError) -> list[str]:
+    """The error as printed: one line naming the source, the place and the bad value; a
+    recipe adds one indented line per further problem. Control characters are escaped, so
+    nothing a file holds can start a line of its own."""
+    if isinstance(exc, RecipeInvalid) and exc.problems:
+        first, *rest = exc.problems
+        head = f"{printable(exc.source)}: {exc.where}: {printable(first.where)}: "
+        return [head + printable(first.message)] + [
+            f"  {printable(p.where)}: {printable(p.message)}" for p in rest
+        ]
+    return [printable(str(exc))]
+
+
+def internal_error_line(prog: str, exc: BaseException) -> str:
+    """One line for a bug: what was raised and the innermost place it was raised."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" at {frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name}" if frames else ""
+    what = printable(f"{type(exc).__name__}: {exc}")
+    return (
+        f"{prog}: internal error: {what}{where} (a bug, not a problem with the input; "
+        "--debug prints the traceback)"
+    )
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     try:
         if args.command == "recipe":
             return _run_recipe(args)
         if args.command == "scenarios":
             return _list_scenarios()
         return _run_dry_run(args)
+    except PlannerInputError as exc:
+        print("planner: error: " + "\n".join(input_error_lines(exc)), file=sys.stderr)
+        return EXIT_USAGE
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    words = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in words
+    try:
+        args = _parser().parse_args(words)
+        debug = bool(args.debug)
+        return _dispatch(args)
     except BrokenPipeError:
         # A reader that stopped early (`planner scenarios | head`) is not an error.
         sys.stderr.close()
         return 0
+    except KeyboardInterrupt:
+        print("planner: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as exc:
+        if debug:
+            traceback.print_exc(file=sys.stderr)
+        print(internal_error_line("planner", exc), file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

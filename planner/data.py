@@ -10,9 +10,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from planner.checkpoint import CheckpointManifest, load_manifest
+from planner.checkpoint import CheckpointManifest, load_manifest, local_checkpoint_directory
 from planner.fabric import Fabric, load_fabric
 from planner.refusal import PlannerInputError
+from planner.values import safe_path
 
 DATA_ENV = "GUNBC_PLANNER_DATA"
 
@@ -33,7 +34,17 @@ def fabric(root: Path | None = None) -> Fabric:
 
 
 def manifest(relative: str, root: Path | None = None) -> CheckpointManifest:
-    return load_manifest((root or default_data_root()) / relative)
+    """An arm's checkpoint manifest; one the planner cannot place on a host (its model is
+    not ``org/name`` of safe path characters, its revision not alphanumeric) is a located
+    error naming the file."""
+    path = (root or default_data_root()) / relative
+    found = load_manifest(path)
+    try:
+        safe_path(local_checkpoint_directory(found.model, found.revision))
+    except ValueError as exc:
+        field = "model" if found.revision.isalnum() else "revision"
+        raise PlannerInputError(str(path), field, str(exc)) from exc
+    return found
 
 
 def snapshot_manifest(model: str, root: Path | None = None) -> CheckpointManifest:

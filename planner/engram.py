@@ -15,7 +15,7 @@ from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from planner.refusal import PlannerInputError
-from planner.values import Frozen, SafeName, SafePath
+from planner.values import Frozen, JsonProblem, SafeName, SafePath, strict_json
 
 MANIFEST_ENV = "GUNBC_ENGRAM_ROW_STORE_MANIFEST"
 RECEIPT_ENV = "GUNBC_ENGRAM_TOUCH_RECEIPT_DIR"
@@ -105,9 +105,13 @@ def mkdir_step(path: str) -> MkdirStep:
 def parse_engram_manifest(text: str, placement: EngramPlacement, source: str) -> bytes:
     """Validate #12359's manifest text: JSON naming row stores inside the row-store dir."""
     try:
-        body = json.loads(text)
+        body = strict_json(text)
     except json.JSONDecodeError as exc:
         raise PlannerInputError(source, "engram_manifest", f"not JSON: {exc}") from exc
+    except JsonProblem as exc:
+        inner = "" if exc.where == "<root>" or exc.position else f".{exc.where}"
+        where = f"engram_manifest{inner}"
+        raise PlannerInputError(source, where, f"{exc.message} (in the manifest text)") from exc
     stores = body.get("row_stores") if isinstance(body, dict) else None
     if not isinstance(stores, list) or not stores:
         raise PlannerInputError(source, "engram_manifest.row_stores", "must be a non-empty list")

@@ -13,7 +13,7 @@ from typing import Annotated
 from pydantic import Field, ValidationError, field_validator
 
 from planner.refusal import PlannerInputError
-from planner.values import Frozen, SafeName, located
+from planner.values import Frozen, JsonProblem, SafeName, located, read_text_file, strict_json
 
 
 class Host(Frozen):
@@ -73,15 +73,21 @@ def serving_head(group: FabricGroup) -> Host:
 def load_fabric(path: Path) -> Fabric:
     """Read the inventory file; an unreadable or invalid file names the file and field.
 
-    A host or group is named once; a group names at least one known host, each once.
+    A host or group is named once; a group names at least one known host, each once. The
+    file is strict JSON and every value is validated strictly (no ``true`` read as ``1``);
+    besides ``hosts`` and ``groups`` it holds only comments (keys starting ``_``, text).
     """
     source = str(path)
+    text = read_text_file(path, "inventory")
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raw = strict_json(text)
+    except JsonProblem as exc:
+        raise PlannerInputError(source, exc.where, exc.message) from exc
+    except json.JSONDecodeError as exc:
         raise PlannerInputError(source, "<file>", f"cannot read inventory: {exc}") from exc
     if not isinstance(raw, dict):
         raise PlannerInputError(source, "<root>", "inventory must be a JSON object")
+    check_inventory_keys(raw, source)
     hosts = tuple(_host(i, h, source) for i, h in enumerate(_list(raw, "hosts", source)))
     _named_once("hosts", [h.name for h in hosts], source)
     by_name = {h.name: h for h in hosts}
@@ -90,6 +96,17 @@ def load_fabric(path: Path) -> Fabric:
     )
     _named_once("groups", [g.name for g in groups], source)
     return Fabric(hosts=hosts, groups=groups)
+
+
+def check_inventory_keys(raw: dict[str, object], source: str) -> None:
+    """Besides ``hosts`` and ``groups`` an inventory holds only comments: keys starting with
+    ``_`` whose values are text. Anything else is refused at its key."""
+    for key, value in raw.items():
+        if key.startswith("_") and not isinstance(value, str):
+            raise PlannerInputError(source, key, f"a comment must be text (value {value!r})")
+        if not key.startswith("_") and key not in ("hosts", "groups"):
+            message = "unknown key: an inventory holds hosts, groups and _comments"
+            raise PlannerInputError(source, key, message)
 
 
 def _list(raw: dict[str, object], key: str, source: str) -> list[object]:
@@ -115,7 +132,7 @@ def _within(prefix: str, field: str) -> str:
 
 def _host(index: int, raw: object, source: str) -> Host:
     try:
-        return Host.model_validate(raw)
+        return Host.model_validate(raw, strict=True)
     except ValidationError as exc:
         field, message = located(exc)
         raise PlannerInputError(source, _within(f"hosts[{index}]", field), message) from exc
@@ -136,6 +153,10 @@ def _group(index: int, raw: object, by_name: dict[str, Host], source: str) -> Fa
         raise PlannerInputError(
             source, f"{label}.hosts", "a group needs at least one host (value [])"
         )
+    for position, name in enumerate(names):
+        if not isinstance(name, str):
+            message = f"must be a host name (value {name!r})"
+            raise PlannerInputError(source, f"{label}.hosts[{position}]", message)
     missing = [n for n in names if n not in by_name]
     if missing:
         raise PlannerInputError(source, f"{label}.hosts", f"unknown hosts {missing!r}")
@@ -143,7 +164,8 @@ def _group(index: int, raw: object, by_name: dict[str, Host], source: str) -> Fa
     if twice:
         raise PlannerInputError(source, f"{label}.hosts", f"hosts named twice {twice!r}")
     try:
-        return FabricGroup.model_validate({**raw, "hosts": tuple(by_name[n] for n in names)})
+        members = tuple(by_name[n] for n in names)
+        return FabricGroup.model_validate({**raw, "hosts": members}, strict=True)
     except ValidationError as exc:
         field, message = located(exc)
         raise PlannerInputError(source, _within(label, field), message) from exc

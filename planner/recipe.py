@@ -21,7 +21,7 @@ from planner.checkpoint import CheckpointManifest
 from planner.fabric import FabricGroup, serving_head
 from planner.launch import host_env
 from planner.refusal import PlannerInputError, render_location
-from planner.values import Frozen, SafeName, SafePath
+from planner.values import INT_RANGE, Frozen, OneLine, SafeName, SafePath, read_text_file
 
 LAUNCHER_OWNED_FLAGS = ("--nnodes", "--node-rank", "--master-addr", "--master-port", "--headless")
 LAUNCHER_OWNED_ENV = ("VLLM_HOST_IP", "NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME")
@@ -50,7 +50,7 @@ class Recipe(Frozen):
     """A launcher recipe as written; ``args`` are normalized by :func:`normalized_args`."""
 
     engine: Literal["vllm"]
-    name: str
+    name: OneLine
     docker_image: str
     docker_image_dir: str | None = None
     build_profile: str | None = None
@@ -93,20 +93,29 @@ def normalized_args(recipe: Recipe) -> tuple[str, ...]:
     return tuple(normalize_arg(a) for a in recipe.args)
 
 
+_LONG_INTEGER = re.compile(r"[0-9][0-9_]{4299,}|0[xob][0-9A-Fa-f_]{4299,}")
+
+
 def load_recipe(path: Path) -> Recipe:
-    """Parse and validate a recipe file; any problem raises with every location."""
+    """Parse and validate a recipe file; any problem raises with every location.
+
+    Values are validated strictly (TOML has real types: ``"4"`` is not a node count and
+    ``true`` is not one either); integers beyond signed 64 bits are problems at their key."""
     source = str(path)
+    text = read_text_file(path, "recipe")
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PlannerInputError(source, "<file>", f"cannot read recipe: {exc}") from exc
+        raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         at = _TOML_AT.search(str(exc))
         where = f"line {at.group(1)}, column {at.group(2)}" if at else "end of file"
         raise PlannerInputError(source, where, f"malformed TOML: {exc}") from exc
+    except ValueError as exc:  # an integer Python will not convert (over 4,300 digits)
+        raise PlannerInputError(source, _position(text), f"unreadable integer: {exc}") from exc
+    except RecursionError as exc:
+        raise PlannerInputError(source, "<file>", "arrays or tables nested too deeply") from exc
     structure = structure_problems(raw)
     # TP × PP is checked once every field is well-typed, and reported with the arg/env problems
-    recipe = None if structure else Recipe.model_validate(raw)
+    recipe = None if structure else Recipe.model_validate(_as_tuples(raw), strict=True)
     problems = (
         structure
         + arg_and_env_problems(raw.get("args"), raw.get("env"))
@@ -117,22 +126,67 @@ def load_recipe(path: Path) -> Recipe:
     return recipe
 
 
+def _position(text: str) -> str:
+    found = _LONG_INTEGER.search(text)
+    if found is None:
+        return "<file>"
+    line = text.count("\n", 0, found.start()) + 1
+    return f"line {line}, column {found.start() - text.rfind(chr(10), 0, found.start())}"
+
+
+def _as_tuples(value: object) -> object:
+    """TOML arrays as tuples (the recipe's frozen fields are tuples; strict validation takes
+    a tuple for a tuple only)."""
+    if isinstance(value, list):
+        return tuple(_as_tuples(item) for item in value)
+    if isinstance(value, dict):
+        return {key: _as_tuples(item) for key, item in value.items()}
+    return value
+
+
+def _out_of_range(value: object, where: tuple[str | int, ...]) -> list[RecipeProblem]:
+    if isinstance(value, int) and not isinstance(value, bool) and value not in INT_RANGE:
+        digits = len(str(abs(value)))
+        message = f"an integer of {digits:,} digits is out of range (signed 64-bit at most)"
+        return [RecipeProblem(where=render_location(where), message=message)]
+    items = (
+        value.items()
+        if isinstance(value, dict)
+        else enumerate(value)
+        if isinstance(value, list)
+        else ()
+    )
+    return [p for key, item in items for p in _out_of_range(item, (*where, key))]
+
+
 def structure_problems(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
     """Every field that is missing or of the wrong type, located by its key path
     (``composed_model.sources[0].repo``: list items by index, as the args problems are)."""
+    huge = _out_of_range(raw, ())
+    if huge:
+        return tuple(huge)
     try:
-        Recipe.model_validate(raw)
+        Recipe.model_validate(_as_tuples(raw), strict=True)
     except ValidationError as exc:
         return tuple(
             RecipeProblem(
                 where=render_location(e["loc"]),
                 message="required, missing"
                 if e["type"] == "missing"
-                else f"{e['msg']} (value {e.get('input')!r})",
+                else f"{e['msg']} (value {_as_lists(e.get('input'))!r})",
             )
             for e in exc.errors()
         )
     return ()
+
+
+def _as_lists(value: object) -> object:
+    """A value as the recipe wrote it (its arrays as lists), for a message."""
+    if isinstance(value, tuple):
+        return [_as_lists(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _as_lists(item) for key, item in value.items()}
+    return value
 
 
 def arg_and_env_problems(args: object, env: object) -> tuple[RecipeProblem, ...]:

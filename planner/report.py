@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import shlex
+import signal
+import stat
 import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 
 from planner.apply import FORWARD_STAGES
 from planner.arm_launch import DryRun, RenderedHost
@@ -80,16 +87,158 @@ def render_report(run: DryRun) -> str:
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write via a temp file in the same directory and rename: never a half-written report."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    """Write ``text`` to ``path`` so a reader sees the old file or the new one, never half.
+
+    - A regular file (or none yet) is replaced through a temp file beside it and a rename.
+      A symlink is followed: the file it points to is replaced and the link kept.
+    - A FIFO or a character device (``/dev/null``, ``/dev/stdout``, a terminal) is written in
+      place: it is a stream, not a file to replace.
+    - Anything else (a directory, a block device, a socket) is refused; nothing is touched.
+    - A new file gets the mode the umask gives (``0666 & ~umask``); a replaced file keeps its
+      mode (and, for root, its owner).
+    - Every error is an ``OSError`` naming ``path``, never the temp file; a failed or
+      interrupted write (``SIGTERM``, ``SIGHUP``, ``SIGINT``) removes the temp file first.
+    """
+    data = text.encode("utf-8")  # text the encoding cannot take fails before anything is done
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+        with _signals_end_the_write():
+            _make_parents(path)
+            found = _stat(path)
+            if found is not None and not stat.S_ISREG(found.st_mode):
+                _write_stream(path, found, data)
+                return
+            _replace(Path(os.path.realpath(path)), found, data)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
+    except ValueError as exc:  # a NUL byte in the path
+        raise OSError(errno.EINVAL, str(exc), str(path)) from None
+
+
+def _make_parents(path: Path) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise OSError(errno.ENOTDIR, f"Not a directory: {path.parent}") from None
+
+
+def _stat(path: Path) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        return None
+
+
+def _write_stream(path: Path, found: os.stat_result, data: bytes) -> None:
+    """A FIFO or character device is written in place; any other non-file is refused."""
+    if stat.S_ISDIR(found.st_mode):
+        raise OSError(errno.EISDIR, "Is a directory (refused: nothing was written)")
+    if not (stat.S_ISFIFO(found.st_mode) or stat.S_ISCHR(found.st_mode)):
+        message = "not a regular file, FIFO or character device (refused: nothing was written)"
+        raise OSError(errno.EINVAL, message)
+    with os.fdopen(os.open(path, os.O_WRONLY), "wb") as handle:
+        handle.write(data)
+
+
+def _mode_for(found: os.stat_result | None) -> int:
+    if found is not None:
+        return stat.S_IMODE(found.st_mode)
+    return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    """The process umask, read without changing it where Linux tells it."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _replace(target: Path, found: os.stat_result | None, data: bytes) -> None:
+    fd, temp = -1, ""
+    try:
+        with _deferred_signals():
+            # the prefix is cut so a name near the 255-byte limit still has room for a temp
+            prefix = f".{target.name[:40]}."
+            fd, temp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=target.parent)
+        os.fchmod(fd, _mode_for(found))
+        if found is not None and os.geteuid() == 0:
+            os.fchown(fd, found.st_uid, found.st_gid)
+        with os.fdopen(fd, "wb") as handle:
+            fd = -1
+            handle.write(data)
+        os.replace(temp, target)
+        temp = ""
+    finally:
+        if fd >= 0:
+            os.close(fd)
+        if temp:
+            Path(temp).unlink(missing_ok=True)
+
+
+_TERMINATING = (signal.SIGTERM, signal.SIGHUP)
+
+
+class _Terminated(BaseException):
+    """A terminating signal arrived mid-write; raised so the temp file is removed first."""
+
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+        super().__init__(signum)
+
+
+def _raise_terminated(signum: int, frame: FrameType | None) -> None:
+    raise _Terminated(signum)
+
+
+@contextmanager
+def _signals_end_the_write() -> Iterator[None]:
+    """While a write runs (main thread only), SIGTERM and SIGHUP raise :class:`_Terminated`
+    so every ``finally`` removes what the write made; then the signal takes its usual course:
+    the handler that was there runs, and the default one ends the process by the signal."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous: dict[int, signal.Handlers | int | object] = {}
+    for signum in _TERMINATING:
+        if signal.getsignal(signum) not in (signal.SIG_IGN, None):
+            previous[signum] = signal.signal(signum, _raise_terminated)
+    try:
+        yield
+    except _Terminated as stop:
+        _restore(previous)
+        previous = {}
+        signal.raise_signal(stop.signum)
+        name = signal.Signals(stop.signum).name
+        raise InterruptedError(errno.EINTR, f"interrupted by {name}") from None
+    finally:
+        _restore(previous)
+
+
+def _restore(previous: dict[int, signal.Handlers | int | object]) -> None:
+    for signum, handler in previous.items():
+        signal.signal(signum, handler)  # type: ignore[arg-type]
+
+
+@contextmanager
+def _deferred_signals() -> Iterator[None]:
+    """Around creating the temp file: terminating signals (and SIGINT) wait until its name is
+    known, and while the write runs SIGTERM/SIGHUP raise, so the cleanup runs, then take
+    their usual course (the process still ends by the signal)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    blocked = {*_TERMINATING, signal.SIGINT}
+    signal.pthread_sigmask(signal.SIG_BLOCK, blocked)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, blocked)
 
 
 def render_recipe_report(plan: RecipePlan) -> str:

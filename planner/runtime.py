@@ -54,3 +54,18 @@ def arm_wall(image: ProducedImage) -> Refusal | None:
             hint="take the registry reading inside the produced image before planning",
         )
     return None
+
+
+def runtime_key_wall(image: ProducedImage, runtime_key: str) -> Refusal | None:
+    """An image built for another runtime key cannot serve this arm: its artifact names the
+    runtime it was built for, and that must be the arm's."""
+    built_for = image.artifact.runtime_key
+    if built_for == runtime_key:
+        return None
+    return refusal(
+        "runtime.image_for_other_runtime",
+        ("inputs", "produced_image", "artifact", "runtime_key"),
+        f"image {image.artifact.config_digest} was built for runtime key {built_for!r}, "
+        f"not this arm's {runtime_key!r}",
+        hint="supply the image produced for this arm's runtime key",
+    )

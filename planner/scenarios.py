@@ -13,12 +13,12 @@ from pydantic import AwareDatetime
 
 from planner.frontiers import PlanInputs
 from planner.refusal import PlannerInputError
-from planner.values import Frozen, load_json_model
+from planner.values import Frozen, OneLine, load_json_model
 
 
 class ScenarioMeta(Frozen):
     now: AwareDatetime
-    description: str
+    description: OneLine
 
 
 class Scenario(Frozen):

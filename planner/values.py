@@ -1,9 +1,19 @@
-"""Base class and field types shared by the planner's frozen values."""
+"""Base class and field types shared by the planner's frozen values, and the strict JSON reader
+every input file goes through.
+
+A JSON input is read strictly (:func:`strict_json`): a key given twice in one object, a
+``NaN``/``Infinity`` constant, an integer outside the signed 64-bit range, a string holding a
+lone surrogate, or nesting deeper than :data:`MAX_DEPTH` is a located input error, and the
+values are then validated in pydantic's strict JSON mode (no ``true`` read as ``1``, no
+``"off"`` read as false, no number read from a string or a string from a number).
+"""
 
 from __future__ import annotations
 
 import json
 import re
+import unicodedata
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, TypeVar
 
@@ -63,13 +73,256 @@ def located(exc: ValidationError) -> tuple[str, str]:
     return where, f"{first['msg']} (value {first.get('input')!r})"
 
 
-def load_json_model(model: type[M], path: Path, what: str) -> M:
-    """Read ``path`` as JSON into ``model``; any error names the file and the field."""
+def read_text_file(path: Path, what: str) -> str:
+    """The UTF-8 text of ``path``; a missing, unreadable or binary file names the file."""
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return path.read_text(encoding="utf-8")
+    except (OSError, ValueError) as exc:  # ValueError: not UTF-8, or a path Linux cannot take
+        raise PlannerInputError(str(path), "<file>", f"cannot read {what}: {exc}") from exc
+
+
+def load_json_model(model: type[M], path: Path, what: str) -> M:
+    """Read ``path`` as strict JSON into ``model``; any error names the file and the field."""
+    text = read_text_file(path, what)
+    try:
+        strict_json(text)
+    except JsonProblem as problem:
+        raise PlannerInputError(str(path), problem.where, problem.message) from problem
+    except json.JSONDecodeError as exc:
         raise PlannerInputError(str(path), "<file>", f"cannot read {what}: {exc}") from exc
     try:
-        return model.model_validate(raw)
+        return model.model_validate_json(text, strict=True)
     except ValidationError as exc:
         raise PlannerInputError(str(path), *located(exc)) from exc
+
+
+# --- strict JSON -------------------------------------------------------------------------------
+
+MAX_DEPTH = 64
+"""How deep arrays and objects may nest in an input file; no planner input needs a tenth."""
+
+INT_RANGE = range(-(2**63), 2**63)
+"""Integers an input may hold: signed 64-bit. No planner field needs more, and Python cannot
+even print an integer of more than 4,300 digits."""
+
+_LINE_BREAKING = frozenset({"Zl", "Zp"})
+_TOO_DEEP = f"nested deeper than {MAX_DEPTH} levels"
+
+
+class JsonProblem(ValueError):
+    """Well-formed JSON that says something the planner refuses to guess at, located by the
+    key path (``produced_image.artifact.runtime_key``) or, for nesting too deep to read, by
+    the line and column (``position``)."""
+
+    def __init__(self, where: str, message: str, position: tuple[int, int] | None = None) -> None:
+        self.where = where
+        self.message = message
+        self.position = position
+        super().__init__(f"{where}: {message}")
+
+
+class _Unlocated(Exception):
+    """Raised by a parse hook, which cannot see where it is; the slow path locates it."""
+
+
+def _unique(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        raise _Unlocated
+    return found
+
+
+def _bounded_int(text: str) -> int:
+    if len(text) > 20 or int(text) not in INT_RANGE:
+        raise _Unlocated
+    return int(text)
+
+
+def _no_constant(text: str) -> object:
+    raise _Unlocated
+
+
+def strict_json(text: str) -> object:
+    """``text`` parsed as JSON, refusing what :class:`JsonProblem` lists.
+
+    Raises :class:`json.JSONDecodeError` for text that is not JSON and :class:`JsonProblem`
+    for JSON the planner will not read. The checks the parse cannot make cheaply (depth,
+    surrogates) run only when the text could hold the problem.
+    """
+    try:
+        value = json.loads(
+            text, object_pairs_hook=_unique, parse_int=_bounded_int, parse_constant=_no_constant
+        )
+    except (_Unlocated, RecursionError):
+        raise _locate(text) from None
+    deep = text.count("[") + text.count("{") > MAX_DEPTH
+    if deep or "\\" in text or not text.isascii():
+        problem = _walk(value, (), 0, plain=True)
+        if problem is not None:
+            raise (_too_deep(text) or problem) if problem.message == _TOO_DEEP else problem
+    return value
+
+
+class _Pairs(list[tuple[str, object]]):
+    """An object as written: every key, in order, duplicates kept."""
+
+
+class _RawNumber(str):
+    """An integer or constant as written."""
+
+
+def _locate(text: str) -> JsonProblem:
+    depth = _too_deep(text)
+    if depth is not None:
+        return depth
+    written = json.loads(
+        text, object_pairs_hook=_Pairs, parse_int=_RawNumber, parse_constant=_RawNumber
+    )
+    problem = _walk(written, (), 0, plain=False)
+    assert problem is not None, "a parse hook refused what the walk accepts"
+    return problem
+
+
+def _too_deep(text: str) -> JsonProblem | None:
+    """The line and column where nesting first passes :data:`MAX_DEPTH`, strings skipped."""
+    depth, in_string, escaped, line, column = 0, False, False, 1, 0
+    for char in text:
+        column += 1
+        if char == "\n":
+            line, column = line + 1, 0
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                where = f"line {line}, column {column}"
+                return JsonProblem(where, _TOO_DEEP, (line, column))
+        elif char in "]}":
+            depth -= 1
+    return None
+
+
+def _path(path: tuple[str | int, ...]) -> str:
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
+    return text or "<root>"
+
+
+def _walk(
+    value: object, path: tuple[str | int, ...], depth: int, *, plain: bool
+) -> JsonProblem | None:
+    """The first problem in document order: depth, a lone surrogate, and (for a tree read
+    as written) a repeated key or a number out of range."""
+    if depth >= MAX_DEPTH and isinstance(value, (dict, list)):  # the 65th level opens here
+        return JsonProblem(_path(path), _TOO_DEEP)
+    if isinstance(value, _RawNumber):
+        return _number_problem(value, path)
+    if isinstance(value, str):
+        return _surrogate_problem(value, path)
+    items: Iterator[tuple[str | int, object]]
+    if isinstance(value, _Pairs):
+        seen: dict[str, object] = {}
+        for key, item in value:
+            if key in seen:
+                first, again = _shown(seen[key]), _shown(item)
+                return JsonProblem(
+                    _path((*path, key)),
+                    f"key {key!r} is given twice (values {first} and {again}): "
+                    "an input that says two things is corrupt",
+                )
+            seen[key] = item
+        items = iter(value)
+    elif isinstance(value, dict):
+        items = iter(value.items())
+    elif isinstance(value, list):
+        items = enumerate(value)
+    else:
+        return None
+    for step, item in items:
+        if isinstance(step, str) and (problem := _surrogate_problem(step, path)) is not None:
+            return problem
+        problem = _walk(item, (*path, step), depth + 1, plain=plain)
+        if problem is not None:
+            return problem
+    return None
+
+
+def _shown(value: object) -> str:
+    """A value quoted for a message, cut to a readable length."""
+    if isinstance(value, _RawNumber):
+        text = str(value)
+    elif isinstance(value, str):
+        text = repr(value)
+    elif isinstance(value, (_Pairs, dict)):
+        text = "an object"
+    elif isinstance(value, list):
+        text = "an array"
+    else:
+        text = json.dumps(value)
+    return text if len(text) <= 200 else text[:150] + f"… ({len(text):,} characters)"
+
+
+def _number_problem(value: _RawNumber, path: tuple[str | int, ...]) -> JsonProblem | None:
+    if value in ("NaN", "Infinity", "-Infinity"):
+        return JsonProblem(_path(path), f"{value} is not a JSON number")
+    digits = len(value.lstrip("-"))
+    if digits > 20 or int(value) not in INT_RANGE:
+        return JsonProblem(
+            _path(path),
+            f"an integer of {digits:,} digits is out of range: integers here are signed 64-bit "
+            f"(value {_shown(value)})",
+        )
+    return None
+
+
+def _surrogate_problem(text: str, path: tuple[str | int, ...]) -> JsonProblem | None:
+    for char in text:
+        if "\ud800" <= char <= "\udfff":
+            return JsonProblem(
+                _path(path),
+                f"a lone surrogate \\u{ord(char):04x} is not a character (value {_shown(text)})",
+            )
+    return None
+
+
+# --- text shown to the user --------------------------------------------------------------------
+
+
+def one_line(value: str) -> str:
+    """``value`` when it is one line of visible text; else raises (a name shown in a report
+    must not break the report's lines)."""
+    for char in value:
+        if unicodedata.category(char)[0] == "C" or unicodedata.category(char) in _LINE_BREAKING:
+            raise ValueError(
+                f"{value!r} is not one line of text: it holds the control or line-breaking "
+                f"character U+{ord(char):04X}"
+            )
+    return value
+
+
+def _one_line_rule(value: str) -> str:
+    return one_line(value)  # looked up at each call, like the other rules
+
+
+OneLine = Annotated[str, AfterValidator(_one_line_rule)]
+"""Text rendered as it is into a report line: no control or line-breaking characters."""
+
+
+def printable(text: str) -> str:
+    """``text`` with control and line-breaking characters escaped, for one message line."""
+    if text.isprintable():
+        return text
+    return "".join(
+        char
+        if char == " " or char.isprintable()
+        else char.encode("unicode_escape", "backslashreplace").decode("ascii")
+        for char in text
+    )

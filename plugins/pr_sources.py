@@ -25,6 +25,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from claims.files import FileProblem, parse_json, read_text, shown
 from claims.frontiers import PrRecord, PrState
 
 __all__ = [
@@ -55,9 +56,10 @@ class PrSourceError(ValueError):
     def __init__(self, source: str, problems: Sequence[str], hint: str = _GH_HINT) -> None:
         self.source = source
         self.problems = tuple(problems)
-        listed = "\n".join(f"  {p}" for p in self.problems)
+        listed = "\n".join(f"  {shown(p)}" for p in self.problems)
         super().__init__(
-            f"{source}: cannot read PR states ({len(self.problems)} problem(s)):\n{listed}\n{hint}"
+            f"{shown(source)}: cannot read PR states ({len(self.problems)} problem(s)):\n"
+            f"{listed}\n{hint}"
         )
 
 
@@ -101,15 +103,16 @@ def read_gh_pr_lists(paths: Sequence[Path]) -> dict[int, PrRecord]:
 
 
 def _load_items(path: Path) -> list[Any]:
+    """The file's PR objects; it is read as strict JSON (a key given twice, an integer beyond
+    64 bits, a lone surrogate or nesting past 64 levels is a located problem)."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise PrSourceError(str(path), [f"cannot read the file: {err}"]) from err
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        where = f"line {err.lineno} column {err.colno}"
-        raise PrSourceError(str(path), [f"not JSON at {where}: {err.msg}"]) from err
+        data = parse_json(read_text(path))
+    except FileProblem as err:
+        syntax = err.syntax
+        problem = f"{err.where}: {err.message}"
+        if syntax is not None:
+            problem = f"not JSON at line {syntax.lineno} column {syntax.colno}: {syntax.msg}"
+        raise PrSourceError(str(path), [problem]) from err
     if isinstance(data, dict):
         return [data]
     if isinstance(data, list):
@@ -124,7 +127,7 @@ def _gh_record(item: Any, loc: str, source: str, problems: list[str]) -> PrRecor
         return None
     before = len(problems)
     number = _field(item, loc, "number", problems, _is_pr_number, "a positive integer")
-    state = _field(item, loc, "state", problems, _GH_STATES.__contains__, "OPEN/CLOSED/MERGED")
+    state = _field(item, loc, "state", problems, _is_state, "OPEN/CLOSED/MERGED")
     merged_at = _field(item, loc, "mergedAt", problems, _is_timestamp_or_null, "null or a time")
     title = _field(item, loc, "title", problems, _is_str, "a string")
     if "mergeCommit" in item and not _is_commit_or_null(item["mergeCommit"]):
@@ -170,6 +173,10 @@ def _is_pr_number(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
+def _is_state(value: Any) -> bool:
+    return isinstance(value, str) and value in _GH_STATES
+
+
 def _is_str(value: Any) -> bool:
     return isinstance(value, str)
 
@@ -194,6 +201,9 @@ def _is_commit_or_null(value: Any) -> bool:
 
 _MERGE = re.compile(r"^Merge pull request #(\d+) from \S+")
 _SQUASH = re.compile(r"\(#(\d+)\)\s*$")
+_PR_DIGITS = 18
+"""A PR number a subject names has at most this many digits (it fits in 64 bits); a longer
+one is a located problem naming the commit, not a number to guess at."""
 _REVERT = re.compile(r'^Revert "(.*)"$')
 _REAPPLY = re.compile(r'^Reapply "(.*)"$')
 _FORMAT = "%H%x00%cI%x00%s%x00%b%x1e"
@@ -218,7 +228,7 @@ def read_git_history(repo: Path, rev: str = "HEAD") -> dict[int, PrRecord]:
     """
     records: dict[int, PrRecord] = {}
     for commit in _commits(repo, rev):
-        for number, state, title in _effects(commit):
+        for number, state, title in _checked_effects(commit, repo, rev):
             records[number] = PrRecord(
                 number=number,
                 state=state,
@@ -231,7 +241,10 @@ def read_git_history(repo: Path, rev: str = "HEAD") -> dict[int, PrRecord]:
 
 def _commits(repo: Path, rev: str) -> Iterator[_Commit]:
     argv = ["git", "-C", str(repo), "log", "--reverse", "--date-order", f"--format={_FORMAT}"]
-    done = subprocess.run([*argv, rev, "--"], capture_output=True, text=True, check=False)
+    try:
+        done = subprocess.run([*argv, rev, "--"], capture_output=True, text=True, check=False)
+    except (OSError, ValueError) as error:  # no git, or a NUL byte in the path
+        raise PrSourceError(f"git log of {repo} at {rev!r}", [str(error)], _GIT_HINT) from error
     if done.returncode != 0:
         problem = done.stderr.strip() or f"git log exited {done.returncode}"
         raise PrSourceError(f"git log of {repo} at {rev!r}", [problem], _GIT_HINT)
@@ -239,6 +252,30 @@ def _commits(repo: Path, rev: str) -> Iterator[_Commit]:
         fields = chunk.strip("\n").split("\x00")
         if len(fields) == 4:
             yield _Commit(*fields)
+
+
+class _NotAPrNumber(ValueError):
+    def __init__(self, digits: str) -> None:
+        self.digits = digits
+        super().__init__(digits)
+
+
+def _pr_number(digits: str) -> int:
+    if len(digits) > _PR_DIGITS:
+        raise _NotAPrNumber(digits)
+    return int(digits)
+
+
+def _checked_effects(commit: _Commit, repo: Path, rev: str) -> list[tuple[int, PrState, str]]:
+    """:func:`_effects`, refusing a subject whose PR number no PR can have."""
+    try:
+        return _effects(commit)
+    except _NotAPrNumber as huge:
+        problem = (
+            f"commit {commit.sha[:12]}: its subject names PR #{huge.digits[:20]}… "
+            f"({len(huge.digits):,} digits), which is not a PR number"
+        )
+        raise PrSourceError(f"git log of {repo} at {rev!r}", [problem], _GIT_HINT) from None
 
 
 def _effects(commit: _Commit) -> list[tuple[int, PrState, str]]:
@@ -260,10 +297,10 @@ def _landed(subject: str, body: str) -> tuple[int, str] | None:
     merge = _MERGE.match(subject)
     if merge is not None:
         title = body.strip().splitlines()[0] if body.strip() else ""
-        return int(merge.group(1)), title
+        return _pr_number(merge.group(1)), title
     squash = _SQUASH.search(subject)
     if squash is not None:
-        return int(squash.group(1)), subject[: squash.start()].rstrip()
+        return _pr_number(squash.group(1)), subject[: squash.start()].rstrip()
     return None
 
 

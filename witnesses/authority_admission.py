@@ -32,6 +32,7 @@ from planner.authority import (
     SuspendedForAuthorizedSuccessor,
     fold,
     read_log,
+    read_state,
 )
 from planner.refusal import PlannerInputError
 from planner.v41_group_a_launch import v41_group_a_launch_dry_run
@@ -541,3 +542,201 @@ def an_unreadable_log_is_a_located_error() -> Verdict:
                 continue
             seen.append((False, "read without error", False))
     return expect_equal([(True, "<file>", True)] * 2, seen, "(names the file, where, says why)")
+
+
+# --- a hostile log -----------------------------------------------------------------------------
+
+_SUSPENSION = 14
+"""The supplied log's line 14 suspends Group A for the candidate; its hostile copies below
+repeat one key so that reading it last-key-wins would admit."""
+
+
+def _suspension_text(*pairs: tuple[str, object]) -> str:
+    """Line 14 written out key by key (so a key may come twice), values as JSON."""
+    return "{" + ", ".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in pairs) + "}"
+
+
+def _read_error(lines: list[str]) -> tuple[str, str, str] | None:
+    """(where, message, disagreement) of the error reading ``lines`` as a log, as a whole
+    read and as the stream the command line folds (disagreement empty when both say the
+    same, naming the file); None when either read succeeds."""
+    found: list[tuple[str, str, str]] = []
+    with _written(lines) as path:
+        for read in (lambda: read_log(path), lambda: read_state(path, _now("supplied"))):
+            try:
+                read()
+            except PlannerInputError as exc:
+                found.append(
+                    (exc.where, exc.message, "" if exc.source == str(path) else exc.source)
+                )
+                continue
+            return None
+    if found[0] != found[1] or found[0][2]:
+        return (found[0][0], found[0][1], f"whole read {found[0]}, stream {found[1]}")
+    return found[0]
+
+
+@claim(ClaimKind.REFUSAL)
+def a_line_that_says_two_things_is_corrupt_and_never_admits() -> Verdict:
+    """The suspension line with its successor given twice (another candidate, then this
+    one, or the other way round, or spelled with an escape), its lease given twice (expired,
+    then live) or its event kind given twice: the read fails at line 14, naming the repeated
+    key and both values, as a whole read and as the stream the command line folds — never
+    last-key-wins, so nothing is folded and nothing admitted."""
+    events = _lines("supplied")
+    line = _by_seq(events, _SUSPENSION)
+    base = [(k, v) for k, v in line.items()]
+    candidate, expired = line["successor"], "2026-11-29T11:00:00Z"
+    cases = {
+        "successor other, then the candidate": (
+            [*base[:3], ("successor", "other"), *base[3:]],
+            "successor",
+            f"'other' and {candidate!r}",
+        ),
+        "successor the candidate, then other": (
+            [*base, ("successor", "other")],
+            "successor",
+            f"{candidate!r} and 'other'",
+        ),
+        "lease expired, then live": (
+            [*base[:5], ("lease_expires_at", expired), *base[5:]],
+            "lease_expires_at",
+            f"'{expired}' and '{line['lease_expires_at']}'",
+        ),
+        "event kind twice": (
+            [base[0], base[1], ("event", "group_active"), *base[2:]],
+            "event",
+            "'group_active' and 'group_suspended'",
+        ),
+    }
+    seen: dict[str, tuple[str, ...] | None] = {}
+    want: dict[str, tuple[str, ...]] = {}
+    for case, (pairs, key, values) in cases.items():
+        lines = [*_jsonl(events)]
+        lines[_SUSPENSION - 1] = _suspension_text(*pairs)
+        seen[case] = _read_error(lines)
+        message = (
+            f"key {key!r} is given twice (values {values}): an input that says two things "
+            "is corrupt"
+        )
+        want[case] = (f"line {_SUSPENSION}, field {key}", message, "")
+    escaped = [*_jsonl(events)]
+    escaped[_SUSPENSION - 1] = escaped[_SUSPENSION - 1].replace(
+        '"successor"', '"succ\\u0065ssor": "other", "successor"'
+    )
+    error = _read_error(escaped)
+    seen["successor spelled with an escape"] = error[:1] if error else None
+    want["successor spelled with an escape"] = (f"line {_SUSPENSION}, field successor",)
+    return expect_equal(want, seen, "(where, message, disagreement) per hostile line 14")
+
+
+def _raw_release(seq: str = "15", host: str = '"srv8"') -> str:
+    return (
+        f'{{"seq": {seq}, "at": "2026-11-29T11:00:00Z", "event": "host_released", "host": {host}}}'
+    )
+
+
+@claim(ClaimKind.REFUSAL)
+def a_value_the_log_does_not_spell_plainly_is_a_located_error() -> Verdict:
+    """Line 16 (after a blank line 15) with a seq of true, "15", 15.0, 20 digits, 5,000
+    digits or NaN, a host holding a lone surrogate, or a host nested 100 arrays deep: each
+    is an error at line 16 naming the field (or the column where nesting passes 64 levels)
+    and what is wrong — no boolean or text is read as a number, no float as an integer, no
+    integer beyond 64 bits is read at all."""
+    supplied = _jsonl(_lines("supplied"))
+    cases = {
+        "seq true": (_raw_release("true"), "line 16, field host_released.seq", "(value True)"),
+        'seq "15"': (_raw_release('"15"'), "line 16, field host_released.seq", "(value '15')"),
+        "seq 15.0": (_raw_release("15.0"), "line 16, field host_released.seq", "(value 15.0)"),
+        "seq of 20 digits": (
+            _raw_release("9" * 20),
+            "line 16, field seq",
+            "an integer of 20 digits is out of range",
+        ),
+        "seq of 5,000 digits": (
+            _raw_release("9" * 5000),
+            "line 16, field seq",
+            "an integer of 5,000 digits is out of range",
+        ),
+        "seq NaN": (_raw_release("NaN"), "line 16, field seq", "NaN is not a JSON number"),
+        "host with a lone surrogate": (
+            _raw_release(host='"srv\\ud8008"'),
+            "line 16, field host",
+            "a lone surrogate \\ud800 is not a character",
+        ),
+        "host nested 100 deep": (
+            _raw_release(host="[" * 100 + '"srv8"' + "]" * 100),
+            # the line's object is level 1, so the 64th bracket opens level 65
+            f"line 16, column {len(_raw_release(host='')) - 1 + 64}",
+            "nested deeper than 64 levels",
+        ),
+    }
+    seen, want = {}, {}
+    for case, (bad, where, fact) in cases.items():
+        error = _read_error([*supplied, "", bad])
+        seen[case] = None if error is None else (error[0], fact in error[1], error[2])
+        want[case] = (where, True, "")
+    return expect_equal(want, seen, "(where, states the fact, disagreement) per hostile line 16")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def only_a_newline_ends_a_record() -> Verdict:
+    """An incumbent holding U+2028, U+2029 or U+0085 (line breaks to ``str.splitlines``)
+    stays one record with its text whole; a log written with CRLF reads to the same events;
+    two records on one line, joined by a space, a carriage return or U+2028, are an error at
+    that line (the line says two things)."""
+    events = _lines("supplied")
+    first = _by_seq(events, 1)
+    seen: dict[str, object] = {}
+    want: dict[str, object] = {}
+    for mark in ("\u2028", "\u2029", "\x85"):
+        text = first["incumbent"][:4] + mark + first["incumbent"][4:]
+        lines = [json.dumps({**first, "incumbent": text}, ensure_ascii=False), *_jsonl(events)[1:]]
+        with _written(lines) as path:
+            read = read_log(path)
+        seen[f"U+{ord(mark):04X} in a string"] = (len(read), _state_incumbent(read))
+        want[f"U+{ord(mark):04X} in a string"] = (len(events), text)
+    with _written(_jsonl(events)) as plain, _written([f"{ln}\r" for ln in _jsonl(events)]) as crlf:
+        seen["CRLF"] = read_log(crlf) == read_log(plain)
+    want["CRLF"] = True
+    for name, joiner in (("space", " "), ("carriage return", "\r"), ("U+2028", "\u2028")):
+        lines = _jsonl(events)
+        lines[2:4] = [lines[2] + joiner + lines[3]]
+        error = _read_error(lines)
+        seen[f"two records joined by a {name}"] = error
+        want[f"two records joined by a {name}"] = ("line 3", "not a JSON object: Extra data", "")
+    return expect_equal(want, seen, "records per log")
+
+
+def _state_incumbent(events: tuple[object, ...]) -> str:
+    first = events[0]
+    return str(getattr(first, "incumbent", ""))
+
+
+@claim(ClaimKind.REFUSAL)
+def the_stream_is_read_to_its_end_and_folds_as_the_whole_read() -> Verdict:
+    """Folded as the stream the command line reads, each scenario's log gives the state the
+    whole read gives, at its read time and at each event's time; and a corrupt line after
+    the read time still fails the stream, naming that line: a log is read whole or not at
+    all, even where its later lines do not count yet."""
+    differ = []
+    for directory in sorted(_SCENARIOS.iterdir()):
+        log = directory / "authority.jsonl"
+        events = _lines(directory.name)
+        for now in [_now(directory.name), *(_at(e["at"]) for e in events)]:
+            if read_state(log, now) != fold(read_log(log), now):
+                differ.append(f"{directory.name} at {now.isoformat()}")
+    supplied = _jsonl(_lines("supplied"))
+    later = json.dumps({**_RELEASE, "seq": 15, "at": "2026-11-30T00:00:00Z"})
+    corrupt = json.dumps({**_RELEASE, "seq": 16, "at": "2026-11-30T00:00:00Z", "host": "srv 8"})
+    with _written([*supplied, later, corrupt]) as path:
+        try:
+            read_state(path, _now("supplied"))
+            after = "read without error"
+        except PlannerInputError as exc:
+            after = exc.where
+    return expect_equal(
+        ([], "line 16, field host_released.host"),
+        (differ, after),
+        "(reads where stream and whole read differ, where a corrupt later line fails)",
+    )

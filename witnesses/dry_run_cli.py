@@ -11,12 +11,15 @@ artifacts. No stored copy of a report.
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 import os
 import re
 import shlex
 import shutil
+import stat
+import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
@@ -26,7 +29,7 @@ from importlib.metadata import entry_points, metadata
 from itertools import takewhile
 from pathlib import Path
 
-from claims import ClaimKind, Verdict, claim, expect
+from claims import ClaimKind, Verdict, claim, expect, expect_equal
 from fixtures.builders import (
     DATA_ROOT,
     SEED_RECIPE,
@@ -1070,3 +1073,348 @@ def help_states_the_exit_codes_and_its_examples_run() -> Verdict:
     return expect(
         not problems, f"exit codes {meanings}; {len(examples)} examples run", "; ".join(problems)
     )
+
+
+# --------------------------------------------------------------------------- hostile input
+
+_NOW = "2026-11-29T12:00:00Z"
+
+
+class _PlantedBug(RuntimeError):
+    """What a bug in the planner looks like to the command line."""
+
+
+def _planted_bug(run: DryRun) -> str:
+    raise _PlantedBug("the renderer broke")
+
+
+@contextmanager
+def _bug_in_the_renderer() -> Iterator[int]:
+    """The command line's report renderer replaced, for the block, by one that raises: the
+    only way to show what a bug does, since no input reaches one. Yields the line it raises
+    at."""
+    module = sys.modules[main.__module__]
+    before = getattr(module, "render_report")  # noqa: B009 (set back below)
+    setattr(module, "render_report", _planted_bug)  # noqa: B010
+    try:
+        yield _planted_bug.__code__.co_firstlineno + 1
+    finally:
+        setattr(module, "render_report", before)  # noqa: B010
+
+
+@claim(ClaimKind.REFUSAL)
+def a_bug_exits_70_in_one_located_line() -> Verdict:
+    """A bug (here a planted one: the renderer raises) is not a refusal and not bad input:
+    the command exits 70, prints nothing on stdout and one stderr line naming the error and
+    the file, line and function it was raised in; with --debug the traceback comes first and
+    the same line last. Nothing is written."""
+    seen = []
+    with tempfile.TemporaryDirectory() as tmp, _bug_in_the_renderer() as line:
+        where = f"{__file__}:{line} in _planted_bug"
+        want_line = (
+            f"planner: internal error: _PlantedBug: the renderer broke at {where} (a bug, "
+            "not a problem with the input; --debug prints the traceback)"
+        )
+        for debug in ((), ("--debug",)):
+            out = Path(tmp) / "r.txt"
+            ran = _run_main(*debug, "dry-run", V41, "--scenario", "supplied", "--out", out)
+            lines = ran.err.splitlines()
+            seen.append(
+                (
+                    ran.code,
+                    ran.out,
+                    lines[-1:] == [want_line],
+                    lines[0] if debug else len(lines),
+                    _tree(Path(tmp)),
+                )
+            )
+    want: list[tuple[object, ...]] = [
+        (70, [], True, 1, []),
+        (70, [], True, "Traceback (most recent call last):", []),
+    ]
+    return expect_equal(want, seen, "(exit, stdout, the located line, first line or count, left)")
+
+
+def _inputs_with(text: str, tmp: Path, name: str) -> Path:
+    path = tmp / f"{name}.json"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _supplied_inputs_text(**replace: str) -> str:
+    """The supplied inputs as text, each ``key: value`` of launch_shape replaced as given."""
+    raw = json.loads((SCENARIOS / "supplied" / "inputs.json").read_text(encoding="utf-8"))
+    text = json.dumps(raw)
+    for key, value in replace.items():
+        text = re.sub(rf'"{key}": [^,}}]+', f'"{key}": {value}', text, count=1)
+    return text
+
+
+@claim(ClaimKind.REFUSAL)
+def a_hostile_inputs_file_exits_2_at_its_key() -> Verdict:
+    """An inputs file whose launch shape gives a key twice, prefix caching as "off" or 0, the
+    utilization as "8000", 8000.0 or true, a batch of 5,000 digits, or a digest holding a
+    lone surrogate: exit 2, one stderr line naming the file and the key, nothing written —
+    for V4.1 and for glm_group_b, which reads and validates --inputs too (its own inputs are
+    pinned); a missing inputs file given to glm_group_b is an error as well."""
+    problems = []
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        out = root / "out" / "r.txt"
+        twice = _supplied_inputs_text().replace(
+            '"prefix_caching": false', '"prefix_caching": true, "prefix_caching": false'
+        )
+        surrogate = _supplied_inputs_text().replace('"sha256:ab10', '"sha256:\\udc00ab10', 1)
+        cases = {
+            "twice": (twice, "launch_shape.prefix_caching", "is given twice (values true and "),
+            '"off"': (
+                _supplied_inputs_text(prefix_caching='"off"'),
+                "launch_shape.prefix_caching",
+                "(value 'off')",
+            ),
+            "0": (
+                _supplied_inputs_text(prefix_caching="0"),
+                "launch_shape.prefix_caching",
+                "(value 0)",
+            ),
+            '"8000"': (
+                _supplied_inputs_text(gpu_memory_utilization_bp='"8000"'),
+                "launch_shape.gpu_memory_utilization_bp",
+                "(value '8000')",
+            ),
+            "8000.0": (
+                _supplied_inputs_text(gpu_memory_utilization_bp="8000.0"),
+                "launch_shape.gpu_memory_utilization_bp",
+                "(value 8000.0)",
+            ),
+            "true": (
+                _supplied_inputs_text(gpu_memory_utilization_bp="true"),
+                "launch_shape.gpu_memory_utilization_bp",
+                "(value True)",
+            ),
+            "5,000 digits": (
+                _supplied_inputs_text(max_num_batched_tokens="9" * 5000),
+                "launch_shape.max_num_batched_tokens",
+                "an integer of 5,000 digits is out of range",
+            ),
+            "surrogate": (
+                surrogate,
+                "produced_image.artifact.config_digest",
+                "a lone surrogate \\udc00",
+            ),
+        }
+        log = SCENARIOS / "supplied" / "authority.jsonl"
+        for number, (case, (text, where, fact)) in enumerate(cases.items()):
+            inputs = _inputs_with(text, root, str(number))
+            for arm in (V41, GLM):
+                argv: list[str | Path] = ["dry-run", arm, "--authority", log, "--inputs", inputs]
+                ran = _run_main(*argv, "--now", _NOW, "--out", out)
+                head = f"planner: error: {inputs}: {where}: "
+                lines = ran.err.splitlines()
+                located = len(lines) == 1 and lines[0].startswith(head) and fact in lines[0]
+                if (ran.code, ran.out, located, out.parent.exists()) != (2, [], True, False):
+                    problems.append(f"{arm} {case}: exit {ran.code}, {ran.err!r}")
+        missing = root / "absent.json"
+        ran = _run_main(
+            "dry-run", GLM, "--authority", log, "--inputs", missing, "--now", _NOW, "--out", out
+        )
+        head = f"planner: error: {missing}: <file>: cannot read plan inputs: [Errno 2]"
+        if ran.code != 2 or not ran.err.startswith(head) or out.parent.exists():
+            problems.append(f"glm_group_b, a missing --inputs: exit {ran.code}, {ran.err!r}")
+    return expect(
+        not problems,
+        "8 hostile inputs x 2 arms, and a missing one: exit 2 at the key",
+        "; ".join(problems[:3]),
+    )
+
+
+@claim(ClaimKind.REFUSAL)
+def empty_and_unplannable_arguments_exit_2_located() -> Verdict:
+    """An empty --now (never the wall clock), an empty --out, a path holding a NUL byte, a
+    --data whose inventory lacks the arm's group, and a --data whose manifest names a model
+    the planner cannot place: exit 2, one line naming the argument or the file and the key,
+    nothing written — never a crash and never a plan."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        out = root / "out" / "r.txt"
+        no_group = _mirror(DATA_ROOT, root / "no-group", "fabric.json")
+        fabric = json.loads((DATA_ROOT / "fabric.json").read_text(encoding="utf-8"))
+        renamed = [
+            {**g, "name": "group_z"} if g["name"] == "group_b" else g for g in fabric["groups"]
+        ]
+        (no_group / "fabric.json").write_text(json.dumps({**fabric, "groups": renamed}), "utf-8")
+        unplaceable = _mirror(DATA_ROOT, root / "unplaceable", GLM_MANIFEST)
+        manifest = json.loads((DATA_ROOT / GLM_MANIFEST).read_text(encoding="utf-8"))
+        (unplaceable / GLM_MANIFEST).write_text(json.dumps({**manifest, "model": "GLM"}), "utf-8")
+        supplied = ("dry-run", GLM, "--scenario", "supplied")
+        cases: dict[str, tuple[list[str | Path], str]] = {
+            "--now ''": (
+                [*supplied, "--now", "", "--out", out],
+                "planner: error: --now: : not an ISO-8601 time",
+            ),
+            "--out ''": (
+                [*supplied, "--out", ""],
+                "planner dry-run: error: argument --out: an empty path",
+            ),
+            "NUL in --authority": (
+                ["dry-run", GLM, "--authority", "log\0x", "--now", _NOW, "--out", out],
+                "planner dry-run: error: argument --authority: log\\x00x holds a NUL byte",
+            ),
+            "no group_b": (
+                [*supplied, "--data", no_group, "--out", out],
+                f"planner: error: {no_group}/fabric.json: groups: no fabric group 'group_b', "
+                "which glm_group_b plans over; known groups: group_a, group_z",
+            ),
+            "model GLM": (
+                [*supplied, "--data", unplaceable, "--out", out],
+                f"planner: error: {unplaceable}/{GLM_MANIFEST}: model: cannot place model 'GLM' "
+                f"at revision {manifest['revision']!r}",
+            ),
+        }
+        seen: dict[str, object] = {}
+        want: dict[str, object] = {}
+        for case, (argv, line) in cases.items():
+            ran = _run_main(*argv)
+            seen[case] = (ran.code, ran.out, ran.err.splitlines()[-1:], out.parent.exists())
+            want[case] = (2, [], [line], False)
+    return expect_equal(want, seen, "(exit, stdout, last stderr line, wrote) per argument")
+
+
+@claim(ClaimKind.REFUSAL)
+def an_image_built_for_another_runtime_is_refused() -> Verdict:
+    """Supplied inputs whose produced image says it was built for GLM's runtime key: the
+    plan renders but is refused (exit 1) with
+    `refused: runtime.image_for_other_runtime at inputs.produced_image.artifact.runtime_key`,
+    quoting the digest, the image's key and the arm's."""
+    raw = json.loads((SCENARIOS / "supplied" / "inputs.json").read_text(encoding="utf-8"))
+    artifact = raw["produced_image"]["artifact"]
+    key = "gunbc-glm-native"
+    raw["produced_image"]["artifact"] = {**artifact, "runtime_key": key}
+    own = _by_seq_successor().split(":")[-1]
+    with tempfile.TemporaryDirectory() as tmp:
+        inputs = _inputs_with(json.dumps(raw), Path(tmp), "inputs")
+        out = Path(tmp) / "r.txt"
+        log = SCENARIOS / "supplied" / "authority.jsonl"
+        ran = _run_main(
+            "dry-run", V41, "--authority", log, "--inputs", inputs, "--now", _NOW, "--out", out
+        )
+    want = [
+        f"{V41}: report written to {out} (4 hosts rendered)",
+        "refused: runtime.image_for_other_runtime at inputs.produced_image.artifact.runtime_key: "
+        f"image {artifact['config_digest']} was built for runtime key {key!r}, not this arm's "
+        f"{own!r}",
+        f"{V41}: REFUSED",
+    ]
+    return expect_equal((1, want, ""), (ran.code, ran.out, ran.err), "(exit, stdout, stderr)")
+
+
+def _by_seq_successor() -> str:
+    """The candidate the supplied log suspends Group A for (its key ends in the runtime key)."""
+    text = (SCENARIOS / "supplied" / "authority.jsonl").read_text(encoding="utf-8")
+    events = [json.loads(line) for line in text.splitlines() if line.strip()]
+    return str(
+        next(e for e in events if e.get("group") == "group_a" and "successor" in e)["successor"]
+    )
+
+
+@claim(ClaimKind.REFUSAL)
+def every_error_is_one_line_whatever_the_input_holds() -> Verdict:
+    """A key holding a newline or U+2028 in the inventory, and an --authority path holding a
+    newline: the error is still one line, the characters escaped (\\n, \\u2028), so nothing
+    in a file or a path can start a line of its own on stderr."""
+    seen: dict[str, object] = {}
+    want: dict[str, object] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        fabric = json.loads((DATA_ROOT / "fabric.json").read_text(encoding="utf-8"))
+        for case, key, shown in (("newline", "a\nb", "a\\nb"), ("U+2028", "a\u2028b", "a\\u2028b")):
+            data = _mirror(DATA_ROOT, root / case, "fabric.json")
+            (data / "fabric.json").write_text(json.dumps({**fabric, key: []}), encoding="utf-8")
+            ran = _run_main(
+                "dry-run", GLM, "--scenario", "supplied", "--data", data, "--out", root / "r"
+            )
+            seen[case] = ran.err
+            want[case] = (
+                f"planner: error: {data}/fabric.json: {shown}: unknown key: an inventory holds "
+                "hosts, groups and _comments\n"
+            )
+        path = root / "line\nbreak.jsonl"
+        ran = _run_main("dry-run", GLM, "--authority", path, "--now", _NOW, "--out", root / "r")
+        shown_path = str(path).replace("\n", "\\n")
+        seen["a path"] = (
+            ran.err.startswith(f"planner: error: {shown_path}: <file>: ")
+            and ran.err.count("\n") == 1
+        )
+        want["a path"] = True
+    return expect_equal(want, seen, "stderr per hostile name")
+
+
+def _write_error(target: Path) -> tuple[object, ...]:
+    try:
+        write_atomically(target, "report\n")
+    except OSError as exc:
+        return (exc.errno, exc.filename, ".tmp" in str(exc))
+    return ("written",)
+
+
+def _null_device(path: Path) -> Path:
+    """A private character device that discards what is written (``/dev/null``'s numbers):
+    the writer is shown a device without ever pointing a possibly broken writer at the
+    machine's own ``/dev/null``."""
+    os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    return path
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_writer_writes_where_the_user_points() -> Verdict:
+    """What --out gets (``write_atomically``): a FIFO delivers the report to its reader and
+    stays a FIFO; a character device (a private node with /dev/null's numbers) stays a
+    character device; a symlink keeps pointing at its file, whose text is replaced and whose
+    mode is kept; a new report honours the umask (027: rw-r-----); a directory is refused
+    (EISDIR) and a place no file can be made in (/proc) too, each error naming the path the
+    user gave, never a temp file; nothing else is left."""
+    seen: dict[str, object] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        fifo = root / "report.fifo"
+        os.mkfifo(fifo)
+        reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader, so a writer can open
+        try:
+            write_atomically(fifo, "through the pipe\n")
+            received = os.read(reader, 4096)
+        except BlockingIOError:
+            received = b""
+        finally:
+            os.close(reader)
+        seen["fifo"] = (received, stat.S_ISFIFO(os.lstat(fifo).st_mode))
+        device = _null_device(root / "null")
+        write_atomically(device, "nothing\n")
+        seen["device"] = stat.S_ISCHR(os.lstat(device).st_mode)
+        real = root / "real.txt"
+        real.write_text("old\n", encoding="utf-8")
+        real.chmod(0o604)
+        link = root / "link.txt"
+        link.symlink_to(real)
+        write_atomically(link, "new\n")
+        text = real.read_text(encoding="utf-8")
+        seen["symlink"] = (link.is_symlink(), text, stat.S_IMODE(real.stat().st_mode))
+        before = os.umask(0o027)
+        try:
+            write_atomically(root / "new.txt", "new\n")
+        finally:
+            os.umask(before)
+        seen["umask 027"] = stat.S_IMODE((root / "new.txt").stat().st_mode)
+        (root / "a-dir").mkdir()
+        seen["directory"] = _write_error(root / "a-dir")
+        seen["/proc"] = _write_error(Path("/proc/version"))[1:]
+        seen["left"] = sorted(p.name for p in root.iterdir())
+    want = {
+        "fifo": (b"through the pipe\n", True),
+        "device": True,
+        "symlink": (True, "new\n", 0o604),
+        "umask 027": 0o640,
+        "directory": (errno.EISDIR, str(Path(tmp) / "a-dir"), False),
+        "/proc": ("/proc/version", False),
+        "left": ["a-dir", "link.txt", "new.txt", "null", "real.txt", "report.fifo"],
+    }
+    return expect_equal(want, seen, "what each target was left as")

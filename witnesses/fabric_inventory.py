@@ -381,7 +381,7 @@ def a_bad_manifest_is_refused_at_its_first_bad_field() -> Verdict:
                 "",
                 Exact("<file>", "cannot read manifest: Expecting value: line 1 column 1 (char 0)"),
             ),
-            "list": ("[]", Quoting("<root>", "valid dictionary", [])),
+            "list": ("[]", Quoting("<root>", "an object", [])),
             "role": (manifest(files=bad_role), Quoting("files.1.role", "'weights'", "blob")),
             # revision comes before files, so it is the one named
             "two-bad": (
@@ -658,3 +658,140 @@ def a_snapshot_manifest_is_found_by_model_or_refused_by_name() -> Verdict:
         (found, unknown, shipped),
         "(found model, refusal of org/c, shipped revisions)",
     )
+
+
+# --- hostile data --------------------------------------------------------------------------------
+
+
+_HOSTS_OPEN = '{"hosts": ['
+
+
+def _raw_inventory(host0: str) -> str:
+    """The shipped inventory as text, host 0's object replaced by ``host0`` written as is."""
+    raw = _inventory()
+    hosts = [json.dumps(h) for h in raw["hosts"][1:]]
+    groups = json.dumps(raw["groups"])
+    return f'{_HOSTS_OPEN}{host0}, {", ".join(hosts)}], "groups": {groups}}}'
+
+
+def _host0(memory: str = "121", name: str = '"srv1"', rail: str = '"10.77.1.11"') -> str:
+    return (
+        f'{{"name": {name}, "memory_gib": {memory}, "rail_address": {rail}, '
+        '"rail_interface": "enp1s0f1np1"}'
+    )
+
+
+def _refused_at(text: str) -> tuple[str, str] | str:
+    """(where, message) of loading ``text`` as an inventory, or what happened instead."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = _write(Path(tmp) / "fabric.json", text)
+        try:
+            load_fabric(path)
+        except PlannerInputError as exc:
+            return (exc.where, exc.message) if exc.source == str(path) else exc.source
+    return "loaded"
+
+
+@claim(ClaimKind.REFUSAL)
+def a_hostile_inventory_is_refused_at_its_place() -> Verdict:
+    """A memory given twice (the second a live-looking 121), a memory of "121", 121.0, 20
+    digits or NaN, a rail address holding a lone surrogate, a host nested 100 deep, an
+    unknown top-level key, a comment that is not text, and a group member that is not a
+    name: each is refused at its place (key path, or line and column for the nesting),
+    saying what is wrong — a JSON file that says two things, or says a thing loosely, is
+    never planned."""
+    raw = _inventory()
+    twice = _host0().replace('"memory_gib": 121', '"memory_gib": -1, "memory_gib": 121')
+    members = json.dumps(raw["groups"]).replace('"srv5"', '["srv5"]', 1)  # Group A's first
+    cases: dict[str, tuple[str, str, str]] = {
+        "memory twice": (
+            _raw_inventory(twice),
+            "hosts[0].memory_gib",
+            "key 'memory_gib' is given twice (values -1 and 121)",
+        ),
+        'memory "121"': (_raw_inventory(_host0('"121"')), "hosts[0].memory_gib", "(value '121')"),
+        "memory 121.0": (_raw_inventory(_host0("121.0")), "hosts[0].memory_gib", "(value 121.0)"),
+        "memory of 20 digits": (
+            _raw_inventory(_host0("9" * 20)),
+            "hosts[0].memory_gib",
+            "an integer of 20 digits is out of range",
+        ),
+        "memory NaN": (_raw_inventory(_host0("NaN")), "hosts[0].memory_gib", "NaN is not"),
+        "rail with a lone surrogate": (
+            _raw_inventory(_host0(rail='"10.77.1.\\udc81"')),
+            "hosts[0].rail_address",
+            "a lone surrogate \\udc81",
+        ),
+        "host nested 100 deep": (
+            _raw_inventory("[" * 100 + _host0() + "]" * 100),
+            # the document is level 1 and the hosts array level 2: the 63rd bracket opens 65
+            f"line 1, column {len(_HOSTS_OPEN) + 63}",
+            "nested deeper than 64 levels",
+        ),
+        "unknown top-level key": (
+            json.dumps({**raw, "hosts_extra": []}),
+            "hosts_extra",
+            "unknown key: an inventory holds hosts, groups and _comments",
+        ),
+        "comment that is not text": (
+            json.dumps({**raw, "_about": 7}),
+            "_about",
+            "a comment must be text (value 7)",
+        ),
+        "member not a name": (
+            json.dumps({"hosts": raw["hosts"], "groups": json.loads(members)}),
+            "groups.group_a.hosts[0]",  # srv5 is Group A's first member
+            "must be a host name (value ['srv5'])",
+        ),
+    }
+    seen = {}
+    for case, (text, _, fact) in cases.items():
+        found = _refused_at(text)
+        seen[case] = found if isinstance(found, str) else (found[0], fact in found[1])
+    want = {case: (where, True) for case, (_, where, _) in cases.items()}
+    return expect_equal(want, seen, "(where, states the fact) per hostile inventory")
+
+
+def _manifest_root(tmp: Path, relative: str, document: dict[str, object]) -> Path:
+    root = tmp / "data"
+    _write(root / relative, json.dumps(document))
+    return root
+
+
+@claim(ClaimKind.REFUSAL)
+def a_manifest_the_planner_cannot_place_is_refused_at_its_field() -> Verdict:
+    """An arm's manifest whose model has no organisation, a nested name or a character a
+    path cannot carry, whose revision is not alphanumeric, or whose file has a negative or
+    textual byte count loads no plan: each is refused at its field naming the file, never
+    a crash further on."""
+    base = json.loads((FIXTURES / data.V41_MANIFEST).read_text(encoding="utf-8"))
+    files = base["files"]
+    cases: dict[str, tuple[dict[str, object], str, str]] = {
+        "model without organisation": ({"model": "DeepSeek"}, "model", "cannot place model"),
+        "nested model name": ({"model": "a/b/c"}, "model", "cannot place model"),
+        "model with a space": ({"model": "org/a b"}, "model", "is not a safe absolute path"),
+        "revision with a dot": ({"revision": "a.b"}, "revision", "cannot place model"),
+        "negative bytes": (
+            {"files": [{**files[0], "bytes": -1}, *files[1:]]},
+            "files.0.bytes",
+            "greater than or equal to 0",
+        ),
+        "bytes as text": (
+            {"files": [{**files[0], "bytes": "4731"}, *files[1:]]},
+            "files.0.bytes",
+            "(value '4731')",
+        ),
+    }
+    seen: dict[str, object] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for number, (case, (change, _, _)) in enumerate(cases.items()):
+            root = _manifest_root(Path(tmp) / str(number), data.V41_MANIFEST, {**base, **change})
+            try:
+                data.manifest(data.V41_MANIFEST, root)
+                seen[case] = "loaded"
+            except PlannerInputError as exc:
+                fact = cases[case][2]
+                named = exc.source == str(root / data.V41_MANIFEST)
+                seen[case] = (named, exc.where, fact in exc.message)
+    want = {case: (True, where, True) for case, (_, where, _) in cases.items()}
+    return expect_equal(want, seen, "(file named, where, states the fact) per manifest")

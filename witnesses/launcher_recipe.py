@@ -438,7 +438,7 @@ def every_problem_of_a_recipe_is_listed_in_order() -> Verdict:
         + '[composed_model]\nmount = "/model"\n[[composed_model.sources]]\nrepo = 3\n'
         + "[[composed_model.local_files]]\n"
     )
-    as_int = "Input should be a valid integer, unable to parse string as an integer"
+    as_int = "Input should be a valid integer"  # strict: a string is never read as a number
     wanted = [
         ("required_nodes", f"{as_int} (value 'four')"),
         ("shm_size", "required, missing"),
@@ -616,3 +616,41 @@ def composed_links_resolve_into_the_hf_cache_folder_of_the_repo() -> Verdict:
             linked = base / "composed" / folder / "config.json"
             found.append(linked.read_text() if linked.exists() else "dangling or absent")
     return expect_equal(["config of org/tiny", "config of gpt2"], found, "config read via links")
+
+
+def _replacing(key: str, value: str) -> str:
+    """The tiny recipe with ``key`` written as ``value`` (TOML, as is)."""
+    lines = [ln for ln in _MINIMAL.splitlines() if not ln.startswith(f"{key} =")]
+    return "\n".join([*lines, f"{key} = {value}"]) + "\n"
+
+
+@claim(ClaimKind.REFUSAL)
+def a_recipe_is_read_strictly_and_every_place_named() -> Verdict:
+    """TOML has real types, so none is stretched: a node count of "4", true or 4.0, an
+    image given as a date, a node count of 20 digits (beyond 64 bits) are each refused at
+    their key; 5,000 digits (more than Python reads) at their line and column; arrays
+    nested 3,000 deep at <file>; a name holding a newline, U+2028 or a tab at ``name`` —
+    a name is one line of text, so it cannot forge the report's lines."""
+    lines = len(_MINIMAL.splitlines())
+    key_cases = {
+        'required_nodes = "4"': (_replacing("required_nodes", '"4"'), "required_nodes"),
+        "required_nodes = true": (_replacing("required_nodes", "true"), "required_nodes"),
+        "required_nodes = 4.0": (_replacing("required_nodes", "4.0"), "required_nodes"),
+        "docker_image = a date": (_replacing("docker_image", "1979-05-27"), "docker_image"),
+        "required_nodes of 20 digits": (_replacing("required_nodes", "9" * 20), "required_nodes"),
+        "a name with a newline": (_replacing("name", '"tiny\\nrecipe plan: forged"'), "name"),
+        "a name with U+2028": (_replacing("name", '"tiny\\u2028forged"'), "name"),
+        "a name with a tab": (_replacing("name", '"tiny\\tforged"'), "name"),
+    }
+    seen: dict[str, object] = {}
+    want: dict[str, object] = {}
+    for case, (text, where) in key_cases.items():
+        seen[case] = [place for place, _ in _problems(text)]
+        want[case] = [where]
+    huge = _input_error(_replacing("required_nodes", "9" * 5000))
+    seen["required_nodes of 5,000 digits"] = (huge[0] == huge[1], huge[2])
+    want["required_nodes of 5,000 digits"] = (True, f"line {lines}, column 18")
+    deep = _input_error(_MINIMAL + "x = " + "[" * 3000 + "]" * 3000 + "\n")
+    seen["arrays 3,000 deep"] = (deep[0] == deep[1], deep[2], deep[3])
+    want["arrays 3,000 deep"] = (True, "<file>", "arrays or tables nested too deeply")
+    return expect_equal(want, seen, "where each hostile recipe is refused")

@@ -1,0 +1,218 @@
+"""The command lines' own contracts under hostile conditions: a bug exits 70 with one
+located line (the traceback only with ``--debug``), an interrupt exits 130, ``--now ''`` is
+an error, ``glm_group_b --inputs FILE`` reads FILE, a produced image built for another
+runtime key is refused; and the authority log folds as a stream, to the same state, in
+memory that does not grow with the log."""
+
+from __future__ import annotations
+
+import json
+import re
+import tracemalloc
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import claims.commands
+import planner.cli
+from fixtures.builders import DATA_ROOT
+from planner.authority import fold, parse_log, read_log, read_state
+from tests.hostile_support import claims_main, located_error, planner_main
+
+SUPPLIED = DATA_ROOT / "scenarios" / "supplied"
+NOW = "2026-11-29T12:00:00Z"
+_BUG = re.compile(
+    r"(planner|claims): internal error: RuntimeError: a planted bug at \S+:\d+ in \w+ "
+    r"\(a bug, not a problem with the input; --debug prints the traceback\)"
+)
+
+
+def _bug(*args: object, **kwargs: object) -> object:
+    raise RuntimeError("a planted bug")
+
+
+def test_a_planner_bug_exits_70_with_one_located_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(planner.cli, "render_report", _bug)
+    for debug in ([], ["--debug"]):
+        ran = planner_main(*debug, "dry-run", "v41_group_a", "--scenario", "supplied")
+        assert (ran.code, ran.out) == (70, "")
+        *traceback, last = ran.err_lines
+        assert _BUG.fullmatch(last), last
+        assert "in _run_dry_run" not in last  # the innermost frame is named, not the caller
+        assert bool(traceback) == bool(debug)
+        if debug:
+            assert traceback[0] == "Traceback (most recent call last):"
+
+
+def test_a_claims_bug_exits_70_with_one_located_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(claims.commands, "list_witnesses", _bug)
+    for debug in ([], ["--debug"]):
+        ran = claims_main(*debug, "list")
+        assert (ran.code, ran.out) == (70, "")
+        *traceback, last = ran.err_lines
+        assert _BUG.fullmatch(last), last
+        assert bool(traceback) == bool(debug)
+
+
+def test_an_interrupt_exits_130(monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted(*args: object) -> object:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(planner.cli, "render_report", interrupted)
+    ran = planner_main("dry-run", "v41_group_a", "--scenario", "supplied")
+    assert (ran.code, ran.err) == (130, "planner: interrupted\n")
+    monkeypatch.setattr(claims.commands, "list_witnesses", interrupted)
+    ran = claims_main("list")
+    assert (ran.code, ran.err) == (130, "claims: interrupted\n")
+
+
+def test_help_documents_70_and_debug() -> None:
+    for run in (planner_main, claims_main):
+        ran = run("--help")
+        assert ran.code == 0
+        assert "70 internal error" in ran.out and "--debug" in ran.out
+
+
+def test_an_empty_now_is_an_error_not_the_wall_clock(tmp_path: Path) -> None:
+    for source in (["--scenario", "supplied"], ["--authority", SUPPLIED / "authority.jsonl"]):
+        ran = planner_main("dry-run", "v41_group_a", *source, "--now", "", "--out", tmp_path / "r")
+        assert located_error(ran, "planner", "--now", "") == "not an ISO-8601 time"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_glm_reads_its_inputs_file(tmp_path: Path) -> None:
+    log = SUPPLIED / "authority.jsonl"
+    missing = tmp_path / "absent.json"
+    dry = ("dry-run", "glm_group_b", "--authority", log, "--now", NOW, "--out", tmp_path / "r")
+    ran = planner_main(*dry, "--inputs", missing)
+    message = located_error(ran, "planner", str(missing), "<file>")
+    assert message.startswith("cannot read plan inputs: [Errno 2] No such file or directory")
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"launch_shape": {"prefix_caching": "off"}}', encoding="utf-8")
+    ran = planner_main(*dry, "--inputs", broken)
+    located_error(ran, "planner", str(broken), "launch_shape.gpu_memory_utilization_bp")
+    ran = planner_main(*dry, "--inputs", SUPPLIED / "inputs.json")
+    assert ran.code == 0 and ran.out.splitlines()[-1] == "glm_group_b: ADMITTED", ran.err
+
+
+def test_an_image_built_for_another_runtime_key_is_refused(tmp_path: Path) -> None:
+    inputs = json.loads((SUPPLIED / "inputs.json").read_text(encoding="utf-8"))
+    digest = inputs["produced_image"]["artifact"]["config_digest"]
+    inputs["produced_image"]["artifact"]["runtime_key"] = "gunbc-glm-native"
+    path = tmp_path / "inputs.json"
+    path.write_text(json.dumps(inputs), encoding="utf-8")
+    ran = planner_main(
+        "dry-run", "v41_group_a", "--authority", SUPPLIED / "authority.jsonl", "--inputs", path,
+        "--now", NOW, "--out", tmp_path / "r.txt",
+    )  # fmt: skip
+    assert ran.code == 1, ran.err
+    assert ran.out.splitlines()[1:] == [
+        "refused: runtime.image_for_other_runtime at inputs.produced_image.artifact.runtime_key: "
+        f"image {digest} was built for runtime key 'gunbc-glm-native', not this arm's "
+        "'gunbc-deepseek-v41-engram-produced'",
+        "v41_group_a: REFUSED",
+    ]
+
+
+# ----------------------------------------------------------------------------- the stream
+
+
+def _event(seq: int, at: datetime, kind: int) -> dict[str, object]:
+    base: dict[str, object] = {"seq": seq, "at": at.isoformat().replace("+00:00", "Z")}
+    host = f"srv{1 + seq % 8}"
+    if kind == 0:
+        return {**base, "event": "host_held", "host": host, "subject": f"s{seq % 3}"}
+    if kind == 1:
+        return {**base, "event": "host_released", "host": host}
+    if kind == 2:
+        digest = f"sha256:{seq % 5:064x}"
+        return {
+            **base,
+            "event": "image_admitted",
+            "runtime_key": f"k{seq % 2}",
+            "config_digest": digest,
+        }
+    if kind == 3:
+        return {**base, "event": "group_active", "group": "group_a", "incumbent": f"i{seq}"}
+    lease = (at + timedelta(hours=seq % 3)).isoformat()
+    return {
+        **base,
+        "event": "group_suspended",
+        "group": f"group_{'ab'[seq % 2]}",
+        "successor": f"c{seq}",
+        "lease_expires_at": lease,
+    }
+
+
+def _log(kinds: list[int], gaps: list[int]) -> str:
+    at = datetime(2026, 11, 29, tzinfo=UTC)
+    lines = []
+    for seq, (kind, gap) in enumerate(zip(kinds, gaps, strict=False), start=1):
+        at += timedelta(minutes=gap)
+        lines.append(json.dumps(_event(seq, at, kind)))
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=200, deadline=None, database=None)
+@given(
+    kinds=st.lists(st.integers(min_value=0, max_value=4), min_size=1, max_size=40),
+    gaps=st.lists(st.integers(min_value=0, max_value=90), min_size=40, max_size=40),
+    minutes=st.integers(min_value=-10, max_value=40 * 90 + 10),
+)
+def test_the_stream_folds_to_the_state_of_the_whole_read(
+    kinds: list[int], gaps: list[int], minutes: int
+) -> None:
+    text = _log(kinds, gaps)
+    now = datetime(2026, 11, 29, tzinfo=UTC) + timedelta(minutes=minutes)
+    path = Path(f"/tmp/hostile-stream-{id(text)}.jsonl")
+    try:
+        path.write_text(text, encoding="utf-8")
+        assert read_state(path, now) == fold(read_log(path), now) == fold(parse_log(text, "t"), now)
+    finally:
+        path.unlink(missing_ok=True)
+
+
+def test_the_stream_holds_the_state_not_the_log(tmp_path: Path) -> None:
+    """Folding 12,000 events (about 1.5 MB) peaks at a tenth of the file: no copy of the
+    text and no list of events is held."""
+    path = tmp_path / "big.jsonl"
+    count = 12_000
+    path.write_text(_log([i % 5 for i in range(count)], [1] * count), encoding="utf-8")
+    size = path.stat().st_size
+    now = datetime(2027, 1, 1, tzinfo=UTC)
+    tracemalloc.start()
+    try:
+        state = read_state(path, now)
+        _, streamed = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        whole = fold(read_log(path), now)
+        _, held = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert state == whole
+    assert streamed < size / 10, (streamed, size)
+    assert held > size, (held, size)  # the whole read does hold every event
+
+
+@pytest.mark.parametrize("survey", ["--generated", "--values"])
+@pytest.mark.parametrize("shard", ["9" * 5000 + "/1", "1/" + "9" * 30, "1/0", "x/4", ""])
+def test_a_shard_no_survey_can_have_is_a_usage_error(survey: str, shard: str) -> None:
+    ran = claims_main(
+        "-p", "witnesses.plugin", "-p", "mutation.plugin", "mutate", survey, "--shard", shard,
+        "dry_run_cli",
+    )  # fmt: skip
+    assert (ran.code, ran.out) == (2, ""), ran.err
+    assert ran.err.startswith("claims: error: --shard ") and "write K/N" in ran.err, ran.err
+    assert len(ran.err_lines) == 1
+
+
+def test_merging_shards_through_the_module_entry_point(tmp_path: Path) -> None:
+    from mutation.merge import main as merge_main
+
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"files": {}, "files": []}', encoding="utf-8")
+    code = merge_main([str(bad), "-o", str(tmp_path / "m.json")])
+    assert code == 2 and not (tmp_path / "m.json").exists()

@@ -1,0 +1,163 @@
+"""Hostile recipes (``planner recipe FILE``): every problem is exit 2 naming the file and the
+place (a key, ``args[i]``, a line and column, or ``<file>``), nothing written, never a
+traceback; a name cannot forge report lines.
+
+TOML has real types, so a recipe is validated strictly: ``"4"``, ``true`` and ``4.0`` are not
+a node count, a date is not an image name; an integer beyond 64 bits (or beyond the 4,300
+digits Python reads) is a problem at its place.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+import unicodedata
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fixtures.builders import TINY_RECIPE
+from tests.hostile_support import HOSTILE, Ran, located_error, no_crash, planner_main, tree
+
+TINY = TINY_RECIPE.read_text(encoding="utf-8")
+BASE = "\n".join(line for line in TINY.splitlines() if not line.startswith("#")) + "\n"
+
+
+def _toml_string(text: str) -> str:
+    """``text`` as a TOML basic string, every non-ASCII or control character escaped."""
+    out = []
+    for char in text:
+        if char in '"\\':
+            out.append("\\" + char)
+        elif " " <= char <= "~":
+            out.append(char)
+        else:
+            out.append(f"\\U{ord(char):08X}")
+    return '"' + "".join(out) + '"'
+
+
+def _with(key: str, value: str) -> str:
+    lines = [ln for ln in BASE.splitlines() if not ln.startswith(f"{key} =")]
+    return "\n".join([*lines, f"{key} = {value}"]) + "\n"
+
+
+def _breaks_lines(name: str) -> bool:
+    return any(
+        unicodedata.category(c)[0] == "C" or unicodedata.category(c) in ("Zl", "Zp") for c in name
+    )
+
+
+_TMP = tempfile.TemporaryDirectory(prefix="hostile-recipe-")  # removed when the module goes
+
+
+def _run(recipe: bytes) -> tuple[Ran, Path, Path]:
+    tmp = Path(_TMP.name)
+    shutil.rmtree(tmp / "out", ignore_errors=True)
+    path = tmp / "recipe.toml"
+    path.write_bytes(recipe)
+    out = tmp / "out"
+    out.mkdir()
+    return planner_main("recipe", path, "--name", "tiny", "--out", out / "plan.txt"), path, out
+
+
+def _baseline_lines() -> int:
+    ran, _, out = _run(BASE.encode())
+    assert ran.code == 0, ran.err
+    return len((out / "plan.txt").read_text(encoding="utf-8").split("\n"))
+
+
+BASELINE_LINES = _baseline_lines()
+_NAMES = st.text(st.characters(exclude_categories=["Cs"]), min_size=1, max_size=30)
+
+
+@HOSTILE
+@given(name=_NAMES)
+def test_a_name_is_one_line_or_refused_at_name(name: str) -> None:
+    ran, path, out = _run(_with("name", _toml_string(name)).encode())
+    no_crash(ran)
+    if _breaks_lines(name):
+        message = located_error(ran, "planner", str(path), "1 problem(s)")
+        assert message.startswith("name: ") and "not one line of text" in message
+        assert tree(out) == []
+        return
+    assert ran.code == 0, ran.err
+    report = (out / "plan.txt").read_text(encoding="utf-8").split("\n")
+    assert report[0] == f"recipe plan: {name} — a modeled launch; nothing here has run on any host"
+    assert len(report) == BASELINE_LINES
+
+
+_INT_KEYS = ("required_nodes", "tensor_parallel_size", "pipeline_parallel_size")
+_STR_KEYS = ("name", "docker_image", "model", "shm_size", "distributed_backend", "engine")
+_NOT_INT = ('"4"', "true", "4.0", "nan", "inf", "1979-05-27", "[4]", "{ n = 4 }")
+_NOT_STR = ("4", "true", "1.5", "1979-05-27T07:32:00Z", '["x"]', "{ a = 1 }")
+
+
+@st.composite
+def hostile_recipes(draw: st.DrawFn) -> tuple[bytes, str | re.Pattern[str], str]:
+    """(recipe bytes, where the error is located, what the message says)."""
+    family = draw(st.sampled_from(("int", "str", "huge", "args", "twice", "deep", "binary", "env")))
+    count = re.compile(r"\d+ problem\(s\): ")
+    if family == "int":
+        key, value = draw(st.sampled_from(_INT_KEYS)), draw(st.sampled_from(_NOT_INT))
+        return _with(key, value).encode(), count, f"{key}: "
+    if family == "str":
+        key, value = draw(st.sampled_from(_STR_KEYS)), draw(st.sampled_from(_NOT_STR))
+        return _with(key, value).encode(), count, f"{key}: "
+    if family == "huge":
+        key = draw(st.sampled_from(_INT_KEYS))
+        digits = draw(st.sampled_from([20, 25, 300, 4301, 6000]))
+        text = _with(key, draw(st.sampled_from(["", "-"])) + "9" * digits)
+        if digits > 4300:
+            return text.encode(), re.compile(r"line \d+, column \d+: "), "unreadable integer"
+        return text.encode(), count, f"{key}: an integer of {digits:,} digits is out of range"
+    if family == "args":
+        values = draw(
+            st.lists(
+                st.sampled_from(['"--x"', "4", "true", "[1]", "{ a = 1 }", "2.5"]),
+                min_size=1,
+                max_size=5,
+            )
+        )
+        bad = next((i for i, v in enumerate(values) if v != '"--x"'), None)
+        if bad is None:
+            values.append("7")
+            bad = len(values) - 1
+        return _with("args", "[" + ", ".join(values) + "]").encode(), count, f"args[{bad}]: "
+    if family == "twice":
+        key = draw(st.sampled_from([*_INT_KEYS[:2], *_STR_KEYS]))
+        text = BASE + f"{key} = {'4' if key in _INT_KEYS else _toml_string('x')}\n"
+        return text.encode(), re.compile(r"line \d+, column \d+: "), "malformed TOML"
+    if family == "deep":
+        depth = draw(st.integers(min_value=2000, max_value=5000))
+        text = BASE + "x = " + "[" * depth + "]" * depth + "\n"
+        return text.encode(), "<file>", "nested too deeply"
+    if family == "env":
+        value = draw(st.sampled_from(["1", "true", "[]", "{ a = 1 }"]))
+        text = BASE + f"[env]\nA = {value}\n"
+        return text.encode(), count, "env.A: "
+    junk = draw(st.sampled_from([b"\xff", b"\xc3(", b"\xed\xa0\x80", b"\x00"]))
+    cut = draw(st.integers(min_value=0, max_value=len(BASE)))
+    data = BASE.encode()[:cut] + junk + BASE.encode()[cut:]
+    where = "<file>" if junk != b"\x00" else re.compile(r"line \d+, column \d+: ")
+    return data, where, "cannot read recipe" if junk != b"\x00" else "malformed TOML"
+
+
+@HOSTILE
+@given(case=hostile_recipes())
+def test_a_hostile_recipe_is_a_located_error(
+    case: tuple[bytes, str | re.Pattern[str], str],
+) -> None:
+    data, where, says = case
+    ran, path, out = _run(data)
+    message = (
+        located_error(ran, "planner", str(path), where) if "\n" not in ran.err.rstrip("\n") else ""
+    )
+    if not message:  # several problems: the first line names the file, each problem its place
+        no_crash(ran)
+        assert ran.code == 2 and ran.out == ""
+        assert ran.err.startswith(f"planner: error: {path}: ")
+        message = ran.err.split(f"{path}: ", 1)[1]
+    assert says in message, message
+    assert tree(out) == []
