@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from planner import data
+from planner import coordinator, data
 from planner.arm_launch import DryRun
 from planner.authority import fold, read_log
 from planner.fabric import Fabric, FabricGroup
@@ -83,6 +83,7 @@ def _parser() -> argparse.ArgumentParser:
     recipe.add_argument("--name", help="container name (default: the recipe's directory name)")
     recipe.add_argument("--out", type=Path, help="report path (default: target/<name>-plan.txt)")
     recipe.add_argument("--data", type=Path, help="data root (default: the fixtures directory)")
+    coordinator.add_parser(commands, sorted(DEFAULT_OUT))  # planner apply: planner/coordinator.py
     return parser
 
 
@@ -194,6 +195,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_recipe(args)
         if args.command == "scenarios":
             return _list_scenarios()
+        if args.command == "apply":
+            return coordinator.run(args, dry_run)
         return _run_dry_run(args)
     except BrokenPipeError:
         # A reader that stopped early (`planner scenarios | head`) is not an error.
