@@ -14,7 +14,7 @@ exits by itself after ``CONTROL_PERSIST_SECONDS`` idle should the coordinator di
 is one session on it: the stage script goes on standard input, and the remote command (one
 POSIX ``sh -c``, whatever the login shell) stores it in a private temp file, checks its
 sha256 (a script cut short in transit never runs: exit 97), and runs ``bash SCRIPT
-CONTAINER`` under ``timeout`` (``--stage-timeout``, then KILL after 5 s: exit 124 or 137) and
+CONTAINER`` under ``timeout`` (``--stage-timeout``, then KILL 5 s later: exit 124 or 137) and
 ``flock`` on the host's apply lock ``/run/lock/gunbc-apply.lock`` (one stage at a time per
 host; a stage still running after its connection dropped keeps the lock, so the rollback that
 follows waits for it). The coordinator gives up on a step when it has not answered within
@@ -77,7 +77,7 @@ CONTROL = "CONTROL"
 
 REMOTE_SCRIPT = "; ".join(
     (
-        "stage=$1 sum=$2 limit=$3 name=$4",
+        "stage=$1 sum=$2 limit=$3 grace=$4 name=$5",
         "umask 077",
         'f=$(mktemp "${TMPDIR:-/tmp}/gunbc-apply-$stage.XXXXXX")'
         f" || exit {EXIT_SCRIPT_INCOMPLETE}",
@@ -88,13 +88,14 @@ REMOTE_SCRIPT = "; ".join(
         ' it did not run" >&2',
         f"exit {EXIT_SCRIPT_INCOMPLETE}",
         "fi",
-        f'timeout --kill-after={KILL_AFTER_SECONDS} "$limit" flock --wait "$limit"'
+        'timeout --kill-after="$grace" "$limit" flock --wait "$limit"'
         f" --conflict-exit-code {EXIT_SCRIPT_INCOMPLETE} {LOCK_PATH}"
         ' bash "$f" "$name" </dev/null',
     )
 )
 """What each session runs on the host, under ``sh -c``: $1 stage, $2 the script's sha256,
-$3 the stage timeout in seconds, $4 the container name; the script arrives on stdin."""
+$3 the stage timeout and $4 the grace before KILL (seconds), $5 the container name; the
+script arrives on stdin."""
 
 
 class SshSettings(Frozen):
@@ -107,11 +108,12 @@ class SshSettings(Frozen):
     known_hosts: str | None = None
     connect_timeout: int = DEFAULT_CONNECT_TIMEOUT
     stage_timeout: int = DEFAULT_STAGE_TIMEOUT
+    kill_after: int = KILL_AFTER_SECONDS
 
 
 def wait_seconds(settings: SshSettings) -> int:
     """How long the coordinator waits for one step before it stops waiting."""
-    return settings.stage_timeout + KILL_AFTER_SECONDS + settings.connect_timeout + 5
+    return settings.stage_timeout + settings.kill_after + settings.connect_timeout + 2
 
 
 def common_options(settings: SshSettings, host: HostAddress) -> list[str]:
@@ -173,7 +175,8 @@ def exit_argv(settings: SshSettings, host: HostAddress, control: str) -> tuple[s
 def remote_command(step: TransactionStep, settings: SshSettings) -> str:
     """The command line the host's login shell runs for ``step``."""
     digest = hashlib.sha256(step.script.encode()).hexdigest()
-    args = ("gunbc-apply", step.stage.value, digest, str(settings.stage_timeout))
+    timeouts = (str(settings.stage_timeout), str(settings.kill_after))
+    args = ("gunbc-apply", step.stage.value, digest, *timeouts)
     return shlex.join(("exec", "sh", "-c", REMOTE_SCRIPT, *args, step.container_name))
 
 
@@ -275,18 +278,37 @@ class SshTransport:
         try:
             out, err = process.communicate(step.script.encode(), timeout=limit)
         except subprocess.TimeoutExpired:
-            process.kill()
-            out, err = process.communicate()
+            said, erred = self._abandon(process, host)
             note = f"\ncoordinator: no answer from {host.destination} within {limit} s\n"
-            return StepResult(exit_code=None, stdout=_text(out), stderr=_text(err) + note)
+            return StepResult(exit_code=None, stdout=said, stderr=erred + note)
         except KeyboardInterrupt:
-            process.kill()
-            out, err = process.communicate()
+            said, erred = self._abandon(process, host)
             note = "\ncoordinator: interrupted by the operator\n"
-            return StepResult(
-                exit_code=EXIT_INTERRUPTED, stdout=_text(out), stderr=_text(err) + note
-            )
+            return StepResult(exit_code=EXIT_INTERRUPTED, stdout=said, stderr=erred + note)
         return StepResult(exit_code=process.returncode, stdout=_text(out), stderr=_text(err))
+
+    def _abandon(self, process: subprocess.Popen[bytes], host: HostAddress) -> tuple[str, str]:
+        """Stop a session: kill its client and close the host's connection (the master holds
+        the session's pipes, and only closing the connection ends the session); the next
+        step on the host opens a new one. What the session printed so far."""
+        process.kill()
+        subprocess.run(
+            exit_argv(self.settings, host, self.control),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=self.settings.connect_timeout + 5,
+            check=False,
+        )
+        try:
+            out, err = process.communicate(timeout=self.settings.connect_timeout + 5)
+        except subprocess.TimeoutExpired:
+            for pipe in (process.stdout, process.stderr):
+                if pipe is not None:
+                    pipe.close()
+            process.wait()
+            return "", ""
+        return _text(out), _text(err)
 
 
 def render_dry_run(

@@ -312,6 +312,8 @@ class TransactionReport(Frozen):
             ]
             return f"apply {arm}: COMMITTED, commit pending on {', '.join(pending)}"
         failed = f"{self.failure.step.label} failed ({self.failure.result.describe()})"
+        if not self.rollback:
+            return f"apply {arm}: STOPPED: {failed}; no host was changed"
         if self.exit_code == EXIT_ROLLED_BACK:
             return f"apply {arm}: ROLLED BACK: {failed}; every touched host restored"
         left = [

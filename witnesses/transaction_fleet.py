@@ -1,0 +1,459 @@
+"""Witness: the cross-host transaction, run by the coordinator over real sshd, with faults.
+
+Every claim reads what the coordinator (:mod:`planner.transaction`, :mod:`planner.coordinator`)
+did to a fleet of four real sshd hosts on this machine (:mod:`fixtures.fleet`): each host's
+own root with stand-in docker and systemctl keeping their state on disk, read back byte for
+byte before and after each run. The V4.1 plan (supplied inputs) runs once per *case*: no
+fault, or one fault injected at one host's session — a stage that refuses before it runs,
+one that fails after its changes, a connection that drops in the middle of a stage, a script
+cut short in transit, a session the host never answers, a host that never answers at all,
+and a commit refused once.
+
+This is a representative set: a fault at every stage kind, on the head and on followers, for
+every fault kind. ``make transaction`` (``python -m fixtures.transaction_table``) runs the
+full matrix — every (host, stage) pair for ``refuse``, ``fail_after`` and ``drop``, ``hang`` and
+``truncate`` at every stage of one host, and each host ``down`` — and prints the fault table.
+
+Expected values come from the plan and the transaction contract, not from the coordinator:
+the forward order is each stage on every host, head first; a host is touched once its
+preserve was started; rollback runs on every touched host, last changed first, then cleanup;
+a commit is retried; the planned state of a host is its planned container, unit text and unit
+active and enabled, beside whatever else it held.
+
+The plan is rendered once, in ``setup()``: this witness's subject is the coordinator, and the
+stage scripts' own defects are ``executed_apply``'s (a generated mutant of the scripts would
+otherwise cost a whole fleet run here). The fleet runs of all cases happen on the first claim
+and are remembered (:func:`fixtures.fleet.run`), keyed by every byte that decides them.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+
+from claims import ClaimKind, Verdict, claim, fails, holds
+from fixtures import fleet
+from fixtures.builders import v41_dry_run
+from fixtures.fleet import Case, Fault, FleetRun, at
+from fixtures.sandbox import Container, HostSeed, HostState
+from planner.arm_launch import DryRun
+
+ARM = "v41_group_a"
+PRESERVE_ROOT = "/var/lib/gunbc/preserve"
+UNIT_DIR = "/etc/systemd/system"
+PREVIOUS_IMAGE = "sha256:" + "0" * 64
+OTHER_ARM = "glm_group_b"
+SSHD = "sshd.service"
+SSHD_UNIT = "[Unit]\nDescription=OpenSSH server\n\n[Service]\nExecStart=/usr/sbin/sshd -D\n"
+FORWARD = ("preflight", "preserve", "apply", "readback", "front_door")
+HOSTS = 4
+EXIT_OF = {"refuse": 1, "fail_after": 1, "drop": 255, "truncate": 97, "hang": None, "down": 255}
+"""What the coordinator sees at the faulted step: the session's exit status (None: it
+stopped waiting)."""
+PREVIOUS = (True, True, False, False)
+"""Ranks 0 and 1 replace the previous V4.1 arm; ranks 2 and 3 start on hosts without it."""
+
+_PLAN: list[DryRun] = []
+
+
+def setup() -> None:
+    """The fleet runs here (root, sshd, the namespace tools), or the witness is unresolved;
+    the plan is rendered once."""
+    fleet.require()
+    _PLAN[:] = [_render()]
+
+
+def _render() -> DryRun:
+    run = v41_dry_run("supplied")
+    if run.launch is None or len(run.hosts) != HOSTS or not run.admitted:
+        raise AssertionError(
+            f"supplied inputs planned no admitted four-host launch: {run.refusals}"
+        )
+    return run
+
+
+def _plan() -> DryRun:
+    return _PLAN[0] if _PLAN else _render()
+
+
+@dataclass(frozen=True)
+class _Rank:
+    rank: int
+    host: str
+    name: str
+    unit: str
+    unit_text: str
+    image: str
+    serve_argv: tuple[str, ...]
+    env: tuple[str, ...]
+    create_argv: tuple[str, ...]
+    mount_sources: tuple[str, ...]
+
+    @property
+    def preserve_dir(self) -> str:
+        return f"{PRESERVE_ROOT}/{ARM}/{self.unit.removesuffix('.service')}"
+
+    def planned(self) -> Container:
+        return Container(
+            name=self.name,
+            image=self.image,
+            cmd=self.serve_argv,
+            env=self.env,
+            labels=(("gunbc.arm", ARM), ("gunbc.rank", str(self.rank))),
+            running=True,
+            args=self.create_argv[2:],
+        )
+
+
+def _ranks(run: DryRun) -> tuple[_Rank, ...]:
+    assert run.launch is not None
+    ranks = []
+    for host, launch in zip(run.hosts, run.launch.ranks, strict=True):
+        real = host.realization
+        argv = tuple(real.create_argv)
+        sources = tuple(
+            argv[i + 1].split(",")[1].removeprefix("source=")
+            for i, a in enumerate(argv)
+            if a == "--mount"
+        )
+        ranks.append(
+            _Rank(
+                rank=launch.rank,
+                host=real.host_name,
+                name=real.container_name,
+                unit=real.unit_name,
+                unit_text=real.unit_text,
+                image=run.launch.image_digest,
+                serve_argv=tuple(launch.serve_argv),
+                env=tuple(f"{k}={v}" for k, v in launch.env),
+                create_argv=argv,
+                mount_sources=sources,
+            )
+        )
+    return tuple(ranks)
+
+
+def _previous_unit(name: str) -> str:
+    return (
+        "[Unit]\nDescription=the previous V4.1 arm\n\n[Service]\nType=simple\n"
+        f"ExecStart=/usr/bin/docker start --attach {name}\n"
+        f"ExecStop=/usr/bin/docker stop --time 120 {name}\n\n"
+        "[Install]\nWantedBy=multi-user.target\n"
+    )
+
+
+def _seed(r: _Rank) -> HostSeed:
+    """Each host ready for the plan, sshd running; ranks 0 and 1 run the previous arm; rank 2
+    keeps another arm's stopped container and its own pending backup (another arm's preserve
+    dir), rank 3 another arm's stopped container: none of it is this transaction's to touch."""
+    previous = PREVIOUS[r.rank]
+    old = Container(r.name, PREVIOUS_IMAGE, ("serve", "/old"), ("OLD=1",), (("gunbc.arm", ARM),))
+    glm = Container("glm-native-tp4", PREVIOUS_IMAGE, ("serve",), (), (("gunbc.arm", OTHER_ARM),))
+    other_backup = f"{PRESERVE_ROOT}/{OTHER_ARM}/glm-native-tp4"
+    containers = ((Container(**{**old.__dict__, "running": True}),) if previous else ()) + (
+        (glm,) if r.rank >= 2 else ()
+    )
+    files = [(f"{s}/README", "staged\n") for s in r.mount_sources[:1]]
+    if r.rank == 2:
+        files.append((f"{other_backup}/unit", _previous_unit("glm-native-tp4")))
+    return HostSeed(
+        images=(r.image, PREVIOUS_IMAGE),
+        containers=containers,
+        units=((SSHD, SSHD_UNIT),) + (((r.unit, _previous_unit(r.name)),) if previous else ()),
+        active=(SSHD,) + ((r.unit,) if previous else ()),
+        enabled=(SSHD,) + ((r.unit,) if previous else ()),
+        dirs=r.mount_sources,
+        files=tuple(files),
+    )
+
+
+@dataclass(frozen=True)
+class _Fault:
+    """A case's fault: kind, host and stage (``down``: preflight, where it first shows)."""
+
+    kind: str
+    rank: int
+    stage: str
+
+    def fault(self) -> Fault:
+        return (
+            Fault("down", self.rank)
+            if self.kind == "down"
+            else at(self.kind, self.rank, self.stage)
+        )
+
+
+CASES: dict[str, _Fault | None] = {
+    "no fault": None,
+    "preflight refused on srv7": _Fault("refuse", 2, "preflight"),
+    "preserve refused on srv7": _Fault("refuse", 2, "preserve"),
+    "apply failed after its changes on srv6": _Fault("fail_after", 1, "apply"),
+    "readback refused on srv8": _Fault("refuse", 3, "readback"),
+    "front door failed after it ran on srv5": _Fault("fail_after", 0, "front_door"),
+    "commit refused once on srv7": _Fault("refuse", 2, "commit"),
+    "connection dropped during preserve on srv6": _Fault("drop", 1, "preserve"),
+    "apply script cut short on srv5": _Fault("truncate", 0, "apply"),
+    "apply never answered on srv8": _Fault("hang", 3, "apply"),
+    "srv6 never answers": _Fault("down", 1, "preflight"),
+}
+
+
+@dataclass(frozen=True)
+class _Executed:
+    ranks: tuple[_Rank, ...]
+    runs: dict[str, FleetRun]
+
+
+def _executed() -> _Executed:
+    run = _plan()
+    ranks = _ranks(run)
+    seeds = tuple(_seed(r) for r in ranks)
+    cases = [Case(seeds, (f.fault(),) if f else ()) for f in CASES.values()]
+    return _Executed(ranks, dict(zip(CASES, fleet.run(run, cases), strict=True)))
+
+
+def _planned_order() -> list[tuple[str, int]]:
+    return [(stage, rank) for stage in (*FORWARD, "commit") for rank in range(HOSTS)]
+
+
+def _fault_index(f: _Fault) -> int:
+    return _planned_order().index((f.stage, f.rank))
+
+
+def _fails_forward(f: _Fault | None) -> bool:
+    return f is not None and f.stage != "commit"
+
+
+def _touched(f: _Fault) -> list[int]:
+    """The hosts whose preserve was started before the run stopped, in order."""
+    return [r for s, r in _planned_order()[: _fault_index(f) + 1] if s == "preserve"]
+
+
+def _session_stage(command: str) -> str:
+    """The stage a session ran: the coordinator names it after the remote script."""
+    words = shlex.split(command)
+    return words[5] if len(words) > 5 else command
+
+
+def _preserve_ran(f: _Fault, rank: int) -> bool:
+    """Whether ``rank``'s preserve script ran (its ``mkdir -p`` leaves the preserve root)."""
+    position = _planned_order().index(("preserve", rank))
+    index = _fault_index(f)
+    return position < index or (position == index and f.kind in ("fail_after", "drop"))
+
+
+def _steps(out: FleetRun) -> list[tuple[str, int, int | None]]:
+    return [(r.step.stage.value, r.step.rank, r.result.exit_code) for r in out.report.records]
+
+
+def _diff(label: str, want: object, got: object) -> list[str]:
+    return [] if want == got else [f"{label}: expected {want!r}, got {got!r}"]
+
+
+def _verdict(problems: list[str], summary: str) -> Verdict:
+    if problems:
+        return fails(f"{len(problems)} differences; " + "; ".join(p[:500] for p in problems[:4]))
+    return holds(summary)
+
+
+def _parents(state: HostState) -> dict[str, bytes]:
+    return {
+        p: b"" for p in (f"{PRESERVE_ROOT}/", f"{PRESERVE_ROOT}/{ARM}/") if p not in state.files
+    }
+
+
+def _planned_state(r: _Rank, before: HostState) -> tuple[object, ...]:
+    """A committed host: the planned container and unit, active and enabled, beside all it
+    held (another arm's containers and backups); the preserve root stays, empty."""
+    files = {**before.files, f"{UNIT_DIR}/{r.unit}": r.unit_text.encode(), **_parents(before)}
+    containers = {k: v for k, v in before.containers.items() if k != r.name} | {r.name: r.planned()}
+    return (
+        sorted(files.items()),
+        containers,
+        sorted(before.images),
+        {**before.loaded, r.unit: r.unit_text.encode()},
+        sorted({*before.active, r.unit}),
+        sorted({*before.enabled, r.unit}),
+    )
+
+
+def _restored_state(before: HostState, preserved: bool) -> tuple[object, ...]:
+    """A host back at its state before the run, byte for byte; where preserve ran, its
+    ``mkdir -p`` leaves the (empty) preserve root and arm dir for the next one."""
+    files = {**before.files, **(_parents(before) if preserved else {})}
+    return (
+        sorted(files.items()),
+        dict(before.containers),
+        sorted(before.images),
+        dict(before.loaded),
+        sorted(before.active),
+        sorted(before.enabled),
+    )
+
+
+def _state(host: HostState) -> tuple[object, ...]:
+    return (
+        sorted(host.files.items()),
+        dict(host.containers),
+        sorted(host.images),
+        dict(host.loaded),
+        sorted(host.active),
+        sorted(host.enabled),
+    )
+
+
+def _bytes(host: HostState) -> int:
+    return sum(len(b) for b in host.files.values()) + sum(len(b) for b in host.loaded.values())
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_clean_run_commits_every_host_to_its_plan() -> Verdict:
+    """With no fault, the coordinator runs preflight, preserve, apply, readback, front door
+    and commit, each on every host head first, all 24 steps succeed and it exits 0; with a
+    commit refused once on srv7, that commit runs again and succeeds, and it exits 0."""
+    ex = _executed()
+    problems = []
+    clean = [(s, r, 0) for s, r in _planned_order()]
+    out = ex.runs["no fault"]
+    problems += _diff("no fault: steps", clean, _steps(out))
+    problems += _diff("no fault: exit", 0, out.report.exit_code)
+    retried = ex.runs["commit refused once on srv7"]
+    want = [*clean[:22], ("commit", 2, 1), ("commit", 2, 0), clean[23]]
+    problems += _diff("commit refused once: steps", want, _steps(retried))
+    problems += _diff("commit refused once: exit", 0, retried.report.exit_code)
+    return _verdict(problems, "24 steps in the planned order; a refused commit runs again")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_run_stops_at_the_first_failure() -> Verdict:
+    """After a failure in any forward stage (refused, failed after its changes, connection
+    dropped, script cut short, no answer, host down), the coordinator has run exactly the
+    planned steps up to the failed one — nothing after it but rollback and cleanup — and
+    every session each fleet host saw is a step the report names, in the same order."""
+    ex = _executed()
+    problems = []
+    for label, f in CASES.items():
+        out = ex.runs[label]
+        if _fails_forward(f):
+            assert f is not None
+            planned = _planned_order()[: _fault_index(f) + 1]
+            forward = [(s, r) for s, r, _ in _steps(out) if s not in ("rollback", "cleanup")]
+            problems += _diff(f"{label}: forward steps", planned, forward)
+        for rank in range(HOSTS):
+            if f is not None and f.kind == "down" and rank == f.rank:
+                continue  # its one step never reached it (see the next claim)
+            names = [_session_stage(c) for c in out.commands[rank]]
+            problems += _diff(
+                f"{label}: sessions on rank {rank}", list(out.report.stages_on(rank)), names
+            )
+    return _verdict(problems, f"{len(CASES)} runs stop at their first failure")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def rollback_reaches_every_touched_host_last_changed_first() -> Verdict:
+    """After a forward failure, rollback runs once on every host whose preserve was started
+    (also where it refused, failed or lost its connection), the last changed first, then
+    cleanup on each in the same order; a host whose preserve never started gets neither."""
+    ex = _executed()
+    problems = []
+    for label, f in CASES.items():
+        if not _fails_forward(f):
+            continue
+        assert f is not None
+        order = list(reversed(_touched(f)))
+        after = [(s, r) for s, r, _ in _steps(ex.runs[label]) if s in ("rollback", "cleanup")]
+        want = [("rollback", r) for r in order] + [("cleanup", r) for r in order]
+        problems += _diff(f"{label}: rollback and cleanup", want, after)
+    return _verdict(problems, "rollback then cleanup on exactly the touched hosts, reversed")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def every_host_ends_restored_or_planned_byte_for_byte() -> Verdict:
+    """After every run, each host is exactly as before it, byte for byte — every file and
+    directory under /etc and /var, the containers with their whole config, images, loaded,
+    active and enabled units, another arm's containers and its pending backup — save the
+    empty preserve root that preserve's ``mkdir -p`` leaves where it ran; or, after a commit,
+    exactly at its planned state. The evidence is the fault table."""
+    ex = _executed()
+    problems = []
+    restored = planned = compared = 0
+    for label, f in CASES.items():
+        out = ex.runs[label]
+        for r, before, after in zip(ex.ranks, out.before, out.after, strict=True):
+            if _fails_forward(f):
+                assert f is not None
+                want = _restored_state(before, _preserve_ran(f, r.rank))
+                restored += want == _state(after)
+            else:
+                want = _planned_state(r, before)
+                planned += want == _state(after)
+            problems += _diff(f"{label}: rank {r.rank}", want, _state(after))
+            compared += _bytes(before) + _bytes(after)
+    faults = sum(f is not None for f in CASES.values())
+    table = (
+        f"{faults} faults injected in {len(CASES)} runs; hosts restored {restored}, "
+        f"at their plan {planned}, of {len(CASES) * HOSTS}; {compared} bytes compared; "
+        f"nothing lost"
+    )
+    return _verdict(problems, table)
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def lost_connections_and_silent_hosts_fail_their_step() -> Verdict:
+    """A dropped connection fails its step with ssh's 255 while the stage goes on on its host,
+    and the rollback that follows waits for it (the host's lock): every call the orphaned
+    stage made comes before the rollback's; a session the host never answers fails with no
+    exit status once the stage timeout passes; a host that never answers fails its first
+    step with 255 and nothing else runs there; a script cut short in transit exits 97 and
+    runs nothing on its host."""
+    ex = _executed()
+    problems = []
+    for label, f in CASES.items():
+        if f is None or f.stage == "commit":
+            continue
+        out = ex.runs[label]
+        failed = out.report.failure
+        got = None if failed is None else (failed.step.stage.value, failed.step.rank)
+        problems += _diff(f"{label}: failed step", (f.stage, f.rank), got)
+        code = None if failed is None else failed.result.exit_code
+        problems += _diff(f"{label}: exit status", EXIT_OF[f.kind], code)
+    dropped = ex.runs["connection dropped during preserve on srv6"].after[1]
+    sessions = [c.step for c in dropped.calls]
+    problems += _diff("dropped: calls of preserve before rollback's", sorted(sessions), sessions)
+    problems += _diff("dropped: preserve went on", True, 2 in sessions)
+    cut = ex.runs["apply script cut short on srv5"]
+    problems += _diff("cut short: calls of the apply session", [], cut.after[0].calls_of(3))
+    message = (
+        "gunbc-apply: the apply script arrived incomplete (its sha256 differs): it did not run\n"
+    )
+    failure = cut.report.failure
+    problems += _diff("cut short: message", message, failure.result.stderr if failure else None)
+    down = ex.runs["srv6 never answers"]
+    problems += _diff("down: sessions on srv6", (), down.commands[1])
+    return _verdict(problems, "drop, cut short, no answer and down each fail their step")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_report_names_what_ran_and_what_each_host_was_left_in() -> Verdict:
+    """The coordinator's report gives each host's final state — committed, restored (rolled
+    back and cleaned up) or untouched — its exit code (0 committed, 10 rolled back) and a
+    verdict naming the failed step."""
+    ex = _executed()
+    problems = []
+    for label, f in CASES.items():
+        report = ex.runs[label].report
+        if not _fails_forward(f):
+            want_finals = ["committed"] * HOSTS
+            want = (0, f"apply {ARM}: COMMITTED on every host")
+        else:
+            assert f is not None
+            touched = _touched(f)
+            want_finals = ["restored" if r in touched else "untouched" for r in range(HOSTS)]
+            step = f"{f.stage}@{ex.ranks[f.rank].host}"
+            want = (10, step)
+        problems += _diff(f"{label}: finals", want_finals, [h.value for h in report.finals])
+        verdict = report.verdict()
+        problems += _diff(f"{label}: exit", want[0], report.exit_code)
+        if want[1] not in verdict:
+            problems.append(f"{label}: verdict {verdict!r} does not name {want[1]!r}")
+    return _verdict(problems, f"{len(CASES)} reports: finals, exit codes and verdicts")
