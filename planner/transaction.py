@@ -264,17 +264,14 @@ class HostFinal(StrEnum):
 
 
 _FINAL_TEXT = {
-    HostFinal.UNTOUCHED: "unchanged: no stage that changes it was started there",
-    HostFinal.COMMITTED: "runs its planned arm; unit enabled, backup dropped",
+    HostFinal.UNTOUCHED: "no stage that changes it was started there",
+    HostFinal.COMMITTED: "it runs its planned arm; unit enabled, backup dropped",
     HostFinal.COMMIT_PENDING: (
-        "runs its planned arm, but commit failed every attempt: the unit is not enabled "
-        "and the backup stays in {dir}"
+        "it runs its planned arm, but its unit is not enabled and its backup stays in {dir}"
     ),
-    HostFinal.RESTORED: "rolled back and cleaned up: back to its state before the transaction",
-    HostFinal.ROLLBACK_FAILED: (
-        "rollback failed: its state is unknown; what preserve saved stays in {dir}"
-    ),
-    HostFinal.CLEANUP_FAILED: "rolled back, but cleanup failed: {dir} remains",
+    HostFinal.RESTORED: "rolled back and cleaned up, back to its state before the transaction",
+    HostFinal.ROLLBACK_FAILED: "its state is unknown; what preserve saved stays in {dir}",
+    HostFinal.CLEANUP_FAILED: "rolled back, but {dir} remains",
 }
 
 

@@ -14,16 +14,20 @@ every fault kind. ``make transaction`` (``python -m fixtures.transaction_table``
 full matrix — every (host, stage) pair for ``refuse``, ``fail_after`` and ``drop``, ``hang`` and
 ``truncate`` at every stage of one host, and each host ``down`` — and prints the fault table.
 
-Expected values come from the plan and the transaction contract, not from the coordinator:
-the forward order is each stage on every host, head first; a host is touched once its
-preserve was started; rollback runs on every touched host, last changed first, then cleanup;
-a commit is retried; the planned state of a host is its planned container, unit text and unit
-active and enabled, beside whatever else it held.
+Expected values come from the plan and the transaction contract, not from the coordinator
+(:mod:`fixtures.transaction_cases`): the forward order is each stage on every host, head
+first; a host is touched once its preserve was started; rollback runs on every touched host,
+last changed first, then cleanup; a commit is retried; the planned state of a host is its
+planned container, unit text and unit active and enabled, beside whatever else it held.
 
-The plan is rendered once, in ``setup()``: this witness's subject is the coordinator, and the
-stage scripts' own defects are ``executed_apply``'s (a generated mutant of the scripts would
-otherwise cost a whole fleet run here). The fleet runs of all cases happen on the first claim
-and are remembered (:func:`fixtures.fleet.run`), keyed by every byte that decides them.
+**Where the fleet runs.** ``setup()`` renders the plan and runs every case, once per process
+(:func:`fixtures.fleet.run` remembers each run, also on disk for the processes of one
+command, keyed by every byte that decides it); the claims read what it left. So a declared
+mutant — whose child process runs ``setup()`` under the mutant — is judged on the real fleet,
+while the generated and value surveys, which switch mutants after ``setup()``, see these
+claims reach only the report's own methods: a token mutant of the coordinator would otherwise
+cost a whole fleet run (about 40 s on 2 cores), and the stage scripts' defects are
+``executed_apply``'s. Measured: the 11 runs take 25–40 s on 2 busy cores.
 """
 
 from __future__ import annotations
@@ -34,212 +38,73 @@ from dataclasses import dataclass
 from claims import ClaimKind, Verdict, claim, fails, holds
 from fixtures import fleet
 from fixtures.builders import v41_dry_run
-from fixtures.fleet import Case, Fault, FleetRun, at
-from fixtures.sandbox import Container, HostSeed, HostState
-from planner.arm_launch import DryRun
+from fixtures.fleet import Case, FleetRun
+from fixtures.transaction_cases import (
+    ARM,
+    EXIT_OF,
+    HOSTS,
+    Injected,
+    Rank,
+    expected_state,
+    fails_forward,
+    fault_index,
+    planned_order,
+    ranks,
+    seed,
+    size,
+    state,
+    touched,
+)
 
-ARM = "v41_group_a"
-PRESERVE_ROOT = "/var/lib/gunbc/preserve"
-UNIT_DIR = "/etc/systemd/system"
-PREVIOUS_IMAGE = "sha256:" + "0" * 64
-OTHER_ARM = "glm_group_b"
-SSHD = "sshd.service"
-SSHD_UNIT = "[Unit]\nDescription=OpenSSH server\n\n[Service]\nExecStart=/usr/sbin/sshd -D\n"
-FORWARD = ("preflight", "preserve", "apply", "readback", "front_door")
-HOSTS = 4
-EXIT_OF = {"refuse": 1, "fail_after": 1, "drop": 255, "truncate": 97, "hang": None, "down": 255}
-"""What the coordinator sees at the faulted step: the session's exit status (None: it
-stopped waiting)."""
-PREVIOUS = (True, True, False, False)
-"""Ranks 0 and 1 replace the previous V4.1 arm; ranks 2 and 3 start on hosts without it."""
-
-_PLAN: list[DryRun] = []
-
-
-def setup() -> None:
-    """The fleet runs here (root, sshd, the namespace tools), or the witness is unresolved;
-    the plan is rendered once."""
-    fleet.require()
-    _PLAN[:] = [_render()]
-
-
-def _render() -> DryRun:
-    run = v41_dry_run("supplied")
-    if run.launch is None or len(run.hosts) != HOSTS or not run.admitted:
-        raise AssertionError(
-            f"supplied inputs planned no admitted four-host launch: {run.refusals}"
-        )
-    return run
-
-
-def _plan() -> DryRun:
-    return _PLAN[0] if _PLAN else _render()
-
-
-@dataclass(frozen=True)
-class _Rank:
-    rank: int
-    host: str
-    name: str
-    unit: str
-    unit_text: str
-    image: str
-    serve_argv: tuple[str, ...]
-    env: tuple[str, ...]
-    create_argv: tuple[str, ...]
-    mount_sources: tuple[str, ...]
-
-    @property
-    def preserve_dir(self) -> str:
-        return f"{PRESERVE_ROOT}/{ARM}/{self.unit.removesuffix('.service')}"
-
-    def planned(self) -> Container:
-        return Container(
-            name=self.name,
-            image=self.image,
-            cmd=self.serve_argv,
-            env=self.env,
-            labels=(("gunbc.arm", ARM), ("gunbc.rank", str(self.rank))),
-            running=True,
-            args=self.create_argv[2:],
-        )
-
-
-def _ranks(run: DryRun) -> tuple[_Rank, ...]:
-    assert run.launch is not None
-    ranks = []
-    for host, launch in zip(run.hosts, run.launch.ranks, strict=True):
-        real = host.realization
-        argv = tuple(real.create_argv)
-        sources = tuple(
-            argv[i + 1].split(",")[1].removeprefix("source=")
-            for i, a in enumerate(argv)
-            if a == "--mount"
-        )
-        ranks.append(
-            _Rank(
-                rank=launch.rank,
-                host=real.host_name,
-                name=real.container_name,
-                unit=real.unit_name,
-                unit_text=real.unit_text,
-                image=run.launch.image_digest,
-                serve_argv=tuple(launch.serve_argv),
-                env=tuple(f"{k}={v}" for k, v in launch.env),
-                create_argv=argv,
-                mount_sources=sources,
-            )
-        )
-    return tuple(ranks)
-
-
-def _previous_unit(name: str) -> str:
-    return (
-        "[Unit]\nDescription=the previous V4.1 arm\n\n[Service]\nType=simple\n"
-        f"ExecStart=/usr/bin/docker start --attach {name}\n"
-        f"ExecStop=/usr/bin/docker stop --time 120 {name}\n\n"
-        "[Install]\nWantedBy=multi-user.target\n"
-    )
-
-
-def _seed(r: _Rank) -> HostSeed:
-    """Each host ready for the plan, sshd running; ranks 0 and 1 run the previous arm; rank 2
-    keeps another arm's stopped container and its own pending backup (another arm's preserve
-    dir), rank 3 another arm's stopped container: none of it is this transaction's to touch."""
-    previous = PREVIOUS[r.rank]
-    old = Container(r.name, PREVIOUS_IMAGE, ("serve", "/old"), ("OLD=1",), (("gunbc.arm", ARM),))
-    glm = Container("glm-native-tp4", PREVIOUS_IMAGE, ("serve",), (), (("gunbc.arm", OTHER_ARM),))
-    other_backup = f"{PRESERVE_ROOT}/{OTHER_ARM}/glm-native-tp4"
-    containers = ((Container(**{**old.__dict__, "running": True}),) if previous else ()) + (
-        (glm,) if r.rank >= 2 else ()
-    )
-    files = [(f"{s}/README", "staged\n") for s in r.mount_sources[:1]]
-    if r.rank == 2:
-        files.append((f"{other_backup}/unit", _previous_unit("glm-native-tp4")))
-    return HostSeed(
-        images=(r.image, PREVIOUS_IMAGE),
-        containers=containers,
-        units=((SSHD, SSHD_UNIT),) + (((r.unit, _previous_unit(r.name)),) if previous else ()),
-        active=(SSHD,) + ((r.unit,) if previous else ()),
-        enabled=(SSHD,) + ((r.unit,) if previous else ()),
-        dirs=r.mount_sources,
-        files=tuple(files),
-    )
-
-
-@dataclass(frozen=True)
-class _Fault:
-    """A case's fault: kind, host and stage (``down``: preflight, where it first shows)."""
-
-    kind: str
-    rank: int
-    stage: str
-
-    def fault(self) -> Fault:
-        return (
-            Fault("down", self.rank)
-            if self.kind == "down"
-            else at(self.kind, self.rank, self.stage)
-        )
-
-
-CASES: dict[str, _Fault | None] = {
+CASES: dict[str, Injected | None] = {
     "no fault": None,
-    "preflight refused on srv7": _Fault("refuse", 2, "preflight"),
-    "preserve refused on srv7": _Fault("refuse", 2, "preserve"),
-    "apply failed after its changes on srv6": _Fault("fail_after", 1, "apply"),
-    "readback refused on srv8": _Fault("refuse", 3, "readback"),
-    "front door failed after it ran on srv5": _Fault("fail_after", 0, "front_door"),
-    "commit refused once on srv7": _Fault("refuse", 2, "commit"),
-    "connection dropped during preserve on srv6": _Fault("drop", 1, "preserve"),
-    "apply script cut short on srv5": _Fault("truncate", 0, "apply"),
-    "apply never answered on srv8": _Fault("hang", 3, "apply"),
-    "srv6 never answers": _Fault("down", 1, "preflight"),
+    "preflight refused on srv7": Injected("refuse", 2, "preflight"),
+    "preserve refused on srv7": Injected("refuse", 2, "preserve"),
+    "apply failed after its changes on srv6": Injected("fail_after", 1, "apply"),
+    "readback refused on srv8": Injected("refuse", 3, "readback"),
+    "front door failed after it ran on srv5": Injected("fail_after", 0, "front_door"),
+    "commit refused once on srv7": Injected("refuse", 2, "commit"),
+    "connection dropped during preserve on srv6": Injected("drop", 1, "preserve"),
+    "apply script cut short on srv5": Injected("truncate", 0, "apply"),
+    "apply never answered on srv8": Injected("hang", 3, "apply"),
+    "srv6 never answers": Injected("down", 1, "preflight"),
 }
 
 
 @dataclass(frozen=True)
 class _Executed:
-    ranks: tuple[_Rank, ...]
+    ranks: tuple[Rank, ...]
     runs: dict[str, FleetRun]
 
 
-def _executed() -> _Executed:
-    run = _plan()
-    ranks = _ranks(run)
-    seeds = tuple(_seed(r) for r in ranks)
+_EXECUTED: list[_Executed] = []
+
+
+def setup() -> None:
+    """The fleet runs here (root, sshd, the namespace tools), or the witness is unresolved;
+    then the plan is rendered and every case runs, once (see the module docstring)."""
+    fleet.require()
+    run = v41_dry_run("supplied")
+    if run.launch is None or len(run.hosts) != HOSTS or not run.admitted:
+        raise AssertionError(
+            f"supplied inputs planned no admitted four-host launch: {run.refusals}"
+        )
+    planned = ranks(run)
+    seeds = tuple(seed(r) for r in planned)
     cases = [Case(seeds, (f.fault(),) if f else ()) for f in CASES.values()]
-    return _Executed(ranks, dict(zip(CASES, fleet.run(run, cases), strict=True)))
+    _EXECUTED[:] = [_Executed(planned, dict(zip(CASES, fleet.run(run, cases), strict=True)))]
 
 
-def _planned_order() -> list[tuple[str, int]]:
-    return [(stage, rank) for stage in (*FORWARD, "commit") for rank in range(HOSTS)]
-
-
-def _fault_index(f: _Fault) -> int:
-    return _planned_order().index((f.stage, f.rank))
-
-
-def _fails_forward(f: _Fault | None) -> bool:
-    return f is not None and f.stage != "commit"
-
-
-def _touched(f: _Fault) -> list[int]:
-    """The hosts whose preserve was started before the run stopped, in order."""
-    return [r for s, r in _planned_order()[: _fault_index(f) + 1] if s == "preserve"]
+def _executed() -> _Executed:
+    if not _EXECUTED:
+        raise AssertionError("the fleet did not run: setup() did not complete")
+    return _EXECUTED[0]
 
 
 def _session_stage(command: str) -> str:
     """The stage a session ran: the coordinator names it after the remote script."""
     words = shlex.split(command)
     return words[5] if len(words) > 5 else command
-
-
-def _preserve_ran(f: _Fault, rank: int) -> bool:
-    """Whether ``rank``'s preserve script ran (its ``mkdir -p`` leaves the preserve root)."""
-    position = _planned_order().index(("preserve", rank))
-    index = _fault_index(f)
-    return position < index or (position == index and f.kind in ("fail_after", "drop"))
 
 
 def _steps(out: FleetRun) -> list[tuple[str, int, int | None]]:
@@ -256,56 +121,6 @@ def _verdict(problems: list[str], summary: str) -> Verdict:
     return holds(summary)
 
 
-def _parents(state: HostState) -> dict[str, bytes]:
-    return {
-        p: b"" for p in (f"{PRESERVE_ROOT}/", f"{PRESERVE_ROOT}/{ARM}/") if p not in state.files
-    }
-
-
-def _planned_state(r: _Rank, before: HostState) -> tuple[object, ...]:
-    """A committed host: the planned container and unit, active and enabled, beside all it
-    held (another arm's containers and backups); the preserve root stays, empty."""
-    files = {**before.files, f"{UNIT_DIR}/{r.unit}": r.unit_text.encode(), **_parents(before)}
-    containers = {k: v for k, v in before.containers.items() if k != r.name} | {r.name: r.planned()}
-    return (
-        sorted(files.items()),
-        containers,
-        sorted(before.images),
-        {**before.loaded, r.unit: r.unit_text.encode()},
-        sorted({*before.active, r.unit}),
-        sorted({*before.enabled, r.unit}),
-    )
-
-
-def _restored_state(before: HostState, preserved: bool) -> tuple[object, ...]:
-    """A host back at its state before the run, byte for byte; where preserve ran, its
-    ``mkdir -p`` leaves the (empty) preserve root and arm dir for the next one."""
-    files = {**before.files, **(_parents(before) if preserved else {})}
-    return (
-        sorted(files.items()),
-        dict(before.containers),
-        sorted(before.images),
-        dict(before.loaded),
-        sorted(before.active),
-        sorted(before.enabled),
-    )
-
-
-def _state(host: HostState) -> tuple[object, ...]:
-    return (
-        sorted(host.files.items()),
-        dict(host.containers),
-        sorted(host.images),
-        dict(host.loaded),
-        sorted(host.active),
-        sorted(host.enabled),
-    )
-
-
-def _bytes(host: HostState) -> int:
-    return sum(len(b) for b in host.files.values()) + sum(len(b) for b in host.loaded.values())
-
-
 @claim(ClaimKind.PLANNED_SHAPE)
 def a_clean_run_commits_every_host_to_its_plan() -> Verdict:
     """With no fault, the coordinator runs preflight, preserve, apply, readback, front door
@@ -313,7 +128,7 @@ def a_clean_run_commits_every_host_to_its_plan() -> Verdict:
     commit refused once on srv7, that commit runs again and succeeds, and it exits 0."""
     ex = _executed()
     problems = []
-    clean = [(s, r, 0) for s, r in _planned_order()]
+    clean = [(s, r, 0) for s, r in planned_order()]
     out = ex.runs["no fault"]
     problems += _diff("no fault: steps", clean, _steps(out))
     problems += _diff("no fault: exit", 0, out.report.exit_code)
@@ -334,9 +149,9 @@ def the_run_stops_at_the_first_failure() -> Verdict:
     problems = []
     for label, f in CASES.items():
         out = ex.runs[label]
-        if _fails_forward(f):
+        if fails_forward(f):
             assert f is not None
-            planned = _planned_order()[: _fault_index(f) + 1]
+            planned = planned_order()[: fault_index(f) + 1]
             forward = [(s, r) for s, r, _ in _steps(out) if s not in ("rollback", "cleanup")]
             problems += _diff(f"{label}: forward steps", planned, forward)
         for rank in range(HOSTS):
@@ -357,10 +172,10 @@ def rollback_reaches_every_touched_host_last_changed_first() -> Verdict:
     ex = _executed()
     problems = []
     for label, f in CASES.items():
-        if not _fails_forward(f):
+        if not fails_forward(f):
             continue
         assert f is not None
-        order = list(reversed(_touched(f)))
+        order = list(reversed(touched(f)))
         after = [(s, r) for s, r, _ in _steps(ex.runs[label]) if s in ("rollback", "cleanup")]
         want = [("rollback", r) for r in order] + [("cleanup", r) for r in order]
         problems += _diff(f"{label}: rollback and cleanup", want, after)
@@ -380,15 +195,14 @@ def every_host_ends_restored_or_planned_byte_for_byte() -> Verdict:
     for label, f in CASES.items():
         out = ex.runs[label]
         for r, before, after in zip(ex.ranks, out.before, out.after, strict=True):
-            if _fails_forward(f):
-                assert f is not None
-                want = _restored_state(before, _preserve_ran(f, r.rank))
-                restored += want == _state(after)
+            want = expected_state(r, f, before)
+            good = want == state(after)
+            if fails_forward(f):
+                restored += good
             else:
-                want = _planned_state(r, before)
-                planned += want == _state(after)
-            problems += _diff(f"{label}: rank {r.rank}", want, _state(after))
-            compared += _bytes(before) + _bytes(after)
+                planned += good
+            problems += _diff(f"{label}: rank {r.rank}", want, state(after))
+            compared += size(before) + size(after)
     faults = sum(f is not None for f in CASES.values())
     table = (
         f"{faults} faults injected in {len(CASES)} runs; hosts restored {restored}, "
@@ -442,13 +256,13 @@ def the_report_names_what_ran_and_what_each_host_was_left_in() -> Verdict:
     problems = []
     for label, f in CASES.items():
         report = ex.runs[label].report
-        if not _fails_forward(f):
+        if not fails_forward(f):
             want_finals = ["committed"] * HOSTS
             want = (0, f"apply {ARM}: COMMITTED on every host")
         else:
             assert f is not None
-            touched = _touched(f)
-            want_finals = ["restored" if r in touched else "untouched" for r in range(HOSTS)]
+            changed = touched(f)
+            want_finals = ["restored" if r in changed else "untouched" for r in range(HOSTS)]
             step = f"{f.stage}@{ex.ranks[f.rank].host}"
             want = (10, step)
         problems += _diff(f"{label}: finals", want_finals, [h.value for h in report.finals])
