@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck pytest claims frontiers mutate mutation realtools bench clean
+.PHONY: demo test lint typecheck pytest claims frontiers mutate mutation realtools transaction bench clean
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PY) -m venv $(VENV)
@@ -47,8 +47,16 @@ typecheck: $(STAMP)
 pytest: $(STAMP) realtools
 	$(BIN)/pytest -q
 
+# tools/install-ci-deps first: the transaction_fleet witness needs sshd (openssh-server)
 claims: $(STAMP)
+	tools/install-ci-deps
 	$(BIN)/claims run --all
+
+# The fault table: the transaction's coordinator on four real sshd hosts on this machine, a
+# fault at every (host, stage) pair (fixtures/transaction_table.py; root and openssh-server).
+transaction: $(STAMP)
+	tools/install-ci-deps
+	$(BIN)/python -m fixtures.transaction_table
 
 # Frontier tracking: PR states as last recorded (refresh with
 #   gh pr list --state all --limit 200 --json number,state,mergedAt,title > fixtures/prs/recorded.json)
