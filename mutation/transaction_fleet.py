@@ -22,11 +22,16 @@ from planner.transaction import (
 )
 
 W = "transaction_fleet"
+P = "transaction_plan"
 
 
 @mutant(
     replaces="planner.transaction.rollback_order",
-    turns_red={f"{W}.rollback_reaches_every_touched_host_last_changed_first"},
+    turns_red={
+        f"{W}.rollback_reaches_every_touched_host_last_changed_first",
+        f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
+        f"{P}.a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on",
+    },
 )
 def rollback_in_forward_order(touched: tuple[int, ...]) -> tuple[int, ...]:
     """Rollback runs on the touched hosts in the order they were changed, head first, so the
@@ -40,6 +45,8 @@ def rollback_in_forward_order(touched: tuple[int, ...]) -> tuple[int, ...]:
         f"{W}.rollback_reaches_every_touched_host_last_changed_first",
         f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
         f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in",
+        f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
+        f"{P}.a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on",
     },
     independent=False,
 )
@@ -55,6 +62,7 @@ def rollback_skips_the_first_host_changed(touched: tuple[int, ...]) -> tuple[int
     turns_red={
         f"{W}.rollback_reaches_every_touched_host_last_changed_first",
         f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in",
+        f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
     },
     independent=False,
 )
@@ -73,6 +81,10 @@ def rollback_every_host(touched: tuple[int, ...]) -> tuple[int, ...]:
         f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
         f"{W}.lost_connections_and_silent_hosts_fail_their_step",
         f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in",
+        f"{P}.the_plan_is_the_planners_order_with_commit_last",
+        f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
+        f"{P}.a_commit_is_retried_and_left_pending_only_after_every_attempt",
+        f"{P}.the_dry_run_lists_every_command_in_the_order_it_would_run",
     },
 )
 def commit_before_readback_everywhere(apply_order: tuple[ApplyStep, ...]) -> tuple[ApplyStep, ...]:
@@ -92,6 +104,8 @@ def commit_before_readback_everywhere(apply_order: tuple[ApplyStep, ...]) -> tup
         f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
         f"{W}.lost_connections_and_silent_hosts_fail_their_step",
         f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in",
+        f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
+        f"{P}.a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on",
     },
 )
 def continue_after_a_failure(result: StepResult, decided: bool) -> bool:
@@ -106,6 +120,7 @@ def continue_after_a_failure(result: StepResult, decided: bool) -> bool:
         f"{W}.rollback_reaches_every_touched_host_last_changed_first",
         f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
         f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in",
+        f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
     },
 )
 def touched_only_once_preserve_succeeded(
@@ -124,6 +139,7 @@ def touched_only_once_preserve_succeeded(
         f"{W}.a_clean_run_commits_every_host_to_its_plan",
         f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
         f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in",
+        f"{P}.a_commit_is_retried_and_left_pending_only_after_every_attempt",
     },
 )
 def commit_is_not_retried(
@@ -139,6 +155,8 @@ def commit_is_not_retried(
     turns_red={
         f"{W}.rollback_reaches_every_touched_host_last_changed_first",
         f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
+        f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
+        f"{P}.a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on",
     },
 )
 def no_cleanup_after_rollback(
@@ -157,7 +175,10 @@ def no_cleanup_after_rollback(
 
 @mutant(
     replaces="planner.coordinator.remote_command",
-    turns_red={f"{W}.lost_connections_and_silent_hosts_fail_their_step"},
+    turns_red={
+        f"{W}.lost_connections_and_silent_hosts_fail_their_step",
+        f"{P}.every_ssh_command_is_strict_and_sends_the_script_with_its_sha256",
+    },
 )
 def run_a_script_that_arrived_incomplete(step: TransactionStep, settings: SshSettings) -> str:
     """The host runs whatever part of the script arrived, without checking its sha256: a

@@ -20,14 +20,17 @@ first; a host is touched once its preserve was started; rollback runs on every t
 last changed first, then cleanup; a commit is retried; the planned state of a host is its
 planned container, unit text and unit active and enabled, beside whatever else it held.
 
-**Where the fleet runs.** ``setup()`` renders the plan and runs every case, once per process
-(:func:`fixtures.fleet.run` remembers each run, also on disk for the processes of one
-command, keyed by every byte that decides it); the claims read what it left. So a declared
-mutant — whose child process runs ``setup()`` under the mutant — is judged on the real fleet,
-while the generated and value surveys, which switch mutants after ``setup()``, see these
-claims reach only the report's own methods: a token mutant of the coordinator would otherwise
-cost a whole fleet run (about 40 s on 2 cores), and the stage scripts' defects are
-``executed_apply``'s. Measured: the 11 runs take 25–40 s on 2 busy cores.
+**Where the fleet runs.** The plan is rendered once, when the witness is imported (before
+any declared mutant is installed), and ``setup()`` runs every case once per process
+(:func:`fixtures.fleet.run` remembers each run, also on disk for the processes of one command,
+keyed by every byte that decides it); the claims read what it left. So a declared mutant of
+the coordinator — whose child process runs ``setup()`` under the mutant — is judged on the
+real fleet; a mutant of the stage scripts or of the plan is ``executed_apply``'s and the other
+witnesses' (this one reuses its remembered runs); and the generated and value surveys, which
+switch mutants after ``setup()``, see these claims reach only the report's own methods (a
+token mutant of the coordinator would otherwise cost a whole fleet run, about 35 s on 2 cores;
+``transaction_plan`` covers the coordinator's decisions for them without a fleet). Measured:
+the 11 runs take 25–40 s on 2 busy cores.
 """
 
 from __future__ import annotations
@@ -78,13 +81,16 @@ class _Executed:
 
 
 _EXECUTED: list[_Executed] = []
+_RENDERED = v41_dry_run("supplied")
+"""The plan, rendered when this witness is imported: before a declared mutant is installed,
+so the stage scripts are the planner's own and only the coordinator is under test here."""
 
 
 def setup() -> None:
     """The fleet runs here (root, sshd, the namespace tools), or the witness is unresolved;
-    then the plan is rendered and every case runs, once (see the module docstring)."""
+    then every case runs, once (see the module docstring)."""
     fleet.require()
-    run = v41_dry_run("supplied")
+    run = _RENDERED
     if run.launch is None or len(run.hosts) != HOSTS or not run.admitted:
         raise AssertionError(
             f"supplied inputs planned no admitted four-host launch: {run.refusals}"
