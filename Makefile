@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck pytest claims frontiers mutate mutation realtools bench clean
+.PHONY: demo test lint typecheck pytest claims frontiers mutate mutation realtools transaction bench clean
 
 $(STAMP): pyproject.toml constraints.txt
 	test -d $(VENV) || $(PY) -m venv $(VENV)
@@ -48,9 +48,17 @@ pytest: $(STAMP) realtools
 	$(BIN)/pytest -q --junitxml=target/pytest.xml
 
 # CLAIMS_FORMAT=github: annotations on each failing claim's source line (the workflow's).
+# tools/install-ci-deps first: the transaction_fleet witness needs sshd (openssh-server).
 CLAIMS_FORMAT ?= table
 claims: $(STAMP)
+	tools/install-ci-deps
 	$(BIN)/claims run --all --format $(CLAIMS_FORMAT) --junit-xml target/claims.xml
+
+# The fault table: the transaction's coordinator on four real sshd hosts on this machine, a
+# fault at every (host, stage) pair (fixtures/transaction_table.py; root and openssh-server).
+transaction: $(STAMP)
+	tools/install-ci-deps
+	$(BIN)/python -m fixtures.transaction_table
 
 # Frontier tracking: PR states as last recorded (refresh with
 #   gh pr list --state all --limit 200 --json number,state,mergedAt,title > fixtures/prs/recorded.json)

@@ -5,6 +5,13 @@ host), apply (head first, then followers), readback (per rank: what runs equals 
 plan), front door (each rank's own health check and log path), then commit — or
 rollback (restore what preserve saved) — and cleanup. Each script takes the container
 name as its first argument; every other value is quoted into it with ``shlex.quote``.
+
+:func:`apply_steps` is the one place that orders them across hosts (each stage on every
+host, head first); the coordinator (:mod:`planner.transaction`) runs that order over ssh.
+Preflight changes nothing and refuses a host with an earlier preserve still pending;
+preserve's first change is its preserve dir, so rollback on a host without one restores
+nothing (its preserve refused or never ran) and is safe on every host preserve was started
+on.
 """
 
 from __future__ import annotations
@@ -83,8 +90,12 @@ class ApplyContext(Frozen):
 
     @property
     def preserve_dir(self) -> str:
-        stem = self.realization.unit_name.removesuffix(".service")
-        return f"{PRESERVE_ROOT}/{self.arm}/{stem}"
+        return preserve_dir(self.arm, self.realization.unit_name)
+
+
+def preserve_dir(arm: str, unit_name: str) -> str:
+    """Where preserve keeps a host's backup of ``unit_name`` for ``arm``."""
+    return f"{PRESERVE_ROOT}/{arm}/{unit_name.removesuffix('.service')}"
 
 
 def _q(value: object) -> str:
@@ -157,18 +168,28 @@ def preflight_body(ctx: ApplyContext) -> list[str]:
         '  && ! grep -qF -- "start --attach $container_name" "$unit_path"; then',
         '  fail "unit $unit exists and runs another container"',
         "fi",
+        "# an earlier preserve not yet committed or rolled back holds the only backup: refuse",
+        "# here, before anything stops (rollback would restore that backup, not this state)",
+        *_pending_checks(),
         'echo "preflight passed: image present, mount sources exist, names free"',
+    ]
+
+
+def _pending_checks() -> list[str]:
+    """Refuse a host where an earlier preserve is pending (its dir or its renamed container)."""
+    return [
+        '[ ! -e "$preserve_dir" ] || fail "an earlier preserve is pending in $preserve_dir: '
+        'roll back or commit it first"',
+        'if docker container inspect "$container_name-preserved" >/dev/null 2>&1; then',
+        '  fail "$container_name-preserved exists: an earlier preserve is pending"',
+        "fi",
     ]
 
 
 def preserve_body(ctx: ApplyContext) -> list[str]:
     return [
         "# an earlier preserve not yet committed or rolled back holds the only backup",
-        '[ ! -e "$preserve_dir" ] || fail "an earlier preserve is pending in $preserve_dir: '
-        'roll back or commit it first"',
-        'if docker container inspect "$container_name-preserved" >/dev/null 2>&1; then',
-        '  fail "$container_name-preserved exists: an earlier preserve is pending"',
-        "fi",
+        *_pending_checks(),
         'mkdir -p "$preserve_dir"',
         'if systemctl is-active --quiet "$unit"; then',
         '  touch "$preserve_dir/unit-was-active"',
@@ -288,6 +309,12 @@ def commit_body(ctx: ApplyContext) -> list[str]:
 
 def rollback_body(ctx: ApplyContext) -> list[str]:
     return [
+        "# preserve's first change makes the preserve dir: without it this host was never",
+        "# changed (its preserve refused or never ran), and there is nothing to restore",
+        'if [ ! -d "$preserve_dir" ]; then',
+        '  echo "rolled back: nothing was preserved here, so nothing changed"',
+        "  exit 0",
+        "fi",
         'systemctl stop "$unit" 2>/dev/null || true',
         'docker rm -f "$container_name" >/dev/null 2>&1 || true',
         'if docker container inspect "$container_name-preserved" >/dev/null 2>&1; then',

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from planner import data
+from planner import coordinator, data
 from planner.arm_launch import DryRun
 from planner.authority import read_state
 from planner.fabric import Fabric, FabricGroup
@@ -132,6 +132,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     recipe.add_argument("--data", type=_path, help="data root (default: the fixtures directory)")
     _debug_option(recipe, argparse.SUPPRESS)
+    coordinator.add_parser(commands, sorted(DEFAULT_OUT))  # planner apply: planner/coordinator.py
     return parser
 
 
@@ -286,6 +287,8 @@ def _dispatch(args: argparse.Namespace) -> int:
             return _run_recipe(args)
         if args.command == "scenarios":
             return _list_scenarios()
+        if args.command == "apply":
+            return coordinator.run(args, dry_run)
         return _run_dry_run(args)
     except PlannerInputError as exc:
         print("planner: error: " + "\n".join(input_error_lines(exc)), file=sys.stderr)

@@ -306,6 +306,16 @@ def _preflight_cases(
             _seed(r, False, units=((r.unit, _previous_unit("vllm-old")),)),
             f"unit {r.unit} exists and runs another container",
         ),
+        (
+            "an earlier preserve pending (its dir)",
+            _seed(r, True, sources=(*r.mount_sources, r.preserve_dir)),
+            f"an earlier preserve is pending in {r.preserve_dir}: roll back or commit it first",
+        ),
+        (
+            "an earlier preserve pending (its renamed container)",
+            _seed(r, True, (Container(f"{r.name}-preserved", PREVIOUS_IMAGE, ("serve", "/old")),)),
+            f"{r.name}-preserved exists: an earlier preserve is pending",
+        ),
     ]
     for source in r.mount_sources:
         kept = tuple(s for s in r.mount_sources if s != source)
@@ -720,7 +730,8 @@ def preflight_refuses_occupancy_and_missing_inputs() -> Verdict:
     and without changing the host, another arm's running container, another active unit
     that attaches a container, a missing image, each missing mount source (also when the
     arm mounts a single source), the name taken by an unlabelled or another arm's
-    container, and the unit file running another container."""
+    container, the unit file running another container, and an earlier preserve still
+    pending (its preserve dir, or its container renamed aside)."""
     ex = _executed()
     r = ex.ranks[0]
     problems = []

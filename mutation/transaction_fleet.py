@@ -1,0 +1,190 @@
+"""Declared mutants of the transaction's coordinator, caught on the sshd fleet (witness
+``transaction_fleet``).
+
+Each replaces one function of :mod:`planner.transaction` or :mod:`planner.coordinator` with a
+defect a coordinator could plausibly have: every stage script is still the planner's, and
+each host still runs what it is sent.
+"""
+
+from __future__ import annotations
+
+from mutation import mutant
+from planner.apply import ApplyStep, Stage
+from planner.coordinator import REMOTE_SCRIPT, SshSettings, remote_command
+from planner.transaction import (
+    HostFinal,
+    RunStep,
+    StepRecord,
+    StepResult,
+    TransactionPlan,
+    TransactionStep,
+    forward_order,
+)
+
+W = "transaction_fleet"
+P = "transaction_plan"
+
+
+@mutant(
+    replaces="planner.transaction.rollback_order",
+    turns_red={
+        f"{W}.rollback_reaches_every_touched_host_last_changed_first",
+        f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
+        f"{P}.a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on",
+    },
+)
+def rollback_in_forward_order(touched: tuple[int, ...]) -> tuple[int, ...]:
+    """Rollback runs on the touched hosts in the order they were changed, head first, so the
+    head is restored while its followers still run the new arm against it."""
+    return touched
+
+
+@mutant(
+    replaces="planner.transaction.rollback_order",
+    turns_red={
+        f"{W}.rollback_reaches_every_touched_host_last_changed_first",
+        f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
+        f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in",
+        f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
+        f"{P}.a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on",
+    },
+    independent=False,
+)
+def rollback_skips_the_first_host_changed(touched: tuple[int, ...]) -> tuple[int, ...]:
+    """Rollback stops one host short: the first host changed (the head, when it was
+    preserved) keeps the new arm, or its stopped previous one, and the report says it was
+    never touched."""
+    return tuple(reversed(touched))[:-1]
+
+
+@mutant(
+    replaces="planner.transaction.rollback_order",
+    turns_red={
+        f"{W}.rollback_reaches_every_touched_host_last_changed_first",
+        f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in",
+        f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
+    },
+    independent=False,
+)
+def rollback_every_host(touched: tuple[int, ...]) -> tuple[int, ...]:
+    """Rollback runs on every host of the plan, touched or not: a host whose preserve never
+    started gets a rollback (and cleanup) it has nothing for."""
+    return (3, 2, 1, 0)
+
+
+@mutant(
+    replaces="planner.transaction.forward_order",
+    turns_red={
+        f"{W}.a_clean_run_commits_every_host_to_its_plan",
+        f"{W}.the_run_stops_at_the_first_failure",
+        f"{W}.rollback_reaches_every_touched_host_last_changed_first",
+        f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
+        f"{W}.lost_connections_and_silent_hosts_fail_their_step",
+        f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in",
+        f"{P}.the_plan_is_the_planners_order_with_commit_last",
+        f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
+        f"{P}.a_commit_is_retried_and_left_pending_only_after_every_attempt",
+        f"{P}.the_dry_run_lists_every_command_in_the_order_it_would_run",
+    },
+)
+def commit_before_readback_everywhere(apply_order: tuple[ApplyStep, ...]) -> tuple[ApplyStep, ...]:
+    """The transaction is committed on every host right after apply, before any readback or
+    front door: a rank that runs something other than the plan is found only after the
+    backups are gone."""
+    steps = forward_order(apply_order)
+    late = (Stage.READBACK, Stage.FRONT_DOOR)
+    return (*(s for s in steps if s.stage not in late), *(s for s in steps if s.stage in late))
+
+
+@mutant(
+    replaces="planner.transaction.stops_the_run",
+    turns_red={
+        f"{W}.the_run_stops_at_the_first_failure",
+        f"{W}.rollback_reaches_every_touched_host_last_changed_first",
+        f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
+        f"{W}.lost_connections_and_silent_hosts_fail_their_step",
+        f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in",
+        f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
+        f"{P}.a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on",
+    },
+)
+def continue_after_a_failure(result: StepResult, decided: bool) -> bool:
+    """A failed step does not stop the run: the coordinator goes on to the next step, and on
+    to commit."""
+    return False
+
+
+@mutant(
+    replaces="planner.transaction.touched_after",
+    turns_red={
+        f"{W}.rollback_reaches_every_touched_host_last_changed_first",
+        f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
+        f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in",
+        f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
+    },
+)
+def touched_only_once_preserve_succeeded(
+    touched: tuple[int, ...], step: TransactionStep, result: StepResult
+) -> tuple[int, ...]:
+    """A host counts as touched only when its preserve or apply succeeded, so a host whose
+    preserve failed after its changes, or lost its connection, is never rolled back."""
+    if step.stage in (Stage.PRESERVE, Stage.APPLY) and result.ok and step.rank not in touched:
+        return (*touched, step.rank)
+    return touched
+
+
+@mutant(
+    replaces="planner.transaction.commit_host",
+    turns_red={
+        f"{W}.a_clean_run_commits_every_host_to_its_plan",
+        f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
+        f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in",
+        f"{P}.a_commit_is_retried_and_left_pending_only_after_every_attempt",
+    },
+)
+def commit_is_not_retried(
+    step: TransactionStep, run_step: RunStep, attempts: int
+) -> tuple[StepRecord, ...]:
+    """A commit that fails once is left pending: the host runs the plan with its unit not
+    enabled and the backup kept, though commit is safe to run again."""
+    return (StepRecord(step=step, attempt=1, result=run_step(step)),)
+
+
+@mutant(
+    replaces="planner.transaction.roll_back",
+    turns_red={
+        f"{W}.rollback_reaches_every_touched_host_last_changed_first",
+        f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
+        f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
+        f"{P}.a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on",
+    },
+)
+def no_cleanup_after_rollback(
+    plan: TransactionPlan, order: tuple[int, ...], run_step: RunStep
+) -> tuple[tuple[StepRecord, ...], dict[int, HostFinal]]:
+    """Rollback restores each touched host but never runs cleanup, so every preserve dir (the
+    saved unit, the was-active marker) stays behind and the next preserve refuses."""
+    records: list[StepRecord] = []
+    finals: dict[int, HostFinal] = {}
+    for rank in order:
+        step = plan.rollbacks[rank]
+        records.append(StepRecord(step=step, attempt=1, result=run_step(step)))
+        finals[rank] = HostFinal.RESTORED if records[-1].result.ok else HostFinal.ROLLBACK_FAILED
+    return tuple(records), finals
+
+
+@mutant(
+    replaces="planner.coordinator.remote_command",
+    turns_red={
+        f"{W}.lost_connections_and_silent_hosts_fail_their_step",
+        f"{P}.every_ssh_command_is_strict_and_sends_the_script_with_its_sha256",
+    },
+)
+def run_a_script_that_arrived_incomplete(step: TransactionStep, settings: SshSettings) -> str:
+    """The host runs whatever part of the script arrived, without checking its sha256: a
+    connection cut mid-transfer runs half a stage (here half of apply: it fails part way, and
+    rollback happens to restore the host)."""
+    check = REMOTE_SCRIPT.index("if ! echo")
+    end = REMOTE_SCRIPT.index("fi; ") + len("fi; ")
+    unchecked = REMOTE_SCRIPT[:check] + REMOTE_SCRIPT[end:]
+    return remote_command(step, settings).replace(REMOTE_SCRIPT, unchecked)

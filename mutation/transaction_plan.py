@@ -1,0 +1,56 @@
+"""Declared mutants of the transaction's inputs and commands, caught without a fleet
+(witness ``transaction_plan``); the coordinator's decision mutants live in
+``mutation/transaction_fleet.py`` and name this witness's claims they turn red too."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mutation import mutant
+from planner.coordinator import SshSettings, common_options, render_dry_run
+from planner.transaction import HostAddress, TransactionPlan, parse_hosts
+
+W = "transaction_plan"
+
+
+@mutant(
+    replaces="planner.transaction.parse_hosts",
+    turns_red={f"{W}.hosts_parse_into_addresses_or_located_errors"},
+)
+def a_host_named_twice_is_accepted(text: str) -> tuple[HostAddress, ...]:
+    """A host named twice in --hosts is taken at its last address instead of refused, so a
+    typo sends one host's stages to another machine."""
+    last: dict[str, str] = {}
+    for item in text.split(","):
+        last[item.partition("=")[0].strip()] = item
+    return parse_hosts(",".join(last.values()))
+
+
+@mutant(
+    replaces="planner.coordinator.common_options",
+    turns_red={f"{W}.every_ssh_command_is_strict_and_sends_the_script_with_its_sha256"},
+)
+def unknown_host_keys_are_accepted(settings: SshSettings, host: HostAddress) -> list[str]:
+    """ssh accepts and records a host key it has never seen (accept-new), so the first
+    connection to an impostor at a host's address runs the stages there."""
+    options = common_options(settings, host)
+    return [
+        o.replace("StrictHostKeyChecking=yes", "StrictHostKeyChecking=accept-new") for o in options
+    ]
+
+
+@mutant(
+    replaces="planner.coordinator.render_dry_run",
+    turns_red={f"{W}.the_dry_run_lists_every_command_in_the_order_it_would_run"},
+)
+def the_dry_run_lists_rollback_head_first(
+    plan: TransactionPlan, settings: SshSettings, scripts: Path, attempts: int
+) -> list[str]:
+    """The dry run lists the rollbacks and cleanups head first, the reverse of the order the
+    coordinator runs them, so an operator reading it to undo by hand undoes the head first."""
+    lines = render_dry_run(plan, settings, scripts, attempts)
+    undo = [line for line in lines if line.startswith(("rollback@", "cleanup@"))]
+    kept = [line for line in lines if line not in undo]
+    rollbacks = [line for line in undo if line.startswith("rollback@")][::-1]
+    cleanups = [line for line in undo if line.startswith("cleanup@")][::-1]
+    return [*kept, *rollbacks, *cleanups]

@@ -1,0 +1,486 @@
+"""``planner apply``: the transaction's coordinator, over OpenSSH.
+
+The coordinator plans the arm exactly as ``planner dry-run`` does, refuses (exit 1, nothing
+run) unless the plan is admitted, then runs :func:`planner.transaction.coordinate` with the
+ssh transport below. ``--dry-run`` prints the exact commands instead (and writes the stage
+scripts they read), running nothing.
+
+**Transport.** Only the real ``ssh`` client, with the operator's own keys and known hosts:
+``BatchMode=yes`` (never a prompt) and ``StrictHostKeyChecking=yes`` (an unknown or changed
+host key is a failed step, never accepted). One multiplexed connection per host (``ssh -M -N
+-f`` with a ``ControlPath`` in a private directory made for the run) is opened before the
+host's first step, reopened when it dropped, and closed with ``ssh -O exit`` at the end; it
+exits by itself after ``CONTROL_PERSIST_SECONDS`` idle should the coordinator die. Each step
+is one session on it: the stage script goes on standard input, and the remote command (one
+POSIX ``sh -c``, whatever the login shell) stores it in a private temp file, checks its
+sha256 (a script cut short in transit never runs: exit 97), and runs ``bash SCRIPT
+CONTAINER`` under ``timeout`` (``--stage-timeout``, then KILL 5 s later: exit 124 or 137) and
+``flock`` on the host's apply lock ``/run/lock/gunbc-apply.lock`` (one stage at a time per
+host; a stage still running after its connection dropped keeps the lock, so the rollback that
+follows waits for it). The coordinator gives up on a step when it has not answered within
+the stage timeout plus the kill grace and the connect timeout (:func:`wait_seconds`): the
+step's effect is then unknown, as with a dropped connection (ssh's exit 255).
+
+Exit codes: 0 committed on every host; 1 refused (the plan is not admitted; nothing ran);
+2 usage or input error (nothing ran); 10 rolled back (every touched host restored);
+11 not restored (a touched host's rollback or cleanup failed: the report names it and where
+its backup is); 12 committed, commit pending on a host (it runs the planned arm and keeps its
+backup). A Ctrl-C during a step fails that step (exit 130), so the coordinator rolls back.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+
+from planner.apply import Stage
+from planner.arm_launch import DryRun
+from planner.refusal import PlannerInputError
+from planner.report import write_atomically
+from planner.transaction import (
+    COMMIT_ATTEMPTS,
+    EXIT_COMMIT_PENDING,
+    EXIT_COMMITTED,
+    EXIT_NOT_RESTORED,
+    EXIT_ROLLED_BACK,
+    HostAddress,
+    StepRecord,
+    StepResult,
+    TransactionPlan,
+    TransactionStep,
+    coordinate,
+    parse_hosts,
+    plan_transaction,
+    step_line,
+)
+from planner.values import Frozen
+
+EXIT_REFUSED, EXIT_USAGE = 1, 2
+EXIT_SCRIPT_INCOMPLETE = 97
+EXIT_INTERRUPTED = 130
+LOCK_PATH = "/run/lock/gunbc-apply.lock"
+KILL_AFTER_SECONDS = 5
+CONTROL_PERSIST_SECONDS = 60
+DEFAULT_CONNECT_TIMEOUT = 10
+DEFAULT_STAGE_TIMEOUT = 2100
+"""Above the longest wait a stage script makes itself (the front door's 1800 s)."""
+CONTROL = "CONTROL"
+"""How ``--dry-run`` names the private directory a run makes for its control sockets."""
+
+REMOTE_SCRIPT = "; ".join(
+    (
+        "stage=$1 sum=$2 limit=$3 grace=$4 name=$5",
+        "umask 077",
+        'f=$(mktemp "${TMPDIR:-/tmp}/gunbc-apply-$stage.XXXXXX")'
+        f" || exit {EXIT_SCRIPT_INCOMPLETE}",
+        'trap "rm -f $f" EXIT',
+        'cat >"$f"',
+        'if ! echo "$sum  $f" | sha256sum --check --status',
+        'then echo "gunbc-apply: the $stage script arrived incomplete (its sha256 differs):'
+        ' it did not run" >&2',
+        f"exit {EXIT_SCRIPT_INCOMPLETE}",
+        "fi",
+        'timeout --kill-after="$grace" "$limit" flock --wait "$limit"'
+        f" --conflict-exit-code {EXIT_SCRIPT_INCOMPLETE} {LOCK_PATH}"
+        ' bash "$f" "$name" </dev/null',
+    )
+)
+"""What each session runs on the host, under ``sh -c``: $1 stage, $2 the script's sha256,
+$3 the stage timeout and $4 the grace before KILL (seconds), $5 the container name; the
+script arrives on stdin."""
+
+
+class SshSettings(Frozen):
+    """How the coordinator runs ssh: the client, its config, identity and known hosts, and
+    the connect and per-stage timeouts (seconds)."""
+
+    ssh: str = "ssh"
+    config: str | None = None
+    identity: str | None = None
+    known_hosts: str | None = None
+    connect_timeout: int = DEFAULT_CONNECT_TIMEOUT
+    stage_timeout: int = DEFAULT_STAGE_TIMEOUT
+    kill_after: int = KILL_AFTER_SECONDS
+
+
+def wait_seconds(settings: SshSettings) -> int:
+    """How long the coordinator waits for one step before it stops waiting."""
+    return settings.stage_timeout + settings.kill_after + settings.connect_timeout + 2
+
+
+def common_options(settings: SshSettings, host: HostAddress) -> list[str]:
+    """The ssh options every command to ``host`` carries."""
+    options = [] if settings.config is None else ["-F", settings.config]
+    options += ["-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes"]
+    if settings.known_hosts is not None:
+        options += ["-o", f"UserKnownHostsFile={settings.known_hosts}"]
+    if settings.identity is not None:
+        options += ["-i", settings.identity, "-o", "IdentitiesOnly=yes"]
+    options += [
+        "-o",
+        f"ConnectTimeout={settings.connect_timeout}",
+        "-o",
+        "ServerAliveInterval=10",
+        "-o",
+        "ServerAliveCountMax=3",
+        "-p",
+        str(host.port),
+    ]
+    return options
+
+
+def control_path(control: str, host: HostAddress) -> str:
+    return f"{control}/{host.host_name}"
+
+
+def master_argv(settings: SshSettings, host: HostAddress, control: str) -> tuple[str, ...]:
+    """Open the host's multiplexed connection; returns once it is authenticated."""
+    return (
+        settings.ssh,
+        *common_options(settings, host),
+        "-M",
+        "-N",
+        "-f",
+        "-o",
+        f"ControlPath={control_path(control, host)}",
+        "-o",
+        f"ControlPersist={CONTROL_PERSIST_SECONDS}",
+        "--",
+        host.destination,
+    )
+
+
+def exit_argv(settings: SshSettings, host: HostAddress, control: str) -> tuple[str, ...]:
+    """Close the host's multiplexed connection."""
+    return (
+        settings.ssh,
+        *common_options(settings, host),
+        "-o",
+        f"ControlPath={control_path(control, host)}",
+        "-O",
+        "exit",
+        "--",
+        host.destination,
+    )
+
+
+def remote_command(step: TransactionStep, settings: SshSettings) -> str:
+    """The command line the host's login shell runs for ``step``."""
+    digest = hashlib.sha256(step.script.encode()).hexdigest()
+    timeouts = (str(settings.stage_timeout), str(settings.kill_after))
+    args = ("gunbc-apply", step.stage.value, digest, *timeouts)
+    return shlex.join(("exec", "sh", "-c", REMOTE_SCRIPT, *args, step.container_name))
+
+
+def session_argv(
+    settings: SshSettings, host: HostAddress, control: str, step: TransactionStep
+) -> tuple[str, ...]:
+    """Run ``step`` on ``host`` over its multiplexed connection (the script on stdin)."""
+    return (
+        settings.ssh,
+        *common_options(settings, host),
+        "-o",
+        "ControlMaster=no",
+        "-o",
+        f"ControlPath={control_path(control, host)}",
+        "--",
+        host.destination,
+        remote_command(step, settings),
+    )
+
+
+def _text(data: bytes | None) -> str:
+    return (data or b"").decode("utf-8", errors="replace")
+
+
+class SshTransport:
+    """Runs steps of ``plan`` over ssh; a context manager that owns the control directory
+    and closes every connection it opened."""
+
+    def __init__(self, plan: TransactionPlan, settings: SshSettings) -> None:
+        self.plan = plan
+        self.settings = settings
+        self.control = ""
+        self.opened: set[int] = set()
+
+    def __enter__(self) -> SshTransport:
+        self.control = tempfile.mkdtemp(prefix="gunbc-apply-")
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for rank in sorted(self.opened):
+            host = self.plan.host(rank)
+            if Path(control_path(self.control, host)).exists():
+                subprocess.run(
+                    exit_argv(self.settings, host, self.control),
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    timeout=self.settings.connect_timeout + 5,
+                    check=False,
+                )
+        self.opened.clear()
+        if self.control:
+            shutil.rmtree(self.control, ignore_errors=True)
+
+    def _connect(self, host: HostAddress) -> StepResult | None:
+        """Open the host's connection unless it is open; the failure, or None."""
+        if Path(control_path(self.control, host)).exists():
+            return None
+        log = Path(self.control) / f"{host.host_name}.master.log"
+        with log.open("wb") as errors:
+            # stdout and stderr are files: the master that -f puts in the background keeps
+            # them open, and a pipe would never reach its end
+            try:
+                done = subprocess.run(
+                    master_argv(self.settings, host, self.control),
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=errors,
+                    timeout=self.settings.connect_timeout + 5,
+                    check=False,
+                )
+            except subprocess.TimeoutExpired:
+                return StepResult(exit_code=None, stderr=f"{host.destination}: no answer")
+        if done.returncode != 0:
+            return StepResult(exit_code=done.returncode, stderr=log.read_text(errors="replace"))
+        return None
+
+    def __call__(self, step: TransactionStep) -> StepResult:
+        host = self.plan.host(step.rank)
+        self.opened.add(step.rank)
+        failed = self._connect(host)
+        if failed is not None:
+            return failed
+        process = subprocess.Popen(
+            session_argv(self.settings, host, self.control, step),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        limit = wait_seconds(self.settings)
+        try:
+            out, err = process.communicate(step.script.encode(), timeout=limit)
+        except subprocess.TimeoutExpired:
+            said, erred = self._abandon(process, host)
+            note = f"\ncoordinator: no answer from {host.destination} within {limit} s\n"
+            return StepResult(exit_code=None, stdout=said, stderr=erred + note)
+        except KeyboardInterrupt:
+            said, erred = self._abandon(process, host)
+            note = "\ncoordinator: interrupted by the operator\n"
+            return StepResult(exit_code=EXIT_INTERRUPTED, stdout=said, stderr=erred + note)
+        return StepResult(exit_code=process.returncode, stdout=_text(out), stderr=_text(err))
+
+    def _abandon(self, process: subprocess.Popen[bytes], host: HostAddress) -> tuple[str, str]:
+        """Stop a session: kill its client and close the host's connection (the master holds
+        the session's pipes, and only closing the connection ends the session); the next
+        step on the host opens a new one. What the session printed so far."""
+        process.kill()
+        subprocess.run(
+            exit_argv(self.settings, host, self.control),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=self.settings.connect_timeout + 5,
+            check=False,
+        )
+        try:
+            out, err = process.communicate(timeout=self.settings.connect_timeout + 5)
+        except subprocess.TimeoutExpired:
+            for pipe in (process.stdout, process.stderr):
+                if pipe is not None:
+                    pipe.close()
+            process.wait()
+            return "", ""
+        return _text(out), _text(err)
+
+
+def render_dry_run(
+    plan: TransactionPlan, settings: SshSettings, scripts: Path, attempts: int
+) -> list[str]:
+    """Every command the coordinator would run, in order, each stage script read from
+    ``scripts/HOST/STAGE.sh``."""
+
+    def line(step: TransactionStep) -> str:
+        host = plan.host(step.rank)
+        command = shlex.join(session_argv(settings, host, CONTROL, step))
+        script = scripts / step.host_name / f"{step.stage.value}.sh"
+        return f"{step.label}: {command} < {shlex.quote(str(script))}"
+
+    forward = [s for s in plan.forward if s.stage is not Stage.COMMIT]
+    commits = [s for s in plan.forward if s.stage is Stage.COMMIT]
+    lines = [
+        f"# planner apply {plan.arm} --dry-run: the coordinator's plan; nothing ran",
+        f"# {CONTROL} is a private directory the run makes (mkdtemp) for its control sockets.",
+        "# Each stage script goes on ssh's standard input; the host checks its sha256, takes",
+        f"# {LOCK_PATH} and runs it with bash under timeout {settings.stage_timeout} s.",
+        "## connections: one per host, opened before its first step, closed at the end",
+        *(shlex.join(master_argv(settings, h, CONTROL)) for h in plan.hosts),
+        *(shlex.join(exit_argv(settings, h, CONTROL)) for h in plan.hosts),
+        "## forward, in this order; the first failure stops the run",
+        *(f"{n}. {line(s)}" for n, s in enumerate(forward, 1)),
+        f"## commit, once every step above succeeded (decided); each up to {attempts} attempts",
+        *(f"{n}. {line(s)}" for n, s in enumerate(commits, len(forward) + 1)),
+        "## after a failure: rollback on every touched host (preserve or apply started",
+        "## there), the last changed first; then cleanup on each host rolled back",
+        *(line(s) for s in reversed(plan.rollbacks)),
+        *(line(s) for s in reversed(plan.cleanups)),
+    ]
+    return lines
+
+
+def write_scripts(plan: TransactionPlan, scripts: Path) -> None:
+    """Every stage script of ``plan`` as ``scripts/HOST/STAGE.sh``."""
+    for step in (*plan.forward, *plan.rollbacks, *plan.cleanups):
+        write_atomically(scripts / step.host_name / f"{step.stage.value}.sh", step.script)
+
+
+def _positive(text: str) -> int:
+    if not text.isascii() or not text.isdigit() or len(text) > 6 or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number from 1 to 999999, got {text!r}")
+    return int(text)
+
+
+EPILOG = f"""\
+examples:
+  planner apply v41_group_a --scenario supplied --dry-run \\
+      --hosts srv5=root@10.0.0.5,srv6=root@10.0.0.6,srv7=root@10.0.0.7,srv8=root@10.0.0.8
+  planner apply v41_group_a --scenario supplied --hosts ... --identity ~/.ssh/id_ed25519
+
+exit codes: {EXIT_COMMITTED} committed on every host; {EXIT_REFUSED} refused (not admitted; \
+nothing ran);
+{EXIT_USAGE} usage or input error (nothing ran); {EXIT_ROLLED_BACK} rolled back (every touched \
+host restored);
+{EXIT_NOT_RESTORED} not restored (a touched host's rollback or cleanup failed; named); \
+{EXIT_COMMIT_PENDING} committed,
+commit pending on a host (it runs the plan and keeps its backup).
+"""
+
+
+def add_parser(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser], arms: list[str]
+) -> None:
+    """Register ``planner apply`` on the planner's subcommands."""
+    apply = commands.add_parser(
+        "apply",
+        help="run the transaction on the hosts over ssh (or print it: --dry-run)",
+        description="Plan the arm as `planner dry-run` does; unless it is admitted, refuse and "
+        "run nothing. Then, from this machine, run each host's stage scripts over ssh: "
+        "preflight, preserve, apply (head first), readback and front door on every host, then "
+        "commit everywhere; on the first failure, roll back every touched host in reverse "
+        "order and clean up. Prints what ran and what each host was left in.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    apply.add_argument("arm", choices=arms, help="which arm to apply")
+    apply.add_argument("--scenario", help="a named scenario from fixtures/scenarios/")
+    apply.add_argument("--authority", type=Path, help="authority log (JSON lines)")
+    apply.add_argument("--inputs", type=Path, help="frontier inputs (JSON)")
+    apply.add_argument("--now", help="ISO-8601 time to read the authority log at (default: now)")
+    apply.add_argument("--data", type=Path, help="data root (default: the fixtures directory)")
+    apply.add_argument(
+        "--hosts",
+        required=True,
+        help="every planned host's ssh address: HOST=USER@ADDRESS[:PORT],… (IPv6 in [])",
+    )
+    apply.add_argument("--dry-run", action="store_true", help="print the commands; run nothing")
+    apply.add_argument(
+        "--scripts",
+        type=Path,
+        help="where --dry-run writes the stage scripts (default: target/<arm>-apply)",
+    )
+    apply.add_argument("--ssh", default="ssh", help="the ssh client to run (default: ssh)")
+    apply.add_argument("--ssh-config", help="ssh -F FILE (default: ssh's own config files)")
+    apply.add_argument("--identity", help="ssh -i FILE, and only that key (IdentitiesOnly)")
+    apply.add_argument("--known-hosts", help="ssh UserKnownHostsFile (default: ssh's)")
+    apply.add_argument(
+        "--connect-timeout",
+        type=_positive,
+        default=DEFAULT_CONNECT_TIMEOUT,
+        help=f"seconds to connect and authenticate (default: {DEFAULT_CONNECT_TIMEOUT})",
+    )
+    apply.add_argument(
+        "--stage-timeout",
+        type=_positive,
+        default=DEFAULT_STAGE_TIMEOUT,
+        help=f"seconds a stage may run on its host (default: {DEFAULT_STAGE_TIMEOUT})",
+    )
+    apply.add_argument(
+        "--commit-attempts",
+        type=_positive,
+        default=COMMIT_ATTEMPTS,
+        help=f"runs of a failing commit before it is left pending (default: {COMMIT_ATTEMPTS})",
+    )
+
+
+def settings_of(args: argparse.Namespace) -> SshSettings:
+    return SshSettings(
+        ssh=args.ssh,
+        config=args.ssh_config,
+        identity=args.identity,
+        known_hosts=args.known_hosts,
+        connect_timeout=args.connect_timeout,
+        stage_timeout=args.stage_timeout,
+    )
+
+
+def _error(message: str) -> int:
+    print(f"planner: error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def run(args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun]) -> int:
+    """``planner apply``: plan, refuse unless admitted, then print or run the transaction."""
+    try:
+        hosts = parse_hosts(args.hosts)
+        dry = plan(args)
+        if not dry.admitted:
+            for refused in dry.refusals:
+                print(refused.line())
+            print(f"apply {dry.arm}: REFUSED: the plan is not admitted; nothing ran")
+            return EXIT_REFUSED
+        transaction = plan_transaction(dry, hosts)
+    except PlannerInputError as exc:
+        return _error(str(exc))
+    settings = settings_of(args)
+    if args.dry_run:
+        scripts = args.scripts or Path("target") / f"{dry.arm.replace('_', '-')}-apply"
+        try:
+            write_scripts(transaction, scripts)
+        except OSError as exc:
+            return _error(f"--scripts {scripts}: cannot write the stage scripts: {exc}")
+        for text in render_dry_run(transaction, settings, scripts, args.commit_attempts):
+            print(text)
+        return EXIT_COMMITTED
+    names = ", ".join(h.host_name for h in transaction.hosts)
+    print(f"apply {transaction.arm}: {len(transaction.hosts)} hosts ({names})", flush=True)
+    done: list[StepRecord] = []
+
+    def run_step(step: TransactionStep) -> StepResult:
+        result = transport(step)
+        attempt = 1 + sum(r.step == step for r in done)
+        done.append(StepRecord(step=step, attempt=attempt, result=result))
+        print(step_line(len(done), done[-1]), flush=True)
+        return result
+
+    with SshTransport(transaction, settings) as transport:
+        report = coordinate(transaction, run_step, args.commit_attempts)
+    for text in [*report.host_lines(), report.verdict()]:
+        print(text)
+    return report.exit_code

@@ -1,0 +1,445 @@
+"""The cross-host transaction: which stage runs on which host, in what order, what undoes it.
+
+The coordinator runs each host's stage scripts (:mod:`planner.apply`) from a control machine,
+one step at a time, in the planner's own order (:func:`planner.apply.apply_steps`: each stage
+on every host, head first):
+
+1. **Forward**: preflight, preserve, apply, readback and front door, each on every host, head
+   first. The first step that fails stops the run.
+2. **Decision and commit**: once every forward step succeeded, the transaction is decided and
+   commit runs on every host, head first. Commit is idempotent (enable the unit, drop the
+   backup), so a commit that fails is tried again, up to ``commit_attempts`` times in all; a
+   decided transaction is never rolled back. A host whose commit failed every attempt runs
+   the planned arm and keeps its backup (*commit pending*).
+3. **Rollback**: after a forward failure, rollback runs on every *touched* host — a host on
+   which a stage that may change it (preserve, apply) was *started*, whatever came back — in
+   the reverse order of their first change, then cleanup on each host whose rollback
+   succeeded. A failing rollback does not stop the others (each host's restore is its own);
+   rollback is never retried (it is not idempotent: a second one would remove the restored
+   container), and a host it failed on keeps its backup in its preserve dir.
+
+A step's outcome is its exit status. A connection that failed or dropped (ssh's 255) or a
+host that did not answer in time is a failure whose effect is unknown, so the host counts as
+touched when the step was preserve or apply; the rollback that follows waits on the host's
+apply lock for a stage still running there (:mod:`planner.coordinator`). Rollback on a host
+whose preserve changed nothing restores nothing (see :mod:`planner.apply`).
+
+Everything here is pure: the steps are run by a ``RunStep`` callable (the ssh transport of
+:mod:`planner.coordinator`, or anything else that runs a script on a host).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from enum import StrEnum
+
+from planner.apply import FORWARD_STAGES, ApplyStep, Stage, preserve_dir
+from planner.arm_launch import DryRun
+from planner.refusal import PlannerInputError
+from planner.values import Frozen
+
+EXIT_COMMITTED = 0
+"""Every host committed: each runs its planned arm, unit enabled, backup dropped."""
+EXIT_ROLLED_BACK = 10
+"""A step failed before the decision; every touched host was rolled back and cleaned up."""
+EXIT_NOT_RESTORED = 11
+"""A step failed before the decision, and a touched host's rollback or cleanup failed."""
+EXIT_COMMIT_PENDING = 12
+"""Decided and committed, but a host's commit failed every attempt (it keeps its backup)."""
+
+COMMIT_ATTEMPTS = 3
+CHANGING_STAGES = frozenset({Stage.PRESERVE, Stage.APPLY})
+"""The forward stages that may change a host: once one is started there, the host is
+touched. Preflight, readback and front door only read."""
+
+_USER = re.compile(r"[a-z_][a-z0-9_-]{0,31}")
+_HOSTNAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252}[A-Za-z0-9])?")
+_IPV6 = re.compile(r"[0-9A-Fa-f:.]+")
+
+
+class HostAddress(Frozen):
+    """How the control machine reaches one planned host: ``user@address``, port ``port``."""
+
+    host_name: str
+    user: str
+    address: str
+    port: int = 22
+
+    @property
+    def destination(self) -> str:
+        return f"{self.user}@{self.address}"
+
+    def spec(self) -> str:
+        """The ``--hosts`` item that names this address."""
+        address = f"[{self.address}]" if ":" in self.address else self.address
+        return f"{self.host_name}={self.user}@{address}:{self.port}"
+
+
+def _address(item: str, text: str) -> tuple[str, int]:
+    """``address[:port]`` or ``[ipv6][:port]`` of one ``--hosts`` item."""
+    port_text = ""
+    if text.startswith("["):
+        address, bracket, rest = text[1:].partition("]")
+        if not bracket or not _IPV6.fullmatch(address) or ":" not in address:
+            raise PlannerInputError("--hosts", item, f"{text!r} is not a bracketed IPv6 address")
+        if rest:
+            if not rest.startswith(":"):
+                raise PlannerInputError("--hosts", item, f"expected ':PORT' after ]: {rest!r}")
+            port_text = rest[1:]
+    else:
+        address, colon, port_text = text.partition(":")
+        if not _HOSTNAME.fullmatch(address):
+            raise PlannerInputError(
+                "--hosts",
+                item,
+                f"{address!r} is not a host name or IPv4 address "
+                "(letters, digits, '.' and '-'; no leading '-')",
+            )
+        if colon and not port_text:
+            raise PlannerInputError("--hosts", item, "a ':' with no port after it")
+    if not port_text:
+        return address, 22
+    if not port_text.isascii() or not port_text.isdigit() or len(port_text) > 5:
+        raise PlannerInputError("--hosts", item, f"port {port_text!r} is not a number")
+    port = int(port_text)
+    if not 1 <= port <= 65535:
+        raise PlannerInputError("--hosts", item, f"port {port} is outside 1..65535")
+    return address, port
+
+
+def parse_hosts(text: str) -> tuple[HostAddress, ...]:
+    """``srv5=root@10.0.0.5,srv6=root@10.0.0.6:2222,…``: each planned host's ssh address.
+    Every problem is a located :class:`PlannerInputError` naming the item."""
+    items = [item.strip() for item in text.split(",")]
+    if not text.strip() or any(not item for item in items):
+        raise PlannerInputError(
+            "--hosts", text, "give HOST=USER@ADDRESS[:PORT] items, comma-separated"
+        )
+    hosts: list[HostAddress] = []
+    for item in items:
+        name, equals, target = item.partition("=")
+        if not equals or not name:
+            raise PlannerInputError("--hosts", item, "expected HOST=USER@ADDRESS[:PORT]")
+        user, at, where = target.partition("@")
+        if not at:
+            raise PlannerInputError("--hosts", item, "name the ssh user: HOST=USER@ADDRESS")
+        if not _USER.fullmatch(user):
+            raise PlannerInputError("--hosts", item, f"{user!r} is not a user name")
+        address, port = _address(item, where)
+        if any(h.host_name == name for h in hosts):
+            raise PlannerInputError("--hosts", item, f"host {name} is named twice")
+        hosts.append(HostAddress(host_name=name, user=user, address=address, port=port))
+    return tuple(hosts)
+
+
+class TransactionStep(Frozen):
+    """One stage script to run on one host, with the container name it takes as ``$1``."""
+
+    stage: Stage
+    rank: int
+    host_name: str
+    container_name: str
+    script: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.stage.value}@{self.host_name}"
+
+
+class TransactionPlan(Frozen):
+    """What the coordinator runs: the forward steps (commit last), and per rank its rollback
+    and cleanup, with every host's address and preserve dir (by rank)."""
+
+    arm: str
+    hosts: tuple[HostAddress, ...]
+    preserve_dirs: tuple[str, ...]
+    forward: tuple[TransactionStep, ...]
+    rollbacks: tuple[TransactionStep, ...]
+    cleanups: tuple[TransactionStep, ...]
+
+    def host(self, rank: int) -> HostAddress:
+        return self.hosts[rank]
+
+
+def forward_order(apply_order: tuple[ApplyStep, ...]) -> tuple[ApplyStep, ...]:
+    """The forward steps in the planner's order (each stage on every host, head first),
+    which puts commit after every readback and front door."""
+    return tuple(step for step in apply_order if step.stage in FORWARD_STAGES)
+
+
+def _step(step: ApplyStep, container: str) -> TransactionStep:
+    return TransactionStep(
+        stage=step.stage,
+        rank=step.rank,
+        host_name=step.host_name,
+        container_name=container,
+        script=step.script,
+    )
+
+
+def plan_transaction(run: DryRun, hosts: tuple[HostAddress, ...]) -> TransactionPlan:
+    """The coordinator's plan for a rendered dry run; ``hosts`` must name every planned host
+    exactly once (a located :class:`PlannerInputError` otherwise)."""
+    if run.launch is None:
+        raise PlannerInputError("plan", run.arm, "the plan did not render: nothing to apply")
+    reals = [h.realization for h in run.hosts]
+    planned = [r.host_name for r in reals]
+    given = {h.host_name: h for h in hosts}
+    unknown = [h.host_name for h in hosts if h.host_name not in planned]
+    missing = [name for name in planned if name not in given]
+    if unknown or missing:
+        problems = []
+        if missing:
+            problems.append(f"no address for {', '.join(missing)}")
+        if unknown:
+            problems.append(f"{', '.join(unknown)} not in the plan")
+        raise PlannerInputError(
+            "--hosts",
+            ",".join(h.spec() for h in hosts),
+            f"{'; '.join(problems)} (the plan's hosts: {', '.join(planned)})",
+        )
+    containers = {r.rank: r.container_name for r in reals}
+    by_stage = {
+        stage: tuple(_step(s, containers[s.rank]) for s in run.apply_order if s.stage is stage)
+        for stage in (Stage.ROLLBACK, Stage.CLEANUP)
+    }
+    return TransactionPlan(
+        arm=run.arm,
+        hosts=tuple(given[name] for name in planned),
+        preserve_dirs=tuple(preserve_dir(run.arm, r.unit_name) for r in reals),
+        forward=tuple(_step(s, containers[s.rank]) for s in forward_order(run.apply_order)),
+        rollbacks=tuple(sorted(by_stage[Stage.ROLLBACK], key=lambda s: s.rank)),
+        cleanups=tuple(sorted(by_stage[Stage.CLEANUP], key=lambda s: s.rank)),
+    )
+
+
+class StepResult(Frozen):
+    """What running one step returned: its exit status (None: no answer in time, so the
+    coordinator stopped waiting) and what it printed."""
+
+    exit_code: int | None
+    stdout: str = ""
+    stderr: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0
+
+    def describe(self) -> str:
+        """The outcome in words, then the step's last line of output."""
+        if self.exit_code is None:
+            what = "no answer in time (its effect is unknown)"
+        elif self.exit_code == 0:
+            what = "ok"
+        elif self.exit_code == 255:
+            what = "exit 255: the connection failed or dropped (its effect is unknown)"
+        else:
+            what = f"exit {self.exit_code}"
+        text = self.stderr if self.exit_code != 0 and self.stderr.strip() else self.stdout
+        lines = [line for line in text.splitlines() if line.strip()]
+        return f"{what}: {lines[-1].strip()}" if lines else what
+
+
+RunStep = Callable[[TransactionStep], StepResult]
+
+
+class StepRecord(Frozen):
+    """One run of one step (commit may run more than once: ``attempt`` counts from 1)."""
+
+    step: TransactionStep
+    attempt: int
+    result: StepResult
+
+
+class HostFinal(StrEnum):
+    """What the transaction left a host in."""
+
+    UNTOUCHED = "untouched"
+    COMMITTED = "committed"
+    COMMIT_PENDING = "commit pending"
+    RESTORED = "restored"
+    ROLLBACK_FAILED = "rollback failed"
+    CLEANUP_FAILED = "cleanup failed"
+
+
+_FINAL_TEXT = {
+    HostFinal.UNTOUCHED: "no stage that changes it was started there",
+    HostFinal.COMMITTED: "it runs its planned arm; unit enabled, backup dropped",
+    HostFinal.COMMIT_PENDING: (
+        "it runs its planned arm, but its unit is not enabled and its backup stays in {dir}"
+    ),
+    HostFinal.RESTORED: "rolled back and cleaned up, back to its state before the transaction",
+    HostFinal.ROLLBACK_FAILED: "its state is unknown; what preserve saved stays in {dir}",
+    HostFinal.CLEANUP_FAILED: "rolled back, but {dir} remains",
+}
+
+
+class TransactionReport(Frozen):
+    """Every step that ran (in order), the failure that stopped the run (None when it was
+    decided), the rollback order, and what each host was left in (by rank)."""
+
+    plan: TransactionPlan
+    records: tuple[StepRecord, ...]
+    failure: StepRecord | None
+    rollback: tuple[int, ...]
+    finals: tuple[HostFinal, ...]
+
+    @property
+    def exit_code(self) -> int:
+        if self.failure is None:
+            pending = HostFinal.COMMIT_PENDING in self.finals
+            return EXIT_COMMIT_PENDING if pending else EXIT_COMMITTED
+        restored = {HostFinal.RESTORED, HostFinal.UNTOUCHED}
+        return EXIT_ROLLED_BACK if set(self.finals) <= restored else EXIT_NOT_RESTORED
+
+    def stages_on(self, rank: int) -> tuple[str, ...]:
+        """The stages run on host ``rank``, in order (a retried commit once per attempt)."""
+        return tuple(r.step.stage.value for r in self.records if r.step.rank == rank)
+
+    def verdict(self) -> str:
+        arm = self.plan.arm
+        if self.failure is None:
+            if self.exit_code == EXIT_COMMITTED:
+                return f"apply {arm}: COMMITTED on every host"
+            pending = [
+                self.plan.hosts[i].host_name
+                for i, f in enumerate(self.finals)
+                if f is HostFinal.COMMIT_PENDING
+            ]
+            return f"apply {arm}: COMMITTED, commit pending on {', '.join(pending)}"
+        failed = f"{self.failure.step.label} failed ({self.failure.result.describe()})"
+        if not self.rollback:
+            return f"apply {arm}: STOPPED: {failed}; no host was changed"
+        if self.exit_code == EXIT_ROLLED_BACK:
+            return f"apply {arm}: ROLLED BACK: {failed}; every touched host restored"
+        left = [
+            self.plan.hosts[i].host_name
+            for i, f in enumerate(self.finals)
+            if f not in (HostFinal.RESTORED, HostFinal.UNTOUCHED)
+        ]
+        return f"apply {arm}: NOT RESTORED: {failed}; {', '.join(left)} not restored"
+
+    def host_lines(self) -> list[str]:
+        """Per host: what the transaction left it in, and the stages that ran there."""
+        names = [h.host_name for h in self.plan.hosts]
+        out = []
+        if self.failure is not None:
+            order = " ".join(names[r] for r in self.rollback) or "(no host was touched)"
+            out.append(f"rollback, last changed first: {order}")
+        out.append("hosts:")
+        for rank, final in enumerate(self.finals):
+            ran = ", ".join(self.stages_on(rank)) or "nothing"
+            text = _FINAL_TEXT[final].format(dir=self.plan.preserve_dirs[rank])
+            out.append(f"  {names[rank]} (rank {rank}): {final.value}: {text}; ran: {ran}")
+        return out
+
+    def lines(self) -> list[str]:
+        """The report as the operator reads it: each step, each host, the verdict."""
+        names = [h.host_name for h in self.plan.hosts]
+        out = [f"apply {self.plan.arm}: {len(names)} hosts ({', '.join(names)})"]
+        out += [step_line(n, r) for n, r in enumerate(self.records, 1)]
+        return [*out, *self.host_lines(), self.verdict()]
+
+
+def step_line(n: int, record: StepRecord) -> str:
+    """One step of the report: its number, stage, host (and attempt), and outcome."""
+    step = record.step
+    width = max(len(s.value) for s in Stage)
+    again = f" (attempt {record.attempt})" if record.attempt > 1 else ""
+    return f"{n:3} {step.stage.value:<{width}} {step.host_name}{again}: {record.result.describe()}"
+
+
+def touched_after(
+    touched: tuple[int, ...], step: TransactionStep, result: StepResult
+) -> tuple[int, ...]:
+    """The touched hosts in order of first change, once ``step`` ran: a stage that may change
+    its host touches it when it starts, whatever it returned (a failed or cut-off preserve
+    may have changed the host)."""
+    if step.stage in CHANGING_STAGES and step.rank not in touched:
+        return (*touched, step.rank)
+    return touched
+
+
+def stops_the_run(result: StepResult, decided: bool) -> bool:
+    """Whether a step's result ends the forward run: any failure before the decision."""
+    return not result.ok and not decided
+
+
+def rollback_order(touched: tuple[int, ...]) -> tuple[int, ...]:
+    """Every touched host, the last one changed first."""
+    return tuple(reversed(touched))
+
+
+def commit_host(step: TransactionStep, run_step: RunStep, attempts: int) -> tuple[StepRecord, ...]:
+    """Commit one host, trying again after a failure (commit is idempotent) until it
+    succeeds or ``attempts`` runs have failed."""
+    records: list[StepRecord] = []
+    for attempt in range(1, attempts + 1):
+        records.append(StepRecord(step=step, attempt=attempt, result=run_step(step)))
+        if records[-1].result.ok:
+            break
+    return tuple(records)
+
+
+def roll_back(
+    plan: TransactionPlan, order: tuple[int, ...], run_step: RunStep
+) -> tuple[tuple[StepRecord, ...], dict[int, HostFinal]]:
+    """Rollback on each host of ``order`` (a failure does not stop the others), then cleanup
+    on each host whose rollback succeeded, in the same order."""
+    records: list[StepRecord] = []
+    finals: dict[int, HostFinal] = {}
+    for rank in order:
+        step = plan.rollbacks[rank]
+        records.append(StepRecord(step=step, attempt=1, result=run_step(step)))
+        finals[rank] = HostFinal.RESTORED if records[-1].result.ok else HostFinal.ROLLBACK_FAILED
+    for rank in order:
+        if finals[rank] is not HostFinal.RESTORED:
+            continue
+        step = plan.cleanups[rank]
+        records.append(StepRecord(step=step, attempt=1, result=run_step(step)))
+        if not records[-1].result.ok:
+            finals[rank] = HostFinal.CLEANUP_FAILED
+    return tuple(records), finals
+
+
+def coordinate(
+    plan: TransactionPlan, run_step: RunStep, commit_attempts: int = COMMIT_ATTEMPTS
+) -> TransactionReport:
+    """Run the transaction of ``plan`` through ``run_step`` and report what it left."""
+    records: list[StepRecord] = []
+    touched: tuple[int, ...] = ()
+    decided = False
+    failure: StepRecord | None = None
+    pending: set[int] = set()
+    for step in plan.forward:
+        if step.stage is Stage.COMMIT:
+            decided = True
+            tries = commit_host(step, run_step, commit_attempts)
+            records += tries
+            if not tries[-1].result.ok:
+                pending.add(step.rank)
+            continue
+        result = run_step(step)
+        records.append(StepRecord(step=step, attempt=1, result=result))
+        touched = touched_after(touched, step, result)
+        if stops_the_run(result, decided):
+            failure = records[-1]
+            break
+    ranks = range(len(plan.hosts))
+    if failure is None:
+        finals = tuple(
+            HostFinal.COMMIT_PENDING if r in pending else HostFinal.COMMITTED for r in ranks
+        )
+        return TransactionReport(
+            plan=plan, records=tuple(records), failure=None, rollback=(), finals=finals
+        )
+    order = rollback_order(touched)
+    undone, restored = roll_back(plan, order, run_step)
+    return TransactionReport(
+        plan=plan,
+        records=(*records, *undone),
+        failure=failure,
+        rollback=order,
+        finals=tuple(restored.get(r, HostFinal.UNTOUCHED) for r in ranks),
+    )

@@ -1,0 +1,150 @@
+"""``planner apply`` for real, on a fleet of four sshd hosts on this machine (fixtures/fleet.py).
+
+The command line runs in-process with the fleet's key and known_hosts; each test reads back
+every host byte for byte. The fault matrix itself is the ``transaction_fleet`` witness and
+``make transaction``; these tests cover what the command line adds: its output and exit code,
+a host key it does not know, and a rollback that fails.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from fixtures import fleet
+from fixtures.builders import v41_dry_run
+from fixtures.fleet import Fault, Fleet
+from fixtures.sandbox import HostSeed, HostState
+from planner.cli import main
+
+
+def _available() -> str | None:
+    try:
+        fleet.require()
+    except fleet.FleetUnavailable as error:
+        return str(error)
+    return None
+
+
+_MISSING = _available()
+pytestmark = pytest.mark.skipif(_MISSING is not None, reason=f"{_MISSING} (CI runs as root)")
+
+
+def _seeds() -> tuple[HostSeed, ...]:
+    run = v41_dry_run("supplied")
+    assert run.launch is not None
+    seeds = []
+    for host in run.hosts:
+        argv = host.realization.create_argv
+        sources = tuple(
+            argv[i + 1].split(",")[1].removeprefix("source=")
+            for i, a in enumerate(argv)
+            if a == "--mount"
+        )
+        seeds.append(HostSeed(images=(run.launch.image_digest,), dirs=sources))
+    return tuple(seeds)
+
+
+@pytest.fixture
+def hosts() -> Iterator[Fleet]:
+    run = v41_dry_run("supplied")
+    assert run.launch is not None
+    names = tuple(h.realization.host_name for h in run.hosts)
+    with fleet.started(names, _seeds(), (run.launch.head.host.rail_address,)) as started:
+        yield started
+
+
+def _apply(started: Fleet, known_hosts: Path | None = None) -> int:
+    keys = started.base / "keys"
+    return main(
+        [
+            "apply",
+            "v41_group_a",
+            "--scenario",
+            "supplied",
+            "--hosts",
+            ",".join(a.spec() for a in started.addresses),
+            "--ssh-config",
+            "none",
+            "--identity",
+            str(keys / "client"),
+            "--known-hosts",
+            str(known_hosts or keys / "known_hosts"),
+            "--connect-timeout",
+            "3",
+            "--stage-timeout",
+            "5",
+        ]
+    )
+
+
+def _without_calls(states: tuple[HostState, ...]) -> list[HostState]:
+    return [s.without_calls() for s in states]
+
+
+def test_apply_commits_every_host_and_says_so(
+    hosts: Fleet, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = _apply(hosts)
+    out = capsys.readouterr().out.splitlines()
+    assert code == 0
+    assert out[0] == "apply v41_group_a: 4 hosts (srv5, srv6, srv7, srv8)"
+    steps = out[1:25]
+    assert [line.split()[1:3] for line in steps] == [
+        [stage, f"{host}:"]
+        for stage in ("preflight", "preserve", "apply", "readback", "front_door", "commit")
+        for host in ("srv5", "srv6", "srv7", "srv8")
+    ]
+    assert all(": ok: " in line for line in steps)
+    assert out[-1] == "apply v41_group_a: COMMITTED on every host"
+    run = v41_dry_run("supplied")
+    for rendered, state in zip(run.hosts, hosts.read(), strict=True):
+        real = rendered.realization
+        assert state.containers[real.container_name].running
+        assert state.unit_files()[real.unit_name] == real.unit_text.encode()
+        assert real.unit_name in state.enabled
+
+
+def test_a_host_key_it_does_not_know_stops_the_run_before_anything_changes(
+    hosts: Fleet, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(other)], check=True)
+    kind, key, *_ = other.with_suffix(".pub").read_text().split()
+    wrong = tmp_path / "known_hosts"
+    wrong.write_text("".join(f"[{a.address}]:{a.port} {kind} {key}\n" for a in hosts.addresses))
+    before = hosts.read()
+    code = _apply(hosts, wrong)
+    out = capsys.readouterr().out.splitlines()
+    assert code == 10
+    assert out[1].startswith("  1 preflight  srv5: exit 255: the connection failed or dropped")
+    assert out[1].endswith("Host key verification failed.")
+    assert out[-1].startswith("apply v41_group_a: STOPPED: preflight@srv5 failed (exit 255")
+    assert out[-1].endswith("no host was changed")
+    assert hosts.commands() == ((), (), (), ())
+    assert _without_calls(hosts.read()) == _without_calls(before)
+
+
+def test_a_rollback_that_fails_names_its_host_and_keeps_its_backup(
+    hosts: Fleet, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hosts.arm(Fault("refuse", 3, fleet.SESSION_OF["readback"]))
+    hosts.arm(Fault("refuse", 2, 5))  # srv7's fifth session: its rollback
+    code = _apply(hosts)
+    out = capsys.readouterr().out.splitlines()
+    assert code == 11
+    assert "rollback, last changed first: srv8 srv7 srv6 srv5" in out
+    assert (
+        "  srv7 (rank 2): rollback failed: its state is unknown; what preserve saved stays in "
+        "/var/lib/gunbc/preserve/v41_group_a/gunbc-v41-tp4-rank; "
+        "ran: preflight, preserve, apply, readback, rollback"
+    ) in out
+    assert out[-1].startswith("apply v41_group_a: NOT RESTORED: readback@srv8 failed (exit 1")
+    assert out[-1].endswith("srv7 not restored")
+    srv7 = hosts.read()[2]
+    assert "/var/lib/gunbc/preserve/v41_group_a/gunbc-v41-tp4-rank/" in srv7.files
+    assert [c.step for c in srv7.calls if c.argv[:2] == ("docker", "create")] == [3]
+    assert srv7.containers["gunbc-v41-tp4"].running  # what apply started stays

@@ -1,0 +1,279 @@
+"""Witness: the cross-host transaction, run by the coordinator over real sshd, with faults.
+
+Every claim reads what the coordinator (:mod:`planner.transaction`, :mod:`planner.coordinator`)
+did to a fleet of four real sshd hosts on this machine (:mod:`fixtures.fleet`): each host's
+own root with stand-in docker and systemctl keeping their state on disk, read back byte for
+byte before and after each run. The V4.1 plan (supplied inputs) runs once per *case*: no
+fault, or one fault injected at one host's session — a stage that refuses before it runs,
+one that fails after its changes, a connection that drops in the middle of a stage, a script
+cut short in transit, a session the host never answers, a host that never answers at all,
+and a commit refused once.
+
+This is a representative set: a fault at every stage kind, on the head and on followers, for
+every fault kind. ``make transaction`` (``python -m fixtures.transaction_table``) runs the
+full matrix — every (host, stage) pair for ``refuse``, ``fail_after`` and ``drop``, ``hang`` and
+``truncate`` at every stage of one host, and each host ``down`` — and prints the fault table.
+
+Expected values come from the plan and the transaction contract, not from the coordinator
+(:mod:`fixtures.transaction_cases`): the forward order is each stage on every host, head
+first; a host is touched once its preserve was started; rollback runs on every touched host,
+last changed first, then cleanup; a commit is retried; the planned state of a host is its
+planned container, unit text and unit active and enabled, beside whatever else it held.
+
+**Where the fleet runs.** The plan is rendered once, when the witness is imported (before
+any declared mutant is installed), and ``setup()`` runs every case once per process
+(:func:`fixtures.fleet.run` remembers each run, also on disk for the processes of one command,
+keyed by every byte that decides it); the claims read what it left. So a declared mutant of
+the coordinator — whose child process runs ``setup()`` under the mutant — is judged on the
+real fleet; a mutant of the stage scripts or of the plan is ``executed_apply``'s and the other
+witnesses' (this one reuses its remembered runs); and the generated and value surveys, which
+switch mutants after ``setup()``, see these claims reach only the report's own methods (a
+token mutant of the coordinator would otherwise cost a whole fleet run, about 35 s on 2 cores;
+``transaction_plan`` covers the coordinator's decisions for them without a fleet). Measured:
+the 11 runs take 25–40 s on 2 busy cores.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+
+from claims import ClaimKind, Verdict, claim, fails, holds
+from fixtures import fleet
+from fixtures.builders import v41_dry_run
+from fixtures.fleet import Case, FleetRun
+from fixtures.transaction_cases import (
+    ARM,
+    EXIT_OF,
+    HOSTS,
+    Injected,
+    Rank,
+    expected_state,
+    fails_forward,
+    fault_index,
+    planned_order,
+    ranks,
+    seed,
+    size,
+    state,
+    touched,
+)
+
+CASES: dict[str, Injected | None] = {
+    "no fault": None,
+    "preflight refused on srv7": Injected("refuse", 2, "preflight"),
+    "preserve refused on srv7": Injected("refuse", 2, "preserve"),
+    "apply failed after its changes on srv6": Injected("fail_after", 1, "apply"),
+    "readback refused on srv8": Injected("refuse", 3, "readback"),
+    "front door failed after it ran on srv5": Injected("fail_after", 0, "front_door"),
+    "commit refused once on srv7": Injected("refuse", 2, "commit"),
+    "connection dropped during preserve on srv6": Injected("drop", 1, "preserve"),
+    "apply script cut short on srv5": Injected("truncate", 0, "apply"),
+    "apply never answered on srv8": Injected("hang", 3, "apply"),
+    "srv6 never answers": Injected("down", 1, "preflight"),
+}
+
+
+@dataclass(frozen=True)
+class _Executed:
+    ranks: tuple[Rank, ...]
+    runs: dict[str, FleetRun]
+
+
+_EXECUTED: list[_Executed] = []
+_RENDERED = v41_dry_run("supplied")
+"""The plan, rendered when this witness is imported: before a declared mutant is installed,
+so the stage scripts are the planner's own and only the coordinator is under test here."""
+
+
+def setup() -> None:
+    """The fleet runs here (root, sshd, the namespace tools), or the witness is unresolved;
+    then every case runs, once (see the module docstring)."""
+    fleet.require()
+    run = _RENDERED
+    if run.launch is None or len(run.hosts) != HOSTS or not run.admitted:
+        raise AssertionError(
+            f"supplied inputs planned no admitted four-host launch: {run.refusals}"
+        )
+    planned = ranks(run)
+    seeds = tuple(seed(r) for r in planned)
+    cases = [Case(seeds, (f.fault(),) if f else ()) for f in CASES.values()]
+    _EXECUTED[:] = [_Executed(planned, dict(zip(CASES, fleet.run(run, cases), strict=True)))]
+
+
+def _executed() -> _Executed:
+    if not _EXECUTED:
+        raise AssertionError("the fleet did not run: setup() did not complete")
+    return _EXECUTED[0]
+
+
+def _session_stage(command: str) -> str:
+    """The stage a session ran: the coordinator names it after the remote script."""
+    words = shlex.split(command)
+    return words[5] if len(words) > 5 else command
+
+
+def _steps(out: FleetRun) -> list[tuple[str, int, int | None]]:
+    return [(r.step.stage.value, r.step.rank, r.result.exit_code) for r in out.report.records]
+
+
+def _diff(label: str, want: object, got: object) -> list[str]:
+    return [] if want == got else [f"{label}: expected {want!r}, got {got!r}"]
+
+
+def _verdict(problems: list[str], summary: str) -> Verdict:
+    if problems:
+        return fails(f"{len(problems)} differences; " + "; ".join(p[:500] for p in problems[:4]))
+    return holds(summary)
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_clean_run_commits_every_host_to_its_plan() -> Verdict:
+    """With no fault, the coordinator runs preflight, preserve, apply, readback, front door
+    and commit, each on every host head first, all 24 steps succeed and it exits 0; with a
+    commit refused once on srv7, that commit runs again and succeeds, and it exits 0."""
+    ex = _executed()
+    problems = []
+    clean = [(s, r, 0) for s, r in planned_order()]
+    out = ex.runs["no fault"]
+    problems += _diff("no fault: steps", clean, _steps(out))
+    problems += _diff("no fault: exit", 0, out.report.exit_code)
+    retried = ex.runs["commit refused once on srv7"]
+    want = [*clean[:22], ("commit", 2, 1), ("commit", 2, 0), clean[23]]
+    problems += _diff("commit refused once: steps", want, _steps(retried))
+    problems += _diff("commit refused once: exit", 0, retried.report.exit_code)
+    return _verdict(problems, "24 steps in the planned order; a refused commit runs again")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_run_stops_at_the_first_failure() -> Verdict:
+    """After a failure in any forward stage (refused, failed after its changes, connection
+    dropped, script cut short, no answer, host down), the coordinator has run exactly the
+    planned steps up to the failed one — nothing after it but rollback and cleanup — and
+    every session each fleet host saw is a step the report names, in the same order."""
+    ex = _executed()
+    problems = []
+    for label, f in CASES.items():
+        out = ex.runs[label]
+        if fails_forward(f):
+            assert f is not None
+            planned = planned_order()[: fault_index(f) + 1]
+            forward = [(s, r) for s, r, _ in _steps(out) if s not in ("rollback", "cleanup")]
+            problems += _diff(f"{label}: forward steps", planned, forward)
+        for rank in range(HOSTS):
+            if f is not None and f.kind == "down" and rank == f.rank:
+                continue  # its one step never reached it (see the next claim)
+            names = [_session_stage(c) for c in out.commands[rank]]
+            problems += _diff(
+                f"{label}: sessions on rank {rank}", list(out.report.stages_on(rank)), names
+            )
+    return _verdict(problems, f"{len(CASES)} runs stop at their first failure")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def rollback_reaches_every_touched_host_last_changed_first() -> Verdict:
+    """After a forward failure, rollback runs once on every host whose preserve was started
+    (also where it refused, failed or lost its connection), the last changed first, then
+    cleanup on each in the same order; a host whose preserve never started gets neither."""
+    ex = _executed()
+    problems = []
+    for label, f in CASES.items():
+        if not fails_forward(f):
+            continue
+        assert f is not None
+        order = list(reversed(touched(f)))
+        after = [(s, r) for s, r, _ in _steps(ex.runs[label]) if s in ("rollback", "cleanup")]
+        want = [("rollback", r) for r in order] + [("cleanup", r) for r in order]
+        problems += _diff(f"{label}: rollback and cleanup", want, after)
+    return _verdict(problems, "rollback then cleanup on exactly the touched hosts, reversed")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def every_host_ends_restored_or_planned_byte_for_byte() -> Verdict:
+    """After every run, each host is exactly as before it, byte for byte — every file and
+    directory under /etc and /var, the containers with their whole config, images, loaded,
+    active and enabled units, another arm's containers and its pending backup — save the
+    empty preserve root that preserve's ``mkdir -p`` leaves where it ran; or, after a commit,
+    exactly at its planned state. The evidence is the fault table."""
+    ex = _executed()
+    problems = []
+    restored = planned = compared = 0
+    for label, f in CASES.items():
+        out = ex.runs[label]
+        for r, before, after in zip(ex.ranks, out.before, out.after, strict=True):
+            want = expected_state(r, f, before)
+            good = want == state(after)
+            if fails_forward(f):
+                restored += good
+            else:
+                planned += good
+            problems += _diff(f"{label}: rank {r.rank}", want, state(after))
+            compared += size(before) + size(after)
+    faults = sum(f is not None for f in CASES.values())
+    table = (
+        f"{faults} faults injected in {len(CASES)} runs; hosts restored {restored}, "
+        f"at their plan {planned}, of {len(CASES) * HOSTS}; {compared} bytes compared; "
+        f"nothing lost"
+    )
+    return _verdict(problems, table)
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def lost_connections_and_silent_hosts_fail_their_step() -> Verdict:
+    """A dropped connection fails its step with ssh's 255 while the stage goes on on its host,
+    and the rollback that follows waits for it (the host's lock): every call the orphaned
+    stage made comes before the rollback's; a session the host never answers fails with no
+    exit status once the stage timeout passes; a host that never answers fails its first
+    step with 255 and nothing else runs there; a script cut short in transit exits 97 and
+    runs nothing on its host."""
+    ex = _executed()
+    problems = []
+    for label, f in CASES.items():
+        if f is None or f.stage == "commit":
+            continue
+        out = ex.runs[label]
+        failed = out.report.failure
+        got = None if failed is None else (failed.step.stage.value, failed.step.rank)
+        problems += _diff(f"{label}: failed step", (f.stage, f.rank), got)
+        code = None if failed is None else failed.result.exit_code
+        problems += _diff(f"{label}: exit status", EXIT_OF[f.kind], code)
+    dropped = ex.runs["connection dropped during preserve on srv6"].after[1]
+    sessions = [c.step for c in dropped.calls]
+    problems += _diff("dropped: calls of preserve before rollback's", sorted(sessions), sessions)
+    problems += _diff("dropped: preserve went on", True, 2 in sessions)
+    cut = ex.runs["apply script cut short on srv5"]
+    problems += _diff("cut short: calls of the apply session", [], cut.after[0].calls_of(3))
+    message = (
+        "gunbc-apply: the apply script arrived incomplete (its sha256 differs): it did not run\n"
+    )
+    failure = cut.report.failure
+    problems += _diff("cut short: message", message, failure.result.stderr if failure else None)
+    down = ex.runs["srv6 never answers"]
+    problems += _diff("down: sessions on srv6", (), down.commands[1])
+    return _verdict(problems, "drop, cut short, no answer and down each fail their step")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_report_names_what_ran_and_what_each_host_was_left_in() -> Verdict:
+    """The coordinator's report gives each host's final state — committed, restored (rolled
+    back and cleaned up) or untouched — its exit code (0 committed, 10 rolled back) and a
+    verdict naming the failed step."""
+    ex = _executed()
+    problems = []
+    for label, f in CASES.items():
+        report = ex.runs[label].report
+        if not fails_forward(f):
+            want_finals = ["committed"] * HOSTS
+            want = (0, f"apply {ARM}: COMMITTED on every host")
+        else:
+            assert f is not None
+            changed = touched(f)
+            want_finals = ["restored" if r in changed else "untouched" for r in range(HOSTS)]
+            step = f"{f.stage}@{ex.ranks[f.rank].host}"
+            want = (10, step)
+        problems += _diff(f"{label}: finals", want_finals, [h.value for h in report.finals])
+        verdict = report.verdict()
+        problems += _diff(f"{label}: exit", want[0], report.exit_code)
+        if want[1] not in verdict:
+            problems.append(f"{label}: verdict {verdict!r} does not name {want[1]!r}")
+    return _verdict(problems, f"{len(CASES)} reports: finals, exit codes and verdicts")

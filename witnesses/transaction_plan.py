@@ -1,0 +1,360 @@
+"""Witness: the transaction's plan, decisions, report and ssh commands, without a fleet.
+
+``planner.transaction.coordinate`` takes the function that runs a step as its input; these
+claims give it one that answers each step from a table (exit 0, or the statuses listed for
+that stage and rank), and read what it decided: which steps ran, in which order, what it
+rolled back and cleaned up, what it reports. They reach every failure point — every forward
+step of the V4.1 plan, every commit attempt, a failing rollback or cleanup — in milliseconds;
+``transaction_fleet`` proves the same decisions on real sshd hosts with faults. The ssh
+commands are compared whole, as ``planner apply`` would run them.
+
+Expected values come from the transaction contract (see :mod:`planner.transaction`), the
+plan's own order (each stage on every host, head first) and ssh's options as documented.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shlex
+from pathlib import Path
+
+from claims import ClaimKind, Verdict, claim, fails, holds
+from fixtures.builders import v41_dry_run
+from planner.coordinator import (
+    REMOTE_SCRIPT,
+    SshSettings,
+    exit_argv,
+    master_argv,
+    render_dry_run,
+    session_argv,
+)
+from planner.refusal import PlannerInputError
+from planner.transaction import (
+    StepResult,
+    TransactionPlan,
+    TransactionReport,
+    TransactionStep,
+    coordinate,
+    parse_hosts,
+    plan_transaction,
+)
+
+HOSTS = "srv5=root@10.0.0.5,srv6=root@10.0.0.6:2222,srv7=ops@[fd00::7],srv8=root@srv8.lan"
+NAMES = ("srv5", "srv6", "srv7", "srv8")
+FORWARD = ("preflight", "preserve", "apply", "readback", "front_door")
+PRESERVE = "/var/lib/gunbc/preserve/v41_group_a/gunbc-v41-tp4"
+
+
+def _plan() -> TransactionPlan:
+    return plan_transaction(v41_dry_run("supplied"), parse_hosts(HOSTS))
+
+
+def _answering(
+    plan: TransactionPlan, codes: dict[tuple[str, int], list[int | None]], attempts: int = 3
+) -> tuple[list[str], TransactionReport]:
+    """Run ``plan`` with a step runner that answers 0 unless ``codes`` lists the next
+    statuses of that (stage, rank); the steps it ran (``stage@host``) and the report."""
+    ran: list[str] = []
+    left = {key: list(value) for key, value in codes.items()}
+
+    def run_step(step: TransactionStep) -> StepResult:
+        ran.append(step.label)
+        queue = left.get((step.stage.value, step.rank), [])
+        code = queue.pop(0) if queue else 0
+        return StepResult(exit_code=code, stdout="done\n", stderr="" if code == 0 else "no\n")
+
+    return ran, coordinate(plan, run_step, attempts)
+
+
+def _diff(label: str, want: object, got: object) -> list[str]:
+    return [] if want == got else [f"{label}: expected {want!r}, got {got!r}"]
+
+
+def _verdict(problems: list[str], summary: str) -> Verdict:
+    if problems:
+        return fails(f"{len(problems)} differences; " + "; ".join(p[:500] for p in problems[:4]))
+    return holds(summary)
+
+
+def _forward() -> list[tuple[str, int]]:
+    return [(stage, rank) for stage in FORWARD for rank in range(4)]
+
+
+@claim(ClaimKind.REFUSAL)
+def hosts_parse_into_addresses_or_located_errors() -> Verdict:
+    """``--hosts`` items parse into user, address and port (22 unless given, IPv6 in
+    brackets); a missing user, a bad user or host name, a port outside 1..65535 or not a
+    number, an unclosed bracket or a host named twice is an error naming the item; and the
+    plan needs every planned host exactly once."""
+    problems = []
+    got = [(h.host_name, h.user, h.address, h.port) for h in parse_hosts(HOSTS)]
+    want = [
+        ("srv5", "root", "10.0.0.5", 22),
+        ("srv6", "root", "10.0.0.6", 2222),
+        ("srv7", "ops", "fd00::7", 22),
+        ("srv8", "root", "srv8.lan", 22),
+    ]
+    problems += _diff("parsed", want, got)
+    bad = {
+        "srv5=10.0.0.5": ("srv5=10.0.0.5", "name the ssh user: HOST=USER@ADDRESS"),
+        "srv5=r;m@h": ("srv5=r;m@h", "'r;m' is not a user name"),
+        "srv5=root@-oProxyCommand=x": (
+            "srv5=root@-oProxyCommand=x",
+            "'-oProxyCommand=x' is not a host name or IPv4 address "
+            "(letters, digits, '.' and '-'; no leading '-')",
+        ),
+        "srv5=root@h:65536": ("srv5=root@h:65536", "port 65536 is outside 1..65535"),
+        "srv5=root@h:0": ("srv5=root@h:0", "port 0 is outside 1..65535"),
+        "srv5=root@h:2x": ("srv5=root@h:2x", "port '2x' is not a number"),
+        "srv5=root@[fd00::7": ("srv5=root@[fd00::7", "'[fd00::7' is not a bracketed IPv6 address"),
+        "srv5=root@a,srv5=root@b": ("srv5=root@b", "host srv5 is named twice"),
+    }
+    for text, (item, message) in bad.items():
+        try:
+            parse_hosts(text)
+            problems.append(f"{text!r} parsed")
+        except PlannerInputError as error:
+            problems += _diff(
+                text, ("--hosts", item, message), (error.source, error.where, error.message)
+            )
+    try:
+        plan_transaction(v41_dry_run("supplied"), parse_hosts("srv5=root@a,srv9=root@b"))
+        problems.append("a plan with srv9 and without srv6..srv8 was made")
+    except PlannerInputError as error:
+        problems += _diff(
+            "mismatch",
+            "no address for srv6, srv7, srv8; srv9 not in the plan "
+            "(the plan's hosts: srv5, srv6, srv7, srv8)",
+            error.message,
+        )
+    return _verdict(problems, f"4 addresses parsed; {len(bad) + 1} located refusals")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_plan_is_the_planners_order_with_commit_last() -> Verdict:
+    """The coordinator's forward steps are the planner's own order — each stage on every
+    host, head first — with commit last on every host, each the planner's script byte for
+    byte; rollback and cleanup are one step per rank, and each host's preserve dir is its
+    unit's under /var/lib/gunbc/preserve/<arm>."""
+    run = v41_dry_run("supplied")
+    plan = _plan()
+    problems = []
+    want = [(s, r) for s in (*FORWARD, "commit") for r in range(4)]
+    problems += _diff("forward", want, [(s.stage.value, s.rank) for s in plan.forward])
+    scripts = {(s.stage.value, s.rank): s.script for s in run.apply_order}
+    steps = (*plan.forward, *plan.rollbacks, *plan.cleanups)
+    wrong = [s.label for s in steps if s.script != scripts[(s.stage.value, s.rank)]]
+    problems += _diff("scripts that differ from the plan's", [], wrong)
+    problems += _diff(
+        "undo",
+        [("rollback", r) for r in range(4)] + [("cleanup", r) for r in range(4)],
+        [(s.stage.value, s.rank) for s in (*plan.rollbacks, *plan.cleanups)],
+    )
+    problems += _diff("containers", {"gunbc-v41-tp4"}, {s.container_name for s in steps})
+    problems += _diff(
+        "preserve dirs",
+        (f"{PRESERVE}-head", f"{PRESERVE}-rank", f"{PRESERVE}-rank", f"{PRESERVE}-rank"),
+        plan.preserve_dirs,
+    )
+    return _verdict(problems, "24 forward steps in the planner's order, commit last")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse() -> Verdict:
+    """For a failure at each of the 20 forward steps (exit 1): the steps before it and the
+    failed one ran, nothing else forward; rollback then cleanup ran on every host whose
+    preserve was started, the last changed first; those hosts are restored and the others
+    untouched; the exit code is 10 and the verdict names the failed step; with no failure,
+    all 24 steps run and it exits 0."""
+    plan = _plan()
+    problems = []
+    for k, (stage, rank) in enumerate(_forward()):
+        ran, report = _answering(plan, {(stage, rank): [1]})
+        touched = [r for s, r in _forward()[: k + 1] if s == "preserve"]
+        back = list(reversed(touched))
+        want = [f"{s}@{NAMES[r]}" for s, r in _forward()[: k + 1]]
+        want += [f"rollback@{NAMES[r]}" for r in back] + [f"cleanup@{NAMES[r]}" for r in back]
+        label = f"{stage}@{NAMES[rank]}"
+        problems += _diff(f"{label}: ran", want, ran)
+        finals = ["restored" if r in touched else "untouched" for r in range(4)]
+        problems += _diff(f"{label}: finals", finals, [f.value for f in report.finals])
+        problems += _diff(f"{label}: exit", 10, report.exit_code)
+        failed = f"{label} failed (exit 1: no)"
+        end = "every touched host restored" if touched else "no host was changed"
+        head = "ROLLED BACK" if touched else "STOPPED"
+        problems += _diff(
+            f"{label}: verdict", f"apply v41_group_a: {head}: {failed}; {end}", report.verdict()
+        )
+    ran, report = _answering(plan, {})
+    problems += _diff("clean: ran", [s.label for s in plan.forward], ran)
+    problems += _diff(
+        "clean: exit",
+        (0, "apply v41_group_a: COMMITTED on every host"),
+        (report.exit_code, report.verdict()),
+    )
+    return _verdict(problems, "20 failure points and a clean run decided as the contract says")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_commit_is_retried_and_left_pending_only_after_every_attempt() -> Verdict:
+    """After the decision a failed commit runs again, up to its attempts (3): failing twice
+    then succeeding leaves the host committed; failing every attempt (exit 1, 255, no answer)
+    leaves it commit pending, the others committed, nothing rolled back, exit 12, and the
+    report says where its backup stays."""
+    plan = _plan()
+    problems = []
+    ran, report = _answering(plan, {("commit", 1): [1, 255]})
+    problems += _diff(
+        "twice: commits",
+        ["commit@srv5"] + ["commit@srv6"] * 3 + ["commit@srv7", "commit@srv8"],
+        ran[20:],
+    )
+    problems += _diff("twice: exit", 0, report.exit_code)
+    ran, report = _answering(plan, {("commit", 2): [1, 255, None]})
+    problems += _diff(
+        "always: ran",
+        [s.label for s in plan.forward[:22]] + ["commit@srv7"] * 3 + ["commit@srv8"],
+        ran,
+    )
+    problems += _diff(
+        "always: finals",
+        ["committed", "committed", "commit pending", "committed"],
+        [f.value for f in report.finals],
+    )
+    problems += _diff("always: exit", 12, report.exit_code)
+    problems += _diff(
+        "always: verdict", "apply v41_group_a: COMMITTED, commit pending on srv7", report.verdict()
+    )
+    line = (
+        f"  srv7 (rank 2): commit pending: it runs its planned arm, but its unit is not enabled "
+        f"and its backup stays in {PRESERVE}-rank; ran: preflight, preserve, apply, readback, "
+        "front_door, commit, commit, commit"
+    )
+    problems += _diff("always: host line", True, line in report.lines())
+    ran, report = _answering(plan, {("commit", 3): [1, 1]}, attempts=2)
+    problems += _diff("two attempts", ["commit@srv8"] * 2, ran[23:])
+    return _verdict(problems, "commit retried up to its attempts, then left pending")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on() -> Verdict:
+    """A rollback that fails does not stop the other hosts' rollbacks, and its host gets no
+    cleanup; a cleanup that fails is reported too; either makes the exit code 11 and the
+    verdict names the host not restored and where its backup stays."""
+    plan = _plan()
+    problems = []
+    ran, report = _answering(plan, {("apply", 3): [1], ("rollback", 1): [1], ("cleanup", 0): [1]})
+    undo = ["rollback@srv8", "rollback@srv7", "rollback@srv6", "rollback@srv5"]
+    undo += ["cleanup@srv8", "cleanup@srv7", "cleanup@srv5"]
+    problems += _diff("ran", undo, ran[12:])
+    finals = ["cleanup failed", "rollback failed", "restored", "restored"]
+    problems += _diff("finals", finals, [f.value for f in report.finals])
+    problems += _diff("exit", 11, report.exit_code)
+    problems += _diff(
+        "verdict",
+        "apply v41_group_a: NOT RESTORED: apply@srv8 failed (exit 1: no); srv5, srv6 not restored",
+        report.verdict(),
+    )
+    lines = report.lines()
+    for want in (
+        f"  srv5 (rank 0): cleanup failed: rolled back, but {PRESERVE}-head remains; "
+        "ran: preflight, preserve, apply, rollback, cleanup",
+        f"  srv6 (rank 1): rollback failed: its state is unknown; what preserve saved stays in "
+        f"{PRESERVE}-rank; ran: preflight, preserve, apply, rollback",
+        "rollback, last changed first: srv8 srv7 srv6 srv5",
+    ):
+        problems += _diff("line", True, want in lines)
+    return _verdict(problems, "failed rollback and cleanup reported; the others restored")
+
+
+def _settings() -> SshSettings:
+    return SshSettings(
+        config="/etc/gunbc/ssh_config",
+        identity="/keys/id",
+        known_hosts="/keys/known",
+        connect_timeout=7,
+        stage_timeout=60,
+        kill_after=3,
+    )
+
+
+OPTIONS = [
+    "-F", "/etc/gunbc/ssh_config", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes",
+    "-o", "UserKnownHostsFile=/keys/known", "-i", "/keys/id", "-o", "IdentitiesOnly=yes",
+    "-o", "ConnectTimeout=7", "-o", "ServerAliveInterval=10", "-o", "ServerAliveCountMax=3",
+]  # fmt: skip
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def every_ssh_command_is_strict_and_sends_the_script_with_its_sha256() -> Verdict:
+    """Each host's connection, each session and the closing command carry BatchMode, strict
+    host key checking, the known hosts, the identity (and only it), the timeouts and the
+    host's port, and name the host after ``--``; a session runs the fixed remote command under
+    ``sh -c`` with the stage, the script's sha256, the stage timeout, the kill grace and the
+    container name."""
+    plan = _plan()
+    settings = _settings()
+    srv6 = plan.host(1)
+    step = plan.forward[5]
+    problems = []
+    port = ["-p", "2222"]
+    problems += _diff(
+        "master",
+        ["ssh", *OPTIONS, *port, "-M", "-N", "-f", "-o", "ControlPath=/c/srv6",
+         "-o", "ControlPersist=60", "--", "root@10.0.0.6"],
+        list(master_argv(settings, srv6, "/c")),
+    )  # fmt: skip
+    problems += _diff(
+        "exit",
+        ["ssh", *OPTIONS, *port, "-o", "ControlPath=/c/srv6", "-O", "exit", "--", "root@10.0.0.6"],
+        list(exit_argv(settings, srv6, "/c")),
+    )
+    digest = hashlib.sha256(step.script.encode()).hexdigest()
+    remote = f"exec sh -c '{REMOTE_SCRIPT}' gunbc-apply preserve {digest} 60 3 gunbc-v41-tp4"
+    problems += _diff(
+        "session",
+        ["ssh", *OPTIONS, *port, "-o", "ControlMaster=no", "-o", "ControlPath=/c/srv6",
+         "--", "root@10.0.0.6", remote],
+        list(session_argv(settings, srv6, "/c", step)),
+    )  # fmt: skip
+    plain = session_argv(SshSettings(), plan.host(0), "/c", plan.forward[0])
+    problems += _diff(
+        "defaults",
+        ["ssh", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes", "-o", "ConnectTimeout=10",
+         "-o", "ServerAliveInterval=10", "-o", "ServerAliveCountMax=3", "-p", "22",
+         "-o", "ControlMaster=no", "-o", "ControlPath=/c/srv5", "--", "root@10.0.0.5"],
+        list(plain[:-1]),
+    )  # fmt: skip
+    for check in ("sha256sum --check", "timeout --kill-after=", "flock --wait", "</dev/null"):
+        problems += _diff(f"remote script has {check}", True, check in REMOTE_SCRIPT)
+    return _verdict(problems, "connection, session and close commands exact")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_dry_run_lists_every_command_in_the_order_it_would_run() -> Verdict:
+    """``planner apply --dry-run`` lists one connection and one closing command per host, the
+    20 forward steps in the planner's order, then the 4 commits, then the rollbacks and
+    cleanups last host first, each step an ssh command reading its script from
+    SCRIPTS/HOST/STAGE.sh."""
+    plan = _plan()
+    settings = _settings()
+    lines = render_dry_run(plan, settings, Path("/s"), 3)
+    problems = []
+    steps = [line for line in lines if "@" in line.split(": ", 1)[0] and not line.startswith("ssh")]
+    labels = [line.split(": ", 1)[0].split(". ", 1)[-1] for line in steps]
+    want = [f"{s}@{NAMES[r]}" for s, r in _forward()]
+    want += [f"commit@{n}" for n in NAMES]
+    want += [f"rollback@{n}" for n in reversed(NAMES)] + [f"cleanup@{n}" for n in reversed(NAMES)]
+    problems += _diff("steps", want, labels)
+    for line, step in zip(
+        steps, [*plan.forward, *reversed(plan.rollbacks), *reversed(plan.cleanups)], strict=False
+    ):
+        host = plan.host(step.rank)
+        command = shlex.join(session_argv(settings, host, "CONTROL", step))
+        tail = f"{command} < /s/{step.host_name}/{step.stage.value}.sh"
+        problems += _diff(f"{step.label}", True, line.endswith(tail))
+    connections = [line for line in lines if line.startswith("ssh ")]
+    problems += _diff("connections", 8, len(connections))
+    numbered = [line.split(". ", 1)[0] for line in steps[:24]]
+    problems += _diff("numbers", [str(n) for n in range(1, 25)], numbered)
+    return _verdict(problems, f"{len(steps)} steps and 8 connection commands in order")
