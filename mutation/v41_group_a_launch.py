@@ -224,6 +224,8 @@ def image_named_by_a_floating_tag(
         f"{W}.engram_env_and_mounts_under_v41_names_only",
         CREATE,
         UNIT,
+        "transaction_plan.every_ssh_command_is_strict_and_sends_the_script_with_its_sha256",
+        "transaction_plan.the_plan_is_the_planners_order_with_commit_last",
     },
 )
 def v41_runs_under_the_v4_pair_container_name(
@@ -397,6 +399,12 @@ def held_host_conjunct_removed(state: AuthorityState, group: FabricGroup) -> tup
         "dry_run_cli.refused_dry_runs_exit_1_printing_every_refusal_in_order",
         "dry_run_cli.without_out_each_arm_writes_its_default_report_under_the_working_directory",
         "dry_run_cli.an_image_built_for_another_runtime_is_refused",
+        "transaction_fleet.a_clean_run_commits_every_host_to_its_plan",
+        "transaction_fleet.every_host_ends_restored_or_planned_byte_for_byte",
+        "transaction_fleet.lost_connections_and_silent_hosts_fail_their_step",
+        "transaction_fleet.rollback_reaches_every_touched_host_last_changed_first",
+        "transaction_fleet.the_report_names_what_ran_and_what_each_host_was_left_in",
+        "transaction_fleet.the_run_stops_at_the_first_failure",
     },
     independent=False,
 )
@@ -461,6 +469,9 @@ def checkpoint_mount_lost_beside_the_engram_mounts(call: ArmCall) -> tuple[BindM
         UNIT,
         GLM_UNIT,
         GLM_DOORS,
+        "transaction_plan.a_commit_is_retried_and_left_pending_only_after_every_attempt",
+        "transaction_plan.a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on",
+        "transaction_plan.the_plan_is_the_planners_order_with_commit_last",
     },
 )
 def head_and_follower_units_swapped(self: ArmUnitIdentity, rank: int) -> str:
@@ -912,6 +923,12 @@ def _dry_run(
     turns_red={
         "native_serving_apply.every_stage_runs_head_first",
         f"{W}.the_apply_order_is_every_stage_head_first_on_group_a",
+        "transaction_plan.a_commit_is_retried_and_left_pending_only_after_every_attempt",
+        "transaction_plan.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
+        "transaction_plan.a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on",
+        "transaction_plan.every_ssh_command_is_strict_and_sends_the_script_with_its_sha256",
+        "transaction_plan.the_dry_run_lists_every_command_in_the_order_it_would_run",
+        "transaction_plan.the_plan_is_the_planners_order_with_commit_last",
     },
     independent=False,
 )
