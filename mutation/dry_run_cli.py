@@ -256,6 +256,7 @@ def recipe_head_not_marked(plan: RecipePlan) -> str:
     turns_red={
         f"{W}.an_unwritable_out_exits_2_and_leaves_nothing_behind",
         f"{W}.reports_are_written_atomically",
+        WHERE,
     },
 )
 def temp_file_left_when_the_rename_fails(path: Path, text: str) -> None:
@@ -268,7 +269,7 @@ def temp_file_left_when_the_rename_fails(path: Path, text: str) -> None:
 
 @mutant(
     replaces="planner.report.write_atomically",
-    turns_red={f"{W}.reports_are_written_atomically"},
+    turns_red={f"{W}.reports_are_written_atomically", WHERE},
     independent=False,
 )
 def written_in_place(path: Path, text: str) -> None:
