@@ -357,7 +357,10 @@ def the_images_runtime_key_is_ignored(image: ProducedImage, runtime_key: str) ->
     return None
 
 
-@mutant(replaces="planner.values.printable", turns_red={ONE_LINE, ARGUMENTS})
+@mutant(
+    replaces="planner.values.printable",
+    turns_red={ONE_LINE, ARGUMENTS, "fabric_inventory.the_json_rules_hold_at_their_edges"},
+)
 def errors_print_what_the_input_holds(text: str) -> str:
     """Error messages print keys and paths as they are: a newline in a key starts a new
     stderr line that looks like the tool's own."""
