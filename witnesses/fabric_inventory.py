@@ -871,8 +871,8 @@ def the_json_rules_hold_at_their_edges() -> Verdict:
         ),
         "a key twice 64 levels down": (bottom, ("a." * 63 + "k", "key 'k' " + _TWICE.format(1, 2))),
     }
-    seen = {case: _strictly(text) for case, (text, _) in cases.items()}
-    want = {case: expected for case, (_, expected) in cases.items()}
+    seen: dict[str, object] = {case: _strictly(text) for case, (text, _) in cases.items()}
+    want: dict[str, object] = {case: expected for case, (_, expected) in cases.items()}
     seen["64 levels of objects"] = _strictly(deep_objects)[0]
     want["64 levels of objects"] = "read"
     seen["printable"] = printable("a\nb\u2028c\x85d\udcffe f\tg")
