@@ -38,6 +38,7 @@ ARGUMENTS = f"{W}.empty_and_unplannable_arguments_exit_2_located"
 RUNTIME = f"{W}.an_image_built_for_another_runtime_is_refused"
 ONE_LINE = f"{W}.every_error_is_one_line_whatever_the_input_holds"
 WHERE = f"{W}.the_writer_writes_where_the_user_points"
+SIGTERM = f"{W}.a_write_cut_short_by_sigterm_leaves_no_temp_file"
 
 
 def _rewritten(
@@ -256,7 +257,8 @@ def recipe_head_not_marked(plan: RecipePlan) -> str:
     turns_red={
         f"{W}.an_unwritable_out_exits_2_and_leaves_nothing_behind",
         f"{W}.reports_are_written_atomically",
-        "dry_run_cli.the_writer_writes_where_the_user_points",
+        WHERE,
+        SIGTERM,
     },
 )
 def temp_file_left_when_the_rename_fails(path: Path, text: str) -> None:
@@ -269,10 +271,7 @@ def temp_file_left_when_the_rename_fails(path: Path, text: str) -> None:
 
 @mutant(
     replaces="planner.report.write_atomically",
-    turns_red={
-        f"{W}.reports_are_written_atomically",
-        "dry_run_cli.the_writer_writes_where_the_user_points",
-    },
+    turns_red={f"{W}.reports_are_written_atomically", WHERE, SIGTERM},
     independent=False,
 )
 def written_in_place(path: Path, text: str) -> None:
@@ -360,14 +359,17 @@ def the_images_runtime_key_is_ignored(image: ProducedImage, runtime_key: str) ->
     return None
 
 
-@mutant(replaces="planner.values.printable", turns_red={ONE_LINE, ARGUMENTS})
+@mutant(
+    replaces="planner.values.printable",
+    turns_red={ONE_LINE, ARGUMENTS, "fabric_inventory.the_json_rules_hold_at_their_edges"},
+)
 def errors_print_what_the_input_holds(text: str) -> str:
     """Error messages print keys and paths as they are: a newline in a key starts a new
     stderr line that looks like the tool's own."""
     return text
 
 
-@mutant(replaces="planner.report.write_atomically", turns_red={WHERE}, independent=False)
+@mutant(replaces="planner.report.write_atomically", turns_red={WHERE, SIGTERM}, independent=False)
 def whatever_is_at_the_target_is_replaced(path: Path, text: str) -> None:
     """Every report goes through a 0600 temp file renamed over the target: a FIFO or
     /dev/null becomes a regular file, a symlink is replaced by a file, the umask is ignored
@@ -381,3 +383,15 @@ def whatever_is_at_the_target_is_replaced(path: Path, text: str) -> None:
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+@mutant(replaces="planner.report.write_atomically", turns_red={SIGTERM}, independent=False)
+def a_signal_mid_write_is_ignored(path: Path, text: str) -> None:
+    """SIGTERM during a write is left to its handler and the write carries on: a program
+    whose handler returns sees its report written as if nothing happened, and the default
+    handler would end the process with the temp file still there."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name[:40]}.", dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(temp, path)

@@ -450,7 +450,10 @@ def recipe_values_read_leniently(raw: dict[str, object]) -> tuple[RecipeProblem,
     return ()
 
 
-@mutant(replaces="planner.values.one_line", turns_red={STRICT})
+@mutant(
+    replaces="planner.values.one_line",
+    turns_red={STRICT, "fabric_inventory.the_json_rules_hold_at_their_edges"},
+)
 def a_name_may_break_lines(value: str) -> str:
     """A recipe name may hold a newline, U+2028 or a tab: its report's first line can forge
     a heading of its own."""

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, TypeVar
@@ -99,26 +98,25 @@ def load_json_model(model: type[M], path: Path, what: str) -> M:
 # --- strict JSON -------------------------------------------------------------------------------
 
 MAX_DEPTH = 64
-"""How deep arrays and objects may nest in an input file; no planner input needs a tenth."""
+"""How deep arrays and objects may nest in an input file (the document is level 1); no
+planner input needs a tenth of it."""
 
 INT_RANGE = range(-(2**63), 2**63)
 """Integers an input may hold: signed 64-bit. No planner field needs more, and Python cannot
 even print an integer of more than 4,300 digits."""
 
-_LINE_BREAKING = frozenset({"Zl", "Zp"})
 _TOO_DEEP = f"nested deeper than {MAX_DEPTH} levels"
 
 
 class JsonProblem(ValueError):
     """Well-formed JSON that says something the planner refuses to guess at, located by the
-    key path (``produced_image.artifact.runtime_key``) or, for nesting too deep to read, by
-    the line and column (``position``)."""
+    key path (``produced_image.artifact.runtime_key``) or, for nesting too deep, by the line
+    and column (``position``) where the level past :data:`MAX_DEPTH` opens."""
 
     def __init__(self, where: str, message: str, position: tuple[int, int] | None = None) -> None:
         self.where = where
         self.message = message
         self.position = position
-        super().__init__(f"{where}: {message}")
 
 
 class _Unlocated(Exception):
@@ -132,8 +130,17 @@ def _unique(pairs: list[tuple[str, object]]) -> dict[str, object]:
     return found
 
 
+def _in_range(text: str) -> bool:
+    """Whether the integer written ``text`` is signed 64-bit (one Python will not even read,
+    of more than 4,300 digits, is not)."""
+    try:
+        return int(text) in INT_RANGE
+    except ValueError:
+        return False
+
+
 def _bounded_int(text: str) -> int:
-    if len(text) > 20 or int(text) not in INT_RANGE:
+    if not _in_range(text):
         raise _Unlocated
     return int(text)
 
@@ -146,21 +153,21 @@ def strict_json(text: str) -> object:
     """``text`` parsed as JSON, refusing what :class:`JsonProblem` lists.
 
     Raises :class:`json.JSONDecodeError` for text that is not JSON and :class:`JsonProblem`
-    for JSON the planner will not read. The checks the parse cannot make cheaply (depth,
-    surrogates) run only when the text could hold the problem.
-    """
+    for JSON the planner will not read: a repeated key, an integer out of range or a
+    constant (found by the parse, then located by reading the text again as written), a
+    lone surrogate or nesting too deep (found by walking what was read)."""
     try:
         value = json.loads(
             text, object_pairs_hook=_unique, parse_int=_bounded_int, parse_constant=_no_constant
         )
     except (_Unlocated, RecursionError):
         raise _locate(text) from None
-    deep = text.count("[") + text.count("{") > MAX_DEPTH
-    if deep or "\\" in text or not text.isascii():
-        problem = _walk(value, (), 0, plain=True)
-        if problem is not None:
-            raise (_too_deep(text) or problem) if problem.message == _TOO_DEEP else problem
-    return value
+    problem = _walk(value, (), 1)
+    if problem is None:
+        return value
+    if problem.message == _TOO_DEEP:
+        raise _deepest(text)
+    raise problem
 
 
 class _Pairs(list[tuple[str, object]]):
@@ -172,15 +179,21 @@ class _RawNumber(str):
 
 
 def _locate(text: str) -> JsonProblem:
-    depth = _too_deep(text)
-    if depth is not None:
-        return depth
+    """What a parse hook refused, or the recursion limit hit, found in the text as written."""
+    if _too_deep(text) is not None:
+        return _deepest(text)
     written = json.loads(
         text, object_pairs_hook=_Pairs, parse_int=_RawNumber, parse_constant=_RawNumber
     )
-    problem = _walk(written, (), 0, plain=False)
-    assert problem is not None, "a parse hook refused what the walk accepts"
+    problem = _walk(written, (), 1)
+    assert problem is not None
     return problem
+
+
+def _deepest(text: str) -> JsonProblem:
+    found = _too_deep(text)
+    assert found is not None
+    return found
 
 
 def _too_deep(text: str) -> JsonProblem | None:
@@ -202,8 +215,7 @@ def _too_deep(text: str) -> JsonProblem | None:
         elif char in "[{":
             depth += 1
             if depth > MAX_DEPTH:
-                where = f"line {line}, column {column}"
-                return JsonProblem(where, _TOO_DEEP, (line, column))
+                return JsonProblem(f"line {line}, column {column}", _TOO_DEEP, (line, column))
         elif char in "]}":
             depth -= 1
     return None
@@ -216,13 +228,10 @@ def _path(path: tuple[str | int, ...]) -> str:
     return text or "<root>"
 
 
-def _walk(
-    value: object, path: tuple[str | int, ...], depth: int, *, plain: bool
-) -> JsonProblem | None:
-    """The first problem in document order: depth, a lone surrogate, and (for a tree read
-    as written) a repeated key or a number out of range."""
-    if depth >= MAX_DEPTH and isinstance(value, (dict, list)):  # the 65th level opens here
-        return JsonProblem(_path(path), _TOO_DEEP)
+def _walk(value: object, path: tuple[str | int, ...], level: int) -> JsonProblem | None:
+    """The first problem in document order: nesting past :data:`MAX_DEPTH` (``level`` is
+    the nesting of ``value``), a lone surrogate, and (in a tree read as written) a repeated
+    key or a number out of range."""
     if isinstance(value, _RawNumber):
         return _number_problem(value, path)
     if isinstance(value, str):
@@ -246,10 +255,12 @@ def _walk(
         items = enumerate(value)
     else:
         return None
+    if level > MAX_DEPTH:
+        return JsonProblem(_path(path), _TOO_DEEP)
     for step, item in items:
         if isinstance(step, str) and (problem := _surrogate_problem(step, path)) is not None:
             return problem
-        problem = _walk(item, (*path, step), depth + 1, plain=plain)
+        problem = _walk(item, (*path, step), level + 1)
         if problem is not None:
             return problem
     return None
@@ -273,14 +284,14 @@ def _shown(value: object) -> str:
 def _number_problem(value: _RawNumber, path: tuple[str | int, ...]) -> JsonProblem | None:
     if value in ("NaN", "Infinity", "-Infinity"):
         return JsonProblem(_path(path), f"{value} is not a JSON number")
+    if _in_range(value):
+        return None
     digits = len(value.lstrip("-"))
-    if digits > 20 or int(value) not in INT_RANGE:
-        return JsonProblem(
-            _path(path),
-            f"an integer of {digits:,} digits is out of range: integers here are signed 64-bit "
-            f"(value {_shown(value)})",
-        )
-    return None
+    return JsonProblem(
+        _path(path),
+        f"an integer of {digits:,} digits is out of range: integers here are signed 64-bit "
+        f"(value {_shown(value)})",
+    )
 
 
 def _surrogate_problem(text: str, path: tuple[str | int, ...]) -> JsonProblem | None:
@@ -297,13 +308,13 @@ def _surrogate_problem(text: str, path: tuple[str | int, ...]) -> JsonProblem | 
 
 
 def one_line(value: str) -> str:
-    """``value`` when it is one line of visible text; else raises (a name shown in a report
-    must not break the report's lines)."""
+    """``value`` when it is one line of printable text (no control, format or line-breaking
+    character, no separator but the plain space); else raises: a name shown in a report
+    must not break the report's lines."""
     for char in value:
-        if unicodedata.category(char)[0] == "C" or unicodedata.category(char) in _LINE_BREAKING:
+        if not char.isprintable():
             raise ValueError(
-                f"{value!r} is not one line of text: it holds the control or line-breaking "
-                f"character U+{ord(char):04X}"
+                f"{value!r} is not one line of printable text: it holds U+{ord(char):04X}"
             )
     return value
 
@@ -318,11 +329,4 @@ OneLine = Annotated[str, AfterValidator(_one_line_rule)]
 
 def printable(text: str) -> str:
     """``text`` with control and line-breaking characters escaped, for one message line."""
-    if text.isprintable():
-        return text
-    return "".join(
-        char
-        if char == " " or char.isprintable()
-        else char.encode("unicode_escape", "backslashreplace").decode("ascii")
-        for char in text
-    )
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)

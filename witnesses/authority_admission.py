@@ -15,6 +15,7 @@ planner's output. Which side of an instant falls where is decided by the spec an
 from __future__ import annotations
 
 import json
+import locale
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -31,8 +32,10 @@ from planner.authority import (
     GroupState,
     SuspendedForAuthorizedSuccessor,
     fold,
+    parse_log,
     read_log,
     read_state,
+    stream_log,
 )
 from planner.refusal import PlannerInputError
 from planner.v41_group_a_launch import v41_group_a_launch_dry_run
@@ -682,7 +685,8 @@ def a_value_the_log_does_not_spell_plainly_is_a_located_error() -> Verdict:
 @claim(ClaimKind.PLANNED_SHAPE)
 def only_a_newline_ends_a_record() -> Verdict:
     """An incumbent holding U+2028, U+2029 or U+0085 (line breaks to ``str.splitlines``)
-    stays one record with its text whole; a log written with CRLF reads to the same events;
+    stays one record with its text whole, in a file and in text given whole; a log written
+    with CRLF reads to the same events, and a UTF-8 log the same under the C locale;
     two records on one line, joined by a space, a carriage return or U+2028, are an error at
     that line (the line says two things)."""
     events = _lines("supplied")
@@ -699,6 +703,24 @@ def only_a_newline_ends_a_record() -> Verdict:
     with _written(_jsonl(events)) as plain, _written([f"{ln}\r" for ln in _jsonl(events)]) as crlf:
         seen["CRLF"] = read_log(crlf) == read_log(plain)
     want["CRLF"] = True
+    # the text given as a whole (parse_log) splits where the file does
+    lines = [json.dumps({**first, "incumbent": "v4\u2028pair"}), *_jsonl(events)[1:]]
+    whole: list[object] = [len(parse_log("\n".join(lines), "log"))]
+    joined = _jsonl(events)
+    try:
+        parse_log("\n".join([*joined[:2], joined[2] + "\r" + joined[3], *joined[4:]]), "log")
+        whole.append("read without error")
+    except PlannerInputError as exc:
+        whole.append(exc.where)
+    seen["parse_log"] = whole
+    want["parse_log"] = [len(events), "line 3"]
+    # a log is UTF-8 whatever the locale says
+    accented = [json.dumps({**first, "incumbent": "café"}, ensure_ascii=False), *joined[1:]]
+    with _written(accented) as path:
+        utf8 = read_log(path)
+        with _c_locale():
+            seen["C locale"] = read_log(path) == utf8 == tuple(_stream_all(path))
+    want["C locale"] = True
     for name, joiner in (("space", " "), ("carriage return", "\r"), ("U+2028", "\u2028")):
         lines = _jsonl(events)
         lines[2:4] = [lines[2] + joiner + lines[3]]
@@ -706,6 +728,21 @@ def only_a_newline_ends_a_record() -> Verdict:
         seen[f"two records joined by a {name}"] = error
         want[f"two records joined by a {name}"] = ("line 3", "not a JSON object: Extra data", "")
     return expect_equal(want, seen, "records per log")
+
+
+@contextmanager
+def _c_locale() -> Iterator[None]:
+    """The C locale for text, whose encoding is ASCII (unless Python runs in UTF-8 mode)."""
+    before = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    try:
+        yield
+    finally:
+        locale.setlocale(locale.LC_CTYPE, before)
+
+
+def _stream_all(path: Path) -> list[object]:
+    return list(stream_log(path))
 
 
 def _state_incumbent(events: tuple[object, ...]) -> str:

@@ -18,6 +18,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import stat
 import sys
 import tempfile
@@ -1418,3 +1419,42 @@ def the_writer_writes_where_the_user_points() -> Verdict:
         "left": ["a-dir", "link.txt", "new.txt", "null", "real.txt", "report.fifo"],
     }
     return expect_equal(want, seen, "what each target was left as")
+
+
+@claim(ClaimKind.REFUSAL)
+def a_write_cut_short_by_sigterm_leaves_no_temp_file() -> Verdict:
+    """SIGTERM arriving between writing the temp file and renaming it (planted there, under
+    a SIGTERM handler of this process's own so it does not end the run): the write is
+    abandoned with EINTR naming the report's path, the temp file is removed, the old report
+    is untouched, and the handler that was there runs once and is there again after."""
+    caught: list[int] = []
+
+    def mine(signum: int, frame: object) -> None:
+        caught.append(signum)
+
+    previous = signal.signal(signal.SIGTERM, mine)
+    rename = os.replace
+
+    def interrupted_rename(source: str, target: str) -> None:
+        os.kill(os.getpid(), signal.SIGTERM)
+        rename(source, target)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "report.txt"
+        report.write_text("old\n", encoding="utf-8")
+        try:
+            os.replace = interrupted_rename  # type: ignore[assignment]
+            try:
+                write_atomically(report, "new\n")
+                outcome: tuple[object, ...] = ("written",)
+            except OSError as exc:
+                outcome = (exc.errno, exc.filename)
+            handler_after = signal.getsignal(signal.SIGTERM)
+        finally:
+            os.replace = rename
+            signal.signal(signal.SIGTERM, previous)
+        left = sorted(p.name for p in Path(tmp).iterdir())
+        text = report.read_text(encoding="utf-8")
+    seen = (outcome, caught, left, text, handler_after is mine)
+    want = ((errno.EINTR, str(report)), [signal.SIGTERM], ["report.txt"], "old\n", True)
+    return expect_equal(want, seen, "(error, handler calls, files left, report, handler)")

@@ -32,7 +32,7 @@ from planner import data
 from planner.checkpoint import load_manifest
 from planner.fabric import load_fabric, serving_head
 from planner.refusal import PlannerInputError, refusal
-from planner.values import safe_name, safe_path
+from planner.values import JsonProblem, one_line, printable, safe_name, safe_path, strict_json
 
 FIXTURES = Path(fixtures.__file__).resolve().parent
 """The data directory the spec ships beside the planner."""
@@ -795,3 +795,93 @@ def a_manifest_the_planner_cannot_place_is_refused_at_its_field() -> Verdict:
                 seen[case] = (named, exc.where, fact in exc.message)
     want = {case: (True, where, True) for case, (_, where, _) in cases.items()}
     return expect_equal(want, seen, "(file named, where, states the fact) per manifest")
+
+
+def _strictly(text: str) -> tuple[str, object]:
+    """What ``strict_json`` makes of ``text``: ("read", the value), or (where, message)."""
+    try:
+        return ("read", strict_json(text))
+    except JsonProblem as problem:
+        return (problem.where, problem.message)
+
+
+_TWICE = "is given twice (values {} and {}): an input that says two things is corrupt"
+_OUT = "an integer of {} digits is out of range: integers here are signed 64-bit (value {})"
+
+
+@claim(ClaimKind.REFUSAL)
+def the_json_rules_hold_at_their_edges() -> Verdict:
+    """The strict reader every planner input goes through, at each rule's edge: 2^63 − 1
+    and −2^63 are read, 2^63 and −2^63 − 1 (and 5,000 digits) are refused quoting the value
+    (cut to 150 characters past 200); NaN, Infinity and -Infinity are refused where they
+    stand; a key given twice names both values (an object, an array, a text cut past 200
+    characters); U+D800 and U+DFFF are refused in a value or a key, U+D7FF and U+E000 read;
+    64 levels of nesting are read and the 65th is refused at its line and column, however
+    deep, with brackets and escaped quotes inside strings not counted; a 64-level object
+    repeating a key at its bottom names that key. Messages escape what would break their
+    line, and a name is one line of printable text."""
+    deep_objects = '{"a": ' * 64 + "1" + "}" * 64
+    tricky = '[\n"[[\\"[",\n' + "[" * 64 + "]" * 64 + "]"
+    bottom = '{"a": ' * 63 + '{"k": 1, "k": 2}' + "}" * 63
+    long_a, long_b = "a" * 198, "b" * 199
+    cases: dict[str, tuple[str, object]] = {
+        "2^63 - 1": (str(2**63 - 1), ("read", 2**63 - 1)),
+        "-2^63": (str(-(2**63)), ("read", -(2**63))),
+        "2^63": (str(2**63), ("<root>", _OUT.format(19, 2**63))),
+        "-2^63 - 1": (f"[{-(2**63) - 1}]", ("[0]", _OUT.format(19, -(2**63) - 1))),
+        "5,000 digits": (
+            '{"n": ' + "7" * 5000 + "}",
+            ("n", _OUT.format("5,000", "7" * 150 + "… (5,000 characters)")),
+        ),
+        "NaN": ("[1, NaN]", ("[1]", "NaN is not a JSON number")),
+        "Infinity": ('{"x": Infinity}', ("x", "Infinity is not a JSON number")),
+        "-Infinity": ("-Infinity", ("<root>", "-Infinity is not a JSON number")),
+        "object then array": (
+            '{"k": {}, "k": []}',
+            ("k", "key 'k' " + _TWICE.format("an object", "an array")),
+        ),
+        "200 and 201": (
+            f'{{"o": {{"k": "{long_a}", "k": "{long_b}"}}}}',
+            (
+                "o.k",
+                "key 'k' " + _TWICE.format(repr(long_a), repr(long_b)[:150] + "… (201 characters)"),
+            ),
+        ),
+        "U+D800 in a key": (
+            '{"a\\ud800b": 1}',
+            ("<root>", "a lone surrogate \\ud800 is not a character (value 'a\\ud800b')"),
+        ),
+        "U+DFFF in a value": (
+            '{"o": ["\\udfff"]}',
+            ("o[0]", "a lone surrogate \\udfff is not a character (value '\\udfff')"),
+        ),
+        "U+D7FF and U+E000": ('["\\ud7ff\\ue000"]', ("read", ["\ud7ff\ue000"])),
+        "64 levels": ("[" * 64 + "]" * 64, ("read", json.loads("[" * 64 + "]" * 64))),
+        "65 levels of objects": (
+            '{"a": ' * 65 + "1" + "}" * 65,
+            ("line 1, column 385", "nested deeper than 64 levels"),
+        ),
+        "65 levels after a string of brackets": (
+            tricky,
+            ("line 3, column 64", "nested deeper than 64 levels"),
+        ),
+        "5,000 levels": (
+            "[" * 5000 + "]" * 5000,
+            ("line 1, column 65", "nested deeper than 64 levels"),
+        ),
+        "a key twice 64 levels down": (bottom, ("a." * 63 + "k", "key 'k' " + _TWICE.format(1, 2))),
+    }
+    seen: dict[str, object] = {case: _strictly(text) for case, (text, _) in cases.items()}
+    want: dict[str, object] = {case: expected for case, (_, expected) in cases.items()}
+    seen["64 levels of objects"] = _strictly(deep_objects)[0]
+    want["64 levels of objects"] = "read"
+    seen["printable"] = printable("a\nb\u2028c\x85d\udcffe f\tg")
+    want["printable"] = "a\\nb\\u2028c\\x85d\\udcffe f\\tg"
+    try:
+        one_line("tiny (4x) — r37")
+        one_line("tiny\tforged")
+        seen["one line"] = "a tab accepted"
+    except ValueError as exc:
+        seen["one line"] = str(exc)
+    want["one line"] = "'tiny\\tforged' is not one line of printable text: it holds U+0009"
+    return expect_equal(want, seen, "what the strict reader makes of each text")
