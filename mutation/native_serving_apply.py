@@ -32,7 +32,15 @@ STAGE_ORDER = {stage: index for index, stage in enumerate(Stage)}
 
 @mutant(
     replaces="planner.apply.apply_steps",
-    turns_red={f"{W}.every_stage_runs_head_first"},
+    turns_red={
+        f"{W}.every_stage_runs_head_first",
+        # the coordinator runs the planner's order: it would apply followers first
+        "transaction_plan.the_plan_is_the_planners_order_with_commit_last",
+        "transaction_plan.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
+        "transaction_plan.a_commit_is_retried_and_left_pending_only_after_every_attempt",
+        "transaction_plan.a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on",
+        "transaction_plan.the_dry_run_lists_every_command_in_the_order_it_would_run",
+    },
 )
 def followers_go_before_the_head(contexts: tuple[ApplyContext, ...]) -> tuple[ApplyStep, ...]:
     """Within each stage the followers run before node rank 0."""

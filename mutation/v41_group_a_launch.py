@@ -218,7 +218,12 @@ def image_named_by_a_floating_tag(
 
 @mutant(
     replaces="planner.v41_group_a_launch.v41_group_a_call",
-    turns_red={f"{W}.engram_env_and_mounts_under_v41_names_only", CREATE, UNIT},
+    turns_red={
+        f"{W}.engram_env_and_mounts_under_v41_names_only",
+        CREATE,
+        UNIT,
+        "transaction_plan.every_ssh_command_is_strict_and_sends_the_script_with_its_sha256",
+    },
 )
 def v41_runs_under_the_v4_pair_container_name(
     fabric: Fabric, manifest: CheckpointManifest, inputs: PlanInputs, source: str = "inputs"
@@ -444,6 +449,9 @@ def checkpoint_mount_lost_beside_the_engram_mounts(call: ArmCall) -> tuple[BindM
         UNIT,
         GLM_UNIT,
         GLM_DOORS,
+        "transaction_plan.the_plan_is_the_planners_order_with_commit_last",
+        "transaction_plan.a_commit_is_retried_and_left_pending_only_after_every_attempt",
+        "transaction_plan.a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on",
     },
 )
 def head_and_follower_units_swapped(self: ArmUnitIdentity, rank: int) -> str:
