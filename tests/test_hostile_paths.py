@@ -174,7 +174,9 @@ def _prepare(tmp: Path) -> None:
     (base / "a-file").write_text("kept\n", encoding="utf-8")
     (base / "loop").symlink_to(base / "loop")
     null_device(base / "null")
-    (tmp / "good.json").write_text(json.dumps(REPORT), encoding="utf-8")
+    # a whole survey's report (merging needs every shard of one split; this is the only one)
+    whole = {**REPORT, "config": {**dict(REPORT.get("config") or {}), "shard": "1/1"}}
+    (tmp / "good.json").write_text(json.dumps(whole), encoding="utf-8")
 
 
 @HOSTILE
