@@ -175,7 +175,8 @@ def _prepare(tmp: Path) -> None:
     (base / "loop").symlink_to(base / "loop")
     null_device(base / "null")
     # a whole survey's report (merging needs every shard of one split; this is the only one)
-    whole = {**REPORT, "config": {**dict(REPORT.get("config") or {}), "shard": "1/1"}}
+    config = REPORT.get("config")
+    whole = {**REPORT, "config": {**(config if isinstance(config, dict) else {}), "shard": "1/1"}}
     (tmp / "good.json").write_text(json.dumps(whole), encoding="utf-8")
 
 
