@@ -105,6 +105,11 @@ def validate(report: Mapping[str, Any]) -> list[str]:
         value = thresholds.get(key) if isinstance(thresholds, dict) else None
         if not _is_int(value):
             problems.append(f"thresholds.{key} is not an integer")
+    config = report.get("config", {})
+    if not isinstance(config, dict):
+        problems.append(f"config: expected an object, got {_kind(config)}")
+    elif "shard" in config and shard_of(report) is None:
+        problems.append(f"config.shard: expected a string K/N, got {config['shard']!r:.40}")
     files = report.get("files", {})
     if not isinstance(files, dict):
         return [*problems, f"files: expected an object, got {_kind(files)}"]
@@ -222,7 +227,10 @@ def read_report(path: Path) -> Report:
 
 def shard_of(report: Mapping[str, Any]) -> tuple[int, int] | None:
     """``(K, N)`` from a survey report's ``config.shard`` ("K/N"), or None without one."""
-    text = str(dict(report.get("config") or {}).get("shard") or "")
+    config = report.get("config")
+    text = config.get("shard") if isinstance(config, dict) else None
+    if not isinstance(text, str):
+        return None
     k, slash, n = text.partition("/")
     if not slash or not (k.isdigit() and n.isdigit()) or not 1 <= int(k) <= int(n):
         return None

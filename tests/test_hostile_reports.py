@@ -10,7 +10,6 @@ import re
 import tempfile
 from pathlib import Path
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -37,9 +36,19 @@ def _report() -> dict[str, object]:
     return report
 
 
-REPORT = _report()
+def _shard(report: dict[str, object], k: int) -> dict[str, object]:
+    """``report`` as shard ``k`` of a split in two (merging needs every shard of one split)."""
+    copy = json.loads(json.dumps(report))
+    copy["config"] = {"shard": f"{k}/2"}
+    return dict(copy)
+
+
+REPORT = _shard(_report(), 2)
+"""The report a test corrupts: shard 2/2, merged with :data:`GOOD`, shard 1/2."""
+GOOD = _shard(_report(), 1)
 _READ = (
     r"thresholds(\.(high|low))?",
+    r"config(\.shard)?",
     r"files(\.planner/x\.py(\.(mutants(\.\d+(\.(id|status|killedBy|coveredBy|mutatorName|"
     r"replacement)(\.\d+)?|\.location(\.start(\.(line|column))?)?)?)?|language|source))?)?",
     r"testFiles(\.witnesses/w\.py(\.tests(\.\d+(\.(id|name)|\.location(\.start(\.line)?)?)?)?)?)?",
@@ -52,12 +61,6 @@ def _read_by_merge(path: tuple[str | int, ...]) -> bool:
     return any(re.fullmatch(pattern, dotted) for pattern in _READ) or not path
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known conflict, open in issue 10: merging now needs every shard of one split "
-    "(issue 11), so a pair of unsharded reports is refused for that before the hostile one is "
-    "named; the test's reports must become the shards of one split",
-)
 @HOSTILE
 @given(corruption=corruptions(REPORT), values=st.booleans(), first=st.booleans())
 def test_a_hostile_report_is_refused_naming_it_or_merged(
@@ -65,7 +68,7 @@ def test_a_hostile_report_is_refused_naming_it_or_merged(
 ) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         good, bad = Path(tmp) / "good.json", Path(tmp) / "bad.json"
-        good.write_text(json.dumps(REPORT), encoding="utf-8")
+        good.write_text(json.dumps(GOOD), encoding="utf-8")
         bad.write_bytes(corruption.data)
         out = Path(tmp) / "out" / "merged.json"
         reports = [bad, good] if first else [good, bad]
@@ -103,13 +106,8 @@ def test_a_hostile_report_is_refused_naming_it_or_merged(
         assert not out.parent.exists()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known conflict, open in issue 10: unsharded reports are refused as not one split "
-    "(issue 11) before their disagreement is found",
-)
 def test_two_reports_disagreeing_on_a_mutant_are_refused() -> None:
-    other = json.loads(json.dumps(REPORT))
+    other = json.loads(json.dumps(GOOD))
     other["files"]["planner/x.py"]["mutants"][0]["status"] = "Survived"
     with tempfile.TemporaryDirectory() as tmp:
         one, two = Path(tmp) / "1.json", Path(tmp) / "2.json"
