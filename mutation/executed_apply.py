@@ -58,6 +58,7 @@ def preserve_stops_the_container_before_its_unit(ctx: ApplyContext) -> list[str]
     replaces="planner.apply.rollback_body",
     turns_red={
         f"{W}.rollback_restores_every_host_byte_for_byte",
+        f"{W}.rollback_after_a_preserve_cut_short_puts_back_what_was_there",
         "native_serving_apply.rollback_restores_what_preserve_saved",
     },
 )
@@ -67,6 +68,34 @@ def rollback_forgets_the_saved_unit_file(ctx: ApplyContext) -> list[str]:
     body = rollback_body(ctx)
     start = body.index('if [ -e "$preserve_dir/unit" ]; then')
     return [*body[:start], 'rm -f "$unit_path"', *body[start + 5 :]]
+
+
+@mutant(
+    replaces="planner.apply.rollback_body",
+    turns_red={f"{W}.rollback_after_a_preserve_cut_short_puts_back_what_was_there"},
+    independent=False,
+)
+def rollback_clears_the_name_whatever_preserve_did(ctx: ApplyContext) -> list[str]:
+    """Rollback removes whatever container holds the planned name and whatever unit file
+    preserve saved no copy of, without asking whether preserve set anything aside: after a
+    preserve cut short before its rename, the previous arm's container is deleted."""
+    body = rollback_body(ctx)
+    start = body.index(
+        'if docker container inspect "$container_name-preserved" >/dev/null 2>&1; then'
+    )
+    end = body.index('elif [ -e "$preserve_dir/no-unit" ]; then')
+    return [
+        *body[:start],
+        'systemctl stop "$unit" 2>/dev/null || true',
+        'docker rm -f "$container_name" >/dev/null 2>&1 || true',
+        'if docker container inspect "$container_name-preserved" >/dev/null 2>&1; then',
+        '  docker rename "$container_name-preserved" "$container_name"',
+        "fi",
+        'if [ -e "$preserve_dir/unit" ]; then',
+        '  cp -p "$preserve_dir/unit" "$unit_path"',
+        "else",
+        *body[end + 1 :],
+    ]
 
 
 @mutant(
@@ -151,18 +180,20 @@ def head_front_door_asks_the_wrong_path(ctx: ApplyContext) -> FrontDoor:
 
 @mutant(
     replaces="planner.apply.preserve_body",
-    turns_red={f"{W}.preserve_saves_the_unit_file_even_when_it_is_not_running"},
+    turns_red={
+        f"{W}.preserve_saves_the_unit_file_even_when_it_is_not_running",
+        f"{W}.rollback_restores_every_host_byte_for_byte",
+    },
     independent=False,
 )
 def the_unit_file_is_saved_only_when_it_runs(ctx: ApplyContext) -> list[str]:
     """Preserve copies the unit file aside only when the unit was active, so rolling back
     a host whose unit was stopped deletes its unit file instead of restoring it."""
     lines = preserve_body(ctx)
-    copy = next(i for i, line in enumerate(lines) if line.startswith('[ ! -e "$unit_path" ]'))
-    moved = lines[copy]
-    rest = [*lines[:copy], *lines[copy + 1 :]]
+    start = lines.index('if [ -e "$unit_path" ]; then')
+    block, rest = lines[start : start + 6], [*lines[:start], *lines[start + 6 :]]
     end = rest.index("fi", rest.index('if systemctl is-active --quiet "$unit"; then'))
-    return [*rest[:end], f"  {moved}", *rest[end:]]
+    return [*rest[:end], *(f"  {line}" for line in block), *rest[end:]]
 
 
 @mutant(

@@ -148,6 +148,7 @@ def followers_wait_on_their_own_address(ctx: ApplyContext) -> list[str]:
         f"{W}.rollback_restores_what_preserve_saved",
         f"{E}.each_stage_changes_its_host_in_order",
         f"{E}.rollback_restores_every_host_byte_for_byte",
+        f"{E}.rollback_after_a_preserve_cut_short_puts_back_what_was_there",
     },
 )
 def rollback_leaves_the_preserved_container(ctx: ApplyContext) -> list[str]:

@@ -11,7 +11,10 @@ host, head first); the coordinator (:mod:`planner.transaction`) runs that order 
 Preflight changes nothing and refuses a host with an earlier preserve still pending;
 preserve's first change is its preserve dir, so rollback on a host without one restores
 nothing (its preserve refused or never ran) and is safe on every host preserve was started
-on.
+on. Preserve then records each thing it sets aside as it goes (the unit file saved, or
+``no-unit``; the container renamed, or ``no-container``), and rollback undoes only what
+those records show: a preserve cut short anywhere (a dropped session, a refused ``docker
+rename``) never leads rollback to remove a container or unit file it had not set aside.
 """
 
 from __future__ import annotations
@@ -195,10 +198,18 @@ def preserve_body(ctx: ApplyContext) -> list[str]:
         '  touch "$preserve_dir/unit-was-active"',
         '  systemctl stop "$unit"',
         "fi",
-        '[ ! -e "$unit_path" ] || cp -p "$unit_path" "$preserve_dir/unit"',
+        "# each thing set aside is recorded once it is whole: rollback undoes only those",
+        'if [ -e "$unit_path" ]; then',
+        '  cp -p "$unit_path" "$preserve_dir/unit.copying"',
+        '  mv -f "$preserve_dir/unit.copying" "$preserve_dir/unit"',
+        "else",
+        '  touch "$preserve_dir/no-unit"',
+        "fi",
         'if docker container inspect "$container_name" >/dev/null 2>&1; then',
         f'  docker stop --time {STOP_GRACE_SECONDS} "$container_name" >/dev/null',
         '  docker rename "$container_name" "$container_name-preserved"',
+        "else",
+        '  touch "$preserve_dir/no-container"',
         "fi",
         'echo "preserved into $preserve_dir"',
     ]
@@ -315,14 +326,20 @@ def rollback_body(ctx: ApplyContext) -> list[str]:
         '  echo "rolled back: nothing was preserved here, so nothing changed"',
         "  exit 0",
         "fi",
-        'systemctl stop "$unit" 2>/dev/null || true',
-        'docker rm -f "$container_name" >/dev/null 2>&1 || true',
+        "# the container name is apply's only once preserve moved the previous one aside or",
+        "# found none; before that it is still the previous container, left where it is",
         'if docker container inspect "$container_name-preserved" >/dev/null 2>&1; then',
+        '  systemctl stop "$unit" 2>/dev/null || true',
+        '  docker rm -f "$container_name" >/dev/null 2>&1 || true',
         '  docker rename "$container_name-preserved" "$container_name"',
+        'elif [ -e "$preserve_dir/no-container" ]; then',
+        '  systemctl stop "$unit" 2>/dev/null || true',
+        '  docker rm -f "$container_name" >/dev/null 2>&1 || true',
         "fi",
+        "# the same for the unit file: restored if saved, removed only if there was none",
         'if [ -e "$preserve_dir/unit" ]; then',
         '  cp -p "$preserve_dir/unit" "$unit_path"',
-        "else",
+        'elif [ -e "$preserve_dir/no-unit" ]; then',
         '  rm -f "$unit_path"',
         "fi",
         "systemctl daemon-reload",

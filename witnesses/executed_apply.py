@@ -495,11 +495,15 @@ def _preserve_parents(r: _Rank) -> dict[str, bytes]:
 
 
 def _saved(r: _Rank, previous: bool) -> dict[str, bytes]:
-    """What preserve keeps: the unit file as it was and whether it was active."""
+    """What preserve keeps: the unit file as it was (or the record that there was none),
+    whether it was active, and the record that no container was there to set aside."""
     saved = {f"{r.preserve_dir}/": b""}
     if previous:
         saved[f"{r.preserve_dir}/unit"] = _previous_unit(r.name).encode()
         saved[f"{r.preserve_dir}/unit-was-active"] = b""
+    else:
+        saved[f"{r.preserve_dir}/no-unit"] = b""
+        saved[f"{r.preserve_dir}/no-container"] = b""
     return saved
 
 
@@ -723,6 +727,59 @@ def rollback_restores_every_host_byte_for_byte() -> Verdict:
     return _verdict(problems, "2 failed transactions rolled back on 4 hosts, byte for byte")
 
 
+def _cut_preserves(r: _Rank) -> list[tuple[str, str]]:
+    """Rank ``r``'s preserve script cut after each of its lines from ``mkdir -p`` on: a
+    preserve stopped there (its session dropped, its host lost power, a docker call refused)."""
+    lines = dict(r.scripts)["preserve"].splitlines(keepends=True)
+    start = next(i for i, line in enumerate(lines) if line.startswith("mkdir -p"))
+    return [(f"preserve_cut_{n}", "".join(lines[:n])) for n in range(start + 1, len(lines))]
+
+
+def _cut_preserve_cases(ranks: tuple[_Rank, ...]) -> list[tuple[str, sandbox.Scenario]]:
+    """Rank 0 (the previous arm runs there) and rank 2 (a fresh host): preflight, preserve
+    cut short, rollback, cleanup."""
+    cases = []
+    for r in (ranks[0], ranks[2]):
+        cuts = _cut_preserves(r)
+        host = Host(r.host, r.scripts + tuple(cuts), _seed(r, PREVIOUS[r.rank]))
+        for stage, _ in cuts:
+            steps = tuple(Run(0, s, (r.name,)) for s in ("preflight", stage, "rollback", "cleanup"))
+            cases.append((f"rank {r.rank} {stage}", sandbox.Scenario((host,), steps, (r.rail,))))
+    return cases
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def rollback_after_a_preserve_cut_short_puts_back_what_was_there() -> Verdict:
+    """Wherever preserve stopped (after any of its lines, on a host running the previous arm
+    and on a fresh one), rollback then cleanup succeed and leave the host as it was:
+    containers, unit files, systemd's loaded, active and enabled units, byte for byte.
+    Rollback never removes a container or unit file that preserve had not yet set aside."""
+    cases = _cut_preserve_cases(_ranks(_plan()))
+    problems = []
+    for (label, _), out in zip(cases, sandbox.run([s for _, s in cases]), strict=True):
+        codes = [res.returncode if res else None for res in out.results]
+        problems += _diff(f"{label}: rollback and cleanup exit", [0, 0], codes[2:])
+        before, after = out.before[0], out.after[0]
+        problems += _diff(
+            f"{label}: state",
+            (
+                dict(before.containers),
+                before.unit_files(),
+                dict(before.loaded),
+                set(before.active),
+                set(before.enabled),
+            ),
+            (
+                dict(after.containers),
+                after.unit_files(),
+                dict(after.loaded),
+                set(after.active),
+                set(after.enabled),
+            ),
+        )
+    return _verdict(problems, f"{len(cases)} preserves cut short, each rolled back exactly")
+
+
 @claim(ClaimKind.PLANNED_SHAPE)
 def preflight_refuses_occupancy_and_missing_inputs() -> Verdict:
     """Preflight passes on a host that runs this arm's own previous container and unit,
@@ -836,8 +893,9 @@ def preserve_refuses_a_pending_backup() -> Verdict:
 @claim(ClaimKind.PLANNED_SHAPE)
 def preserve_saves_the_unit_file_even_when_it_is_not_running() -> Verdict:
     """On a host whose unit file exists but is not active (and no container runs), preserve
-    saves that unit file byte for byte into the preserve dir, records no ``unit-was-active``,
-    stops and renames nothing, and says where it preserved."""
+    saves that unit file byte for byte into the preserve dir, records no ``unit-was-active``
+    and that there was no container, stops and renames nothing, and says where it
+    preserved."""
     ex = _executed()
     r = ex.ranks[0]
     out = ex.other["inactive unit file"]
@@ -849,7 +907,10 @@ def preserve_saves_the_unit_file_even_when_it_is_not_running() -> Verdict:
         (result.returncode, result.stdout, result.stderr),
     )
     host = out.after[0]
-    saved = {f"{r.preserve_dir}/unit": _previous_unit(r.name).encode()}
+    saved = {
+        f"{r.preserve_dir}/unit": _previous_unit(r.name).encode(),
+        f"{r.preserve_dir}/no-container": b"",
+    }
     problems += _diff("saved", saved, host.under(r.preserve_dir))
     problems += _diff("changes", [], _effects(host, 0))
     return _verdict(problems, "an inactive unit file is preserved, nothing stopped")

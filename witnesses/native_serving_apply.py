@@ -8,7 +8,7 @@ import shlex
 
 from claims import ClaimKind, Verdict, claim, expect, expect_equal, fails, holds
 from fixtures.builders import glm_dry_run, v41_dry_run
-from planner.apply import ApplyContext, ApplyStep, Stage, apply_contexts, stage_script
+from planner.apply import ApplyContext, Stage, apply_contexts, stage_script
 from planner.arm_launch import DryRun
 
 
@@ -144,8 +144,11 @@ def followers_wait_for_the_head_rendezvous() -> Verdict:
     return expect_equal([False, True, True, True], waits, "apply waits for the head (per rank)")
 
 
-def _inverse_pairs(step: ApplyStep, verb: str) -> set[tuple[str, ...]]:
-    return {tuple(reversed(args)) for args in _commands(step.script, verb)}
+def _copies(script: str) -> set[tuple[str, ...]]:
+    """Each ``cp -p SRC DST`` of ``script`` as (SRC, DST), a copy landed by a later ``mv -f
+    DST FINAL`` counted as (SRC, FINAL): what the script saved and where."""
+    moves = {args[0]: args[1] for args in _commands(script, "mv -f") if len(args) == 2}
+    return {(src, moves.get(dst, dst)) for src, dst in _commands(script, "cp -p")}
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
@@ -154,13 +157,18 @@ def rollback_restores_what_preserve_saved() -> Verdict:
     run = _run()
     preserve = next(s for s in run.apply_order if s.stage is Stage.PRESERVE)
     rollback = _script(run, Stage.ROLLBACK, preserve.rank)
-    missing = []
-    for verb in ("cp -p", "docker rename"):
-        undo = set(_commands(rollback, verb))
-        missing += [f"{verb} {' '.join(p)}" for p in _inverse_pairs(preserve, verb) - undo]
-    saved = len(_commands(preserve.script, "cp -p")) + len(
-        _commands(preserve.script, "docker rename")
-    )
+    renames = set(_commands(preserve.script, "docker rename"))
+    undone = {
+        "cp -p": (_copies(preserve.script), _copies(rollback)),
+        "docker rename": (renames, set(_commands(rollback, "docker rename"))),
+    }
+    missing = [
+        f"{verb} {' '.join(reversed(pair))}"
+        for verb, (made, undo) in undone.items()
+        for pair in sorted(made)
+        if tuple(reversed(pair)) not in undo
+    ]
+    saved = sum(len(made) for made, _ in undone.values())
     if missing or saved < 2:
         return fails(f"preserve saved {saved} things; rollback does not undo {missing}")
     return holds(f"rollback reverses all {saved} preserve operations")
