@@ -119,6 +119,10 @@ class JsonProblem(ValueError):
         self.position = position
 
 
+_NESTED = JsonProblem("", _TOO_DEEP)
+"""What the walk finds past :data:`MAX_DEPTH`; :func:`_too_deep` then locates it in the text."""
+
+
 class _Unlocated(Exception):
     """Raised by a parse hook, which cannot see where it is; the slow path locates it."""
 
@@ -165,7 +169,7 @@ def strict_json(text: str) -> object:
     problem = _walk(value, (), 1)
     if problem is None:
         return value
-    if problem.message == _TOO_DEEP:
+    if problem is _NESTED:
         raise _deepest(text)
     raise problem
 
@@ -196,27 +200,23 @@ def _deepest(text: str) -> JsonProblem:
     return found
 
 
+_TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"|[\[\]{}\n]')
+"""What nesting depends on: a whole string (its brackets do not count), a bracket, a line end."""
+
+
 def _too_deep(text: str) -> JsonProblem | None:
     """The line and column where nesting first passes :data:`MAX_DEPTH`, strings skipped."""
-    depth, in_string, escaped, line, column = 0, False, False, 1, 0
-    for char in text:
-        column += 1
-        if char == "\n":
-            line, column = line + 1, 0
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
+    depth, line, line_start = 0, 1, 0
+    for token in _TOKENS.finditer(text):
+        found = token.group()
+        if found == "\n":
+            line, line_start = line + 1, token.end()
+        elif found in ("[", "{"):
             depth += 1
             if depth > MAX_DEPTH:
+                column = token.start() - line_start + 1
                 return JsonProblem(f"line {line}, column {column}", _TOO_DEEP, (line, column))
-        elif char in "]}":
+        elif found in ("]", "}"):
             depth -= 1
     return None
 
@@ -256,7 +256,7 @@ def _walk(value: object, path: tuple[str | int, ...], level: int) -> JsonProblem
     else:
         return None
     if level > MAX_DEPTH:
-        return JsonProblem(_path(path), _TOO_DEEP)
+        return _NESTED
     for step, item in items:
         if isinstance(step, str) and (problem := _surrogate_problem(step, path)) is not None:
             return problem

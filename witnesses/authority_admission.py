@@ -711,9 +711,9 @@ def only_a_newline_ends_a_record() -> Verdict:
         parse_log("\n".join([*joined[:2], joined[2] + "\r" + joined[3], *joined[4:]]), "log")
         whole.append("read without error")
     except PlannerInputError as exc:
-        whole.append(exc.where)
+        whole.append((exc.source, exc.where))
     seen["parse_log"] = whole
-    want["parse_log"] = [len(events), "line 3"]
+    want["parse_log"] = [len(events), ("log", "line 3")]
     # a log is UTF-8 whatever the locale says
     accented = [json.dumps({**first, "incumbent": "café"}, ensure_ascii=False), *joined[1:]]
     with _written(accented) as path:

@@ -817,13 +817,14 @@ def the_json_rules_hold_at_their_edges() -> Verdict:
     stand; a key given twice names both values (an object, an array, a text cut past 200
     characters); U+D800 and U+DFFF are refused in a value or a key, U+D7FF and U+E000 read;
     64 levels of nesting are read and the 65th is refused at its line and column, however
-    deep, with brackets and escaped quotes inside strings not counted; a 64-level object
-    repeating a key at its bottom names that key. Messages escape what would break their
-    line, and a name is one line of printable text."""
+    deep, with brackets, escaped quotes and backslashes inside strings and closed levels not
+    counted; a 64-level object repeating a key, or holding NaN, at its bottom names it.
+    Messages escape what would break their line, and a name is one line of printable text."""
     deep_objects = '{"a": ' * 64 + "1" + "}" * 64
     tricky = '[\n"[[\\"[",\n' + "[" * 64 + "]" * 64 + "]"
     bottom = '{"a": ' * 63 + '{"k": 1, "k": 2}' + "}" * 63
     long_a, long_b = "a" * 198, "b" * 199
+    closed = '[[], {}, "\\\\", '  # the document, two closed levels, a string of one backslash
     cases: dict[str, tuple[str, object]] = {
         "2^63 - 1": (str(2**63 - 1), ("read", 2**63 - 1)),
         "-2^63": (str(-(2**63)), ("read", -(2**63))),
@@ -870,6 +871,14 @@ def the_json_rules_hold_at_their_edges() -> Verdict:
             ("line 1, column 65", "nested deeper than 64 levels"),
         ),
         "a key twice 64 levels down": (bottom, ("a." * 63 + "k", "key 'k' " + _TWICE.format(1, 2))),
+        "NaN 64 levels down": (
+            '{"a": ' * 63 + "[NaN]" + "}" * 63,
+            ("a." * 62 + "a[0]", "NaN is not a JSON number"),
+        ),
+        "65 levels after closed brackets and an escaped backslash": (
+            closed + "[" * 64 + "]" * 64 + "]",
+            (f"line 1, column {len(closed) + 64}", "nested deeper than 64 levels"),
+        ),
     }
     seen: dict[str, object] = {case: _strictly(text) for case, (text, _) in cases.items()}
     want: dict[str, object] = {case: expected for case, (_, expected) in cases.items()}
