@@ -223,6 +223,7 @@ def image_named_by_a_floating_tag(
         CREATE,
         UNIT,
         "transaction_plan.every_ssh_command_is_strict_and_sends_the_script_with_its_sha256",
+        "transaction_plan.the_plan_is_the_planners_order_with_commit_last",
     },
 )
 def v41_runs_under_the_v4_pair_container_name(
