@@ -59,6 +59,8 @@ TWICE = f"{W}.a_line_that_says_two_things_is_corrupt_and_never_admits"
 PLAINLY = f"{W}.a_value_the_log_does_not_spell_plainly_is_a_located_error"
 NEWLINE = f"{W}.only_a_newline_ends_a_record"
 STREAM = f"{W}.the_stream_is_read_to_its_end_and_folds_as_the_whole_read"
+RECORDS = f"{W}.every_record_is_read_as_written_in_file_order"
+ONCE = f"{W}.the_folded_state_names_each_group_and_host_once_in_first_mention_order"
 _LENIENT: TypeAdapter[AuthorityEvent] = TypeAdapter(AuthorityEvent)
 
 
@@ -242,6 +244,44 @@ def releasing_an_unheld_host_fails(
         elif isinstance(event, HostHeld):
             held.add(event.host)
     return fold(events, now)
+
+
+@mutant(replaces="planner.authority.fold", turns_red={ONCE}, independent=False)
+def a_host_held_again_is_listed_again(
+    events: Iterable[AuthorityEvent], now: datetime
+) -> AuthorityState:
+    """The fold appends a pair per hold instead of keeping one holder per host, so a host
+    held twice is listed twice (lookups still find its last holder)."""
+    events = tuple(events)
+    state = fold(events, now)
+    pairs: list[tuple[str, str]] = []
+    for event in events:
+        if event.at > now:
+            break
+        if isinstance(event, HostHeld):
+            pairs.append((event.host, event.subject))
+        elif isinstance(event, HostReleased):
+            pairs = [p for p in pairs if p[0] != event.host]
+    return state.model_copy(update={"holdings": tuple(pairs)})
+
+
+@mutant(replaces="planner.authority.parse_log", turns_red={RECORDS, NEWLINE}, independent=False)
+def a_log_text_starts_with_a_header_line(text: str, source: str) -> tuple[AuthorityEvent, ...]:
+    """Log text is read as if its first line were a header: the first record is skipped."""
+    lines = text.split("\n")
+    return (*tuple(log_events(["", *lines[1:]], source)),)
+
+
+@mutant(
+    replaces="planner.authority.read_log",
+    turns_red={RECORDS, NEWLINE, STREAM, ONCE},
+    independent=False,
+)
+def events_of_one_instant_are_read_newest_first(path: Path) -> tuple[AuthorityEvent, ...]:
+    """The reader orders events by instant, newest first among equal instants (a sort on
+    the wrong key), so records logged in one second come back swapped."""
+    events = tuple(stream_log(path))
+    return tuple(sorted(events, key=lambda e: (e.at, -e.seq)))
 
 
 @mutant(replaces="planner.authority.log_events", turns_red={CORRUPT, PLAINLY}, independent=False)

@@ -777,3 +777,95 @@ def the_stream_is_read_to_its_end_and_folds_as_the_whole_read() -> Verdict:
         (differ, after),
         "(reads where stream and whole read differ, where a corrupt later line fails)",
     )
+
+
+def _as_written(event: object) -> Event:
+    """An event read by the planner, as the plain-json reading of its line would give it:
+    every field the model has, instants back in the log's ISO spelling made comparable."""
+    fields = dict(getattr(event, "__dict__", {}))
+    return {k: v.isoformat() if isinstance(v, datetime) else v for k, v in fields.items()}
+
+
+def _plainly(line: Event) -> Event:
+    """A log line read with plain json: instants as ISO text (``Z`` as ``+00:00``)."""
+    return {
+        k: _at(v).isoformat() if k in ("at", "lease_expires_at") else v for k, v in line.items()
+    }
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def every_record_is_read_as_written_in_file_order() -> Verdict:
+    """Reading a scenario's authority log (from its file and from its text) gives one event
+    per non-blank line, in file order, none dropped, repeated or swapped, each with exactly
+    the seq, instant, event kind and fields its line states."""
+    problems = []
+    for name in sorted(p.name for p in _SCENARIOS.iterdir() if (p / "authority.jsonl").exists()):
+        path = _SCENARIOS / name / "authority.jsonl"
+        expected = [_plainly(line) for line in _lines(name)]
+        readings = {
+            "read_log": read_log(path),
+            "parse_log": parse_log(path.read_text(encoding="utf-8"), str(path)),
+        }
+        for how, events in readings.items():
+            got = [_as_written(e) for e in events]
+            if got != expected:
+                wrong = next(
+                    (i for i, (g, e) in enumerate(zip(got, expected, strict=False)) if g != e),
+                    min(len(got), len(expected)),
+                )
+                problems.append(
+                    f"{name} by {how}: {len(got)} events for {len(expected)} lines; first "
+                    f"difference at record {wrong}: "
+                    f"{got[wrong] if wrong < len(got) else None} vs "
+                    f"{expected[wrong] if wrong < len(expected) else None}"
+                )
+    if problems:
+        return fails("; ".join(problems)[:1500])
+    return holds("every scenario's log read record for record, both ways")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_folded_state_names_each_group_and_host_once_in_first_mention_order() -> Verdict:
+    """The state folded from each scenario's log (and from the supplied log with a host held
+    a second time) is a set of mappings: each group, runtime key and held host appears once,
+    in the order the log first names it, with what its last event before the read time
+    says."""
+    logs = {
+        name: (_lines(name), _now(name))
+        for name in sorted(p.name for p in _SCENARIOS.iterdir() if (p / "authority.jsonl").exists())
+    }
+    supplied, now = logs["supplied"]
+    held = next(e for e in supplied if e["event"] == "host_held")
+    last = supplied[-1]
+    again = {**held, "seq": last["seq"] + 1, "at": last["at"]}
+    logs["supplied, a host held again"] = ([*supplied, again], _at(last["at"]))
+    problems = []
+    for name, (lines, now) in logs.items():
+        seen = [e for e in lines if _at(e["at"]) <= now]
+        groups = list(dict.fromkeys(e["group"] for e in seen if "group" in e))
+        keys = list(dict.fromkeys(e["runtime_key"] for e in seen if "runtime_key" in e))
+        hosts: dict[str, str] = {}
+        for e in seen:
+            if e["event"] == "host_held":
+                hosts[e["host"]] = e["subject"]
+            elif e["event"] == "host_released":
+                hosts.pop(e["host"], None)
+        state = _state(lines, now)
+        got = (
+            [g for g, _ in state.groups],
+            [k for k, _ in state.admitted_images],
+            list(state.holdings),
+        )
+        problems += [
+            f"{name} {what}: expected {want}, got {have}"
+            for what, want, have in zip(
+                ("groups", "runtime keys", "holdings"),
+                (groups, keys, list(hosts.items())),
+                got,
+                strict=True,
+            )
+            if want != have
+        ]
+    if problems:
+        return fails("; ".join(problems)[:1500])
+    return holds("every scenario's state lists its groups, keys and hosts once, in log order")
