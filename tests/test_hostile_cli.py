@@ -207,12 +207,3 @@ def test_a_shard_no_survey_can_have_is_a_usage_error(survey: str, shard: str) ->
     assert (ran.code, ran.out) == (2, ""), ran.err
     assert ran.err.startswith("claims: error: --shard ") and "write K/N" in ran.err, ran.err
     assert len(ran.err_lines) == 1
-
-
-def test_merging_shards_through_the_module_entry_point(tmp_path: Path) -> None:
-    from mutation.merge import main as merge_main
-
-    bad = tmp_path / "bad.json"
-    bad.write_text('{"files": {}, "files": []}', encoding="utf-8")
-    code = merge_main([str(bad), "-o", str(tmp_path / "m.json")])
-    assert code == 2 and not (tmp_path / "m.json").exists()

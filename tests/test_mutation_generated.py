@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -127,26 +126,6 @@ def test_shards_partition_the_mutants_and_merge_back(project: Path, full: Survey
     ids = {m["id"] for f in body["files"].values() for m in f["mutants"]}
     assert ids == set(full.mutants())
     assert "all 22 mutants:" in done.stdout
-    again = project / "merged-again.json"
-    module = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mutation.merge",
-            "-o",
-            str(again),
-            str(project / "shard2.json"),
-            str(project / "shard1.json"),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=project,
-    )
-    assert module.returncode == 0, module.stderr
-    assert {
-        m["id"] for f in json.loads(again.read_text())["files"].values() for m in f["mutants"]
-    } == ids
 
 
 def test_the_generated_mutants_read_back_with_their_changed_line(full: Survey) -> None:
