@@ -399,12 +399,6 @@ def held_host_conjunct_removed(state: AuthorityState, group: FabricGroup) -> tup
         "dry_run_cli.refused_dry_runs_exit_1_printing_every_refusal_in_order",
         "dry_run_cli.without_out_each_arm_writes_its_default_report_under_the_working_directory",
         "dry_run_cli.an_image_built_for_another_runtime_is_refused",
-        "transaction_fleet.a_clean_run_commits_every_host_to_its_plan",
-        "transaction_fleet.every_host_ends_restored_or_planned_byte_for_byte",
-        "transaction_fleet.lost_connections_and_silent_hosts_fail_their_step",
-        "transaction_fleet.rollback_reaches_every_touched_host_last_changed_first",
-        "transaction_fleet.the_report_names_what_ran_and_what_each_host_was_left_in",
-        "transaction_fleet.the_run_stops_at_the_first_failure",
     },
     independent=False,
 )
