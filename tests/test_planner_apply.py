@@ -275,8 +275,13 @@ def test_fail_names_the_container_stage_host_and_log() -> None:
 def test_preserve_saves_unit_activity_unit_file_and_container() -> None:
     script = _script(2, Stage.PRESERVE)
     assert 'touch "$preserve_dir/unit-was-active"' in script
-    assert 'cp -p "$unit_path" "$preserve_dir/unit"' in script
-    assert 'docker rename "$container_name" "$container_name-preserved"' in script
+    # the copy lands under its saved name only once whole; what was absent is recorded
+    lines = [line.strip() for line in script.splitlines()]
+    copy = lines.index('cp -p "$unit_path" "$preserve_dir/unit.copying"')
+    assert lines[copy + 1] == 'mv -f "$preserve_dir/unit.copying" "$preserve_dir/unit"'
+    assert 'touch "$preserve_dir/no-unit"' in lines
+    rename = lines.index('docker rename "$container_name" "$container_name-preserved"')
+    assert lines[rename + 1 : rename + 3] == ["else", 'touch "$preserve_dir/no-container"']
 
 
 def test_rollback_restores_what_preserve_saved() -> None:
@@ -285,13 +290,14 @@ def test_rollback_restores_what_preserve_saved() -> None:
     assert _assigned(rollback, "preserve_dir") == _assigned(preserve, "preserve_dir")
     saved = set(re.findall(r'"\$preserve_dir/([\w-]+)"', preserve))
     restored = set(re.findall(r'"\$preserve_dir/([\w-]+)"', rollback))
-    assert saved == {"unit", "unit-was-active"}
+    # ([\w-]+ stops at the dot of unit.copying, the copy's temporary name)
+    assert saved == {"unit", "unit-was-active", "no-unit", "no-container"}
     assert saved <= restored
     assert 'cp -p "$preserve_dir/unit" "$unit_path"' in rollback
     assert 'docker rename "$container_name-preserved" "$container_name"' in rollback
     assert 'systemctl start "$unit"' in rollback
     lines = rollback.splitlines()
-    assert lines.index('docker rm -f "$container_name" >/dev/null 2>&1 || true') < lines.index(
+    assert lines.index('  docker rm -f "$container_name" >/dev/null 2>&1 || true') < lines.index(
         '  docker rename "$container_name-preserved" "$container_name"'
     )
 
