@@ -308,7 +308,12 @@ def facts(serve: RaisingParser) -> dict[str, Any]:
     from vllm.tool_parsers import ToolParserManager
 
     options = sorted(s for a in serve._actions for s in a.option_strings if s.startswith("--"))
+    # every optional action in the parser's order: what planner/vllm_serve_options.py copies
+    actions = [[a.dest, list(a.option_strings)] for a in serve._actions if a.option_strings]
+    appending = sorted(a.dest for a in serve._actions if isinstance(a, argparse._AppendAction))
     return {
+        "actions": actions,
+        "append_dests": appending,
         "vllm_version": importlib.metadata.version("vllm"),
         "tokenizer_modes": sorted(["auto", *TokenizerRegistry.tokenizers]),
         "tool_call_parsers": sorted(ToolParserManager.list_registered()),
