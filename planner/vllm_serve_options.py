@@ -1,6 +1,7 @@
-"""vLLM 0.33.0's `vllm serve` options as its own parser defines them: each action's dest and
-option strings, in the parser's order (argparse tries them in that order, so an ambiguous
-prefix lists its matches in it).
+"""vLLM 0.33.0's `vllm serve` options as its own parser looks them up: each action's dest and
+every option string argparse matches for it (its ``_option_string_actions``, which holds the
+``--no-`` forms vLLM's EnableDisableAction hides from ``option_strings``), in that table's
+order (argparse tries prefixes in it, so an ambiguous prefix lists its matches so).
 
 Data, not a hand list: `tools/vllm_parse.py --facts` prints the same table from the real
 parser, and tests/test_recipe_vllm_spellings.py proves the two equal (and that
@@ -33,7 +34,10 @@ SERVE_ACTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "return_tokens_as_token_ids",
         ("--return-tokens-as-token-ids", "--no-return-tokens-as-token-ids"),
     ),
-    ("enable_auto_tool_choice", ("--enable-auto-tool-choice", "--disable-auto-tool-choice")),
+    (
+        "enable_auto_tool_choice",
+        ("--enable-auto-tool-choice", "--no-enable-auto-tool-choice", "--disable-auto-tool-choice"),
+    ),
     (
         "exclude_tools_when_tool_choice_none",
         ("--exclude-tools-when-tool-choice-none", "--no-exclude-tools-when-tool-choice-none"),
@@ -45,27 +49,53 @@ SERVE_ACTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("max_log_len", ("--max-log-len",)),
     (
         "enable_prompt_tokens_details",
-        ("--enable-prompt-tokens-details", "--disable-prompt-tokens-details"),
+        (
+            "--enable-prompt-tokens-details",
+            "--no-enable-prompt-tokens-details",
+            "--disable-prompt-tokens-details",
+        ),
     ),
     (
         "enable_per_request_metrics",
-        ("--enable-per-request-metrics", "--disable-per-request-metrics"),
+        (
+            "--enable-per-request-metrics",
+            "--no-enable-per-request-metrics",
+            "--disable-per-request-metrics",
+        ),
     ),
     (
         "enable_server_load_tracking",
-        ("--enable-server-load-tracking", "--disable-server-load-tracking"),
+        (
+            "--enable-server-load-tracking",
+            "--no-enable-server-load-tracking",
+            "--disable-server-load-tracking",
+        ),
     ),
     (
         "enable_force_include_usage",
-        ("--enable-force-include-usage", "--disable-force-include-usage"),
+        (
+            "--enable-force-include-usage",
+            "--no-enable-force-include-usage",
+            "--disable-force-include-usage",
+        ),
     ),
     ("sse_keep_alive_interval", ("--sse-keep-alive-interval",)),
     (
         "enable_tokenizer_info_endpoint",
-        ("--enable-tokenizer-info-endpoint", "--disable-tokenizer-info-endpoint"),
+        (
+            "--enable-tokenizer-info-endpoint",
+            "--no-enable-tokenizer-info-endpoint",
+            "--disable-tokenizer-info-endpoint",
+        ),
     ),
-    ("enable_log_outputs", ("--enable-log-outputs", "--disable-log-outputs")),
-    ("enable_log_deltas", ("--enable-log-deltas", "--disable-log-deltas")),
+    (
+        "enable_log_outputs",
+        ("--enable-log-outputs", "--no-enable-log-outputs", "--disable-log-outputs"),
+    ),
+    (
+        "enable_log_deltas",
+        ("--enable-log-deltas", "--no-enable-log-deltas", "--disable-log-deltas"),
+    ),
     (
         "cohere_is_reasoning_model",
         ("--cohere-is-reasoning-model", "--no-cohere-is-reasoning-model"),
@@ -74,7 +104,7 @@ SERVE_ACTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("anthropic_disabled_thinking_effort", ("--anthropic-disabled-thinking-effort",)),
     ("log_error_stack", ("--log-error-stack", "--no-log-error-stack")),
     ("tokens_only", ("--tokens-only", "--no-tokens-only")),
-    ("enable_scale_out", ("--enable-scale-out", "--disable-scale-out")),
+    ("enable_scale_out", ("--enable-scale-out", "--no-enable-scale-out", "--disable-scale-out")),
     ("fingerprint_mode", ("--fingerprint-mode",)),
     ("fingerprint_value", ("--fingerprint-value",)),
     ("host", ("--host",)),
@@ -86,7 +116,14 @@ SERVE_ACTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("dp_supervisor_probe_failure_threshold", ("--dp-supervisor-probe-failure-threshold",)),
     ("uds", ("--uds",)),
     ("uvicorn_log_level", ("--uvicorn-log-level",)),
-    ("disable_uvicorn_access_log", ("--disable-uvicorn-access-log", "--enable-uvicorn-access-log")),
+    (
+        "disable_uvicorn_access_log",
+        (
+            "--disable-uvicorn-access-log",
+            "--no-disable-uvicorn-access-log",
+            "--enable-uvicorn-access-log",
+        ),
+    ),
     ("disable_access_log_for_endpoints", ("--disable-access-log-for-endpoints",)),
     ("allow_credentials", ("--allow-credentials", "--no-allow-credentials")),
     ("allowed_origins", ("--allowed-origins",)),
@@ -96,19 +133,39 @@ SERVE_ACTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ssl_keyfile", ("--ssl-keyfile",)),
     ("ssl_certfile", ("--ssl-certfile",)),
     ("ssl_ca_certs", ("--ssl-ca-certs",)),
-    ("enable_ssl_refresh", ("--enable-ssl-refresh", "--disable-ssl-refresh")),
+    (
+        "enable_ssl_refresh",
+        ("--enable-ssl-refresh", "--no-enable-ssl-refresh", "--disable-ssl-refresh"),
+    ),
     ("ssl_cert_reqs", ("--ssl-cert-reqs",)),
     ("ssl_ciphers", ("--ssl-ciphers",)),
     ("root_path", ("--root-path",)),
     ("middleware", ("--middleware",)),
-    ("enable_request_id_headers", ("--enable-request-id-headers", "--disable-request-id-headers")),
-    ("disable_fastapi_docs", ("--disable-fastapi-docs", "--enable-fastapi-docs")),
+    (
+        "enable_request_id_headers",
+        (
+            "--enable-request-id-headers",
+            "--no-enable-request-id-headers",
+            "--disable-request-id-headers",
+        ),
+    ),
+    (
+        "disable_fastapi_docs",
+        ("--disable-fastapi-docs", "--no-disable-fastapi-docs", "--enable-fastapi-docs"),
+    ),
     ("h11_max_incomplete_event_size", ("--h11-max-incomplete-event-size",)),
     ("h11_max_header_count", ("--h11-max-header-count",)),
-    ("enable_offline_docs", ("--enable-offline-docs", "--disable-offline-docs")),
+    (
+        "enable_offline_docs",
+        ("--enable-offline-docs", "--no-enable-offline-docs", "--disable-offline-docs"),
+    ),
     (
         "enable_flash_late_interaction",
-        ("--enable-flash-late-interaction", "--disable-flash-late-interaction"),
+        (
+            "--enable-flash-late-interaction",
+            "--no-enable-flash-late-interaction",
+            "--disable-flash-late-interaction",
+        ),
     ),
     ("model", ("--model",)),
     ("runner", ("--runner",)),
@@ -134,17 +191,33 @@ SERVE_ACTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("enforce_eager", ("--enforce-eager", "--no-enforce-eager")),
     (
         "enable_return_routed_experts",
-        ("--enable-return-routed-experts", "--disable-return-routed-experts"),
+        (
+            "--enable-return-routed-experts",
+            "--no-enable-return-routed-experts",
+            "--disable-return-routed-experts",
+        ),
     ),
     ("return_sampling_mask", ("--return-sampling-mask", "--no-return-sampling-mask")),
     ("max_logprobs", ("--max-logprobs",)),
     ("logprobs_mode", ("--logprobs-mode",)),
     ("use_fp64_gumbel", ("--use-fp64-gumbel", "--no-use-fp64-gumbel")),
-    ("enable_trace_replay", ("--enable-trace-replay", "--disable-trace-replay")),
-    ("disable_sliding_window", ("--disable-sliding-window", "--enable-sliding-window")),
-    ("disable_cascade_attn", ("--disable-cascade-attn", "--enable-cascade-attn")),
+    (
+        "enable_trace_replay",
+        ("--enable-trace-replay", "--no-enable-trace-replay", "--disable-trace-replay"),
+    ),
+    (
+        "disable_sliding_window",
+        ("--disable-sliding-window", "--no-disable-sliding-window", "--enable-sliding-window"),
+    ),
+    (
+        "disable_cascade_attn",
+        ("--disable-cascade-attn", "--no-disable-cascade-attn", "--enable-cascade-attn"),
+    ),
     ("skip_tokenizer_init", ("--skip-tokenizer-init", "--no-skip-tokenizer-init")),
-    ("enable_prompt_embeds", ("--enable-prompt-embeds", "--disable-prompt-embeds")),
+    (
+        "enable_prompt_embeds",
+        ("--enable-prompt-embeds", "--no-enable-prompt-embeds", "--disable-prompt-embeds"),
+    ),
     ("served_model_name", ("--served-model-name",)),
     ("config_format", ("--config-format",)),
     ("hf_token", ("--hf-token",)),
@@ -153,15 +226,28 @@ SERVE_ACTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("pooler_config", ("--pooler-config",)),
     ("generation_config", ("--generation-config",)),
     ("override_generation_config", ("--override-generation-config",)),
-    ("enable_sleep_mode", ("--enable-sleep-mode", "--disable-sleep-mode")),
+    (
+        "enable_sleep_mode",
+        ("--enable-sleep-mode", "--no-enable-sleep-mode", "--disable-sleep-mode"),
+    ),
     ("sleep_mode_backend", ("--sleep-mode-backend",)),
     (
         "sleep_mode_offload_cudagraph",
         ("--sleep-mode-offload-cudagraph", "--no-sleep-mode-offload-cudagraph"),
     ),
     ("sleep_preserve_parameter_names", ("--sleep-preserve-parameter-names",)),
-    ("enable_cumem_allocator", ("--enable-cumem-allocator", "--disable-cumem-allocator")),
-    ("enable_nccl_comm_suspend", ("--enable-nccl-comm-suspend", "--disable-nccl-comm-suspend")),
+    (
+        "enable_cumem_allocator",
+        ("--enable-cumem-allocator", "--no-enable-cumem-allocator", "--disable-cumem-allocator"),
+    ),
+    (
+        "enable_nccl_comm_suspend",
+        (
+            "--enable-nccl-comm-suspend",
+            "--no-enable-nccl-comm-suspend",
+            "--disable-nccl-comm-suspend",
+        ),
+    ),
     ("model_impl", ("--model-impl",)),
     ("logits_processors", ("--logits-processors",)),
     ("io_processor_plugin", ("--io-processor-plugin",)),
@@ -180,7 +266,11 @@ SERVE_ACTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("mamba_ssu_algorithm", ("--mamba-ssu-algorithm",)),
     (
         "enable_mamba_cache_stochastic_rounding",
-        ("--enable-mamba-cache-stochastic-rounding", "--disable-mamba-cache-stochastic-rounding"),
+        (
+            "--enable-mamba-cache-stochastic-rounding",
+            "--no-enable-mamba-cache-stochastic-rounding",
+            "--disable-mamba-cache-stochastic-rounding",
+        ),
     ),
     ("mamba_cache_philox_rounds", ("--mamba-cache-philox-rounds",)),
     ("reasoning_parser", ("--reasoning-parser",)),
@@ -220,42 +310,80 @@ SERVE_ACTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ("--data-parallel-external-lb", "--no-data-parallel-external-lb", "-dpe"),
     ),
     ("data_parallel_multi_port_external_lb", ("--data-parallel-multi-port-external-lb", "-dpm")),
-    ("enable_hc_sp", ("--enable-hc-sp", "--disable-hc-sp")),
-    ("enable_expert_parallel", ("--enable-expert-parallel", "-ep", "--disable-expert-parallel")),
+    ("enable_hc_sp", ("--enable-hc-sp", "--no-enable-hc-sp", "--disable-hc-sp")),
+    (
+        "enable_expert_parallel",
+        (
+            "--enable-expert-parallel",
+            "--no-enable-expert-parallel",
+            "-ep",
+            "--disable-expert-parallel",
+        ),
+    ),
     (
         "enable_batch_sharded_sampling",
-        ("--enable-batch-sharded-sampling", "--disable-batch-sharded-sampling"),
+        (
+            "--enable-batch-sharded-sampling",
+            "--no-enable-batch-sharded-sampling",
+            "--disable-batch-sharded-sampling",
+        ),
     ),
-    ("enable_ep_weight_filter", ("--enable-ep-weight-filter", "--disable-ep-weight-filter")),
+    (
+        "enable_ep_weight_filter",
+        ("--enable-ep-weight-filter", "--no-enable-ep-weight-filter", "--disable-ep-weight-filter"),
+    ),
     ("all2all_backend", ("--all2all-backend",)),
-    ("enable_dbo", ("--enable-dbo", "--disable-dbo")),
-    ("enable_shm_tensor_arena", ("--enable-shm-tensor-arena", "--disable-shm-tensor-arena")),
+    ("enable_dbo", ("--enable-dbo", "--no-enable-dbo", "--disable-dbo")),
+    (
+        "enable_shm_tensor_arena",
+        ("--enable-shm-tensor-arena", "--no-enable-shm-tensor-arena", "--disable-shm-tensor-arena"),
+    ),
     ("ubatch_size", ("--ubatch-size",)),
-    ("enable_elastic_ep", ("--enable-elastic-ep", "--disable-elastic-ep")),
+    (
+        "enable_elastic_ep",
+        ("--enable-elastic-ep", "--no-enable-elastic-ep", "--disable-elastic-ep"),
+    ),
     ("elastic_ep_max_dp_size", ("--elastic-ep-max-dp-size",)),
     ("dbo_decode_token_threshold", ("--dbo-decode-token-threshold",)),
     ("dp_sync_interval", ("--dp-sync-interval",)),
     ("dbo_prefill_token_threshold", ("--dbo-prefill-token-threshold",)),
     (
         "disable_nccl_for_dp_synchronization",
-        ("--disable-nccl-for-dp-synchronization", "--enable-nccl-for-dp-synchronization"),
+        (
+            "--disable-nccl-for-dp-synchronization",
+            "--no-disable-nccl-for-dp-synchronization",
+            "--enable-nccl-for-dp-synchronization",
+        ),
     ),
-    ("enable_eplb", ("--enable-eplb", "--disable-eplb")),
+    ("enable_eplb", ("--enable-eplb", "--no-enable-eplb", "--disable-eplb")),
     ("eplb_config", ("--eplb-config",)),
     ("expert_placement_strategy", ("--expert-placement-strategy",)),
     ("max_parallel_loading_workers", ("--max-parallel-loading-workers",)),
     ("ray_workers_use_nsight", ("--ray-workers-use-nsight", "--no-ray-workers-use-nsight")),
-    ("disable_custom_all_reduce", ("--disable-custom-all-reduce", "--enable-custom-all-reduce")),
+    (
+        "disable_custom_all_reduce",
+        (
+            "--disable-custom-all-reduce",
+            "--no-disable-custom-all-reduce",
+            "--enable-custom-all-reduce",
+        ),
+    ),
     ("worker_cls", ("--worker-cls",)),
     ("worker_extension_cls", ("--worker-extension-cls",)),
-    ("enable_fault_tolerance", ("--enable-fault-tolerance", "--disable-fault-tolerance")),
+    (
+        "enable_fault_tolerance",
+        ("--enable-fault-tolerance", "--no-enable-fault-tolerance", "--disable-fault-tolerance"),
+    ),
     ("fault_tolerance_config", ("--fault-tolerance-config",)),
     ("block_size", ("--block-size",)),
     ("gpu_memory_utilization", ("--gpu-memory-utilization", "--device-memory-utilization")),
     ("kv_cache_memory_bytes", ("--kv-cache-memory-bytes",)),
     ("kv_cache_dtype", ("--kv-cache-dtype",)),
     ("num_gpu_blocks_override", ("--num-gpu-blocks-override",)),
-    ("enable_prefix_caching", ("--enable-prefix-caching", "--disable-prefix-caching")),
+    (
+        "enable_prefix_caching",
+        ("--enable-prefix-caching", "--no-enable-prefix-caching", "--disable-prefix-caching"),
+    ),
     ("prefix_caching_hash_algo", ("--prefix-caching-hash-algo",)),
     ("prefix_cache_retention_interval", ("--prefix-cache-retention-interval",)),
     ("kv_cache_dtype_skip_layers", ("--kv-cache-dtype-skip-layers",)),
@@ -268,7 +396,11 @@ SERVE_ACTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("mamba_cache_mode", ("--mamba-cache-mode",)),
     (
         "enable_mamba_shared_prefix_checkpoint",
-        ("--enable-mamba-shared-prefix-checkpoint", "--disable-mamba-shared-prefix-checkpoint"),
+        (
+            "--enable-mamba-shared-prefix-checkpoint",
+            "--no-enable-mamba-shared-prefix-checkpoint",
+            "--disable-mamba-shared-prefix-checkpoint",
+        ),
     ),
     ("replayssm_buffer_len", ("--replayssm-buffer-len",)),
     ("use_replayssm", ("--use-replayssm", "--no-use-replayssm")),
@@ -283,7 +415,7 @@ SERVE_ACTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("offload_params", ("--offload-params",)),
     ("language_model_only", ("--language-model-only", "--no-language-model-only")),
     ("limit_mm_per_prompt", ("--limit-mm-per-prompt",)),
-    ("enable_mm_embeds", ("--enable-mm-embeds", "--disable-mm-embeds")),
+    ("enable_mm_embeds", ("--enable-mm-embeds", "--no-enable-mm-embeds", "--disable-mm-embeds")),
     ("media_io_kwargs", ("--media-io-kwargs",)),
     ("mm_processor_kwargs", ("--mm-processor-kwargs",)),
     ("mm_processor_cache_gb", ("--mm-processor-cache-gb",)),
@@ -305,13 +437,17 @@ SERVE_ACTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("mm_processor_device", ("--mm-processor-device",)),
     ("mm_ipc_gpu_memory_gb", ("--mm-ipc-gpu-memory-gb",)),
     ("mm_device_do_normalize", ("--mm-device-do-normalize", "--no-mm-device-do-normalize")),
-    ("enable_lora", ("--enable-lora", "--disable-lora")),
+    ("enable_lora", ("--enable-lora", "--no-enable-lora", "--disable-lora")),
     ("max_loras", ("--max-loras",)),
     ("max_lora_rank", ("--max-lora-rank",)),
     ("lora_dtype", ("--lora-dtype",)),
     (
         "enable_tower_connector_lora",
-        ("--enable-tower-connector-lora", "--disable-tower-connector-lora"),
+        (
+            "--enable-tower-connector-lora",
+            "--no-enable-tower-connector-lora",
+            "--disable-tower-connector-lora",
+        ),
     ),
     ("max_cpu_loras", ("--max-cpu-loras",)),
     ("fully_sharded_loras", ("--fully-sharded-loras", "--no-fully-sharded-loras")),
@@ -320,9 +456,16 @@ SERVE_ACTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("specialize_active_lora", ("--specialize-active-lora", "--no-specialize-active-lora")),
     (
         "enable_mixed_moe_lora_format",
-        ("--enable-mixed-moe-lora-format", "--disable-mixed-moe-lora-format"),
+        (
+            "--enable-mixed-moe-lora-format",
+            "--no-enable-mixed-moe-lora-format",
+            "--disable-mixed-moe-lora-format",
+        ),
     ),
-    ("enable_moe_shared_loras", ("--enable-moe-shared-loras", "--disable-moe-shared-loras")),
+    (
+        "enable_moe_shared_loras",
+        ("--enable-moe-shared-loras", "--no-enable-moe-shared-loras", "--disable-moe-shared-loras"),
+    ),
     ("max_lora_cls_labels", ("--max-lora-cls-labels",)),
     ("logging_config", ("--logging-config",)),
     ("log_level", ("--log-level",)),
@@ -337,12 +480,23 @@ SERVE_ACTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cudagraph_metrics", ("--cudagraph-metrics", "--no-cudagraph-metrics")),
     (
         "enable_layerwise_nvtx_tracing",
-        ("--enable-layerwise-nvtx-tracing", "--disable-layerwise-nvtx-tracing"),
+        (
+            "--enable-layerwise-nvtx-tracing",
+            "--no-enable-layerwise-nvtx-tracing",
+            "--disable-layerwise-nvtx-tracing",
+        ),
     ),
-    ("enable_mfu_metrics", ("--enable-mfu-metrics", "--disable-mfu-metrics")),
+    (
+        "enable_mfu_metrics",
+        ("--enable-mfu-metrics", "--no-enable-mfu-metrics", "--disable-mfu-metrics"),
+    ),
     (
         "enable_logging_iteration_details",
-        ("--enable-logging-iteration-details", "--disable-logging-iteration-details"),
+        (
+            "--enable-logging-iteration-details",
+            "--no-enable-logging-iteration-details",
+            "--disable-logging-iteration-details",
+        ),
     ),
     ("jit_monitor_mode", ("--jit-monitor-mode",)),
     ("jit_monitor_verbose", ("--jit-monitor-verbose", "--no-jit-monitor-verbose")),
@@ -358,8 +512,18 @@ SERVE_ACTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ("--long-prefill-token-threshold-adaptive", "--no-long-prefill-token-threshold-adaptive"),
     ),
     ("scheduling_policy", ("--scheduling-policy",)),
-    ("enable_chunked_prefill", ("--enable-chunked-prefill", "--disable-chunked-prefill")),
-    ("disable_chunked_mm_input", ("--disable-chunked-mm-input", "--enable-chunked-mm-input")),
+    (
+        "enable_chunked_prefill",
+        ("--enable-chunked-prefill", "--no-enable-chunked-prefill", "--disable-chunked-prefill"),
+    ),
+    (
+        "disable_chunked_mm_input",
+        (
+            "--disable-chunked-mm-input",
+            "--no-disable-chunked-mm-input",
+            "--enable-chunked-mm-input",
+        ),
+    ),
     ("scheduler_cls", ("--scheduler-cls",)),
     (
         "scheduler_reserve_full_isl",
@@ -369,7 +533,11 @@ SERVE_ACTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("prefill_schedule_interval", ("--prefill-schedule-interval",)),
     (
         "disable_hybrid_kv_cache_manager",
-        ("--disable-hybrid-kv-cache-manager", "--enable-hybrid-kv-cache-manager"),
+        (
+            "--disable-hybrid-kv-cache-manager",
+            "--no-disable-hybrid-kv-cache-manager",
+            "--enable-hybrid-kv-cache-manager",
+        ),
     ),
     ("async_scheduling", ("--async-scheduling", "--no-async-scheduling")),
     ("stream_interval", ("--stream-interval",)),
@@ -378,7 +546,11 @@ SERVE_ACTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ir_op_priority", ("--ir-op-priority",)),
     (
         "enable_flashinfer_autotune",
-        ("--enable-flashinfer-autotune", "--disable-flashinfer-autotune"),
+        (
+            "--enable-flashinfer-autotune",
+            "--no-enable-flashinfer-autotune",
+            "--disable-flashinfer-autotune",
+        ),
     ),
     ("monokernel", ("--monokernel", "--no-monokernel")),
     ("moe_backend", ("--moe-backend",)),
@@ -417,9 +589,12 @@ SERVE_ACTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("gdn_prefill_backend", ("--gdn-prefill-backend",)),
     ("kda_prefill_backend", ("--kda-prefill-backend",)),
     ("kda_decode_backend", ("--kda-decode-backend",)),
-    ("enable_log_requests", ("--enable-log-requests", "--disable-log-requests")),
+    (
+        "enable_log_requests",
+        ("--enable-log-requests", "--no-enable-log-requests", "--disable-log-requests"),
+    ),
 )
-"""(dest, option strings) of every optional action of the serve parser."""
+"""(dest, option strings) of every optional action of the serve parser, in lookup order."""
 
 APPEND_DESTS = frozenset({"middleware"})
 """Actions that append: giving one again adds a value instead of replacing the first."""

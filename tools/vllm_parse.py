@@ -308,8 +308,14 @@ def facts(serve: RaisingParser) -> dict[str, Any]:
     from vllm.tool_parsers import ToolParserManager
 
     options = sorted(s for a in serve._actions for s in a.option_strings if s.startswith("--"))
-    # every optional action in the parser's order: what planner/vllm_serve_options.py copies
-    actions = [[a.dest, list(a.option_strings)] for a in serve._actions if a.option_strings]
+    # argparse's lookup table (the --no- forms vLLM hides from option_strings included), each
+    # action's strings together, in lookup order: what planner/vllm_serve_options.py holds
+    actions: list[list[Any]] = []
+    for option, action in serve._option_string_actions.items():
+        if actions and actions[-1][0] == action.dest:
+            actions[-1][1].append(option)
+        else:
+            actions.append([action.dest, [option]])
     appending = sorted(a.dest for a in serve._actions if isinstance(a, argparse._AppendAction))
     return {
         "actions": actions,
