@@ -876,7 +876,9 @@ def a_recipe_for_another_group_size_is_refused_with_its_hint() -> Verdict:
     an input error: ``planner recipe`` exits 1 with the README's refusal line (code, where,
     message naming the file, the counts and the group) and its hint, on stderr; nothing is
     written."""
-    found, wanted = [], []
+    Seen = tuple[int | str | None, str, list[str], list[str]]
+    found: list[Seen] = []
+    wanted: list[Seen] = []
     with tempfile.TemporaryDirectory() as tmp:
         for nodes in (5, 2):
             path = Path(tmp) / f"n{nodes}.toml"
