@@ -63,6 +63,7 @@ NOT_SETTABLE = f"{W}.flags_no_recipe_may_set_are_refused"
 POSITIONALS = f"{W}.positionals_docker_or_vllm_would_read_as_options_are_refused"
 SEALED = f"{W}.composed_model_paths_stay_inside_the_composed_directory"
 GROUP = f"{W}.a_recipe_for_another_group_size_is_refused_with_its_hint"
+READING = f"{W}.args_are_read_as_vllms_own_parser_reads_them"
 IN_ORDER = f"{W}.every_problem_of_a_recipe_is_listed_in_order"
 SHAPE_WITH_OTHERS = f"{W}.a_tp_that_does_not_cover_the_nodes_is_reported_with_the_other_problems"
 TP_PP_ACCEPTED = f"{W}.tp_times_pp_covering_the_nodes_is_accepted"
@@ -177,7 +178,14 @@ def every_json_config_value_refused(args: object, env: object) -> tuple[RecipePr
 
 @mutant(
     replaces="planner.recipe.load_recipe",
-    turns_red={f"{W}.every_recipe_problem_is_reported_together", IN_ORDER, STRICT},
+    # the hostile-positional and sealed-path claims also pair a type problem with their own
+    turns_red={
+        f"{W}.every_recipe_problem_is_reported_together",
+        IN_ORDER,
+        STRICT,
+        POSITIONALS,
+        SEALED,
+    },
 )
 def argument_problems_hidden_behind_structure(path: Path) -> Recipe:
     """When a field is missing, the problems of the args are not reported with it."""
@@ -378,7 +386,7 @@ def gloo_interface_left_to_the_recipe(args: object, env: object) -> tuple[Recipe
 
 @mutant(
     replaces="planner.recipe.structure_problems",
-    turns_red={IN_ORDER},
+    turns_red={IN_ORDER, FIELDS, SEALED},  # both locate a list item's type problem too
 )
 def list_items_located_with_dots(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
     """Structure problems locate list items as args.1 while arg problems say args[1]."""
@@ -481,7 +489,7 @@ def a_name_may_break_lines(value: str) -> str:
 # --------------------------------------------------------------- reading args as vLLM does
 
 
-@mutant(replaces="planner.recipe._flexible", turns_red={SPELLINGS, TWICE, FIELDS})
+@mutant(replaces="planner.recipe._flexible", turns_red={SPELLINGS, READING, TWICE, FIELDS})
 def underscores_stay_underscores(arg: str) -> str:
     """vLLM's rewrite of ``_`` to ``-`` in a flag's name is not applied: ``--node_rank``
     passes as a flag vLLM does not know, though vLLM reads it as ``--node-rank``."""
@@ -491,7 +499,7 @@ def underscores_stay_underscores(arg: str) -> str:
 Resolved = tuple[str | None, str, str | None, tuple[str, ...]]
 
 
-@mutant(replaces="planner.recipe.resolve_option", turns_red={SPELLINGS, TWICE, FIELDS})
+@mutant(replaces="planner.recipe.resolve_option", turns_red={SPELLINGS, READING, TWICE, FIELDS})
 def prefixes_are_not_flags(arg: str) -> Resolved:
     """Only a flag's whole name (with or without ``=value``) is recognised: argparse's
     abbreviations (``--nnode``, ``--head``) pass, though vLLM reads them as the flag."""
@@ -502,7 +510,7 @@ def prefixes_are_not_flags(arg: str) -> Resolved:
     return dest, option, value, matches
 
 
-@mutant(replaces="planner.recipe.resolve_option", turns_red={SPELLINGS}, independent=False)
+@mutant(replaces="planner.recipe.resolve_option", turns_red={SPELLINGS, READING}, independent=False)
 def a_short_flag_takes_no_glued_value(arg: str) -> Resolved:
     """``-r1`` is not read as ``-r 1``: a short alias with its value glued on passes."""
     dest, option, value, matches = resolve_option(arg)
@@ -511,7 +519,7 @@ def a_short_flag_takes_no_glued_value(arg: str) -> Resolved:
     return dest, option, value, matches
 
 
-@mutant(replaces="planner.recipe.resolve_option", turns_red={SPELLINGS}, independent=False)
+@mutant(replaces="planner.recipe.resolve_option", turns_red={SPELLINGS, READING}, independent=False)
 def an_ambiguous_prefix_is_its_first_match(arg: str) -> Resolved:
     """An ambiguous prefix is read as the first option it could be, where argparse refuses
     it: ``--master`` is reported as ``--master-addr``."""

@@ -196,17 +196,16 @@ def read_args(args: Sequence[str]) -> tuple[ArgReading, ...]:
     value; then argparse's resolution (:func:`resolve_option`). After ``--`` every arg is
     positional."""
     readings: list[ArgReading] = []
-    skip = False
+    taken: set[int] = set()  # the args a dotted key took as its value
     for index, arg in enumerate(args):
         following = args[index + 1] if index + 1 < len(args) else None
-        if skip:
-            skip = False
+        if index in taken:
             continue
         if arg == "--":
             readings.append(ArgReading(index, arg, None, "--", None))
             break
         name = _flexible(arg)
-        if arg.startswith("-O") and not arg.startswith("--") and arg != "-O":
+        if arg.startswith("-O") and arg != "-O":
             name = "--optimization-level=" + (arg[3:] if arg[2] == "=" else arg[2:])
         elif arg == "-O" and following in _LEVELS:
             name = "--optimization-level"
@@ -214,8 +213,11 @@ def read_args(args: Sequence[str]) -> tuple[ArgReading, ...]:
         key: tuple[str, ...] = ()
         if name.startswith("-") and "." in head:
             name, *path = head.split(".")
-            key, skip = tuple(path), not eq
-            following = tail if eq else following
+            key = tuple(path)
+            if eq:
+                following = tail
+            else:
+                taken.add(index + 1)
         dest, option, value, matches = resolve_option(name)
         if option == "":
             continue
@@ -365,7 +367,7 @@ def _arg_problem(arg: str, reading: ArgReading, seen: list[ArgReading]) -> str |
             reading.matches
         )
     dest = reading.dest
-    canonical = _CANONICAL.get(dest or "", reading.option)
+    canonical = _CANONICAL[dest] if dest else reading.option
     if dest in LAUNCHER_OWNED_DESTS:
         read_as = "" if arg.partition("=")[0] == canonical else f" (vLLM reads it as {canonical})"
         return f"{arg} is launcher-owned{read_as}"
@@ -384,44 +386,37 @@ def _arg_problem(arg: str, reading: ArgReading, seen: list[ArgReading]) -> str |
 def _same_setting(one: ArgReading, other: ArgReading) -> bool:
     """Both set one thing: the same action (a flag vLLM does not know: the same name), and
     the same dotted key, or one of them the whole config."""
-    if (one.dest or one.option) != (other.dest or other.option) or one.matches:
+    if (one.dest or one.option) != (other.dest or other.option):
         return False
     return one.key == other.key or not one.key or not other.key
 
 
 def field_problems(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
     """An arg that sets TP, PP or the backend (in any spelling vLLM reads) must agree with
-    the recipe's field, which the launcher checked: it may not silently override it."""
+    the recipe's field, which the launcher checked: it may not silently override it. A
+    dotted key of one (``--tensor-parallel-size.x 4``) never agrees: vLLM would read a JSON
+    object as the size. Args that are not all strings are a type problem, reported once."""
     args = raw.get("args")
-    items = args if isinstance(args, list) else []
-    served = [normalize_arg(a) if isinstance(a, str) else "" for a in items]
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        return ()
     fields = {"pipeline_parallel_size": 1, **raw}
     found: list[RecipeProblem] = []
-    for reading in read_args(served):
-        field = FIELD_DESTS.get(reading.dest or "")
-        if field is None or reading.key:
+    for reading in read_args([normalize_arg(a) for a in args]):
+        field = FIELD_DESTS.get(reading.dest) if reading.dest else None
+        want = fields.get(field) if field else None
+        if not isinstance(want, int | str) or (not reading.key and _agrees(reading.value, want)):
             continue
-        want = fields.get(field)
-        if not isinstance(want, int | str) or _agrees(reading.value, want):
-            continue
-        written = (
-            reading.arg
-            if "=" in reading.arg or reading.value is None
-            else (f"{reading.arg} {reading.value}")
-        )
-        found.append(
-            RecipeProblem(
-                where=f"args[{reading.at}]",
-                message=f"{written} contradicts {field} = {json.dumps(want)}",
-            )
-        )
+        shown = reading.arg
+        if "=" not in reading.arg:
+            shown += " with no value" if reading.value is None else f" {reading.value}"
+        message = f"{shown} contradicts {field} = {json.dumps(want)}"
+        found.append(RecipeProblem(where=f"args[{reading.at}]", message=message))
     return tuple(found)
 
 
 def _agrees(value: str | None, want: int | str) -> bool:
-    if value is None or isinstance(want, bool):
-        return False
-    if isinstance(want, str):
+    """An arg's value is the field's: the same text, or for a size the same integer."""
+    if value is None or isinstance(want, str):
         return value == want
     try:
         return int(value) == want

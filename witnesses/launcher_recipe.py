@@ -31,7 +31,7 @@ from fixtures.builders import (
 from planner.checkpoint import CheckpointManifest, ManifestFile
 from planner.cli import main
 from planner.fabric import FabricGroup
-from planner.recipe import Recipe, RecipeInvalid, load_recipe, plan_recipe
+from planner.recipe import ArgReading, Recipe, RecipeInvalid, load_recipe, plan_recipe, read_args
 from planner.refusal import PlannerInputError
 
 _MINIMAL = TINY_RECIPE.read_text(encoding="utf-8")
@@ -461,6 +461,80 @@ def launcher_owned_flags_are_refused_in_every_spelling_vllm_reads() -> Verdict:
     return expect_equal(wanted, _problems(text), "recipe problems")
 
 
+@claim(ClaimKind.PLANNED_SHAPE)
+def args_are_read_as_vllms_own_parser_reads_them() -> Verdict:
+    """Each arg is read as vLLM 0.33.0 reads it (facts of its FlexibleArgumentParser and of
+    Python 3.11's argparse, checked against the real parser in
+    tests/test_recipe_vllm_spellings.py): ``_`` becomes ``-`` in a flag's name only, before
+    any ``.`` or ``=`` (so ``a--b_c`` in a dotted key stays); ``=value`` and a short alias's
+    glued tail are the value, else the next arg when it is a value (``-1`` and ``-a b`` are);
+    a prefix names its one option (``-as`` is ``-asc``) or is ambiguous (``-p``); ``-O3``,
+    ``-O=2`` and ``-O 1`` are ``--optimization-level``, ``-O x`` and ``-o3`` flags vLLM does not
+    know; a dotted key takes the next arg as its value whatever it is (``--nnodes`` here),
+    ``-0.5`` is read as one; after ``--`` nothing is an option."""
+    R = ArgReading
+    cases: dict[tuple[str, ...], tuple[ArgReading, ...]] = {
+        ("--node_rank", "1"): (R(0, "--node_rank", "node_rank", "--node-rank", "1"),),
+        ("--served_model_name=my_model",): (
+            R(
+                0,
+                "--served_model_name=my_model",
+                "served_model_name",
+                "--served-model-name",
+                "my_model",
+            ),
+        ),
+        ("--compilation_config.a--b_c=1",): (
+            R(
+                0,
+                "--compilation_config.a--b_c=1",
+                "compilation_config",
+                "--compilation-config",
+                "1",
+                ("a--b_c",),
+            ),
+        ),
+        ("--nnode=2", "3"): (R(0, "--nnode=2", "nnodes", "--nnodes", "2"),),
+        ("-r12",): (R(0, "-r12", "node_rank", "-r", "12"),),
+        ("-as", "3"): (R(0, "-as", "api_server_count", "-asc", "3"),),
+        ("-p", "2"): (R(0, "-p", None, "-p", "2", (), ("-pp", "-pcp")),),
+        ("--max-model-len", "-1", "--chat-template", "-a b"): (
+            R(0, "--max-model-len", "max_model_len", "--max-model-len", "-1"),
+            R(2, "--chat-template", "chat_template", "--chat-template", "-a b"),
+        ),
+        ("-O3", "-O=2", "-O", "1", "-O", "x", "-o3"): (
+            R(0, "-O3", "optimization_level", "--optimization-level", "3"),
+            R(1, "-O=2", "optimization_level", "--optimization-level", "2"),
+            R(2, "-O", "optimization_level", "--optimization-level", "1"),
+            R(4, "-O", None, "-O", "x"),
+            R(6, "-o3", None, "-o3", None),
+        ),
+        ("--engram-config.use_thp", "--nnodes", "--engram-config.cpu_offload=true", "-n", "2"): (
+            R(
+                0,
+                "--engram-config.use_thp",
+                "engram_config",
+                "--engram-config",
+                "--nnodes",
+                ("use_thp",),
+            ),
+            R(
+                2,
+                "--engram-config.cpu_offload=true",
+                "engram_config",
+                "--engram-config",
+                "true",
+                ("cpu_offload",),
+            ),
+            R(3, "-n", "nnodes", "-n", "2"),
+        ),
+        ("-0.5", "--nnodes", "--x"): (R(2, "--x", None, "--x", None),),
+        ("--", "--nnodes", "2"): (R(0, "--", None, "--", None),),
+    }
+    found = {args: read_args(args) for args in cases}
+    return expect_equal(cases, found, "readings per args")
+
+
 @claim(ClaimKind.REFUSAL)
 def a_flag_set_twice_is_refused_where_it_is_set_again() -> Verdict:
     """vLLM keeps the last of a flag given twice, silently; a recipe that gives one twice is
@@ -513,22 +587,48 @@ def a_flag_set_twice_is_refused_where_it_is_set_again() -> Verdict:
 def args_may_not_override_the_checked_parallel_fields() -> Verdict:
     """TP, PP and the backend are the recipe's fields, checked against the nodes; an arg
     that sets one to another value, in any spelling vLLM reads (``--tensor-parallel-size
-    8``, ``-tp=8``, ``--tensor_parallel_size``, the prefix ``--pipeline-parallel``), is
-    refused at args[i] quoting the arg and the field; one that agrees is accepted and the
-    launcher does not render the flag a second time."""
+    8``, ``-tp=8``, ``--tensor_parallel_size``, the prefix ``--pipeline-parallel``), with no
+    value, or as a dotted key, is refused at args[i] quoting the arg and the field, whatever
+    comes before it; one that agrees is accepted and the launcher does not render the flag a
+    second time."""
     tp, pp = "tensor_parallel_size = 4", "pipeline_parallel_size = 1"  # tiny's TP, PP default
-    cases = [  # each alone in its recipe: (args, the one problem, at args[0])
-        (["--tensor-parallel-size", "8"], f"--tensor-parallel-size 8 contradicts {tp}"),
-        (["-tp=8"], f"-tp=8 contradicts {tp}"),
-        (["--tensor_parallel_size", "two"], f"--tensor_parallel_size two contradicts {tp}"),
-        (["--pipeline-parallel", "2"], f"--pipeline-parallel 2 contradicts {pp}"),
+    cases: list[tuple[str, list[tuple[str, str]]]] = [  # (args as TOML, problems), each alone
         (
-            ["--distributed-executor-backend", "ray"],
-            '--distributed-executor-backend ray contradicts distributed_backend = "mp"',
+            '"--tensor-parallel-size", "8"',
+            [("args[0]", f"--tensor-parallel-size 8 contradicts {tp}")],
         ),
+        ('"-tp=8"', [("args[0]", f"-tp=8 contradicts {tp}")]),
+        (
+            '"--tensor_parallel_size", "two"',
+            [("args[0]", f"--tensor_parallel_size two contradicts {tp}")],
+        ),
+        ('"--pipeline-parallel", "2"', [("args[0]", f"--pipeline-parallel 2 contradicts {pp}")]),
+        (
+            '"--distributed-executor-backend", "ray"',
+            [
+                (
+                    "args[0]",
+                    '--distributed-executor-backend ray contradicts distributed_backend = "mp"',
+                )
+            ],
+        ),
+        # a flag vLLM takes for another, and an agreeing TP, before a contradicting PP
+        ('"--max-num-seqs", "4", "-tp", "4", "-pp", "3"', [("args[4]", f"-pp 3 contradicts {pp}")]),
+        # a dotted key makes vLLM read a JSON object as the size: it never agrees
+        (
+            '"--pipeline-parallel-size.x", "1"',
+            [("args[0]", f"--pipeline-parallel-size.x 1 contradicts {pp}")],
+        ),
+        (
+            '"--tensor-parallel-size"',
+            [("args[0]", f"--tensor-parallel-size with no value contradicts {tp}")],
+        ),
+        ('"--distributed-executor-backend=mp"', []),  # agrees
+        # an arg that is not a string is a type problem, reported once
+        ('"--tensor-parallel-size", 8', [("args[1]", "Input should be a valid string (value 8)")]),
     ]
-    refused = [_problems(_MINIMAL + _toml_args(args)) for args, _ in cases]
-    wanted = [[("args[0]", message)] for _, message in cases]
+    refused = [_problems(_MINIMAL + f"args = [{args}]\n") for args, _ in cases]
+    wanted = [problems for _, problems in cases]
     agreeing = _load(_MINIMAL + _toml_args(["-tp", "4", "--pipeline_parallel_size=1"]))
     argv = plan_recipe(agreeing, _group(), "tiny").ranks[1].create_argv
     served = argv[argv.index("org/tiny") :]
@@ -585,8 +685,23 @@ def positionals_docker_or_vllm_would_read_as_options_are_refused() -> Verdict:
             "'org/x\\nforged' holds a space or a control character: it is one word",
         ),
     }
-    found = {case: _problems(_replacing(case.strip(), value)) for case, (value, _) in cases.items()}
-    wanted = {case: [(case.strip(), message)] for case, (_, message) in cases.items()}
+    found: dict[str, object] = {
+        case: _problems(_replacing(case.strip(), value)) for case, (value, _) in cases.items()
+    }
+    wanted: dict[str, object] = {
+        case: [(case.strip(), message)] for case, (_, message) in cases.items()
+    }
+    # an image with a space; an image of the wrong type does not stop the model's check
+    found["a space"] = _problems(_replacing("docker_image", '"tiny local"'))
+    wanted["a space"] = [
+        ("docker_image", "'tiny local' holds a space or a control character: it is one word")
+    ]
+    both = _replacing("docker_image", "3").replace('model = "org/tiny"', 'model = "-x"')
+    found["both"] = _problems(both)
+    wanted["both"] = [
+        ("docker_image", "Input should be a valid string (value 3)"),
+        ("model", "'-x' starts with '-': vLLM would read it as an option"),
+    ]
     return expect_equal(wanted, found, "problems per hostile positional")
 
 
@@ -831,10 +946,20 @@ def composed_model_paths_stay_inside_the_composed_directory() -> Verdict:
     would be the composed root's parent) is refused at ``model``, a local file whose name is
     empty at its key; a snapshot manifest whose file path is ``../../etc/cron.d/x``,
     absolute, or holds a NUL byte is refused at plan time naming the manifest and
-    ``files[i].path``, before any step is rendered."""
+    ``files[i].path``, before any step is rendered. A local file that is not a table, or
+    whose host is not a string, is a type problem only."""
     composed = '[composed_model]\nmount = "/model"\n[[composed_model.sources]]\nrepo = "org/tiny"\n'
     dotdot = _problems(_replacing("model", '".."') + composed)
-    empty_name = _problems(_MINIMAL + composed + '[[composed_model.local_files]]\nhost = "/"\n')
+    # a local file of the wrong type is a type problem; the next one is still checked
+    empty_name = _problems(
+        _MINIMAL
+        + composed
+        + '[[composed_model.local_files]]\nhost = 3\n[[composed_model.local_files]]\nhost = "/"\n'
+    )
+    not_a_table = _problems(
+        _MINIMAL + '[composed_model]\nmount = "/model"\nlocal_files = ["x"]\n'
+        '[[composed_model.sources]]\nrepo = "org/tiny"\n'
+    )
     recipe = _load(_MINIMAL + composed)
     planned = []
     for path in ("../../etc/cron.d/x", "/etc/cron.d/x", "a\0b", "ok/../../x"):
@@ -855,7 +980,16 @@ def composed_model_paths_stay_inside_the_composed_directory() -> Verdict:
     manifest = "the snapshot manifest of org/tiny"
     wanted = (
         [("model", f"'..' escapes the sealed directory {root}")],
-        [("composed_model.local_files[0].host", f"'' escapes the sealed directory {tiny_dir}")],
+        [
+            ("composed_model.local_files[0].host", "Input should be a valid string (value 3)"),
+            ("composed_model.local_files[1].host", f"'' escapes the sealed directory {tiny_dir}"),
+        ],
+        [
+            (
+                "composed_model.local_files[0]",
+                "Input should be a valid dictionary or instance of ComposedLocalFile (value 'x')",
+            )
+        ],
         [
             (
                 manifest,
@@ -867,7 +1001,8 @@ def composed_model_paths_stay_inside_the_composed_directory() -> Verdict:
             (manifest, "files[1].path", f"'ok/../../x' escapes the sealed directory {tiny_dir}"),
         ],
     )
-    return expect_equal(wanted, (dotdot, empty_name, planned), "(model, local file, manifest)")
+    found = (dotdot, empty_name, not_a_table, planned)
+    return expect_equal(wanted, found, "(model, local files, local file not a table, manifest)")
 
 
 @claim(ClaimKind.REFUSAL)
