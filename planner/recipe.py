@@ -44,7 +44,7 @@ from planner.vllm_serve_options import APPEND_DESTS, SERVE_ACTIONS, VLLM_VERSION
 LAUNCHER_OWNED_FLAGS = ("--nnodes", "--node-rank", "--master-addr", "--master-port", "--headless")
 LAUNCHER_OWNED_DESTS = ("nnodes", "node_rank", "master_addr", "master_port", "headless")
 # vLLM dests a recipe field sets: an arg setting one must agree with the field
-FIELD_DESTS = {
+FIELD_DESTS: dict[str | None, str] = {
     "tensor_parallel_size": "tensor_parallel_size",
     "pipeline_parallel_size": "pipeline_parallel_size",
     "distributed_executor_backend": "distributed_backend",
@@ -402,8 +402,10 @@ def field_problems(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
     fields = {"pipeline_parallel_size": 1, **raw}
     found: list[RecipeProblem] = []
     for reading in read_args([normalize_arg(a) for a in args]):
-        field = FIELD_DESTS.get(reading.dest) if reading.dest else None
-        want = fields.get(field) if field else None
+        field = FIELD_DESTS.get(reading.dest)
+        if field is None:
+            continue
+        want = fields.get(field)
         if not isinstance(want, int | str) or (not reading.key and _agrees(reading.value, want)):
             continue
         shown = reading.arg
