@@ -22,7 +22,6 @@ from planner.recipe import (
     RecipeInvalid,
     RecipePlan,
     RecipeProblem,
-    _snapshot_dir,
     arg_and_env_problems,
     composed_steps,
     group_refusals,
@@ -631,7 +630,8 @@ def manifest_paths_are_joined_unsealed(
 ) -> tuple[tuple[str, ...], ...]:
     """The manifest's file paths are joined to the composed dir as written, so
     ``../../etc/cron.d/x`` links outside it."""
-    source = _snapshot_dir(snapshot, hf_cache_root)
+    folder = "--".join(("models", *snapshot.model.split("/")))  # the HF cache's naming
+    source = f"{hf_cache_root}/{folder}/snapshots/{snapshot.revision}"
     links = tuple(
         ("ln", "-sfn", "--", f"{source}/{f.path}", f"{composed_dir}/{f.path}")
         for f in snapshot.files
