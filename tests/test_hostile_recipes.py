@@ -173,9 +173,7 @@ def test_hostile_args_are_planned_or_refused_at_their_index(args: list[str]) -> 
     """Any args built from flag fragments (prefixes, short aliases glued to values, dotted
     keys, '--', NUL, quotes): exit 0 with a plan, or exit 2 with every problem at an
     args[i] that exists; never a traceback, nothing written on error."""
-    ran, _, out = _run(
-        (BASE + f"args = [{', '.join(_toml_string(a) for a in args)}]\n").encode()
-    )
+    ran, _, out = _run((BASE + f"args = [{', '.join(_toml_string(a) for a in args)}]\n").encode())
     no_crash(ran)
     assert ran.code in (0, 2), ran.err
     if ran.code == 2:
