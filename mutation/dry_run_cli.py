@@ -104,6 +104,7 @@ def default_report_lands_beside_the_caller(argv: Sequence[str] | None = None) ->
         f"{W}.now_overrides_the_scenario_time",
         f"{W}.help_states_the_exit_codes_and_its_examples_run",
         RUNTIME,
+        "launcher_recipe.a_recipe_for_another_group_size_is_refused_with_its_hint",
     },
 )
 def refused_runs_exit_0(argv: Sequence[str] | None = None) -> int:
@@ -164,7 +165,10 @@ def now_ignored_with_a_scenario(argv: Sequence[str] | None = None) -> int:
 
 @mutant(
     replaces="planner.cli.main",
-    turns_red={f"{W}.recipe_errors_exit_2_with_every_problem_located"},
+    turns_red={
+        f"{W}.recipe_errors_exit_2_with_every_problem_located",
+        "launcher_recipe.a_recipe_for_another_group_size_is_refused_with_its_hint",
+    },
     independent=False,
 )
 def recipe_errors_stop_at_the_first_problem(argv: Sequence[str] | None = None) -> int:
@@ -196,6 +200,7 @@ def help_shows_only_the_usage(argv: Sequence[str] | None = None) -> int:
     turns_red={
         f"{W}.recipe_prints_its_nodes_and_writes_each_nodes_plan",
         f"{W}.help_states_the_defaults_the_commands_use",
+        "launcher_recipe.a_recipe_for_another_group_size_is_refused_with_its_hint",
     },
     independent=False,
 )

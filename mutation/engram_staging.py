@@ -70,7 +70,10 @@ def manifest_written_as_reserialized_json(
 
 @mutant(
     replaces="planner.engram.FileTreeScope.seal",
-    turns_red={f"{W}.a_write_escaping_its_directory_is_refused"},
+    turns_red={
+        f"{W}.a_write_escaping_its_directory_is_refused",
+        "launcher_recipe.composed_model_paths_stay_inside_the_composed_directory",
+    },
 )
 def seal_accepts_absolute_paths(self: FileTreeScope, relative: str) -> str:
     """A sealed write no longer refuses an absolute path, which escapes its directory."""
@@ -137,7 +140,7 @@ def receipts_mounted_read_only(call: ArmCall) -> tuple[BindMount, ...]:
 
 @mutant(
     replaces="planner.engram.FileTreeScope.seal",
-    turns_red={ESCAPE},
+    turns_red={ESCAPE, "launcher_recipe.composed_model_paths_stay_inside_the_composed_directory"},
     independent=False,
 )
 def escape_refused_without_naming_the_path(self: FileTreeScope, relative: str) -> str:

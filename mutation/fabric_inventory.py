@@ -215,6 +215,8 @@ def a_trailing_slash_is_accepted(value: str) -> str:
     turns_red={
         f"{W}.a_refusal_renders_its_location_and_one_line",
         "launcher_recipe.every_problem_of_a_recipe_is_listed_in_order",
+        "launcher_recipe.args_may_not_override_the_checked_parallel_fields",
+        "launcher_recipe.composed_model_paths_stay_inside_the_composed_directory",
     },
 )
 def list_indices_rendered_as_names(location: Location) -> str:

@@ -126,6 +126,7 @@ def engram_request_left_out_of_the_key(self: ServingLaunchProfile) -> str:
         "launcher_recipe.every_seed_rank_gets_its_whole_create_argv",
         "launcher_recipe.a_plain_recipe_serves_its_model_id_with_nothing_composed",
         "launcher_recipe.parallel_sizes_set_in_the_args_are_not_repeated",
+        "launcher_recipe.args_may_not_override_the_checked_parallel_fields",
         # the inventory's groups are headed by their first host
         "fabric_inventory.the_shipped_inventory_is_the_fabric_the_spec_names",
         # the V4.1 followers wait for a head at srv5's rail address that never listens

@@ -11,9 +11,12 @@ from pydantic import ValidationError
 
 from mutation import mutant
 from planner.checkpoint import CheckpointManifest
-from planner.fabric import FabricGroup
+from planner.fabric import FabricGroup, serving_head
 from planner.recipe import (
     LAUNCHER_OWNED_FLAGS,
+    RECIPE_RENDEZVOUS_PORT,
+    RECIPE_SERVE_PORT,
+    ArgReading,
     ComposedModel,
     Recipe,
     RecipeInvalid,
@@ -21,14 +24,18 @@ from planner.recipe import (
     RecipeProblem,
     arg_and_env_problems,
     composed_steps,
+    group_refusals,
     load_recipe,
     normalize_arg,
+    normalized_args,
     plan_recipe,
     recipe_serve_argv,
+    resolve_option,
     shape_problems,
     structure_problems,
+    value_problems,
 )
-from planner.refusal import PlannerInputError, render_location
+from planner.refusal import PlannerInputError, Refusal, render_location
 
 W = "launcher_recipe"
 STRICT = f"{W}.a_recipe_is_read_strictly_and_every_place_named"
@@ -48,7 +55,14 @@ SEED_STEPS = f"{W}.the_seed_composed_model_is_the_snapshot_then_the_local_shards
 PLAIN = f"{W}.a_plain_recipe_serves_its_model_id_with_nothing_composed"
 PARALLEL = f"{W}.parallel_sizes_set_in_the_args_are_not_repeated"
 QUOTING = f"{W}.shell_quoting_is_stripped_once"
-SPELLINGS = f"{W}.launcher_owned_flags_are_refused_in_every_spelling_the_planner_knows"
+SPELLINGS = f"{W}.launcher_owned_flags_are_refused_in_every_spelling_vllm_reads"
+TWICE = f"{W}.a_flag_set_twice_is_refused_where_it_is_set_again"
+FIELDS = f"{W}.args_may_not_override_the_checked_parallel_fields"
+NOT_SETTABLE = f"{W}.flags_no_recipe_may_set_are_refused"
+POSITIONALS = f"{W}.positionals_docker_or_vllm_would_read_as_options_are_refused"
+SEALED = f"{W}.composed_model_paths_stay_inside_the_composed_directory"
+GROUP = f"{W}.a_recipe_for_another_group_size_is_refused_with_its_hint"
+READING = f"{W}.args_are_read_as_vllms_own_parser_reads_them"
 IN_ORDER = f"{W}.every_problem_of_a_recipe_is_listed_in_order"
 SHAPE_WITH_OTHERS = f"{W}.a_tp_that_does_not_cover_the_nodes_is_reported_with_the_other_problems"
 TP_PP_ACCEPTED = f"{W}.tp_times_pp_covering_the_nodes_is_accepted"
@@ -66,6 +80,7 @@ LINKS = f"{W}.composed_links_resolve_into_the_hf_cache_folder_of_the_repo"
         WHOLE_ARGV,
         PLAIN,
         PARALLEL,  # its rank 1 serves on a port instead of being headless
+        FIELDS,  # so does the agreeing recipe's rank 1
     },
 )
 def every_node_told_it_is_rank_zero(
@@ -122,6 +137,8 @@ def local_files_linked_before_the_snapshot(
         IN_ORDER,
         SHAPE_WITH_OTHERS,
         MESSAGE,
+        TWICE,
+        NOT_SETTABLE,
         "dry_run_cli.recipe_errors_exit_2_with_every_problem_located",
     },
 )
@@ -139,6 +156,7 @@ def launcher_owned_settings_let_through(args: object, env: object) -> tuple[Reci
         f"{W}.every_recipe_problem_is_reported_together",
         IN_ORDER,
         QUOTING,
+        TWICE,  # its whole compilation config "{}" is refused too
         "dry_run_cli.every_data_file_is_read_from_the_data_root",
         "dry_run_cli.help_states_the_exit_codes_and_its_examples_run",
         "dry_run_cli.recipe_errors_exit_2_with_every_problem_located",
@@ -159,7 +177,14 @@ def every_json_config_value_refused(args: object, env: object) -> tuple[RecipePr
 
 @mutant(
     replaces="planner.recipe.load_recipe",
-    turns_red={f"{W}.every_recipe_problem_is_reported_together", IN_ORDER, STRICT},
+    # the hostile-positional and sealed-path claims also pair a type problem with their own
+    turns_red={
+        f"{W}.every_recipe_problem_is_reported_together",
+        IN_ORDER,
+        STRICT,
+        POSITIONALS,
+        SEALED,
+    },
 )
 def argument_problems_hidden_behind_structure(path: Path) -> Recipe:
     """When a field is missing, the problems of the args are not reported with it."""
@@ -293,7 +318,7 @@ def repo_folder_split_at_the_first_slash(manifest: CheckpointManifest, hf_cache_
 
 @mutant(
     replaces="planner.recipe.recipe_serve_argv",
-    turns_red={PARALLEL},
+    turns_red={PARALLEL, FIELDS},
     independent=False,
 )
 def parallel_sizes_repeated_after_the_args(
@@ -308,7 +333,7 @@ def parallel_sizes_repeated_after_the_args(
 
 @mutant(
     replaces="planner.recipe.recipe_serve_argv",
-    turns_red={WHOLE_ARGV, PLAIN, PARALLEL},
+    turns_red={WHOLE_ARGV, PLAIN, PARALLEL, FIELDS},
     independent=False,
 )
 def pipeline_parallel_size_dropped(
@@ -360,7 +385,7 @@ def gloo_interface_left_to_the_recipe(args: object, env: object) -> tuple[Recipe
 
 @mutant(
     replaces="planner.recipe.structure_problems",
-    turns_red={IN_ORDER},
+    turns_red={IN_ORDER, FIELDS, SEALED},  # both locate a list item's type problem too
 )
 def list_items_located_with_dots(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
     """Structure problems locate list items as args.1 while arg problems say args[1]."""
@@ -458,3 +483,175 @@ def a_name_may_break_lines(value: str) -> str:
     """A recipe name may hold a newline, U+2028 or a tab: its report's first line can forge
     a heading of its own."""
     return value
+
+
+# --------------------------------------------------------------- reading args as vLLM does
+
+
+@mutant(replaces="planner.recipe._flexible", turns_red={SPELLINGS, READING, TWICE, FIELDS})
+def underscores_stay_underscores(arg: str) -> str:
+    """vLLM's rewrite of ``_`` to ``-`` in a flag's name is not applied: ``--node_rank``
+    passes as a flag vLLM does not know, though vLLM reads it as ``--node-rank``."""
+    return arg
+
+
+Resolved = tuple[str | None, str, str | None, tuple[str, ...]]
+
+
+@mutant(replaces="planner.recipe.resolve_option", turns_red={SPELLINGS, READING, TWICE, FIELDS})
+def prefixes_are_not_flags(arg: str) -> Resolved:
+    """Only a flag's whole name (with or without ``=value``) is recognised: argparse's
+    abbreviations (``--nnode``, ``--head``) pass, though vLLM reads them as the flag."""
+    dest, option, value, matches = resolve_option(arg)
+    whole = option in ("", arg.partition("=")[0]) or (len(option) == 2 and arg[:2] == option)
+    if not whole:
+        return None, arg.partition("=")[0], None, ()
+    return dest, option, value, matches
+
+
+@mutant(replaces="planner.recipe.resolve_option", turns_red={SPELLINGS, READING}, independent=False)
+def a_short_flag_takes_no_glued_value(arg: str) -> Resolved:
+    """``-r1`` is not read as ``-r 1``: a short alias with its value glued on passes."""
+    dest, option, value, matches = resolve_option(arg)
+    if len(option) == 2 and arg != option and not arg.startswith(f"{option}="):
+        return None, arg, None, ()
+    return dest, option, value, matches
+
+
+@mutant(replaces="planner.recipe.resolve_option", turns_red={SPELLINGS, READING}, independent=False)
+def an_ambiguous_prefix_is_its_first_match(arg: str) -> Resolved:
+    """An ambiguous prefix is read as the first option it could be, where argparse refuses
+    it: ``--master`` is reported as ``--master-addr``."""
+    dest, option, value, matches = resolve_option(arg)
+    if matches:
+        return resolve_option(matches[0])[0], matches[0], None, ()
+    return dest, option, value, matches
+
+
+@mutant(replaces="planner.recipe._same_setting", turns_red={TWICE})
+def a_flag_may_be_given_twice(one: ArgReading, other: ArgReading) -> bool:
+    """A repeated flag is never noticed; vLLM silently keeps the last."""
+    return False
+
+
+@mutant(replaces="planner.recipe._same_setting", turns_red={TWICE}, independent=False)
+def a_dotted_key_never_meets_its_whole_config(one: ArgReading, other: ArgReading) -> bool:
+    """A dotted key after its whole config (``--compilation-config {}`` then
+    ``--compilation-config.mode 3``) is not a repeat, though vLLM's merged JSON replaces it."""
+    return (one.dest or one.option) == (other.dest or other.option) and one.key == other.key
+
+
+@mutant(replaces="planner.recipe.field_problems", turns_red={FIELDS})
+def args_override_the_fields(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
+    """An arg may set TP, PP or the backend to anything: ``--tensor-parallel-size 8`` wins
+    over the checked ``tensor_parallel_size = 4``."""
+    return ()
+
+
+@mutant(
+    replaces="planner.recipe.recipe_serve_argv",
+    turns_red={FIELDS},
+    independent=False,
+)
+def the_fields_are_rendered_unless_spelled_in_full(
+    recipe: Recipe, group: FabricGroup, rank: int, model_path: str
+) -> tuple[str, ...]:
+    """TP and PP are rendered unless the args hold ``--tensor-parallel-size`` or
+    ``--pipeline-parallel-size`` verbatim, so ``-tp 4`` gets a second TP flag."""
+    args = normalized_args(recipe)
+    head = serving_head(group).rail_address
+    owned = ("--nnodes", str(group.size), "--node-rank", str(rank), "--master-addr", head)
+    fields = (
+        *(
+            ()
+            if "--tensor-parallel-size" in args
+            else ("--tensor-parallel-size", str(recipe.tensor_parallel_size))
+        ),
+        *(
+            ()
+            if "--pipeline-parallel-size" in args
+            else ("--pipeline-parallel-size", str(recipe.pipeline_parallel_size))
+        ),
+    )
+    role = ("--port", str(RECIPE_SERVE_PORT)) if rank == 0 else ("--headless",)
+    port = ("--master-port", str(RECIPE_RENDEZVOUS_PORT))
+    return (*recipe.entrypoint[1:], model_path, *args, *fields, *owned, *port, *role)
+
+
+@mutant(
+    replaces="planner.recipe.arg_and_env_problems",
+    turns_red={NOT_SETTABLE},
+    independent=False,
+)
+def model_config_help_and_double_dash_pass(args: object, env: object) -> tuple[RecipeProblem, ...]:
+    """``--model``, ``--config``, ``-h`` and ``--`` are left to vLLM."""
+    return tuple(
+        p
+        for p in arg_and_env_problems(args, env)
+        if not any(w in p.message for w in ("model field", "cannot check", "help", "ends vLLM"))
+    )
+
+
+@mutant(
+    replaces="planner.recipe.arg_and_env_problems",
+    turns_red={NOT_SETTABLE},
+    independent=False,
+)
+def a_nul_byte_in_an_arg_passes(args: object, env: object) -> tuple[RecipeProblem, ...]:
+    """An arg holding a NUL byte is accepted (no argv can carry it)."""
+    return tuple(p for p in arg_and_env_problems(args, env) if p.message != "holds a NUL byte")
+
+
+@mutant(replaces="planner.recipe.value_problems", turns_red={POSITIONALS})
+def the_positionals_are_not_checked(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
+    """The image and the model are taken as written: ``--privileged`` reaches docker."""
+    return ()
+
+
+@mutant(
+    replaces="planner.recipe.value_problems",
+    turns_red={POSITIONALS},
+    independent=False,
+)
+def only_the_image_is_checked(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
+    """The model is taken as written: ``-tp`` as the model reaches vLLM as a flag."""
+    return tuple(p for p in value_problems(raw) if p.where != "model")
+
+
+@mutant(replaces="planner.recipe.composed_problems", turns_red={SEALED})
+def the_composed_names_are_not_sealed(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
+    """A model named ``..`` or a local file with no name is not refused at load."""
+    return ()
+
+
+@mutant(replaces="planner.recipe.composed_steps", turns_red={SEALED}, independent=False)
+def manifest_paths_are_joined_unsealed(
+    composed: ComposedModel, snapshot: CheckpointManifest, composed_dir: str, hf_cache_root: str
+) -> tuple[tuple[str, ...], ...]:
+    """The manifest's file paths are joined to the composed dir as written, so
+    ``../../etc/cron.d/x`` links outside it."""
+    folder = "--".join(("models", *snapshot.model.split("/")))  # the HF cache's naming
+    source = f"{hf_cache_root}/{folder}/snapshots/{snapshot.revision}"
+    links = tuple(
+        ("ln", "-sfn", "--", f"{source}/{f.path}", f"{composed_dir}/{f.path}")
+        for f in snapshot.files
+    )
+    no_files = snapshot.model_copy(update={"files": ()})
+    mkdir, *locals_ = composed_steps(composed, no_files, composed_dir, hf_cache_root)
+    return (mkdir, *links, *locals_)
+
+
+@mutant(replaces="planner.recipe.group_refusals", turns_red={GROUP})
+def any_group_size_is_planned(
+    recipe: Recipe, group: FabricGroup, source: str
+) -> tuple[Refusal, ...]:
+    """A recipe for another node count than the group's is not refused before planning."""
+    return ()
+
+
+@mutant(replaces="planner.recipe.group_refusals", turns_red={GROUP}, independent=False)
+def the_group_refusal_has_no_hint(
+    recipe: Recipe, group: FabricGroup, source: str
+) -> tuple[Refusal, ...]:
+    """The refusal says what is wrong but not what to do about it."""
+    return tuple(r.model_copy(update={"hint": ""}) for r in group_refusals(recipe, group, source))

@@ -23,7 +23,7 @@ from planner.fabric import Fabric, FabricGroup
 from planner.frontiers import PlanInputs
 from planner.glm_group_b_launch import GROUP as GLM_GROUP
 from planner.glm_group_b_launch import glm_group_b_launch_dry_run
-from planner.recipe import RecipeInvalid, load_recipe, plan_recipe
+from planner.recipe import RecipeInvalid, group_refusals, load_recipe, plan_recipe
 from planner.refusal import PlannerInputError
 from planner.report import render_recipe_report, render_report, write_atomically
 from planner.scenarios import load_inputs, load_scenario, scenario_names
@@ -232,9 +232,13 @@ def _run_recipe(args: argparse.Namespace) -> int:
     source = str(args.file)
     recipe = load_recipe(args.file)
     group = _group(data.fabric(root), args.group)
-    if recipe.required_nodes != group.size:
-        message = f"the recipe needs {recipe.required_nodes} nodes, {group.name} has {group.size}"
-        raise PlannerInputError(source, "required_nodes", message)
+    refused = group_refusals(recipe, group, source)
+    if refused:  # valid, but not on this group: exit 1, nothing written
+        for r in refused:
+            print(printable(r.line()), file=sys.stderr)
+            if r.hint:
+                print(printable(f"  hint: {r.hint}"), file=sys.stderr)
+        return EXIT_REFUSED
     snapshot = None
     if recipe.composed_model is not None:
         snapshot = data.snapshot_manifest(recipe.model, root)

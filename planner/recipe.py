@@ -5,6 +5,13 @@ per-node directory where the repo snapshot is symlinked from the HF cache and lo
 are hardlinked over it (local files win at the same name). The launcher owns the
 multi-node flags (``--nnodes/--node-rank/--master-addr/--master-port/--headless``) and the
 per-node fabric env; a recipe that sets them is refused, located, with every other problem.
+
+The args are read as vLLM's own parser reads them (:func:`read_args`): its rewrite of
+``_`` to ``-`` in flag names and of dotted config keys, then argparse's exact, ``=value``,
+unambiguous-prefix and short-alias forms over vLLM's option table
+(:mod:`planner.vllm_serve_options`). So ``--node_rank``, ``--nnode``, ``-r1`` are the
+launcher's flags too, a flag set twice in any two spellings is refused (vLLM keeps the last
+silently), and TP, PP or the backend in the args must agree with the recipe's fields.
 """
 
 from __future__ import annotations
@@ -12,18 +19,42 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import Field, ValidationError
 
 from planner.checkpoint import CheckpointManifest
+from planner.engram import FileTreeScope
 from planner.fabric import FabricGroup, serving_head
 from planner.launch import host_env
-from planner.refusal import PlannerInputError, render_location
-from planner.values import INT_RANGE, Frozen, OneLine, SafeName, SafePath, read_text_file
+from planner.refusal import PlannerInputError, Refusal, refusal, render_location
+from planner.values import (
+    INT_RANGE,
+    Frozen,
+    OneLine,
+    SafeName,
+    SafePath,
+    read_text_file,
+    safe_path,
+)
+from planner.vllm_serve_options import APPEND_DESTS, SERVE_ACTIONS, VLLM_VERSION
 
 LAUNCHER_OWNED_FLAGS = ("--nnodes", "--node-rank", "--master-addr", "--master-port", "--headless")
+LAUNCHER_OWNED_DESTS = ("nnodes", "node_rank", "master_addr", "master_port", "headless")
+# vLLM dests a recipe field sets: an arg setting one must agree with the field
+FIELD_DESTS: dict[str | None, str] = {
+    "tensor_parallel_size": "tensor_parallel_size",
+    "pipeline_parallel_size": "pipeline_parallel_size",
+    "distributed_executor_backend": "distributed_backend",
+}
+# vLLM dests no recipe arg may set, and why
+REFUSED_DESTS = {
+    "model": "names the model, which is the recipe's model field",
+    "config": "reads more flags from a file the launcher cannot check",
+    "help": "makes vLLM print its help and exit",
+}
 LAUNCHER_OWNED_ENV = ("VLLM_HOST_IP", "NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME")
 COMPOSED_ROOT = "/tmp/gunbc-composed"
 HF_CACHE_ROOT = "/var/lib/gunbc/hf-cache"
@@ -93,6 +124,113 @@ def normalized_args(recipe: Recipe) -> tuple[str, ...]:
     return tuple(normalize_arg(a) for a in recipe.args)
 
 
+_OPTION_DEST = {option: dest for dest, options in SERVE_ACTIONS for option in options}
+_CANONICAL = {
+    dest: next(o for o in options if o.startswith("--")) for dest, options in SERVE_ACTIONS
+}
+# argparse's own pattern (Python 3.11): what looks like a negative number is a value
+_NEGATIVE = re.compile(r"^-\d+$|^-\d*\.\d+$")
+_FLAG_NAME = re.compile(r"(?<=--)[^.]*")
+_LEVELS = ("0", "1", "2", "3")
+
+
+class ArgReading(NamedTuple):
+    """What vLLM's serve parser makes of ``args[at]``.
+
+    ``dest`` is the action it sets (``None``: a flag vLLM does not know, or ``--``);
+    ``option`` the option string it resolved to (a flag vLLM does not know keeps its own
+    name; ``""`` for a value); ``value`` the part after ``=`` or a short flag's tail, else
+    the next arg when that is a value; ``key`` a dotted config key's path; ``matches`` the
+    options an ambiguous prefix could be."""
+
+    at: int
+    arg: str
+    dest: str | None
+    option: str
+    value: str | None
+    key: tuple[str, ...] = ()
+    matches: tuple[str, ...] = ()
+
+
+def _flexible(arg: str) -> str:
+    """vLLM's rewrite of a ``--`` flag: ``_`` to ``-`` in its name, before any ``.``/``=``."""
+    if not arg.startswith("--"):
+        return arg
+    name, eq, value = arg.partition("=")
+    return _FLAG_NAME.sub(lambda m: m.group(0).replace("_", "-"), name, count=1) + eq + value
+
+
+def resolve_option(arg: str) -> tuple[str | None, str, str | None, tuple[str, ...]]:
+    """(dest, option, explicit value, ambiguous matches) of one rewritten arg, as argparse
+    (Python 3.11, abbreviations allowed) resolves it against vLLM's option table."""
+    if not arg.startswith("-") or len(arg) == 1:
+        return None, "", None, ()
+    if arg in _OPTION_DEST:
+        return _OPTION_DEST[arg], arg, None, ()
+    name, eq, explicit = arg.partition("=")
+    if eq and name in _OPTION_DEST:
+        return _OPTION_DEST[name], name, explicit, ()
+    if arg[1] == "-":  # a long flag: any option it is a prefix of (before '=')
+        found = [(o, explicit if eq else None) for o in _OPTION_DEST if o.startswith(name)]
+    else:  # a short one: a two-character option with its value glued on, or a prefix
+        found = [
+            (o, arg[2:] if o == arg[:2] else None)
+            for o in _OPTION_DEST
+            if o == arg[:2] or o.startswith(arg)
+        ]
+    if len(found) > 1:
+        return None, name, None, tuple(o for o, _ in found)
+    if found:
+        return _OPTION_DEST[found[0][0]], found[0][0], found[0][1], ()
+    if _NEGATIVE.match(arg) or " " in arg:
+        return None, "", None, ()
+    return None, name, None, ()
+
+
+def read_args(args: Sequence[str]) -> tuple[ArgReading, ...]:
+    """Each option of ``args`` as vLLM's serve parser reads it (values are not listed).
+
+    First vLLM's own rewrite (``FlexibleArgumentParser.parse_args``): ``_`` to ``-`` in a
+    ``--`` flag's name, ``-O3``/``-O 3`` as ``--optimization-level``, a dotted key
+    (``--engram-config.cpu_offload true``) as its config flag, taking the next arg as its
+    value; then argparse's resolution (:func:`resolve_option`). After ``--`` every arg is
+    positional."""
+    readings: list[ArgReading] = []
+    taken: set[int] = set()  # the args a dotted key took as its value
+    for index, arg in enumerate(args):
+        following = args[index + 1] if index + 1 < len(args) else None
+        if index in taken:
+            continue
+        if arg == "--":
+            readings.append(ArgReading(index, arg, None, "--", None))
+            break
+        name = _flexible(arg)
+        if arg.startswith("-O") and arg != "-O":
+            name = "--optimization-level=" + (arg[3:] if arg[2] == "=" else arg[2:])
+        elif arg == "-O" and following in _LEVELS:
+            name = "--optimization-level"
+        head, eq, tail = name.partition("=")
+        key: tuple[str, ...] = ()
+        if name.startswith("-") and "." in head:
+            name, *path = head.split(".")
+            key = tuple(path)
+            if eq:
+                following = tail
+            else:
+                taken.add(index + 1)
+        dest, option, value, matches = resolve_option(name)
+        if option == "":
+            continue
+        if value is None and following is not None and (key or _is_value(following)):
+            value = following
+        readings.append(ArgReading(index, arg, dest, option, value, key, matches))
+    return tuple(readings)
+
+
+def _is_value(arg: str) -> bool:
+    return resolve_option(_flexible(arg))[1] == ""
+
+
 _LONG_INTEGER = re.compile(r"[0-9][0-9_]{4299,}|0[xob][0-9A-Fa-f_]{4299,}")
 
 
@@ -118,7 +256,10 @@ def load_recipe(path: Path) -> Recipe:
     recipe = None if structure else Recipe.model_validate(_as_tuples(raw), strict=True)
     problems = (
         structure
+        + value_problems(raw)
         + arg_and_env_problems(raw.get("args"), raw.get("env"))
+        + field_problems(raw)
+        + composed_problems(raw)
         + (shape_problems(recipe) if recipe is not None else ())
     )
     if problems or recipe is None:
@@ -190,21 +331,164 @@ def _as_lists(value: object) -> object:
 
 
 def arg_and_env_problems(args: object, env: object) -> tuple[RecipeProblem, ...]:
-    """Launcher-owned flags or env, and config values that are not JSON, each located."""
+    """Per arg, as vLLM reads it (:func:`read_args`): a NUL byte, a ``--`` that would make
+    the launcher's flags positional, an ambiguous prefix, a launcher-owned flag, a flag no
+    recipe may set, a flag set again, or a config value that is not JSON; then the
+    launcher-owned env. Each located, one problem per arg at most."""
     found: list[RecipeProblem] = []
     items = args if isinstance(args, list) else []
-    for i, arg in enumerate(normalize_arg(a) if isinstance(a, str) else "" for a in items):
-        if arg.split("=", 1)[0] in LAUNCHER_OWNED_FLAGS:
-            found.append(RecipeProblem(where=f"args[{i}]", message=f"{arg} is launcher-owned"))
-        elif arg[:1] in ("{", "["):
+    served = [normalize_arg(a) if isinstance(a, str) else "" for a in items]
+    readings = {r.at: r for r in read_args(served)}
+    seen: list[ArgReading] = []
+    for i, arg in enumerate(served):
+        reading = readings.get(i)
+        message = "holds a NUL byte" if "\0" in arg else None
+        if message is None and reading is not None:
+            message = _arg_problem(arg, reading, seen)
+        elif message is None and arg[:1] in ("{", "["):
             try:
                 json.loads(arg)
             except json.JSONDecodeError as exc:
-                found.append(RecipeProblem(where=f"args[{i}]", message=f"not JSON: {exc.msg}"))
+                message = f"not JSON: {exc.msg}"
+        if message is not None:
+            found.append(RecipeProblem(where=f"args[{i}]", message=message))
     for key in env if isinstance(env, dict) else ():
         if key in LAUNCHER_OWNED_ENV:
             found.append(RecipeProblem(where=f"env.{key}", message="set per node by the launcher"))
     return tuple(found)
+
+
+def _arg_problem(arg: str, reading: ArgReading, seen: list[ArgReading]) -> str | None:
+    """The problem of one option as vLLM reads it; ``seen`` holds the options before it."""
+    if reading.option == "--":
+        return "-- ends vLLM's options: the launcher's flags after it would be read as models"
+    if reading.matches:
+        return f"{arg} is ambiguous to vLLM {VLLM_VERSION}'s parser: it could be " + ", ".join(
+            reading.matches
+        )
+    dest = reading.dest
+    canonical = _CANONICAL[dest] if dest else reading.option
+    if dest in LAUNCHER_OWNED_DESTS:
+        read_as = "" if arg.partition("=")[0] == canonical else f" (vLLM reads it as {canonical})"
+        return f"{arg} is launcher-owned{read_as}"
+    if dest in REFUSED_DESTS:
+        return f"{arg} {REFUSED_DESTS[dest]}"
+    if dest in APPEND_DESTS:
+        return None
+    earlier = next((r for r in seen if _same_setting(r, reading)), None)
+    seen.append(reading)
+    if earlier is None:
+        return None
+    shown = ".".join((canonical, *reading.key))
+    return f"{arg} sets {shown} again (first at args[{earlier.at}]); vLLM keeps only the last"
+
+
+def _same_setting(one: ArgReading, other: ArgReading) -> bool:
+    """Both set one thing: the same action (a flag vLLM does not know: the same name), and
+    the same dotted key, or one of them the whole config."""
+    if (one.dest or one.option) != (other.dest or other.option):
+        return False
+    return one.key == other.key or not one.key or not other.key
+
+
+def field_problems(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
+    """An arg that sets TP, PP or the backend (in any spelling vLLM reads) must agree with
+    the recipe's field, which the launcher checked: it may not silently override it. A
+    dotted key of one (``--tensor-parallel-size.x 4``) never agrees: vLLM would read a JSON
+    object as the size. Args that are not all strings are a type problem, reported once."""
+    args = raw.get("args")
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        return ()
+    fields = {"pipeline_parallel_size": 1, **raw}
+    found: list[RecipeProblem] = []
+    for reading in read_args([normalize_arg(a) for a in args]):
+        field = FIELD_DESTS.get(reading.dest)
+        if field is None:
+            continue
+        want = fields.get(field)
+        if not isinstance(want, int | str) or (not reading.key and _agrees(reading.value, want)):
+            continue
+        shown = reading.arg
+        if "=" not in reading.arg:
+            shown += " with no value" if reading.value is None else f" {reading.value}"
+        message = f"{shown} contradicts {field} = {json.dumps(want)}"
+        found.append(RecipeProblem(where=f"args[{reading.at}]", message=message))
+    return tuple(found)
+
+
+def _agrees(value: str | None, want: int | str) -> bool:
+    """An arg's value is the field's: the same text, or for a size the same integer."""
+    if value is None or isinstance(want, str):
+        return value == want
+    try:
+        return int(value) == want
+    except ValueError:
+        return False
+
+
+def value_problems(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
+    """The image and the model are positionals (of ``docker create`` and of ``vllm serve``):
+    one starting with ``-`` would be read as an option (``--privileged``), and neither may
+    hold a NUL byte or break a line; each is one printable word."""
+    found: list[RecipeProblem] = []
+    for field, reader in (("docker_image", "docker"), ("model", "vLLM")):
+        value = raw.get(field)
+        if not isinstance(value, str):
+            continue
+        message = None
+        if value.startswith("-"):
+            message = f"{value!r} starts with '-': {reader} would read it as an option"
+        elif "\0" in value:
+            message = f"{value!r} holds a NUL byte"
+        elif not value.isprintable() or " " in value:
+            message = f"{value!r} holds a space or a control character: it is one word"
+        if message is not None:
+            found.append(RecipeProblem(where=field, message=message))
+    return tuple(found)
+
+
+def composed_dir(model: str, composed_root: str = COMPOSED_ROOT) -> str:
+    """``<root>/<model, '/' as '--'>``: sealed to ``root`` as Engram staging seals its writes
+    (:meth:`FileTreeScope.seal`), and a safe path, since it is a ``--mount`` source."""
+    return safe_path(FileTreeScope(root=composed_root).seal(model.replace("/", "--")))
+
+
+def composed_problems(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
+    """A composed model's directory, named after the model, stays inside the composed root,
+    and each local file is linked at a name inside it."""
+    composed, model = raw.get("composed_model"), raw.get("model")
+    if not isinstance(composed, dict) or not isinstance(model, str):
+        return ()
+    found: list[RecipeProblem] = []
+    try:
+        where = composed_dir(model)
+    except ValueError as exc:
+        return (RecipeProblem(where="model", message=str(exc)),)
+    files = composed.get("local_files")
+    for i, item in enumerate(files if isinstance(files, list) else []):
+        host = item.get("host") if isinstance(item, dict) else None
+        if not isinstance(host, str):
+            continue
+        try:
+            FileTreeScope(root=where).seal(PurePosixPath(host).name)
+        except ValueError as exc:
+            where_file = f"composed_model.local_files[{i}].host"
+            found.append(RecipeProblem(where=where_file, message=str(exc)))
+    return tuple(found)
+
+
+def group_refusals(recipe: Recipe, group: FabricGroup, source: str) -> tuple[Refusal, ...]:
+    """A valid recipe this group cannot run: it plans over exactly the group's hosts."""
+    if recipe.required_nodes == group.size:
+        return ()
+    return (
+        refusal(
+            "recipe.group_size",
+            ("required_nodes",),
+            f"{source} needs {recipe.required_nodes} nodes; {group.name} has {group.size} hosts",
+            hint=f"plan it over a group of {recipe.required_nodes} hosts (--group)",
+        ),
+    )
 
 
 def shape_problems(recipe: Recipe) -> tuple[RecipeProblem, ...]:
@@ -251,10 +535,19 @@ def composed_steps(
             f"snapshot {snapshot.model} is not the recipe's {composed.sources[0].repo}"
         )
     source = _snapshot_dir(snapshot, hf_cache_root)
-    links = tuple(
-        ("ln", "-sfn", "--", f"{source}/{f.path}", f"{composed_dir}/{f.path}")
-        for f in snapshot.files
-    )
+    scope = FileTreeScope(root=composed_dir)
+    links = []
+    for i, f in enumerate(snapshot.files):
+        try:
+            if "\0" in f.path:
+                raise ValueError(f"{f.path!r} holds a NUL byte")
+            target = scope.seal(f.path)
+        except ValueError as exc:
+            raise PlannerInputError(
+                f"the snapshot manifest of {snapshot.model}", f"files[{i}].path", str(exc)
+            ) from exc
+        relative = target.removeprefix(f"{composed_dir}/")
+        links.append(("ln", "-sfn", "--", f"{source}/{relative}", target))
     locals_ = tuple(
         ("ln", "-f", "--", f.host, f"{composed_dir}/{PurePosixPath(f.host).name}")
         for f in composed.local_files
@@ -268,6 +561,7 @@ def recipe_serve_argv(
     """The serve argv of node ``rank``: the recipe's args, then TP and PP from the recipe's
     fields unless the args set them, then the flags the launcher owns."""
     args = normalized_args(recipe)
+    set_by_args = {r.dest for r in read_args(args)}
     owned = (
         "--nnodes",
         str(group.size),
@@ -280,12 +574,12 @@ def recipe_serve_argv(
     )
     tp = (
         ()
-        if "--tensor-parallel-size" in args
+        if "tensor_parallel_size" in set_by_args
         else ("--tensor-parallel-size", str(recipe.tensor_parallel_size))
     )
     pp = (
         ()
-        if "--pipeline-parallel-size" in args
+        if "pipeline_parallel_size" in set_by_args
         else ("--pipeline-parallel-size", str(recipe.pipeline_parallel_size))
     )
     role = ("--port", str(RECIPE_SERVE_PORT)) if rank == 0 else ("--headless",)
@@ -308,15 +602,15 @@ def plan_recipe(
     composed = recipe.composed_model
     if composed is not None and snapshot is None:
         raise ValueError("a composed model needs the snapshot manifest of its source repo")
-    composed_dir = f"{composed_root}/{recipe.model.replace('/', '--')}"
     steps: tuple[tuple[str, ...], ...] = ()
     mounts: tuple[str, ...] = ()
     model_path = recipe.model
     if composed is not None and snapshot is not None:
-        steps = composed_steps(composed, snapshot, composed_dir, hf_cache_root)
+        composed_at = composed_dir(recipe.model, composed_root)
+        steps = composed_steps(composed, snapshot, composed_at, hf_cache_root)
         model_path = composed.mount
         mounts = (
-            f"type=bind,source={composed_dir},target={composed.mount},readonly",
+            f"type=bind,source={composed_at},target={composed.mount},readonly",
             f"type=bind,source={hf_cache_root},target={hf_cache_root},readonly",
         )
     ranks = []

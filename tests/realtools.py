@@ -98,6 +98,8 @@ class VllmFacts:
     reasoning_parsers: tuple[str, ...]
     kv_cache_dtypes: tuple[str, ...]
     options: tuple[str, ...]
+    actions: tuple[tuple[str, tuple[str, ...]], ...]
+    append_dests: tuple[str, ...]
 
 
 def _which(tool: str, *candidates: str) -> str:
@@ -471,4 +473,17 @@ def vllm_serve_parser_facts() -> VllmFacts:
         reasoning_parsers=_str_tuple(raw.get("reasoning_parsers")),
         kv_cache_dtypes=_str_tuple(raw.get("kv_cache_dtypes")),
         options=_str_tuple(raw.get("options")),
+        actions=_actions(raw.get("actions")),
+        append_dests=_str_tuple(raw.get("append_dests")),
     )
+
+
+def _actions(value: object) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    if not isinstance(value, list):
+        raise VllmHarnessError(f"expected a list of actions, got {value!r}")
+    found = []
+    for item in value:
+        if not isinstance(item, list) or len(item) != 2 or not isinstance(item[0], str):
+            raise VllmHarnessError(f"expected [dest, [option strings]], got {item!r}")
+        found.append((item[0], _str_tuple(item[1])))
+    return tuple(found)

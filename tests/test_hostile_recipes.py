@@ -158,3 +158,25 @@ def test_a_hostile_recipe_is_a_located_error(
         message = ran.err.split(f"{path}: ", 1)[1]
     assert says in message, message
     assert tree(out) == []
+
+
+_FLAG_PARTS = st.sampled_from(
+    ["-", "--", "-r", "-n", "-O", "--node", "_rank", "--master", "-tp", "--max-num-seqs", "=", ".",
+     "cpu_offload", "1", "-1", "-0.5", " ", "\x00", "\n", "'", "--engram-config", "x"]
+)  # fmt: skip
+_ARGS = st.lists(st.lists(_FLAG_PARTS, min_size=1, max_size=4).map("".join), max_size=8)
+
+
+@HOSTILE
+@given(args=_ARGS)
+def test_hostile_args_are_planned_or_refused_at_their_index(args: list[str]) -> None:
+    """Any args built from flag fragments (prefixes, short aliases glued to values, dotted
+    keys, '--', NUL, quotes): exit 0 with a plan, or exit 2 with every problem at an
+    args[i] that exists; never a traceback, nothing written on error."""
+    ran, _, out = _run((BASE + f"args = [{', '.join(_toml_string(a) for a in args)}]\n").encode())
+    no_crash(ran)
+    assert ran.code in (0, 2), ran.err
+    if ran.code == 2:
+        places = re.findall(r"(?:problem\(s\): |^  )(args\[(\d+)\]): ", ran.err, re.MULTILINE)
+        assert places and all(int(i) < len(args) for _, i in places), ran.err
+        assert tree(out) == []

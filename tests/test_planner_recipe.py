@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -154,3 +156,89 @@ def test_toml_cut_off_at_the_end_says_so(tmp_path: Path) -> None:
     with pytest.raises(PlannerInputError) as caught:
         load_recipe(_write(tmp_path, MINIMAL + "args = [1,"))
     assert caught.value.where == "end of file"
+
+
+def _cli(tmp_path: Path, text: str) -> subprocess.CompletedProcess[str]:
+    """`planner recipe` on ``text``, as a user runs it (a real subprocess)."""
+    path = _write(tmp_path, text)
+    return subprocess.run(
+        [sys.executable, "-m", "planner.cli", "recipe", str(path), "--out", str(tmp_path / "o")],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
+    )
+
+
+def test_five_nodes_on_a_four_host_group_is_refused_not_an_input_error(tmp_path: Path) -> None:
+    text = MINIMAL.replace("required_nodes = 4", "required_nodes = 5").replace(
+        "tensor_parallel_size = 4", "tensor_parallel_size = 5"
+    )
+    done = _cli(tmp_path, text)
+    assert done.returncode == 1, done.stderr
+    lines = done.stderr.splitlines()
+    assert lines[0].startswith("refused: recipe.group_size at required_nodes: ")
+    assert lines[0].endswith("recipe.toml needs 5 nodes; group_a has 4 hosts")
+    assert lines[1] == "  hint: plan it over a group of 5 hosts (--group)"
+    assert done.stdout == "" and not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "where", "message"),
+    [
+        (
+            '"--node_rank", "1"',
+            "args[0]",
+            "--node_rank is launcher-owned (vLLM reads it as --node-rank)",
+        ),
+        ('"--nnode", "4"', "args[0]", "--nnode is launcher-owned (vLLM reads it as --nnodes)"),
+        ('"-r", "1"', "args[0]", "-r is launcher-owned (vLLM reads it as --node-rank)"),
+        ('"--max-num-seqs", "4", "--max-num-seqs", "8"', "args[2]", "--max-num-seqs sets"),
+        ('"--x=1", "--x", "2"', "args[1]", "--x sets --x again (first at args[0])"),
+        (
+            '"--tensor-parallel-size", "8"',
+            "args[0]",
+            "--tensor-parallel-size 8 contradicts tensor_parallel_size = 4",
+        ),
+        ('"--max-num-seqs\\u00004"', "args[0]", "holds a NUL byte"),
+    ],
+)
+def test_args_vllm_would_misread_exit_2_located(
+    tmp_path: Path, args: str, where: str, message: str
+) -> None:
+    done = _cli(tmp_path, MINIMAL + f"args = [{args}]\n")
+    assert done.returncode == 2, done.stderr
+    assert f"1 problem(s): {where}: {message}" in done.stderr
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("docker_image", '"--privileged"'), ("docker_image", '"--volume=/:/host"'), ("model", '"-x"')],
+)
+def test_a_positional_that_reads_as_an_option_exits_2(tmp_path: Path, key: str, value: str) -> None:
+    text = "\n".join(ln for ln in MINIMAL.splitlines() if not ln.startswith(f"{key} ="))
+    done = _cli(tmp_path, text + f"\n{key} = {value}\n")
+    assert done.returncode == 2, done.stderr
+    assert f"1 problem(s): {key}: '{value[1:-1]}' starts with '-'" in done.stderr
+
+
+def test_a_manifest_path_escaping_the_composed_dir_exits_2(tmp_path: Path) -> None:
+    data_root = tmp_path / "data"
+    shutil.copytree(data.default_data_root(), data_root)
+    manifest = data_root / "checkpoints" / "tiny.manifest.json"
+    files = [{"path": "../../../etc/cron.d/x", "bytes": 1, "role": "weights"}]
+    manifest.write_text(json.dumps({"model": "org/tiny", "revision": "r1", "files": files}))
+    composed = '[composed_model]\nmount = "/model"\n[[composed_model.sources]]\nrepo = "org/tiny"\n'
+    path = _write(tmp_path, MINIMAL + composed)
+    done = subprocess.run(
+        [sys.executable, "-m", "planner.cli", "recipe", str(path), "--data", str(data_root),
+         "--out", str(tmp_path / "o")],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (
+        "planner: error: the snapshot manifest of org/tiny: files[0].path: "
+        "'../../../etc/cron.d/x' escapes the sealed directory /tmp/gunbc-composed/org--tiny\n"
+    )
+    assert not (tmp_path / "o").exists()

@@ -308,7 +308,18 @@ def facts(serve: RaisingParser) -> dict[str, Any]:
     from vllm.tool_parsers import ToolParserManager
 
     options = sorted(s for a in serve._actions for s in a.option_strings if s.startswith("--"))
+    # argparse's lookup table (the --no- forms vLLM hides from option_strings included), each
+    # action's strings together, in lookup order: what planner/vllm_serve_options.py holds
+    actions: list[list[Any]] = []
+    for option, action in serve._option_string_actions.items():
+        if actions and actions[-1][0] == action.dest:
+            actions[-1][1].append(option)
+        else:
+            actions.append([action.dest, [option]])
+    appending = sorted(a.dest for a in serve._actions if isinstance(a, argparse._AppendAction))
     return {
+        "actions": actions,
+        "append_dests": appending,
         "vllm_version": importlib.metadata.version("vllm"),
         "tokenizer_modes": sorted(["auto", *TokenizerRegistry.tokenizers]),
         "tool_call_parsers": sorted(ToolParserManager.list_registered()),

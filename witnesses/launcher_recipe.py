@@ -11,11 +11,12 @@ spelling vLLM's parser accepts (underscores, prefixes, short aliases).
 
 from __future__ import annotations
 
+import io
 import subprocess
 import tempfile
 import tomllib
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +29,9 @@ from fixtures.builders import (
     v41_manifest,
 )
 from planner.checkpoint import CheckpointManifest, ManifestFile
+from planner.cli import main
 from planner.fabric import FabricGroup
-from planner.recipe import Recipe, RecipeInvalid, load_recipe, plan_recipe
+from planner.recipe import ArgReading, Recipe, RecipeInvalid, load_recipe, plan_recipe, read_args
 from planner.refusal import PlannerInputError
 
 _MINIMAL = TINY_RECIPE.read_text(encoding="utf-8")
@@ -393,33 +395,314 @@ def shell_quoting_is_stripped_once() -> Verdict:
     )
 
 
+def _toml_args(args: list[str]) -> str:
+    """``args = [...]`` as a TOML line, each arg a basic string (\\n and \\0 escaped)."""
+    listed = ", ".join(
+        '"'
+        + a.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\0", "\\u0000")
+        + '"'
+        for a in args
+    )
+    return f"args = [{listed}]\n"
+
+
 @claim(ClaimKind.REFUSAL)
-def launcher_owned_flags_are_refused_in_every_spelling_the_planner_knows() -> Verdict:
-    """Each launcher-owned flag is refused at args[i] whether written alone (its value in the
-    next arg), as --flag=value (split at the first '=', as argparse does), shell-quoted or
-    padded with whitespace; each of the three fabric env keys at env.KEY. The message quotes
-    the arg as it would be served."""
-    flags = ("--nnodes", "--node-rank", "--master-addr", "--master-port", "--headless")
+def launcher_owned_flags_are_refused_in_every_spelling_vllm_reads() -> Verdict:
+    """Each launcher-owned flag is refused at args[i] in every spelling vLLM 0.33.0's own
+    parser takes for it: as written (alone, ``=value`` split at the first '=', shell-quoted,
+    padded), with underscores (vLLM rewrites ``_`` to ``-`` in a flag's name), as an
+    unambiguous prefix (argparse's abbreviations: ``--nnode``, ``--node``, ``--master-a``,
+    ``--head``), and as its short alias, alone or with the value glued on (``-n``, ``-r``,
+    ``-r1``); a spelling other than the flag's own says what vLLM reads it as. ``--master``
+    could be either rendezvous flag: vLLM refuses it as ambiguous, and so does the recipe.
+    The three fabric env keys are refused at env.KEY."""
+    cases: list[tuple[str, str]] = []  # (written, expected message)
+    for flag in ("--nnodes", "--node-rank", "--master-addr", "--master-port", "--headless"):
+        cases += [
+            (flag, f"{flag} is launcher-owned"),
+            (f"{flag}=1", f"{flag}=1 is launcher-owned"),
+            (f"'{flag}=a=b'", f"{flag}=a=b is launcher-owned"),
+            (f"  {flag}\n", f"{flag} is launcher-owned"),
+        ]
+    read_as = {  # spelling → the flag vLLM reads it as (facts of vLLM 0.33.0's serve parser)
+        "--node_rank": "--node-rank",
+        "--master_addr=10.0.0.9": "--master-addr",
+        "--Master_port=1": None,  # argparse is case-sensitive: not a flag vLLM knows
+        "--nnode": "--nnodes",
+        "--node": "--node-rank",
+        "--master-a": "--master-addr",
+        "--master_p=2": "--master-port",
+        "--head": "--headless",
+        "-n": "--nnodes",
+        "-r": "--node-rank",
+        "-r1": "--node-rank",
+        "-n=2": "--nnodes",
+    }
+    cases += [(s, f"{s} is launcher-owned (vLLM reads it as {f})") for s, f in read_as.items() if f]
+    cases += [("--Master_port=1", "")]
+    cases += [
+        (
+            "--master",
+            "--master is ambiguous to vLLM 0.33.0's parser: it could be --master-addr, "
+            "--master-port",
+        )
+    ]
     args: list[str] = []
     wanted: list[tuple[str, str]] = []
-    for flag in flags:
-        for written, served in (
-            (flag, flag),
-            (f"{flag}=1", f"{flag}=1"),
-            (f"'{flag}=a=b'", f"{flag}=a=b"),
-            (f"  {flag}\n", flag),
-        ):
-            wanted.append((f"args[{len(args) + 1}]", f"{served} is launcher-owned"))
-            args += ["--trust-remote-code", written]
+    for number, (written, message) in enumerate(cases):
+        if message:
+            wanted.append((f"args[{len(args) + 1}]", message))
+        args += [f"--max-model-len={1000 + number}" if number == 0 else f"v{number}", written]
     env = ("GLOO_SOCKET_IFNAME", "VLLM_HOST_IP", "NCCL_SOCKET_IFNAME")
     wanted += [(f"env.{key}", "set per node by the launcher") for key in env]
-    listed = ", ".join('"' + a.replace("\n", "\\n") + '"' for a in args)
     text = (
-        _MINIMAL
-        + f"args = [{listed}]\n[env]\n"
-        + "".join(f'{k} = "x"\nOK_{k} = "y"\n' for k in env)
+        _MINIMAL + _toml_args(args) + "[env]\n" + "".join(f'{k} = "x"\nOK_{k} = "y"\n' for k in env)
     )
     return expect_equal(wanted, _problems(text), "recipe problems")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def args_are_read_as_vllms_own_parser_reads_them() -> Verdict:
+    """Each arg is read as vLLM 0.33.0 reads it (facts of its FlexibleArgumentParser and of
+    Python 3.11's argparse, checked against the real parser in
+    tests/test_recipe_vllm_spellings.py): ``_`` becomes ``-`` in a flag's name only, before
+    any ``.`` or ``=`` (so ``a--b_c`` in a dotted key stays); ``=value`` and a short alias's
+    glued tail are the value, else the next arg when it is a value (``-1`` and ``-a b`` are);
+    a prefix names its one option (``-as`` is ``-asc``) or is ambiguous (``-p``); ``-O3``,
+    ``-O=2`` and ``-O 1`` are ``--optimization-level``, ``-O x`` and ``-o3`` flags vLLM does not
+    know; a dotted key takes the next arg as its value whatever it is (``--nnodes`` here),
+    ``-0.5`` is read as one; after ``--`` nothing is an option."""
+    R = ArgReading
+    cases: dict[tuple[str, ...], tuple[ArgReading, ...]] = {
+        ("--node_rank", "1"): (R(0, "--node_rank", "node_rank", "--node-rank", "1"),),
+        ("--served_model_name=my_model",): (
+            R(
+                0,
+                "--served_model_name=my_model",
+                "served_model_name",
+                "--served-model-name",
+                "my_model",
+            ),
+        ),
+        ("--compilation_config.a--b_c=1",): (
+            R(
+                0,
+                "--compilation_config.a--b_c=1",
+                "compilation_config",
+                "--compilation-config",
+                "1",
+                ("a--b_c",),
+            ),
+        ),
+        ("--nnode=2", "3"): (R(0, "--nnode=2", "nnodes", "--nnodes", "2"),),
+        ("-r12",): (R(0, "-r12", "node_rank", "-r", "12"),),
+        ("-as", "3"): (R(0, "-as", "api_server_count", "-asc", "3"),),
+        ("-p", "2"): (R(0, "-p", None, "-p", "2", (), ("-pp", "-pcp")),),
+        ("--max-model-len", "-1", "--chat-template", "-a b"): (
+            R(0, "--max-model-len", "max_model_len", "--max-model-len", "-1"),
+            R(2, "--chat-template", "chat_template", "--chat-template", "-a b"),
+        ),
+        ("-O3", "-O=2", "-O", "1", "-O", "x", "-o3"): (
+            R(0, "-O3", "optimization_level", "--optimization-level", "3"),
+            R(1, "-O=2", "optimization_level", "--optimization-level", "2"),
+            R(2, "-O", "optimization_level", "--optimization-level", "1"),
+            R(4, "-O", None, "-O", "x"),
+            R(6, "-o3", None, "-o3", None),
+        ),
+        ("--engram-config.use_thp", "--nnodes", "--engram-config.cpu_offload=true", "-n", "2"): (
+            R(
+                0,
+                "--engram-config.use_thp",
+                "engram_config",
+                "--engram-config",
+                "--nnodes",
+                ("use_thp",),
+            ),
+            R(
+                2,
+                "--engram-config.cpu_offload=true",
+                "engram_config",
+                "--engram-config",
+                "true",
+                ("cpu_offload",),
+            ),
+            R(3, "-n", "nnodes", "-n", "2"),
+        ),
+        ("-0.5", "--nnodes", "--x"): (R(2, "--x", None, "--x", None),),
+        ("--", "--nnodes", "2"): (R(0, "--", None, "--", None),),
+    }
+    found = {args: read_args(args) for args in cases}
+    return expect_equal(cases, found, "readings per args")
+
+
+@claim(ClaimKind.REFUSAL)
+def a_flag_set_twice_is_refused_where_it_is_set_again() -> Verdict:
+    """vLLM keeps the last of a flag given twice, silently; a recipe that gives one twice is
+    refused at the second, naming the flag and where it was first: the same spelling, two
+    spellings vLLM reads as one flag (``--x=1`` then ``--x 2``, ``-`` then ``_``, a prefix),
+    a flag and its ``--no-`` form, a flag vLLM does not know given twice, a dotted config key
+    given twice or after the whole config. Two different keys of one config merge, and a
+    flag that appends (``--middleware``) may repeat: both are accepted."""
+    args = [
+        *("--max-num-seqs", "4", "--max-num-seqs", "8"),  # [2]: the same spelling
+        *("--block-size=16", "--block_size", "32"),  # [5]: '=' then '_'
+        *("--max-model-len", "4096", "--max-model", "8192"),  # [9]: a prefix
+        *("--enable-prefix-caching", "--no-enable-prefix-caching"),  # [12]: its --no- form
+        *("--prefill-compute-share=0.4", "--prefill-compute-share", "0.5"),  # [14]: unknown
+        *("--engram-config.cpu_offload", "true", "--engram-config.use_thp", "false"),
+        *("--engram-config.cpu_offload", "false"),  # [20]: the same dotted key again
+        *("--compilation-config", "{}", "--compilation-config.mode", "3"),  # [24]: after whole
+        *("--middleware", "a.b", "--middleware", "c.d"),  # appends: accepted
+    ]
+    again = "vLLM keeps only the last"
+    wanted = [
+        ("args[2]", f"--max-num-seqs sets --max-num-seqs again (first at args[0]); {again}"),
+        ("args[5]", f"--block_size sets --block-size again (first at args[4]); {again}"),
+        ("args[9]", f"--max-model sets --max-model-len again (first at args[7]); {again}"),
+        (
+            "args[12]",
+            "--no-enable-prefix-caching sets --enable-prefix-caching again (first at args[11]); "
+            + again,
+        ),
+        (
+            "args[14]",
+            "--prefill-compute-share sets --prefill-compute-share again (first at args[13]); "
+            + again,
+        ),
+        (
+            "args[20]",
+            "--engram-config.cpu_offload sets --engram-config.cpu_offload again "
+            f"(first at args[16]); {again}",
+        ),
+        (
+            "args[24]",
+            "--compilation-config.mode sets --compilation-config.mode again (first at "
+            f"args[22]); {again}",
+        ),
+    ]
+    return expect_equal(wanted, _problems(_MINIMAL + _toml_args(args)), "recipe problems")
+
+
+@claim(ClaimKind.REFUSAL)
+def args_may_not_override_the_checked_parallel_fields() -> Verdict:
+    """TP, PP and the backend are the recipe's fields, checked against the nodes; an arg
+    that sets one to another value, in any spelling vLLM reads (``--tensor-parallel-size
+    8``, ``-tp=8``, ``--tensor_parallel_size``, the prefix ``--pipeline-parallel``), with no
+    value, or as a dotted key, is refused at args[i] quoting the arg and the field, whatever
+    comes before it; one that agrees is accepted and the launcher does not render the flag a
+    second time."""
+    tp, pp = "tensor_parallel_size = 4", "pipeline_parallel_size = 1"  # tiny's TP, PP default
+    cases: list[tuple[str, list[tuple[str, str]]]] = [  # (args as TOML, problems), each alone
+        (
+            '"--tensor-parallel-size", "8"',
+            [("args[0]", f"--tensor-parallel-size 8 contradicts {tp}")],
+        ),
+        ('"-tp=8"', [("args[0]", f"-tp=8 contradicts {tp}")]),
+        (
+            '"--tensor_parallel_size", "two"',
+            [("args[0]", f"--tensor_parallel_size two contradicts {tp}")],
+        ),
+        ('"--pipeline-parallel", "2"', [("args[0]", f"--pipeline-parallel 2 contradicts {pp}")]),
+        (
+            '"--distributed-executor-backend", "ray"',
+            [
+                (
+                    "args[0]",
+                    '--distributed-executor-backend ray contradicts distributed_backend = "mp"',
+                )
+            ],
+        ),
+        # a flag vLLM takes for another, and an agreeing TP, before a contradicting PP
+        ('"--max-num-seqs", "4", "-tp", "4", "-pp", "3"', [("args[4]", f"-pp 3 contradicts {pp}")]),
+        # a dotted key makes vLLM read a JSON object as the size: it never agrees
+        (
+            '"--pipeline-parallel-size.x", "1"',
+            [("args[0]", f"--pipeline-parallel-size.x 1 contradicts {pp}")],
+        ),
+        (
+            '"--tensor-parallel-size"',
+            [("args[0]", f"--tensor-parallel-size with no value contradicts {tp}")],
+        ),
+        ('"--distributed-executor-backend=mp"', []),  # agrees
+        # an arg that is not a string is a type problem, reported once
+        ('"--tensor-parallel-size", 8', [("args[1]", "Input should be a valid string (value 8)")]),
+    ]
+    refused = [_problems(_MINIMAL + f"args = [{args}]\n") for args, _ in cases]
+    wanted = [problems for _, problems in cases]
+    agreeing = _load(_MINIMAL + _toml_args(["-tp", "4", "--pipeline_parallel_size=1"]))
+    argv = plan_recipe(agreeing, _group(), "tiny").ranks[1].create_argv
+    served = argv[argv.index("org/tiny") :]
+    group = _group()
+    tail = (
+        *("--nnodes", "4", "--node-rank", "1", "--master-addr", group.hosts[0].rail_address),
+        *("--master-port", _RENDEZVOUS_PORT, "--headless"),
+    )
+    want_served = ("org/tiny", "-tp", "4", "--pipeline_parallel_size=1", *tail)
+    return expect_equal(
+        (wanted, want_served), (refused, served), "(refusals, agreeing rank 1 serve argv)"
+    )
+
+
+@claim(ClaimKind.REFUSAL)
+def flags_no_recipe_may_set_are_refused() -> Verdict:
+    """``--model`` (the model is the recipe's field), ``--config`` (more flags from a file
+    the launcher cannot check), ``-h`` (vLLM prints its help and exits), ``--`` (the
+    launcher's flags after it would be positionals) and an arg holding a NUL byte are each
+    refused at args[i]."""
+    args = ["--model", "org/other", "--config=x.yaml", "-h", "--max\0-num-seqs", "--", "--x"]
+    wanted = [
+        ("args[0]", "--model names the model, which is the recipe's model field"),
+        ("args[2]", "--config=x.yaml reads more flags from a file the launcher cannot check"),
+        ("args[3]", "-h makes vLLM print its help and exit"),
+        ("args[4]", "holds a NUL byte"),
+        (
+            "args[5]",
+            "-- ends vLLM's options: the launcher's flags after it would be read as models",
+        ),
+    ]
+    return expect_equal(wanted, _problems(_MINIMAL + _toml_args(args)), "recipe problems")
+
+
+@claim(ClaimKind.REFUSAL)
+def positionals_docker_or_vllm_would_read_as_options_are_refused() -> Verdict:
+    """The image is docker's positional and the model vLLM's: ``--privileged`` or
+    ``--volume=/:/host`` as the image would be read by docker as options (a privileged
+    container, the host's root mounted), ``-tp`` as the model by vLLM; each is refused at its
+    key, and so is a NUL byte or a line break in either."""
+    cases = {
+        "docker_image": (
+            '"--privileged"',
+            "'--privileged' starts with '-': docker would read it as an option",
+        ),
+        "docker_image ": (
+            '"--volume=/:/host"',
+            "'--volume=/:/host' starts with '-': docker would read it as an option",
+        ),
+        "docker_image  ": ('"img\\u0000:1"', "'img\\x00:1' holds a NUL byte"),
+        "model": ('"-tp"', "'-tp' starts with '-': vLLM would read it as an option"),
+        "model ": (
+            '"org/x\\nforged"',
+            "'org/x\\nforged' holds a space or a control character: it is one word",
+        ),
+    }
+    found: dict[str, object] = {
+        case: _problems(_replacing(case.strip(), value)) for case, (value, _) in cases.items()
+    }
+    wanted: dict[str, object] = {
+        case: [(case.strip(), message)] for case, (_, message) in cases.items()
+    }
+    # an image with a space; an image of the wrong type does not stop the model's check
+    found["a space"] = _problems(_replacing("docker_image", '"tiny local"'))
+    wanted["a space"] = [
+        ("docker_image", "'tiny local' holds a space or a control character: it is one word")
+    ]
+    both = _replacing("docker_image", "3").replace('model = "org/tiny"', 'model = "-x"')
+    found["both"] = _problems(both)
+    wanted["both"] = [
+        ("docker_image", "Input should be a valid string (value 3)"),
+        ("model", "'-x' starts with '-': vLLM would read it as an option"),
+    ]
+    return expect_equal(wanted, found, "problems per hostile positional")
 
 
 @claim(ClaimKind.REFUSAL)
@@ -654,3 +937,107 @@ def a_recipe_is_read_strictly_and_every_place_named() -> Verdict:
     seen["arrays 3,000 deep"] = (deep[0] == deep[1], deep[2], deep[3])
     want["arrays 3,000 deep"] = (True, "<file>", "arrays or tables nested too deeply")
     return expect_equal(want, seen, "where each hostile recipe is refused")
+
+
+@claim(ClaimKind.REFUSAL)
+def composed_model_paths_stay_inside_the_composed_directory() -> Verdict:
+    """A composed model's paths are sealed to its directory as Engram staging seals its
+    writes (no absolute path, no '..', nothing empty): a model named ``..`` (its directory
+    would be the composed root's parent) is refused at ``model``, a local file whose name is
+    empty at its key; a snapshot manifest whose file path is ``../../etc/cron.d/x``,
+    absolute, or holds a NUL byte is refused at plan time naming the manifest and
+    ``files[i].path``, before any step is rendered. A local file that is not a table, or
+    whose host is not a string, is a type problem only."""
+    composed = '[composed_model]\nmount = "/model"\n[[composed_model.sources]]\nrepo = "org/tiny"\n'
+    dotdot = _problems(_replacing("model", '".."') + composed)
+    # a local file of the wrong type is a type problem; the next one is still checked
+    empty_name = _problems(
+        _MINIMAL
+        + composed
+        + '[[composed_model.local_files]]\nhost = 3\n[[composed_model.local_files]]\nhost = "/"\n'
+    )
+    not_a_table = _problems(
+        _MINIMAL + '[composed_model]\nmount = "/model"\nlocal_files = ["x"]\n'
+        '[[composed_model.sources]]\nrepo = "org/tiny"\n'
+    )
+    recipe = _load(_MINIMAL + composed)
+    planned = []
+    for path in ("../../etc/cron.d/x", "/etc/cron.d/x", "a\0b", "ok/../../x"):
+        snapshot = CheckpointManifest(
+            model="org/tiny",
+            revision="r1",
+            files=(
+                ManifestFile(path="config.json", bytes=2, role="config"),
+                ManifestFile(path=path, bytes=1, role="weights"),
+            ),
+        )
+        try:
+            plan_recipe(recipe, _group(), "tiny", snapshot)
+            planned.append(("planned", "", ""))
+        except PlannerInputError as error:
+            planned.append((error.source, error.where, error.message))
+    root, tiny_dir = _COMPOSED_ROOT, f"{_COMPOSED_ROOT}/org--tiny"
+    manifest = "the snapshot manifest of org/tiny"
+    wanted = (
+        [("model", f"'..' escapes the sealed directory {root}")],
+        [
+            ("composed_model.local_files[0].host", "Input should be a valid string (value 3)"),
+            ("composed_model.local_files[1].host", f"'' escapes the sealed directory {tiny_dir}"),
+        ],
+        [
+            (
+                "composed_model.local_files[0]",
+                "Input should be a valid dictionary or instance of ComposedLocalFile (value 'x')",
+            )
+        ],
+        [
+            (
+                manifest,
+                "files[1].path",
+                f"'../../etc/cron.d/x' escapes the sealed directory {tiny_dir}",
+            ),
+            (manifest, "files[1].path", f"'/etc/cron.d/x' escapes the sealed directory {tiny_dir}"),
+            (manifest, "files[1].path", "'a\\x00b' holds a NUL byte"),
+            (manifest, "files[1].path", f"'ok/../../x' escapes the sealed directory {tiny_dir}"),
+        ],
+    )
+    found = (dotdot, empty_name, not_a_table, planned)
+    return expect_equal(wanted, found, "(model, local files, local file not a table, manifest)")
+
+
+@claim(ClaimKind.REFUSAL)
+def a_recipe_for_another_group_size_is_refused_with_its_hint() -> Verdict:
+    """A valid recipe asking for more (5) or fewer (2) nodes than the group's 4 hosts is not
+    an input error: ``planner recipe`` exits 1 with the README's refusal line (code, where,
+    message naming the file, the counts and the group) and its hint, on stderr; nothing is
+    written."""
+    Seen = tuple[int | str | None, str, list[str], list[str]]
+    found: list[Seen] = []
+    wanted: list[Seen] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for nodes in (5, 2):
+            path = Path(tmp) / f"n{nodes}.toml"
+            path.write_text(
+                _replacing("required_nodes", str(nodes)).replace(
+                    "tensor_parallel_size = 4", f"tensor_parallel_size = {nodes}"
+                ),
+                encoding="utf-8",
+            )
+            out, err = io.StringIO(), io.StringIO()
+            with redirect_stdout(out), redirect_stderr(err):
+                code = main(["recipe", str(path), "--out", str(Path(tmp) / "plan.txt")])
+            left = sorted(p.name for p in Path(tmp).iterdir())
+            found.append((code, out.getvalue(), err.getvalue().splitlines(), left))
+            wanted.append(
+                (
+                    1,
+                    "",
+                    [
+                        f"refused: recipe.group_size at required_nodes: {path} needs {nodes} "
+                        "nodes; group_a has 4 hosts",
+                        f"  hint: plan it over a group of {nodes} hosts (--group)",
+                    ],
+                    sorted(f"n{n}.toml" for n in (5, 2)[: len(wanted) + 1]),
+                )
+            )
+    return expect_equal(wanted, found, "(exit, stdout, stderr lines, files left) per recipe")
