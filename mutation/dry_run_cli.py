@@ -390,7 +390,16 @@ def whatever_is_at_the_target_is_replaced(path: Path, text: str) -> None:
         raise
 
 
-@mutant(replaces="planner.report.write_atomically", turns_red={SIGTERM}, independent=False)
+@mutant(
+    replaces="planner.report.write_atomically",
+    turns_red={
+        SIGTERM,
+        WHERE,
+        f"{W}.an_unwritable_out_exits_2_and_leaves_nothing_behind",
+        f"{W}.reports_are_written_atomically",
+    },
+    independent=False,
+)
 def a_signal_mid_write_is_ignored(path: Path, text: str) -> None:
     """SIGTERM during a write is left to its handler and the write carries on: a program
     whose handler returns sees its report written as if nothing happened, and the default

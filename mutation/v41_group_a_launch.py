@@ -525,6 +525,7 @@ def containers_left_unlabelled(
         "authority_admission.every_failed_conjunct_is_reported_in_conjunct_order",
         "authority_admission.exactly_the_two_failed_conjuncts_are_reported",
         "authority_admission.the_fold_applies_events_in_log_order",
+        "authority_admission.the_folded_state_names_each_group_and_host_once_in_first_mention_order",
         "dry_run_cli.refused_dry_runs_exit_1_printing_every_refusal_in_order",
     },
 )
@@ -766,6 +767,7 @@ def followers_log_to_the_head_log(self: ArmUnitIdentity, rank: int) -> str:
         "executed_apply.preserve_refuses_a_pending_backup",
         "executed_apply.readback_compares_whole_values",
         "executed_apply.rollback_restores_every_host_byte_for_byte",
+        "executed_apply.rollback_after_a_preserve_cut_short_puts_back_what_was_there",
         "executed_apply.scripts_refuse_a_container_they_were_not_planned_for",
     },
 )
