@@ -54,6 +54,11 @@ def _lines(name: str) -> list[Event]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
+def _scenario_names() -> list[str]:
+    """Every scenario (each has its authority log), in name order."""
+    return sorted(p.name for p in _SCENARIOS.iterdir())
+
+
 def _by_seq(events: list[Event], seq: int) -> Event:
     return next(e for e in events if e["seq"] == seq)
 
@@ -757,12 +762,12 @@ def the_stream_is_read_to_its_end_and_folds_as_the_whole_read() -> Verdict:
     the read time still fails the stream, naming that line: a log is read whole or not at
     all, even where its later lines do not count yet."""
     differ = []
-    for directory in sorted(_SCENARIOS.iterdir()):
-        log = directory / "authority.jsonl"
-        events = _lines(directory.name)
-        for now in [_now(directory.name), *(_at(e["at"]) for e in events)]:
+    for name in _scenario_names():
+        log = _SCENARIOS / name / "authority.jsonl"
+        events = _lines(name)
+        for now in [_now(name), *(_at(e["at"]) for e in events)]:
             if read_state(log, now) != fold(read_log(log), now):
-                differ.append(f"{directory.name} at {now.isoformat()}")
+                differ.append(f"{name} at {now.isoformat()}")
     supplied = _jsonl(_lines("supplied"))
     later = json.dumps({**_RELEASE, "seq": 15, "at": "2026-11-30T00:00:00Z"})
     corrupt = json.dumps({**_RELEASE, "seq": 16, "at": "2026-11-30T00:00:00Z", "host": "srv 8"})
@@ -799,7 +804,7 @@ def every_record_is_read_as_written_in_file_order() -> Verdict:
     per non-blank line, in file order, none dropped, repeated or swapped, each with exactly
     the seq, instant, event kind and fields its line states."""
     problems = []
-    for name in sorted(p.name for p in _SCENARIOS.iterdir() if (p / "authority.jsonl").exists()):
+    for name in _scenario_names():
         path = _SCENARIOS / name / "authority.jsonl"
         expected = [_plainly(line) for line in _lines(name)]
         readings = {
@@ -830,10 +835,7 @@ def the_folded_state_names_each_group_and_host_once_in_first_mention_order() -> 
     a second time) is a set of mappings: each group, runtime key and held host appears once,
     in the order the log first names it, with what its last event before the read time
     says."""
-    logs = {
-        name: (_lines(name), _now(name))
-        for name in sorted(p.name for p in _SCENARIOS.iterdir() if (p / "authority.jsonl").exists())
-    }
+    logs = {name: (_lines(name), _now(name)) for name in _scenario_names()}
     supplied, now = logs["supplied"]
     held = next(e for e in supplied if e["event"] == "host_held")
     last = supplied[-1]
