@@ -30,6 +30,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "plugins.junit",
     "plugins.frontier_commands",
     "plugins.evidence",
+    "plugins.mutate",
 )
 
 ENTRY_POINT_GROUP = "claims"

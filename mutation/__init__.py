@@ -1,6 +1,9 @@
-"""Mutation harness: declared mutants with exact kill sets, and the mutmut survey.
+"""The project's declared mutants, mirroring ``witnesses/`` file for file.
 
-A declared mutant, in ``mutation/<witness>.py``::
+The mutants of witness ``W`` are in ``mutation/W.py`` (found by that name alone: see
+:mod:`mutation.plugin`); the ledgers ``debt.toml`` and ``equivalent.toml`` and the survey
+floors ``floors.toml`` sit beside them. The engine that runs them is the built-in plugin
+:mod:`plugins.mutate`; this package re-exports what a mutant module needs::
 
     from mutation import mutant
 
@@ -21,21 +24,13 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from mutation.model import Mutant, combined, mutant
-    from mutation.patching import ForcedFailure
+    from plugins.mutate import ForcedFailure, Mutant, combined, mutant
 
 __all__ = ["ForcedFailure", "Mutant", "combined", "mutant"]
-
-_WHERE = {
-    "ForcedFailure": "mutation.patching",
-    "Mutant": "mutation.model",
-    "combined": "mutation.model",
-    "mutant": "mutation.model",
-}
 
 
 def __getattr__(name: str) -> Any:
     """Import on first use: loading the plugin (``mutation.plugin``) must not load the engine."""
-    if name in _WHERE:
-        return getattr(importlib.import_module(_WHERE[name]), name)
+    if name in ("ForcedFailure", "Mutant", "combined", "mutant"):
+        return getattr(importlib.import_module("plugins.mutate"), name)
     raise AttributeError(f"module 'mutation' has no attribute {name!r}")

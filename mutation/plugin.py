@@ -1,21 +1,23 @@
-"""Registers the declared mutants of this project's witnesses and the ``claims mutate`` command.
+"""Registers the declared mutants of this project's witnesses.
 
-Loaded through the ``claims`` entry-point group (``mutation = "mutation.plugin"``).
-``mutation/`` mirrors ``witnesses/`` file for file: the mutants of witness ``W`` are in
-``mutation/W.py``.
+Loaded through the ``claims`` entry-point group (``mutation = "mutation.plugin"``); the
+``claims mutate`` command itself is the built-in plugin :mod:`plugins.mutate`.
+``mutation/`` mirrors ``witnesses/`` file for file: every public module of this package is
+the mutants of the witness of that name, so no second list of witnesses is kept.
 """
 
 from __future__ import annotations
 
-import argparse
+import pkgutil
 from collections.abc import Callable
+from pathlib import Path
 
 from claims import hookimpl
-from mutation.command import add_parser
-from witnesses.plugin import WITNESSES
 
 MUTANT_MODULES: tuple[tuple[str, str], ...] = tuple(
-    (name, f"mutation.{name}") for name in WITNESSES
+    (module.name, f"mutation.{module.name}")
+    for module in sorted(pkgutil.iter_modules([str(Path(__file__).parent)]), key=lambda m: m.name)
+    if module.name != "plugin" and not module.name.startswith("_")
 )
 """The mutants of witness ``W`` are in ``mutation/W.py``, found by that name alone."""
 
@@ -24,8 +26,3 @@ MUTANT_MODULES: tuple[tuple[str, str], ...] = tuple(
 def claims_register_mutants(register: Callable[[str, str], None]) -> None:
     for witness, module in MUTANT_MODULES:
         register(witness, module)
-
-
-@hookimpl
-def claims_add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    add_parser(subparsers)

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from mutation.html_report import kill_matrix, strength
+from plugins.mutate.html_report import kill_matrix, strength
 from tests.fakes_mutation.support import CLAIMS_EXE, REPO, copy_project, run_mutate
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mutation.stryker import add_file, add_tests, empty_report, location
+from plugins.mutate.stryker import add_file, add_tests, empty_report, location
 from tests.hostile_support import HOSTILE, Corruption, claims_main, corruptions, no_crash
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from mutation.harness import Exit
-from mutation.stryker import validate
+from claims.exits import Exit
+from plugins.mutate.stryker import validate
 from tests.fakes_mutation.support import HERE, REPO, run_mutate, tree_digest
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from claims import Session
-from mutation.declared import Declared, claim_book, load
-from mutation.ledgers import load_debt
 from mutation.plugin import MUTANT_MODULES
+from plugins.mutate.declared.loading import Declared, claim_book, load
+from plugins.mutate.ledgers import load_debt
 from tests.fakes_mutation.support import CLAIMS_EXE, REPO
 from witnesses.plugin import WITNESSES
 

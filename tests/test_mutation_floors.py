@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from claims import UsageError
-from mutation.floors import (
+from plugins.mutate.floors import (
     Floor,
     Score,
     below_floors,

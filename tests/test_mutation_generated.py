@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from mutation.mutmut_bridge import read_generated
-from mutation.stryker import REQUIRED_FILE, REQUIRED_MUTANT, REQUIRED_TOP, validate
+from plugins.mutate.generated.mutmut_bridge import read_generated
+from plugins.mutate.stryker import REQUIRED_FILE, REQUIRED_MUTANT, REQUIRED_TOP, validate
 from tests.fakes_mutation.support import copy_project, run_generated, run_mutate, tree_digest
 
 

@@ -7,9 +7,8 @@ from collections.abc import Iterable, Mapping
 import pytest
 
 from claims import Session
-from mutation.declared import claim_book, load
-from mutation.harness import (
-    Exit,
+from claims.exits import Exit
+from plugins.mutate.declared.harness import (
     Expectation,
     Findings,
     Planner,
@@ -17,7 +16,8 @@ from mutation.harness import (
     judge,
     timeout_for,
 )
-from mutation.runs import RunRequest, RunResult, RunStatus
+from plugins.mutate.declared.loading import claim_book, load
+from plugins.mutate.declared.runs import RunRequest, RunResult, RunStatus
 
 W = "fake_door"
 ALL = (

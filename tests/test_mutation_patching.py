@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import tests.fakes_mutation.witness_door as witness
-from mutation.patching import (
+from plugins.mutate.patching import (
     ForcedFailure,
     Target,
     TargetError,

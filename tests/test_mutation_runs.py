@@ -14,9 +14,9 @@ import pytest
 
 import planner.engram
 from claims import Session
-from mutation.declared import claim_book, load
-from mutation.harness import Planner
-from mutation.runs import PatchSpec, Runner, RunRequest, RunStatus
+from plugins.mutate.declared.harness import Planner
+from plugins.mutate.declared.loading import claim_book, load
+from plugins.mutate.declared.runs import PatchSpec, Runner, RunRequest, RunStatus
 
 SCOPE = ("engram_staging", "authority_admission")
 

@@ -7,8 +7,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from claims import UsageError
-from mutation.mutmut_bridge import GeneratedMutant, Span
-from mutation.selection import WHOLE_FILE, _touched, function_spans, parse_diff, parse_shard, shard
+from plugins.mutate.generated.mutmut_bridge import GeneratedMutant, Span
+from plugins.mutate.generated.selection import (
+    WHOLE_FILE,
+    _touched,
+    function_spans,
+    parse_diff,
+    parse_shard,
+    shard,
+)
 
 
 @given(st.integers(0, 80), st.integers(1, 9))

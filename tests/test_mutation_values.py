@@ -20,11 +20,12 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-from mutation.patching import ForcedFailure
-from mutation.stryker import validate
-from mutation.value_boundaries import carries_values, discover, packages_of
-from mutation.value_command import ValueMutant, select_sites
-from mutation.value_operators import (
+from planner.values import Frozen
+from plugins.mutate.patching import ForcedFailure
+from plugins.mutate.stryker import validate
+from plugins.mutate.values.boundaries import carries_values, discover, packages_of
+from plugins.mutate.values.command import ValueMutant, select_sites
+from plugins.mutate.values.operators import (
     Attr,
     Item,
     Line,
@@ -34,8 +35,7 @@ from mutation.value_operators import (
     parse_path,
     render_path,
 )
-from mutation.value_survey import ValueSurveyRequest, ValueWorker
-from planner.values import Frozen
+from plugins.mutate.values.survey import ValueSurveyRequest, ValueWorker
 from tests.fakes_mutation.support import CLAIMS_EXE, HERE, REPO, tree_digest
 
 UNIT = "[Unit]\nDescription=desk\nAfter=network.target\n\n[Service]\nExecStart=/bin/desk\n"

@@ -125,9 +125,9 @@ def bench_claims_run(witnesses: Sequence[str], repeats: int) -> list[Figure]:
 
 def bench_mutate_all() -> Figure:
     """``claims mutate --all`` wall time against its ideal."""
-    from mutation.declared import claim_book, load
-    from mutation.harness import Planner
-    from mutation.runs import Runner
+    from plugins.mutate.declared.harness import Planner
+    from plugins.mutate.declared.loading import claim_book, load
+    from plugins.mutate.declared.runs import Runner
 
     session = Session.start()
     scope = session.witness_names

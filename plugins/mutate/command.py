@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from claims import Session, UsageError
-from mutation.ledgers import DEFAULT_DEBT, DEFAULT_EQUIVALENT
+from plugins.mutate.ledgers import DEFAULT_DEBT, DEFAULT_EQUIVALENT
 
 if TYPE_CHECKING:
-    from mutation.runs import RunResult
+    from plugins.mutate.declared.runs import RunResult
 
 DESCRIPTION = """\
 Check that every claim turns red for exactly its defect.
@@ -268,7 +268,7 @@ def _report_path(args: argparse.Namespace) -> Path | None:
 
 
 def _write_html(args: argparse.Namespace, code: int, started: float) -> None:
-    from mutation.html_report import html_from_file
+    from plugins.mutate.html_report import html_from_file
 
     report = _report_path(args)
     # Only a report this run wrote: a stale one from an earlier run is not this run's page.
@@ -288,11 +288,11 @@ def _mutate(args: argparse.Namespace, session: Session) -> int:
     if args.values:
         return _values(args, session)
     if args.merge_reports:
-        from mutation.generated import merge_command
+        from plugins.mutate.generated.command import merge_command
 
         return merge_command(args.merge_reports, args.report, args.floors, args.show_survivors)
     if args.generated:
-        from mutation.generated import survey_command
+        from plugins.mutate.generated.command import survey_command
 
         return survey_command(args, session)
     _refuse_generated_options(args)
@@ -300,7 +300,7 @@ def _mutate(args: argparse.Namespace, session: Session) -> int:
 
 
 def _values(args: argparse.Namespace, session: Session) -> int:
-    from mutation.value_command import merge_values, values_command
+    from plugins.mutate.values.command import merge_values, values_command
 
     wrong = [
         flag
@@ -339,10 +339,10 @@ def _refuse_generated_options(args: argparse.Namespace) -> None:
 
 def declared_command(args: argparse.Namespace, session: Session) -> int:
     """Run the declared harness on the chosen witnesses and print its findings."""
-    from mutation.declared import claim_book, load
-    from mutation.harness import Planner, run_harness
-    from mutation.ledgers import load_debt
-    from mutation.tables import render
+    from plugins.mutate.declared.harness import Planner, run_harness
+    from plugins.mutate.declared.loading import claim_book, load
+    from plugins.mutate.declared.tables import render
+    from plugins.mutate.ledgers import load_debt
 
     debt = load_debt(args.debt)  # the inputs are read before any work starts
     scope = chosen_witnesses(args, session)
@@ -352,7 +352,7 @@ def declared_command(args: argparse.Namespace, session: Session) -> int:
     findings = run_harness(planner, debt, args.jobs, args.timeout, ProgressLine())
     print(render(findings))
     if args.report is not None and not findings.baseline_red:
-        from mutation.stryker import declared_report, write_report
+        from plugins.mutate.stryker import declared_report, write_report
 
         write_report(declared_report(findings), args.report)
     return int(findings.exit_code())

@@ -24,6 +24,7 @@ from typing import Any
 from tabulate import tabulate
 
 from claims import UsageError
+from claims.exits import Exit
 from claims.files import FileProblem, read_toml, shown
 
 DEFAULT_FLOORS = Path("mutation/floors.toml")
@@ -185,18 +186,18 @@ def hold_floors(
         print()
         print(score_table(per_file))
         print(f"floors not held: no {DEFAULT_FLOORS} in this project")
-        return 0
+        return Exit.OK
     path = floors_path or DEFAULT_FLOORS
     floors = load_floors(path, survey)
     print()
     print(score_table(per_file, floors))
     if partial is not None:
         print(f"floors not held: a partial survey ({partial}); the whole survey holds them")
-        return 0
+        return Exit.OK
     problems = below_floors([*per_file, total(per_file)], floors)
     for line in problems:
         print(f"below floor: {line}")
     if problems:
-        return 3
+        return Exit.SURVIVOR
     print(f"every file holds its floor ({path} [{survey}])")
-    return 0
+    return Exit.OK

@@ -1,7 +1,7 @@
 """A self-contained HTML page of a mutation report (Stryker's mutation-testing-report-schema).
 
 ``claims mutate ... --html FILE`` writes it beside the JSON report; ``python -m
-mutation.html_report REPORT.json -o FILE`` renders any report (a merged CI artifact, say).
+plugins.mutate.html_report REPORT.json -o FILE`` renders any report (a merged CI artifact, say).
 The page is one file with its style inline and no script, link or font from anywhere: it
 opens offline, from a CI artifact or a mail attachment. It shows
 
@@ -31,8 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from claims import ClaimsError, UsageError
+from claims.exits import Exit
 from claims.files import write_atomically
-from mutation.stryker import Report, read_report
+from plugins.mutate.stryker import Report, read_report
 
 STATUS_ORDER = (
     "Survived",
@@ -227,7 +228,7 @@ def html_from_file(report_path: Path, target: Path) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m mutation.html_report",
+        prog="python -m plugins.mutate.html_report",
         description="Render a mutation-testing-report JSON as a self-contained HTML page.",
     )
     parser.add_argument("report", type=Path, metavar="REPORT.json")
@@ -236,10 +237,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         html_from_file(args.report, args.output)
     except ClaimsError as error:
-        print(f"mutation.html_report: error: {error}", file=sys.stderr)
+        print(f"plugins.mutate.html_report: error: {error}", file=sys.stderr)
         return error.exit_code
     print(f"wrote {args.output}")
-    return 0
+    return Exit.OK
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ edit), the entry is reported stale and the mutant is judged like any other.
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,9 +20,21 @@ from pathlib import Path
 from claims import UsageError
 from claims.files import FileProblem, read_toml, shown
 
-PACKAGE_DIR = Path(__file__).resolve().parent
-DEFAULT_DEBT = PACKAGE_DIR / "debt.toml"
-DEFAULT_EQUIVALENT = PACKAGE_DIR / "equivalent.toml"
+DATA_PACKAGE = "mutation"
+"""The package that holds the project's mutant modules and these ledgers."""
+
+
+def _data_dir() -> Path:
+    """Where :data:`DATA_PACKAGE` is, found without importing it (the engine never imports
+    the mutant data); the working directory's ``mutation/`` when it is not importable."""
+    spec = importlib.util.find_spec(DATA_PACKAGE)
+    locations = list(spec.submodule_search_locations or ()) if spec else []
+    return Path(locations[0]).resolve() if locations else Path(DATA_PACKAGE)
+
+
+DATA_DIR = _data_dir()
+DEFAULT_DEBT = DATA_DIR / "debt.toml"
+DEFAULT_EQUIVALENT = DATA_DIR / "equivalent.toml"
 
 
 def _read(path: Path) -> dict[str, object]:

@@ -1,6 +1,6 @@
 """The declared-mutant harness: baseline, forced-fail sanity, each mutant alone, combined.
 
-Every run is a child forked from this process (:mod:`mutation.runs`), so a patch never
+Every run is a child forked from this process (:mod:`.runs`), so a patch never
 outlives its run and the source tree is never touched; a run executes only the claims that
 call one of its patched targets (the baseline records who calls what). The *scope* is the
 witnesses asked for: each run observes the claims of the scope, and a mutant's declared set
@@ -24,31 +24,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import IntEnum, StrEnum
+from enum import StrEnum
 
 from claims import ClaimKind
+from claims.exits import Exit
 from claims.memo import shared_memo
-from mutation.declared import ClaimBook, Declared
-from mutation.model import Mutant
-from mutation.runs import PatchSpec, Progress, Runner, RunRequest, RunResult
+from plugins.mutate.declared.loading import ClaimBook, Declared
+from plugins.mutate.declared.model import Mutant
+from plugins.mutate.declared.runs import PatchSpec, Progress, Runner, RunRequest, RunResult
 
 TIMEOUT_FLOOR_SECONDS = 10.0
 TIMEOUT_BASELINE_FACTOR = 5.0
 BASELINE_TIMEOUT_SECONDS = 600.0
-
-
-class Exit(IntEnum):
-    """Exit codes of ``claims mutate``; when several apply, the first in this order wins:
-    BASELINE, TIMEOUT, UNREACHED, COLLATERAL, SURVIVOR, UNWITNESSED."""
-
-    EXACT = 0
-    USAGE = 2
-    SURVIVOR = 3
-    COLLATERAL = 4
-    BASELINE = 5
-    TIMEOUT = 6
-    UNREACHED = 7
-    UNWITNESSED = 8
 
 
 EXIT_PRECEDENCE = (
@@ -59,6 +46,7 @@ EXIT_PRECEDENCE = (
     Exit.SURVIVOR,
     Exit.UNWITNESSED,
 )
+"""When several exit codes apply to one run, the first of these wins."""
 
 
 class RunKind(StrEnum):

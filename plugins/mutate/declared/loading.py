@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from claims import ClaimKind, FloorViolation, Session, Unresolved, UsageError, Violation
 from claims.errors import describe
 from claims.witness import Claim
-from mutation.model import Mutant, MutantModule, discover
-from mutation.patching import TargetError, resolve, signature_mismatch
+from plugins.mutate.declared.model import Mutant, MutantModule, discover
+from plugins.mutate.patching import TargetError, resolve, signature_mismatch
 
 
 class MutantFloorViolation(FloorViolation):

@@ -39,8 +39,8 @@ from pydantic import BaseModel, ConfigDict
 
 from claims import Outcome, Session, Unresolved
 from claims.witness import Claim, Witness
-from mutation.patching import Target, forced_failure, patched, resolve
-from mutation.profile import load_verdict_profile
+from plugins.mutate.patching import Target, forced_failure, patched, resolve
+from plugins.mutate.profile import load_verdict_profile
 
 OUTPUT_TAIL_LINES = 12
 CHILD_ERROR_EXIT = 70

@@ -6,7 +6,7 @@ from collections.abc import Iterator, Sequence
 
 from tabulate import tabulate
 
-from mutation.harness import Findings, Judgement, RunKind
+from plugins.mutate.declared.harness import Findings, Judgement, RunKind
 
 HEADERS = ("run", "claim", "expected", "actual", "verdict")
 

@@ -1,8 +1,8 @@
 """``claims mutate --generated``: mutmut's mutants, the full kill matrix, a Stryker report.
 
-1. ``mutants/`` is removed and mutmut regenerates it (:mod:`mutation.mutmut_bridge`).
+1. ``mutants/`` is removed and mutmut regenerates it (:mod:`.mutmut_bridge`).
 2. The mutants are chosen (``--since``, then ``--shard``) in a stable order.
-3. ``--jobs`` survey workers (:mod:`mutation.survey`, watched by :mod:`mutation.workers`)
+3. ``--jobs`` survey workers (:mod:`.survey`, watched by :mod:`.workers`)
    run inside ``mutants/``, each on an interleaved share; a worker that dies or hangs costs
    only the mutant it was on.
 4. Each witness is scored on the mutants its claims cover; survivors are listed with
@@ -21,15 +21,21 @@ from pathlib import Path
 from typing import Any
 
 from claims import Session, UsageError
+from claims.exits import Exit
 from claims.revisions import RevisionError, commit_of
-from mutation.floors import hold_floors, load_floors
-from mutation.ledgers import Equivalence, load_equivalents
-from mutation.mutmut_bridge import GeneratedMutant, generate, read_generated, source_paths
-from mutation.selection import parse_shard, shard, since
-from mutation.stryker import merge, read_report, write_report
-from mutation.survey import SurveyRequest
-from mutation.survey_report import build_report, score, summarize_report
-from mutation.workers import MutantResult, Pool, Survey, SurveyFailed
+from plugins.mutate.floors import hold_floors, load_floors
+from plugins.mutate.generated.mutmut_bridge import (
+    GeneratedMutant,
+    generate,
+    read_generated,
+    source_paths,
+)
+from plugins.mutate.generated.selection import parse_shard, shard, since
+from plugins.mutate.generated.survey import SurveyRequest
+from plugins.mutate.generated.survey_report import build_report, score, summarize_report
+from plugins.mutate.generated.workers import MutantResult, Pool, Survey, SurveyFailed
+from plugins.mutate.ledgers import Equivalence, load_equivalents
+from plugins.mutate.stryker import merge, read_report, write_report
 
 DEFAULT_REPORT = Path("target/mutation-report.json")
 PROGRESS_EVERY_SECONDS = 5.0
@@ -210,7 +216,7 @@ def survey_command(args: argparse.Namespace, session: Session) -> int:
     print(f"report: {plan.report}")
     held = hold_floors(report, plan.floors, plan.partial, "generated")
     if plan.break_below is not None and score(judged) < plan.break_below:
-        return 3
+        return Exit.SURVIVOR
     return held
 
 

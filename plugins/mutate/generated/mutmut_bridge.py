@@ -1,11 +1,12 @@
 """The mutmut 3.8.1 bridge: generate the mutant tree only, and read back what it made.
 
 ``mutmut run`` would generate, then run pytest under ``stats`` and ``-x`` per mutant and
-keep one exit code per mutant. Only the generation is wanted here: ``python -m
-mutation.mutmut_bridge ROOT`` calls mutmut's own steps (copy the sources and ``also_copy``
-into ``mutants/``, write the trampolined files and their ``.meta``/``.spans`` indexes) in
-ROOT, in a process of its own, since mutmut reads ``pyproject.toml`` from the working
-directory and keeps module-level state. The kill matrix is built by :mod:`mutation.survey`.
+keep one exit code per mutant. Only the generation is wanted here:
+``python -m plugins.mutate.generated.mutmut_bridge ROOT`` calls mutmut's own steps (copy the
+sources and ``also_copy`` into ``mutants/``, write the trampolined files and their
+``.meta``/``.spans`` indexes) in ROOT, in a process of its own, since mutmut reads
+``pyproject.toml`` from the working directory and keeps module-level state.
+The kill matrix is built by :mod:`.survey`.
 
 A generated mutant is named ``pkg.mod.x_function__mutmut_N`` (``pkg.mod.xǁClassǁmethod__mutmut_N``
 for a method). Setting ``MUTANT_UNDER_TEST`` to that name switches the trampoline to it.
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from claims import UsageError
+from claims.exits import Exit
 
 MUTANTS_DIR = "mutants"
 CLASS_SEPARATOR = "ǁ"
@@ -51,7 +53,7 @@ def generate(root: Path, jobs: int) -> float:
     shutil.rmtree(root / MUTANTS_DIR, ignore_errors=True)
     start = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "mutation.mutmut_bridge", str(root), str(jobs)],
+        [sys.executable, "-m", "plugins.mutate.generated.mutmut_bridge", str(root), str(jobs)],
         cwd=root,
         capture_output=True,
         text=True,
@@ -248,11 +250,12 @@ def _position(text: str, index: int, offset: int) -> tuple[int, int]:
 
 
 def main(argv: Sequence[str]) -> int:
-    """``python -m mutation.mutmut_bridge ROOT JOBS``: generate the mutants of ROOT."""
+    """``python -m plugins.mutate.generated.mutmut_bridge ROOT JOBS``: generate the mutants of
+    ROOT."""
     root, jobs = Path(argv[0]), int(argv[1]) if len(argv) > 1 else 1
     os.chdir(root)
     _generate_here(max(1, jobs))
-    return 0
+    return Exit.OK
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from typing import TypeVar
 
 from claims import UsageError
 from claims.revisions import RevisionError, git
-from mutation.mutmut_bridge import CLASS_SEPARATOR, GeneratedMutant
+from plugins.mutate.generated.mutmut_bridge import CLASS_SEPARATOR, GeneratedMutant
 
 T = TypeVar("T")
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")

@@ -1,6 +1,6 @@
 """The generated survey's worker: every claim under every mutant, in one process.
 
-``python -m mutation.survey REQUEST.json`` runs inside ``mutants/`` (the trampolined
+``python -m plugins.mutate.generated.survey REQUEST.json`` runs inside ``mutants/`` (the trampolined
 planner first on the import path, the project's own sources never). It streams one JSON
 object per line on stdout:
 
@@ -37,8 +37,9 @@ from typing import Any, TextIO
 from pydantic import BaseModel, ConfigDict
 
 from claims import Session, Unresolved
+from claims.exits import Exit
 from claims.witness import Claim
-from mutation.profile import load_verdict_profile
+from plugins.mutate.profile import load_verdict_profile
 
 BUDGET_SECONDS = 2.0
 BUDGET_FACTOR = 10.0
@@ -234,22 +235,23 @@ def survey(request: SurveyRequest, out: TextIO, worker: Worker | None = None) ->
     """Baseline, coverage, forced fail, then every requested mutant; 0 when it all ran."""
     worker = worker or Worker(request, out)
     if not worker.baseline():
-        return 5
+        return Exit.BASELINE
     covered = worker.coverage()
     worker.forced_fail()
     by_id = {c.id: c for c in worker.claims}
     for index, name in enumerate(request.mutants, start=1):
         worker.mutant(name, [by_id[c] for c in covered.get(worker.coverage_key(name), ())])
         if index % CANARY_EVERY == 0 and not worker.canary(after=name):
-            return 4
+            return Exit.COLLATERAL
     if not worker.canary(after="the last mutant"):
-        return 4
+        return Exit.COLLATERAL
     worker.emit("done")
-    return 0
+    return Exit.OK
 
 
 def main(argv: Sequence[str]) -> int:
-    """``python -m mutation.survey REQUEST.json`` (working directory: ``mutants/``)."""
+    """``python -m plugins.mutate.generated.survey REQUEST.json`` (working directory:
+    ``mutants/``)."""
     request = SurveyRequest.model_validate_json(Path(argv[0]).read_text(encoding="utf-8"))
     isolate_imports(Path(request.project_root))
     os.environ["MUTANT_UNDER_TEST"] = ""

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 from tabulate import tabulate
 
-from mutation.mutmut_bridge import GeneratedMutant
-from mutation.stryker import Report, add_file, add_tests, empty_report, location
+from plugins.mutate.generated.mutmut_bridge import GeneratedMutant
+from plugins.mutate.stryker import Report, add_file, add_tests, empty_report, location
 
 if TYPE_CHECKING:
-    from mutation.generated import Plan
-    from mutation.workers import MutantResult, Survey
+    from plugins.mutate.generated.command import Plan
+    from plugins.mutate.generated.workers import MutantResult, Survey
 
 DETECTED = frozenset({"Killed", "Timeout"})
 ARITHMETIC = frozenset({"+", "-", "*", "/", "//", "%", "**", "@"})

@@ -1,4 +1,4 @@
-"""Survey workers: the processes that run :mod:`mutation.survey`, watched and restarted.
+"""Survey workers: the processes that run :mod:`.survey`, watched and restarted.
 
 Each worker gets an interleaved share of the chosen mutants and streams one JSON event per
 line. A worker that dies mid-mutant, or falls silent past that mutant's budget, is killed;
@@ -22,9 +22,10 @@ from typing import IO, Any, Generic
 
 from typing_extensions import TypeVar
 
+from claims.exits import Exit
 from claims.memo import MEMO_DIR_ENV, shared_memo
-from mutation.mutmut_bridge import MUTANTS_DIR, GeneratedMutant
-from mutation.survey import BUDGET_FACTOR, BUDGET_SECONDS, SurveyRequest
+from plugins.mutate.generated.mutmut_bridge import MUTANTS_DIR, GeneratedMutant
+from plugins.mutate.generated.survey import BUDGET_FACTOR, BUDGET_SECONDS, SurveyRequest
 
 M = TypeVar("M", default=GeneratedMutant)
 """What a survey's mutants are: mutmut's by default, value sites for ``--values``."""
@@ -36,7 +37,7 @@ MUTANT_SILENCE_SECONDS = 60.0
 class SurveyFailed(RuntimeError):
     """The survey could not run (a red baseline, a worker that never came up, a leak)."""
 
-    def __init__(self, message: str, exit_code: int) -> None:
+    def __init__(self, message: str, exit_code: Exit) -> None:
         super().__init__(message)
         self.exit_code = exit_code
 
@@ -84,9 +85,9 @@ class Launch:
 
     @classmethod
     def mutmut(cls, root: Path) -> Launch:
-        """:mod:`mutation.survey` inside ``mutants/``, importing the trampolined planner."""
+        """:mod:`.survey` inside ``mutants/``, importing the trampolined planner."""
         here = root / MUTANTS_DIR
-        return cls("mutation.survey", here, here, worker_environment(root))
+        return cls("plugins.mutate.generated.survey", here, here, worker_environment(root))
 
 
 def worker_environment(root: Path) -> dict[str, str]:
@@ -230,7 +231,7 @@ class Pool(Generic[M]):
             raise SurveyFailed(
                 f"survey worker {worker.index} failed before its first mutant "
                 f"({why}); see {_shown(self.root, worker.log)}",
-                6,
+                Exit.TIMEOUT,
             )
         lost, rest = worker.pending[0], worker.pending[1:]
         covered = self._covering(lost)
@@ -256,7 +257,9 @@ class Pool(Generic[M]):
     def _baseline(self, event: dict[str, Any]) -> None:
         if event["red"]:
             red = "; ".join(f"{c}: {why}" for c, why in event["red"].items())
-            raise SurveyFailed(f"baseline NOT green in mutants/ (no mutant applied): {red}", 5)
+            raise SurveyFailed(
+                f"baseline NOT green in mutants/ (no mutant applied): {red}", Exit.BASELINE
+            )
         self.survey.claims = event["claims"]
         self.survey.baseline_seconds = event["seconds"]
 
@@ -265,7 +268,7 @@ class Pool(Generic[M]):
             raise SurveyFailed(
                 f"state leaked: after {event['after']} the claims "
                 f"{sorted(event['red'])} are red with no mutant applied",
-                6,
+                Exit.TIMEOUT,
             )
         self.survey.canaries += 1
 

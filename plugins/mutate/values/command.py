@@ -1,17 +1,17 @@
 """``claims mutate --values``: value mutants at the planner's typed boundaries, surveyed.
 
-1. One process (:mod:`mutation.value_survey`, ``enumerate``) runs the baseline, then every
-   claim once with every boundary (:mod:`mutation.value_boundaries`) recording what it
-   returns; each returned value is walked for its sites (:mod:`mutation.value_operators`).
+1. One process (:mod:`.survey`, ``enumerate``) runs the baseline, then every
+   claim once with every boundary (:mod:`.boundaries`) recording what it
+   returns; each returned value is walked for its sites (:mod:`.operators`).
 2. Every site is enumerated; per (boundary, operator) at most ``--per-operator`` of them are
    surveyed (:func:`select_sites`: seeded, stable, spread over the fields), then
-   ``--shard K/N`` takes its share (:func:`mutation.selection.shard`). A boundary no claim
+   ``--shard K/N`` takes its share (:func:`..generated.selection.shard`). A boundary no claim
    calls is one NoCoverage entry (no value was observed, so there is nothing to mutate).
-3. ``--jobs`` workers (:mod:`mutation.workers`, the mutmut survey's pool) each run the
+3. ``--jobs`` workers (:mod:`..generated.workers`, the mutmut survey's pool) each run the
    baseline, forced fail, their share of mutants (each with only the claims that saw its
    site; the full kill matrix) and canaries.
 4. A Stryker report (default ``target/mutation-values.json``) and a score table per boundary
-   module (:mod:`mutation.value_report`) with at most ``--show-survivors`` survivors.
+   module (:mod:`.report`) with at most ``--show-survivors`` survivors.
 """
 
 from __future__ import annotations
@@ -29,17 +29,18 @@ from pathlib import Path
 from typing import Any
 
 from claims import Session, UsageError
-from mutation.floors import hold_floors, load_floors
-from mutation.generated import Ticker, survey_files, survey_scope
-from mutation.generated import partial_survey as _partial
-from mutation.mutmut_bridge import source_paths
-from mutation.selection import parse_shard, shard
-from mutation.stryker import merge, read_report, write_report
-from mutation.value_boundaries import packages_of
-from mutation.value_operators import Site, render_path
-from mutation.value_report import build_value_report, summarize_values
-from mutation.value_survey import ValueSurveyRequest
-from mutation.workers import Launch, MutantResult, Pool, Survey, SurveyFailed
+from claims.exits import Exit
+from plugins.mutate.floors import hold_floors, load_floors
+from plugins.mutate.generated.command import Ticker, survey_files, survey_scope
+from plugins.mutate.generated.command import partial_survey as _partial
+from plugins.mutate.generated.mutmut_bridge import source_paths
+from plugins.mutate.generated.selection import parse_shard, shard
+from plugins.mutate.generated.workers import Launch, MutantResult, Pool, Survey, SurveyFailed
+from plugins.mutate.stryker import merge, read_report, write_report
+from plugins.mutate.values.boundaries import packages_of
+from plugins.mutate.values.operators import Site, render_path
+from plugins.mutate.values.report import build_value_report, summarize_values
+from plugins.mutate.values.survey import ValueSurveyRequest
 
 DEFAULT_REPORT = Path("target/mutation-values.json")
 SCRATCH = Path("target/value-survey")
@@ -172,7 +173,7 @@ def enumerate_mutants(plan: ValuePlan) -> Enumeration:
     start = time.monotonic()
     with log.open("w", encoding="utf-8") as stderr:
         done = subprocess.run(
-            [sys.executable, "-m", "mutation.value_survey", str(request)],
+            [sys.executable, "-m", "plugins.mutate.values.survey", str(request)],
             cwd=plan.root,
             env=value_environment(plan.root),
             stdout=subprocess.PIPE,
@@ -185,10 +186,10 @@ def enumerate_mutants(plan: ValuePlan) -> Enumeration:
     baseline = events.get("baseline")
     if baseline is not None and baseline["red"]:
         red = "; ".join(f"{c}: {why}" for c, why in baseline["red"].items())
-        raise SurveyFailed(f"baseline NOT green (no mutant applied): {red}", 5)
+        raise SurveyFailed(f"baseline NOT green (no mutant applied): {red}", Exit.BASELINE)
     if done.returncode != 0 or "done" not in events or baseline is None:
         raise SurveyFailed(
-            f"the enumerating process failed (exit code {done.returncode}); see {log}", 6
+            f"the enumerating process failed (exit code {done.returncode}); see {log}", Exit.TIMEOUT
         )
     boundaries: dict[str, dict[str, Any]] = events["boundaries"]["boundaries"]
     sets = [tuple(s) for s in events["sites"]["claim_sets"]]
@@ -261,7 +262,7 @@ def run_values(plan: ValuePlan, chosen: Sequence[ValueMutant]) -> Survey[ValueMu
     survey: Survey[ValueMutant] = Survey()
     base = _request(plan, covered={m.name: m.claims for m in chosen})
     launch = Launch(
-        "mutation.value_survey",
+        "plugins.mutate.values.survey",
         plan.root,
         plan.root / SCRATCH,
         value_environment(plan.root),

@@ -14,11 +14,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mutation.stryker import Report, add_file, add_tests, empty_report, location
+from plugins.mutate.stryker import Report, add_file, add_tests, empty_report, location
 
 if TYPE_CHECKING:
-    from mutation.value_command import ValueMutant
-    from mutation.workers import MutantResult, Survey
+    from plugins.mutate.generated.workers import MutantResult, Survey
+    from plugins.mutate.values.command import ValueMutant
 
 FRAMEWORK = "claims mutate --values (value operators at typed boundaries)"
 DETECTED = frozenset({"Killed", "Timeout"})
@@ -71,7 +71,7 @@ def build_value_report(
 
 def summarize_values(report: Mapping[str, Any], show_survivors: int) -> str:
     """At most ``show_survivors`` survivors; the per-file table is printed by
-    :func:`mutation.floors.hold_floors`."""
+    :func:`plugins.mutate.floors.hold_floors`."""
     files: Mapping[str, Any] = report["files"]
     lines: list[str] = []
     survivors = [

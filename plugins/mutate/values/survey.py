@@ -1,26 +1,26 @@
 """The value survey's worker: claims under value mutants, in one process.
 
-``python -m mutation.value_survey REQUEST.json`` runs at the project root (the planner
+``python -m plugins.mutate.values.survey REQUEST.json`` runs at the project root (the planner
 imported as it is; nothing is written anywhere) and streams one JSON object per line on
-stdout, like :mod:`mutation.survey`, whose :class:`~mutation.survey.Worker` it extends:
+stdout, like :mod:`..generated.survey`, whose :class:`~..generated.survey.Worker` it extends:
 
 - ``baseline``: every claim with nothing patched, and its time; a red claim stops here.
 
 Enumeration (``enumerate``; one process, before the mutants are chosen):
 
-- ``sites``: every boundary (:mod:`mutation.value_boundaries`) patched with a recorder, each
+- ``sites``: every boundary (:mod:`.boundaries`) patched with a recorder, each
   claim run once; every value a boundary returned is walked for its sites
-  (:mod:`mutation.value_operators`), each site with the claims that saw it (an index into
+  (:mod:`.operators`), each site with the claims that saw it (an index into
   ``claim_sets``, the distinct sets of claim ids);
 - ``boundaries``: per boundary, its file, def line and the claims that called it.
 
-Survey (the chosen mutants, a share per worker, watched by :mod:`mutation.workers`):
+Survey (the chosen mutants, a share per worker, watched by :mod:`..generated.workers`):
 
 - ``coverage``: per mutant, the claims whose values held its site (from the enumeration);
 - ``forced_fail``: the claims that go red when every boundary raises;
 - ``mutant``: per mutant, its boundary patched (every call returns the value with the site
   applied where its path exists, unchanged otherwise) and only the claims that reach the
-  site run, every verdict recorded; budget and timeout as in :mod:`mutation.survey`; after
+  site run, every verdict recorded; budget and timeout as in :mod:`..generated.survey`; after
   each mutant the boundary's original is back in every module that bound it (checked) and
   the environment and working directory are restored;
 - ``canary``: every so often and at the end, every claim again with nothing patched;
@@ -37,11 +37,12 @@ from typing import Any, TextIO
 
 from pydantic import Field
 
-from mutation.patching import Restore, Target, forced_failure, install, resolve, restore
-from mutation.profile import load_verdict_profile
-from mutation.survey import SurveyRequest, Worker, survey
-from mutation.value_boundaries import Boundary, discover
-from mutation.value_operators import Found, Site, apply, enumerate_sites
+from claims.exits import Exit
+from plugins.mutate.generated.survey import SurveyRequest, Worker, survey
+from plugins.mutate.patching import Restore, Target, forced_failure, install, resolve, restore
+from plugins.mutate.profile import load_verdict_profile
+from plugins.mutate.values.boundaries import Boundary, discover
+from plugins.mutate.values.operators import Found, Site, apply, enumerate_sites
 
 NONE = ""
 FAIL = "fail"
@@ -192,18 +193,18 @@ def _mutated(site: Site, target: Target) -> Callable[..., Any]:
 
 
 def run(request: ValueSurveyRequest, out: TextIO) -> int:
-    """Enumerate (baseline, sites) or survey (see :func:`mutation.survey.survey`)."""
+    """Enumerate (baseline, sites) or survey (see :func:`..generated.survey.survey`)."""
     worker = ValueWorker(request, out)
     if not request.enumerate:
         return survey(request, out, worker)
     if not worker.baseline():
-        return 5
+        return Exit.BASELINE
     worker.enumerate()
-    return 0
+    return Exit.OK
 
 
 def main(argv: Sequence[str]) -> int:
-    """``python -m mutation.value_survey REQUEST.json`` (working directory: the project)."""
+    """``python -m plugins.mutate.values.survey REQUEST.json`` (working directory: the project)."""
     request = ValueSurveyRequest.model_validate_json(Path(argv[0]).read_text(encoding="utf-8"))
     os.environ.pop("MUTANT_UNDER_TEST", None)
     load_verdict_profile()
