@@ -24,6 +24,7 @@ is registered by a plugin::
 """
 
 from claims.errors import ClaimsError, FloorViolation, PluginLoadError, UsageError, Violation
+from claims.exits import Exit
 from claims.loader import BUILTIN_PLUGINS, ENTRY_POINT_GROUP
 from claims.markers import PROJECT, hookimpl, hookspec
 from claims.model import (
@@ -48,6 +49,7 @@ __all__ = [
     "ClaimKind",
     "ClaimResult",
     "ClaimsError",
+    "Exit",
     "FloorViolation",
     "Outcome",
     "PluginLoadError",

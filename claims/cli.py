@@ -17,7 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from claims.commands import add_builtin_commands
-from claims.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, ClaimsError
+from claims.errors import ClaimsError
+from claims.exits import Exit
 from claims.session import Session
 
 DISTRIBUTION = "gunbc-claims"
@@ -124,19 +125,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(arguments)
         if getattr(args, "handler", None) is None:
             parser.print_help(sys.stderr)
-            return 2
+            return Exit.USAGE
         return int(args.handler(args, session))
     except ClaimsError as error:
         print(f"claims: error: {error}", file=sys.stderr)
         return error.exit_code
     except KeyboardInterrupt:
         print("claims: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return Exit.INTERRUPTED
     except Exception as error:
         if "--debug" in arguments:
             traceback.print_exc(file=sys.stderr)
         print(internal_error_line(error), file=sys.stderr)
-        return EXIT_INTERNAL
+        return Exit.INTERNAL
 
 
 def internal_error_line(error: BaseException, prog: str = "claims") -> str:

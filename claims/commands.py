@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from claims.errors import UsageError
+from claims.exits import Exit
 from claims.model import ClaimKind
 from claims.session import Selection, Session
 from claims.witness import Unresolved
@@ -72,8 +73,8 @@ def list_witnesses(args: argparse.Namespace, session: Session) -> int:
     unresolved = [r.name for r in resolutions if isinstance(r, Unresolved)]
     if unresolved:
         print(f"unresolved: {', '.join(unresolved)}", file=sys.stderr)
-        return 1
-    return 0
+        return Exit.FAILED
+    return Exit.OK
 
 
 def _add_run_parser(
@@ -131,7 +132,7 @@ def run_witnesses(args: argparse.Namespace, session: Session) -> int:
         names = changed_witnesses(session, names, args.repo, args.changed_since)
         if not names:
             print(f"no witness reaches a file changed since {args.changed_since}")
-            return 0
+            return Exit.OK
     selection = Selection(args.pattern, ClaimKind(args.kind) if args.kind else None)
     report = session.run(names, selection)
     session.run_finished(report, args)
@@ -146,7 +147,7 @@ def run_witnesses(args: argparse.Namespace, session: Session) -> int:
     stream = sys.stdout if args.format == "table" else sys.stderr
     print_labels(labels, args.baseline, stream)
     unresolved = any(w.unresolved is not None for w in report.witnesses)
-    return 1 if unresolved or any(label == "new" for _, label in labels) else 0
+    return Exit.FAILED if unresolved or any(label == "new" for _, label in labels) else Exit.OK
 
 
 def _chosen(args: argparse.Namespace, session: Session) -> Sequence[str]:

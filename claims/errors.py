@@ -10,15 +10,13 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict
 
-EXIT_INTERNAL = 70
-"""``EX_SOFTWARE`` (sysexits.h): a bug in the framework or a plugin, not in the input."""
-EXIT_INTERRUPTED = 130
+from claims.exits import Exit
 
 
 class ClaimsError(Exception):
     """Root of every error the kernel raises; the CLI prints it and exits ``exit_code``."""
 
-    exit_code = 2
+    exit_code: int = Exit.USAGE
 
 
 class UsageError(ClaimsError):

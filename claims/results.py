@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
+from claims.exits import Exit
 from claims.model import ClaimKind, Outcome, Verdict
 
 
@@ -84,7 +85,7 @@ class RunReport(BaseModel):
     @property
     def exit_code(self) -> int:
         """0 when every selected claim passed and nothing is unresolved, else 1."""
-        return 0 if self.ok else 1
+        return Exit.OK if self.ok else Exit.FAILED
 
     @property
     def results(self) -> tuple[ClaimResult, ...]:

@@ -31,6 +31,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from claims.exits import Exit
+
 __all__ = [
     "ArtifactChange",
     "ArtifactDiff",
@@ -289,14 +291,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) != 2 or args[0] != "--dump-artifacts":
         print("usage: python -m claims.revisions --dump-artifacts WITNESS", file=sys.stderr)
-        return 2
+        return Exit.USAGE
     try:
         rendered = dump_artifacts(args[1])
     except (ImportError, TypeError) as err:
         print(f"claims.revisions: {err}", file=sys.stderr)
-        return 2
+        return Exit.USAGE
     print(json.dumps(rendered, sort_keys=True))
-    return 0
+    return Exit.OK
 
 
 if __name__ == "__main__":

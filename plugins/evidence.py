@@ -33,6 +33,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from claims import Session, UsageError, hookimpl
+from claims.exits import Exit
 from claims.results import RunReport
 from plugins.reporters import code_span, markdown_text
 
@@ -115,7 +116,7 @@ def evidence_command(args: argparse.Namespace, session: Session) -> int:
         print(evidence.model_dump_json(indent=2))
     else:
         sys.stdout.write(render_markdown(evidence))
-    return 0 if evidence.ok else 1
+    return Exit.OK if evidence.ok else Exit.FAILED
 
 
 def collect(

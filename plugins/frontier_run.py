@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from tabulate import tabulate
 
 from claims import Session, Unresolved, UsageError
+from claims.exits import Exit
 from claims.frontiers import (
     Frontier,
     FrontierRow,
@@ -44,7 +45,7 @@ def frontiers_command(args: argparse.Namespace, session: Session) -> int:
     ledger = registered_ledger(session)
     if args.ledger_json:
         print(ledger_to_json(ledger))
-        return 0
+        return Exit.OK
     plugins = getattr(args, "plugins", [])
     base = base_ledger(args.repo, args.base, plugins) if args.base else None
     prs = pr_states(args.prs, args.git_log)
@@ -55,7 +56,7 @@ def frontiers_command(args: argparse.Namespace, session: Session) -> int:
     except LedgerError as error:
         raise UsageError(str(error)) from error
     print(render_rows(rows, prs, args.format))
-    return 1 if any(row.fails for row in rows) else 0
+    return Exit.FAILED if any(row.fails for row in rows) else Exit.OK
 
 
 def registered_ledger(session: Session) -> tuple[Frontier, ...]:
@@ -193,4 +194,4 @@ def identity_command(args: argparse.Namespace, session: Session) -> int:
     for diff in result.diffs:
         sys.stdout.write(diff.diff)
     print(result.summary(args.witness))
-    return 0 if result.identical else 1
+    return Exit.OK if result.identical else Exit.FAILED

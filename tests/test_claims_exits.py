@@ -1,0 +1,53 @@
+"""One exit-code enum: the README's table is ``claims.Exit``, and the commands return it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from claims import Exit
+from claims.cli import main as claims_main
+from tests.fakes.support import REPO
+
+ROW = re.compile(r"^\| (\d+) \| `(\w+)`(?: \(`(\w+)`\))? \| (.+) \|$")
+
+
+def _readme_rows() -> list[tuple[int, list[str]]]:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    rows = []
+    for line in text.splitlines():
+        found = ROW.match(line)
+        if found and found.group(2).isupper():
+            rows.append((int(found.group(1)), [n for n in found.group(2, 3) if n]))
+    return rows
+
+
+def test_the_readme_table_names_every_exit_code_from_the_enum() -> None:
+    """Each code once, named by its member and then its aliases, in the enum's order."""
+    names: dict[int, list[str]] = {}
+    for name, member in Exit.__members__.items():
+        names.setdefault(int(member), []).append(name)
+    assert _readme_rows() == list(names.items())
+
+
+def test_the_numbers_the_readme_documents_stay() -> None:
+    assert {m.name: int(m) for m in Exit.__members__.values()} == {
+        "OK": 0,
+        "FAILED": 1,
+        "USAGE": 2,
+        "SURVIVOR": 3,
+        "COLLATERAL": 4,
+        "BASELINE": 5,
+        "TIMEOUT": 6,
+        "UNREACHED": 7,
+        "UNWITNESSED": 8,
+        "INTERNAL": 70,
+        "INTERRUPTED": 130,
+    }
+    assert Exit.EXACT is Exit.OK
+
+
+def test_an_unknown_witness_exits_usage(capsys: pytest.CaptureFixture[str]) -> None:
+    assert claims_main(["run", "no_such_witness"]) == Exit.USAGE
+    assert "no_such_witness" in capsys.readouterr().err
