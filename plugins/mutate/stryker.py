@@ -20,9 +20,9 @@ from typing import Any
 
 from claims import UsageError
 from claims.files import FileProblem, read_json, shown, write_atomically
-from mutation.harness import Findings, Judgement, RunKind
-from mutation.patching import resolve
-from mutation.runs import RunStatus
+from plugins.mutate.declared.harness import Findings, Judgement, RunKind
+from plugins.mutate.declared.runs import RunStatus
+from plugins.mutate.patching import resolve
 
 SCHEMA_URL = (
     "https://raw.githubusercontent.com/stryker-mutator/mutation-testing-elements/master/"
@@ -156,7 +156,8 @@ def _mutant_problems(where: str, mutant: object) -> list[str]:
     for key in ("id", "mutatorName", "replacement", "statusReason", "description"):
         if key in mutant and not isinstance(mutant[key], str):
             problems.append(f"{label}.{key}: expected a string, got {_kind(mutant[key])}")
-    if "status" in mutant and mutant["status"] not in STATUSES:
+    status = mutant.get("status")
+    if "status" in mutant and (not isinstance(status, str) or status not in STATUSES):
         problems.append(f"{label}: status {mutant['status']!r}")
     for key in ("killedBy", "coveredBy"):
         ids = mutant.get(key, [])
