@@ -45,7 +45,7 @@ def test_the_numbers_the_readme_documents_stay() -> None:
         "INTERNAL": 70,
         "INTERRUPTED": 130,
     }
-    assert Exit.EXACT is Exit.OK
+    assert Exit["EXACT"] is Exit.OK
 
 
 def test_an_unknown_witness_exits_usage(capsys: pytest.CaptureFixture[str]) -> None:
