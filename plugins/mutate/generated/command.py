@@ -16,7 +16,7 @@ import argparse
 import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -42,8 +42,8 @@ PROGRESS_EVERY_SECONDS = 5.0
 
 
 @dataclass(frozen=True)
-class Plan:
-    """What the command was asked to do."""
+class SurveyPlan:
+    """What a survey (``--generated`` or ``--values``) was asked to do, the parts both read."""
 
     root: Path
     scope: tuple[str, ...]
@@ -51,42 +51,57 @@ class Plan:
     jobs: int
     exhaustive: bool
     shard: tuple[int, int] | None
-    since: str | None
     files: tuple[str, ...]
     report: Path
-    equivalents: Mapping[str, Equivalence]
-    break_below: float | None
     floors: Path | None
-    show_survivors: int | None
     partial: str | None
     """Why this run surveys only part of the planner or part of the claims, if it does."""
 
 
-def _plan(args: argparse.Namespace, session: Session) -> Plan:
-    equivalents = load_equivalents(args.equivalent)  # the inputs are read before any work
+def survey_plan(args: argparse.Namespace, session: Session, report: Path) -> dict[str, Any]:
+    """The :class:`SurveyPlan` fields of the command line (``report``: the default report);
+    an unknown or pending witness, or a ``--file`` that is not there, is a usage error."""
     scope = survey_scope(args, session)
-    if args.since:
-        # Checked before mutmut regenerates mutants/: a bad revision costs nothing.
-        try:
-            commit_of(Path.cwd(), args.since)
-        except RevisionError as error:
-            raise UsageError(f"--since: {error}") from error
-    files = survey_files(args)
-    return Plan(
+    common = SurveyPlan(
         root=Path.cwd(),
         scope=scope,
         plugins=tuple(getattr(args, "plugins", ()) or ()),
         jobs=args.jobs,
         exhaustive=args.exhaustive,
         shard=parse_shard(args.shard) if args.shard is not None else None,
+        files=survey_files(args),
+        report=args.report or report,
+        floors=args.floors,
+        partial=partial_survey(args, scope != session.witness_names),
+    )
+    return {f.name: getattr(common, f.name) for f in fields(SurveyPlan)}
+
+
+@dataclass(frozen=True)
+class Plan(SurveyPlan):
+    """What ``claims mutate --generated`` was asked to do."""
+
+    since: str | None
+    equivalents: Mapping[str, Equivalence]
+    break_below: float | None
+    show_survivors: int | None
+
+
+def _plan(args: argparse.Namespace, session: Session) -> Plan:
+    equivalents = load_equivalents(args.equivalent)  # the inputs are read before any work
+    common = survey_plan(args, session, DEFAULT_REPORT)
+    if args.since:
+        # Checked before mutmut regenerates mutants/: a bad revision costs nothing.
+        try:
+            commit_of(Path.cwd(), args.since)
+        except RevisionError as error:
+            raise UsageError(f"--since: {error}") from error
+    return Plan(
+        **common,
         since=args.since,
-        files=files,
-        report=args.report or DEFAULT_REPORT,
         equivalents=equivalents,
         break_below=args.break_below,
-        floors=args.floors,
         show_survivors=args.show_survivors,
-        partial=partial_survey(args, scope != session.witness_names),
     )
 
 

@@ -79,6 +79,26 @@ def budget(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
+@contextmanager
+def event_stream() -> Iterator[TextIO]:
+    """The worker's events go to its stdout and nothing else does: for the duration, file
+    descriptor 1 and ``sys.stdout`` point at stderr, so what a claim prints, or a process a
+    mutant starts writes, lands in the worker's log, not in the event stream."""
+    sys.stdout.flush()
+    events = os.dup(1)
+    os.dup2(2, 1)
+    saved = sys.stdout
+    sys.stdout = sys.stderr
+    out = os.fdopen(events, "w", encoding="utf-8", errors="replace")
+    try:
+        yield out
+    finally:
+        out.flush()
+        sys.stdout = saved
+        os.dup2(out.fileno(), 1)
+        out.close()
+
+
 def isolate_imports(project_root: Path) -> None:
     """Import from ``mutants/`` (the working directory), never from the project's sources."""
     root = project_root.resolve()
@@ -256,12 +276,8 @@ def main(argv: Sequence[str]) -> int:
     isolate_imports(Path(request.project_root))
     os.environ["MUTANT_UNDER_TEST"] = ""
     load_verdict_profile()
-    out = sys.stdout
-    sys.stdout = sys.stderr
-    try:
+    with event_stream() as out:
         return survey(request, out)
-    finally:
-        sys.stdout = out
 
 
 if __name__ == "__main__":

@@ -68,6 +68,16 @@ class Survey(Generic[M]):
     canaries: int = 0
 
 
+def event_of(line: str) -> dict[str, Any] | None:
+    """The event a worker's stdout line carries; ``None`` for a line that is none (output a
+    mutant leaked past the worker's redirection, undecodable bytes shown as U+FFFD)."""
+    try:
+        event = json.loads(line)
+    except ValueError:
+        return None
+    return event if isinstance(event, dict) and isinstance(event.get("event"), str) else None
+
+
 def mutmut_key(mutant: str) -> str:
     """The trampolined function a mutmut mutant belongs to (its coverage key)."""
     return mutant.partition("__mutmut_")[0]
@@ -120,7 +130,8 @@ class Worker:
             cwd=launch.cwd,
             stdout=subprocess.PIPE,
             stderr=log,
-            text=True,
+            encoding="utf-8",
+            errors="replace",
             env=dict(launch.env),
         )
         log.close()
@@ -135,6 +146,11 @@ class Worker:
     @property
     def log(self) -> Path:
         return self.launch.scratch / f".survey-{self.index}.log"
+
+    def note(self, text: str) -> None:
+        """Add a line to the worker's log (beside its stderr)."""
+        with self.log.open("a", encoding="utf-8") as log:
+            print(f"survey pool: {text}", file=log)
 
     def kill(self) -> None:
         if self.process.poll() is None:
@@ -207,8 +223,10 @@ class Pool(Generic[M]):
             worker.last = time.monotonic()
             if line is None:
                 self._ended(worker)
+            elif (event := event_of(line)) is not None:
+                self._event(worker, event)
             else:
-                self._event(worker, json.loads(line))
+                worker.note(f"not an event on the worker's stdout: {line.rstrip()[:200]!r}")
             self.progress(self.survey, len(self.mutants))
 
     def _watch(self) -> None:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
 import subprocess
 import sys
@@ -31,11 +30,17 @@ from typing import Any
 from claims import Session, UsageError
 from claims.exits import Exit
 from plugins.mutate.floors import hold_floors, load_floors
-from plugins.mutate.generated.command import Ticker, survey_files, survey_scope
-from plugins.mutate.generated.command import partial_survey as _partial
+from plugins.mutate.generated.command import SurveyPlan, Ticker, survey_plan
 from plugins.mutate.generated.mutmut_bridge import source_paths
-from plugins.mutate.generated.selection import parse_shard, shard
-from plugins.mutate.generated.workers import Launch, MutantResult, Pool, Survey, SurveyFailed
+from plugins.mutate.generated.selection import shard
+from plugins.mutate.generated.workers import (
+    Launch,
+    MutantResult,
+    Pool,
+    Survey,
+    SurveyFailed,
+    event_of,
+)
 from plugins.mutate.stryker import merge, read_report, write_report
 from plugins.mutate.values.boundaries import packages_of
 from plugins.mutate.values.operators import Site, render_path
@@ -76,22 +81,11 @@ class ValueMutant:
 
 
 @dataclass(frozen=True)
-class ValuePlan:
+class ValuePlan(SurveyPlan):
     """What ``claims mutate --values`` was asked to do."""
 
-    root: Path
-    scope: tuple[str, ...]
-    plugins: tuple[str, ...]
-    jobs: int
-    exhaustive: bool
-    shard: tuple[int, int] | None
-    files: tuple[str, ...]
-    report: Path
     per_operator: int
     show_survivors: int
-    floors: Path | None
-    partial: str | None
-    """Why this run cannot speak for whole files (then it holds no floor), if it cannot."""
 
     def config(self) -> dict[str, object]:
         return {
@@ -119,26 +113,12 @@ def _say(text: str) -> None:
 
 
 def plan_values(args: argparse.Namespace, session: Session) -> ValuePlan:
-    scope = survey_scope(args, session)
-    files = survey_files(args)
+    common = survey_plan(args, session, DEFAULT_REPORT)
     per_operator = PER_OPERATOR if args.per_operator is None else args.per_operator
     show = SHOW_SURVIVORS if args.show_survivors is None else args.show_survivors
     if per_operator < 0 or show < 0:
         raise UsageError("--per-operator and --show-survivors take a count (0 or more)")
-    return ValuePlan(
-        root=Path.cwd(),
-        scope=scope,
-        plugins=tuple(getattr(args, "plugins", ()) or ()),
-        jobs=args.jobs,
-        exhaustive=args.exhaustive,
-        shard=parse_shard(args.shard) if args.shard is not None else None,
-        files=files,
-        report=args.report or DEFAULT_REPORT,
-        per_operator=per_operator,
-        floors=args.floors,
-        partial=_partial(args, scope != session.witness_names),
-        show_survivors=show,
-    )
+    return ValuePlan(**common, per_operator=per_operator, show_survivors=show)
 
 
 def value_environment(root: Path) -> dict[str, str]:
@@ -178,11 +158,13 @@ def enumerate_mutants(plan: ValuePlan) -> Enumeration:
             env=value_environment(plan.root),
             stdout=subprocess.PIPE,
             stderr=stderr,
-            text=True,
+            encoding="utf-8",
+            errors="replace",
             timeout=ENUMERATION_SECONDS,
             check=False,
         )
-    events = {e["event"]: e for e in map(json.loads, done.stdout.splitlines())}
+    found = (event_of(line) for line in done.stdout.splitlines())
+    events = {e["event"]: e for e in found if e is not None}
     baseline = events.get("baseline")
     if baseline is not None and baseline["red"]:
         red = "; ".join(f"{c}: {why}" for c, why in baseline["red"].items())

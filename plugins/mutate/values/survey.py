@@ -38,7 +38,7 @@ from typing import Any, TextIO
 from pydantic import Field
 
 from claims.exits import Exit
-from plugins.mutate.generated.survey import SurveyRequest, Worker, survey
+from plugins.mutate.generated.survey import SurveyRequest, Worker, event_stream, survey
 from plugins.mutate.patching import Restore, Target, forced_failure, install, resolve, restore
 from plugins.mutate.profile import load_verdict_profile
 from plugins.mutate.values.boundaries import Boundary, discover
@@ -208,12 +208,8 @@ def main(argv: Sequence[str]) -> int:
     request = ValueSurveyRequest.model_validate_json(Path(argv[0]).read_text(encoding="utf-8"))
     os.environ.pop("MUTANT_UNDER_TEST", None)
     load_verdict_profile()
-    out = sys.stdout
-    sys.stdout = sys.stderr
-    try:
+    with event_stream() as out:
         return run(request, out)
-    finally:
-        sys.stdout = out
 
 
 if __name__ == "__main__":
