@@ -129,7 +129,8 @@ def clear_hits() -> None:
 
 
 class Worker:
-    """Runs the claims of the survey's witnesses, one at a time, through the kernel."""
+    """Runs the claims of the survey's witnesses, one at a time, through the kernel, inside a
+    survey process (the pool in :mod:`.workers` holds a ``WorkerProcess`` handle on it)."""
 
     def __init__(self, request: SurveyRequest, out: TextIO) -> None:
         self.request = request

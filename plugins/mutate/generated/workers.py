@@ -110,8 +110,9 @@ def worker_environment(root: Path) -> dict[str, str]:
     return env
 
 
-class Worker:
-    """One survey process, its share of mutants, and what it reported so far."""
+class WorkerProcess:
+    """One survey process, its share of mutants, and what it reported so far: the pool's
+    handle on a :class:`.survey.Worker` (or a subclass) running in that process."""
 
     def __init__(
         self, index: int, launch: Launch, request: SurveyRequest, events: queue.Queue[Any]
@@ -175,7 +176,7 @@ class Pool(Generic[M]):
     survey: Survey[M]
     progress: Callable[[Survey[M], int], None]
     events: queue.Queue[Any] = field(default_factory=queue.Queue)
-    workers: list[Worker] = field(default_factory=list)
+    workers: list[WorkerProcess] = field(default_factory=list)
     launch: Launch | None = None
 
     def __post_init__(self) -> None:
@@ -186,7 +187,7 @@ class Pool(Generic[M]):
         assert self.launch is not None
         return tuple(self.survey.coverage.get(self.launch.key(mutant), ()))
 
-    def _silence_allowed(self, worker: Worker) -> float:
+    def _silence_allowed(self, worker: WorkerProcess) -> float:
         if not worker.ready or not worker.pending:
             return SETUP_SILENCE_SECONDS
         return MUTANT_SILENCE_SECONDS + 2 * _budget(self.survey, self._covering(worker.pending[0]))
@@ -211,7 +212,7 @@ class Pool(Generic[M]):
     def _spawn(self, index: int, names: Sequence[str]) -> None:
         assert self.launch is not None
         request = self.base.model_copy(update={"mutants": tuple(names)})
-        self.workers.append(Worker(index, self.launch, request, self.events))
+        self.workers.append(WorkerProcess(index, self.launch, request, self.events))
 
     def run(self) -> None:
         while self.workers:
@@ -236,14 +237,14 @@ class Pool(Generic[M]):
                 worker.kill()
                 self._lost(worker, "Timeout", "the worker fell silent past the mutant's budget")
 
-    def _ended(self, worker: Worker) -> None:
+    def _ended(self, worker: WorkerProcess) -> None:
         code = worker.process.wait()
         if worker in self.workers and worker.pending:
             self._lost(worker, "RuntimeError", f"the worker died (exit code {code})")
         elif worker in self.workers:
             self.workers.remove(worker)
 
-    def _lost(self, worker: Worker, status: str, why: str) -> None:
+    def _lost(self, worker: WorkerProcess, status: str, why: str) -> None:
         self.workers.remove(worker)
         if not worker.ready:
             raise SurveyFailed(
@@ -258,7 +259,7 @@ class Pool(Generic[M]):
         if rest:
             self._spawn(worker.index, rest)
 
-    def _event(self, worker: Worker, event: dict[str, Any]) -> None:
+    def _event(self, worker: WorkerProcess, event: dict[str, Any]) -> None:
         kind = event["event"]
         if kind == "baseline":
             self._baseline(event)
@@ -290,7 +291,7 @@ class Pool(Generic[M]):
             )
         self.survey.canaries += 1
 
-    def _mutant(self, worker: Worker, event: dict[str, Any]) -> None:
+    def _mutant(self, worker: WorkerProcess, event: dict[str, Any]) -> None:
         name = event["name"]
         if worker.pending and worker.pending[0] == name:
             worker.pending.pop(0)
