@@ -1,5 +1,7 @@
-"""The dependency rule: the kernel never imports the planner, the planner imports none of the
-others, and witnesses, mutants and fixtures reach the planner through its public names."""
+"""The dependency rule: the kernel (claims/ and plugins/, the mutation engine plugins/mutate/
+among them) never imports the planner, the engine never imports the project's witnesses or
+mutant data, the planner imports none of the others, mutation/ holds mutant data and no engine,
+and witnesses, mutants and fixtures reach the planner through its public names."""
 
 from __future__ import annotations
 
@@ -51,6 +53,36 @@ def test_the_kernel_never_imports_the_planner(path: Path) -> None:
         m for m in _imported_modules(path) if m == FORBIDDEN or m.startswith(f"{FORBIDDEN}.")
     ]
     assert offending == [], f"{path.relative_to(REPO)} imports {offending}"
+
+
+ENGINE = REPO / "plugins" / "mutate"
+PROJECT_DATA = ("witnesses", "mutation", "fixtures")
+
+
+def test_the_engine_is_a_package_of_the_kernel() -> None:
+    assert {p.parent.name for p in ENGINE.rglob("__init__.py")} >= {
+        "mutate",
+        "declared",
+        "generated",
+        "values",
+    }
+    assert all(p in _sources() for p in ENGINE.rglob("*.py"))
+
+
+@pytest.mark.parametrize(
+    "path", sorted(ENGINE.rglob("*.py")), ids=lambda p: str(p.relative_to(REPO))
+)
+def test_the_engine_never_imports_the_projects_witnesses_or_mutants(path: Path) -> None:
+    offending = [m for m in _imported_modules(path) if m.split(".")[0] in PROJECT_DATA]
+    assert offending == [], f"{path.relative_to(REPO)} imports {offending}"
+
+
+def test_mutation_holds_mutant_data_and_no_engine() -> None:
+    """Besides its ``__init__`` (re-exports) and ``plugin`` (registration), every module of
+    mutation/ is the mutants of the witness of the same name."""
+    modules = {p.stem for p in (REPO / "mutation").glob("*.py")} - {"__init__", "plugin"}
+    witnesses = {p.stem for p in (REPO / "witnesses").glob("*.py")}
+    assert modules <= witnesses, sorted(modules - witnesses)
 
 
 def test_the_check_catches_an_import(tmp_path: Path) -> None:
