@@ -241,22 +241,25 @@ def _header(
     selected = [f"shard {plan.shard[0]}/{plan.shard[1]}"] if plan.shard else []
     selected += [f"functions changed since {plan.since}"] if plan.since else []
     selected += [f"only {', '.join(plan.files)}"] if plan.files else []
-    claims = len(survey.claims)
     lines = [
         f"mutmut generated {generated} mutants in {generation:.1f} s; surveyed {chosen}"
         + (f" ({', '.join(selected)})" if selected else "")
         + f" in {seconds:.1f} s with {plan.jobs} worker(s)",
     ]
-    if chosen:
-        lines.append(
-            f"baseline: {claims}/{claims} claims green; forced fail (every trampoline raises): "
-            f"{len(survey.forced_fail_red)}/{claims} claims red; {survey.canaries} canaries "
-            f"green; {survey.restarts} worker restart(s)"
-        )
-        blind = [str(c["id"]) for c in survey.claims if c["id"] not in survey.forced_fail_red]
-        if blind:
-            lines.append(f"claims that call no mutated function: {', '.join(blind)}")
-    return lines
+    return lines + (survey_health(survey, "trampoline", "mutated function") if chosen else [])
+
+
+def survey_health(survey: Survey[Any], target: str, called: str) -> list[str]:
+    """The baseline, forced-fail, canary and restart line of a survey that ran, and the claims
+    that call no ``called`` (every ``target`` raising left them green)."""
+    claims = len(survey.claims)
+    lines = [
+        f"baseline: {claims}/{claims} claims green; forced fail (every {target} raises): "
+        f"{len(survey.forced_fail_red)}/{claims} claims red; {survey.canaries} canaries "
+        f"green; {survey.restarts} worker restart(s)"
+    ]
+    blind = [str(c["id"]) for c in survey.claims if c["id"] not in survey.forced_fail_red]
+    return lines + ([f"claims that call no {called}: {', '.join(blind)}"] if blind else [])
 
 
 def _blind_kills(results: Sequence[MutantResult]) -> list[str]:

@@ -30,7 +30,7 @@ from typing import Any
 from claims import Session, UsageError
 from claims.exits import Exit
 from plugins.mutate.floors import hold_floors, load_floors
-from plugins.mutate.generated.command import SurveyPlan, Ticker, survey_plan
+from plugins.mutate.generated.command import SurveyPlan, Ticker, survey_health, survey_plan
 from plugins.mutate.generated.mutmut_bridge import source_paths
 from plugins.mutate.generated.selection import shard
 from plugins.mutate.generated.workers import (
@@ -303,24 +303,13 @@ def _header(
     how += [f"shard {plan.shard[0]}/{plan.shard[1]}"] if plan.shard else []
     how += [f"only {', '.join(plan.files)}"] if plan.files else []
     detail = ", ".join(h for h in how if h)
-    claims = len(survey.claims)
     lines = [
         f"{boundaries} boundaries ({len(found.unreached)} called by no claim); enumerated "
         f"{len(found.mutants)}, surveyed {surveyed}"
         + (f" ({detail})" if detail else "")
         + f" in {seconds:.1f} s with {plan.jobs} worker(s)",
     ]
-    if surveyed:
-        red = len(survey.forced_fail_red)
-        lines.append(
-            f"baseline: {claims}/{claims} claims green; forced fail (every boundary raises): "
-            f"{red}/{claims} claims red; {survey.canaries} canaries green; "
-            f"{survey.restarts} worker restart(s)"
-        )
-        blind = [str(c["id"]) for c in survey.claims if c["id"] not in survey.forced_fail_red]
-        if blind:
-            lines.append(f"claims that call no boundary: {', '.join(blind)}")
-    return lines
+    return lines + (survey_health(survey, "boundary", "boundary") if surveyed else [])
 
 
 def _blind_kills(results: Iterable[MutantResult[ValueMutant]]) -> list[str]:
