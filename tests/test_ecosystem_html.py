@@ -72,6 +72,9 @@ def test_the_page_shows_files_scores_source_and_the_claims(
     # The source, line by line, with the mutated lines marked by their worst status.
     assert 'class="line Survived"' in page and 'class="line Killed"' in page
     assert "def admits(" in page
+    # The witnesses surveyed are named as a reader writes them, not as a Python list.
+    scope = report["config"]["scope"]
+    assert f"; scope {', '.join(scope)}; shard" in page
     matrix = kill_matrix(report)
     assert matrix and all(covered >= killed for _, covered, killed, _ in matrix)
     for claim_id, _, _, _ in matrix:

@@ -102,6 +102,13 @@ def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
+def _setting(value: object) -> str:
+    """A config value as a reader writes it: a list of witnesses comma-separated, not a repr."""
+    if isinstance(value, list | tuple):
+        return ", ".join(str(item) for item in value)
+    return str(value)
+
+
 def _anchor(path: str) -> str:
     return "f-" + "".join(c if c.isalnum() else "-" for c in path)
 
@@ -120,7 +127,9 @@ def render_html(report: Mapping[str, Any], title: str = "Mutation report") -> st
         f"<h1>{_e(title)}</h1>",
         f"<p>{_e(framework)}; {len(everything)} mutants in {len(report['files'])} files; "
         f"strength {_ratio(strength(total), thresholds)}"
-        + "".join(f"; {_e(k)} {_e(v)}" for k, v in config.items() if k in ("shard", "scope"))
+        + "".join(
+            f"; {_e(k)} {_e(_setting(v))}" for k, v in config.items() if k in ("shard", "scope")
+        )
         + "</p>",
         _files_table(report, thresholds),
         _claims_table(report),
