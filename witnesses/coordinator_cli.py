@@ -244,12 +244,12 @@ def a_bad_hosts_list_exits_2_with_one_located_line_and_writes_nothing() -> Verdi
     or not in ASCII digits, an item that is no HOST=USER@ADDRESS, an empty list, or a list
     that leaves out a planned host — exits 2 with exactly one line on stderr, ``planner:
     error: --hosts: ITEM: what is wrong``, prints nothing and writes no script."""
-    problems = []
+    problems: list[str] = []
     with _scratch() as tmp:
         for hosts, message in HOST_ERRORS.items():
             ran = _apply("--dry-run", "--scripts", tmp / "s", hosts=hosts)
             got = (ran.code, ran.err, ran.out, (tmp / "s").exists())
-            want = (2, f"planner: error: --hosts: {message}\n", [], False)
+            want: tuple[object, ...] = (2, f"planner: error: --hosts: {message}\n", [], False)
             problems += _diff(repr(hosts), want, got)
     return _verdict(problems, f"{len(HOST_ERRORS)} bad --hosts refused, each located")
 
