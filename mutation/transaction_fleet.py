@@ -23,6 +23,8 @@ from planner.transaction import (
 
 W = "transaction_fleet"
 P = "transaction_plan"
+C = "coordinator_cli"
+T = "ssh_transport"
 
 
 @mutant(
@@ -178,6 +180,9 @@ def no_cleanup_after_rollback(
     turns_red={
         f"{W}.lost_connections_and_silent_hosts_fail_their_step",
         f"{P}.every_ssh_command_is_strict_and_sends_the_script_with_its_sha256",
+        f"{C}.the_dry_run_prints_every_ssh_command_in_run_order_with_the_options_given",
+        f"{T}.a_step_runs_on_its_host_over_one_connection_and_returns_what_it_printed",
+        f"{T}.a_script_cut_short_in_transit_exits_97_and_never_runs",
     },
 )
 def run_a_script_that_arrived_incomplete(step: TransactionStep, settings: SshSettings) -> str:

@@ -11,11 +11,16 @@ from planner.coordinator import SshSettings, common_options, render_dry_run
 from planner.transaction import HostAddress, TransactionPlan, parse_hosts
 
 W = "transaction_plan"
+C = "coordinator_cli"
+T = "ssh_transport"
 
 
 @mutant(
     replaces="planner.transaction.parse_hosts",
-    turns_red={f"{W}.hosts_parse_into_addresses_or_located_errors"},
+    turns_red={
+        f"{W}.hosts_parse_into_addresses_or_located_errors",
+        f"{C}.a_bad_hosts_list_exits_2_with_one_located_line_and_writes_nothing",
+    },
 )
 def a_host_named_twice_is_accepted(text: str) -> tuple[HostAddress, ...]:
     """A host named twice in --hosts is taken at its last address instead of refused, so a
@@ -28,7 +33,12 @@ def a_host_named_twice_is_accepted(text: str) -> tuple[HostAddress, ...]:
 
 @mutant(
     replaces="planner.coordinator.common_options",
-    turns_red={f"{W}.every_ssh_command_is_strict_and_sends_the_script_with_its_sha256"},
+    turns_red={
+        f"{W}.every_ssh_command_is_strict_and_sends_the_script_with_its_sha256",
+        f"{C}.the_dry_run_prints_every_ssh_command_in_run_order_with_the_options_given",
+        f"{C}.the_dry_run_writes_every_stage_script_byte_for_byte",
+        f"{T}.an_unknown_host_key_or_a_closed_port_fails_the_step_with_255",
+    },
 )
 def unknown_host_keys_are_accepted(settings: SshSettings, host: HostAddress) -> list[str]:
     """ssh accepts and records a host key it has never seen (accept-new), so the first
@@ -41,7 +51,10 @@ def unknown_host_keys_are_accepted(settings: SshSettings, host: HostAddress) -> 
 
 @mutant(
     replaces="planner.coordinator.render_dry_run",
-    turns_red={f"{W}.the_dry_run_lists_every_command_in_the_order_it_would_run"},
+    turns_red={
+        f"{W}.the_dry_run_lists_every_command_in_the_order_it_would_run",
+        f"{C}.the_dry_run_prints_every_ssh_command_in_run_order_with_the_options_given",
+    },
 )
 def the_dry_run_lists_rollback_head_first(
     plan: TransactionPlan, settings: SshSettings, scripts: Path, attempts: int
