@@ -7,8 +7,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from mutation import mutant
+from planner.arm_launch import DryRun
 from planner.coordinator import SshSettings, common_options, render_dry_run
-from planner.transaction import HostAddress, TransactionPlan, parse_hosts
+from planner.transaction import (
+    HostAddress,
+    StepRecord,
+    StepResult,
+    TransactionPlan,
+    parse_hosts,
+    plan_transaction,
+    step_line,
+)
 
 W = "transaction_plan"
 C = "coordinator_cli"
@@ -67,3 +76,47 @@ def the_dry_run_lists_rollback_head_first(
     rollbacks = [line for line in undo if line.startswith("rollback@")][::-1]
     cleanups = [line for line in undo if line.startswith("cleanup@")][::-1]
     return [*kept, *rollbacks, *cleanups]
+
+
+@mutant(
+    replaces="planner.transaction.step_line",
+    turns_red={
+        f"{W}.the_report_lists_every_step_then_every_host_then_the_verdict",
+        f"{T}.planner_apply_runs_each_step_over_ssh_and_reports_what_it_left",
+    },
+)
+def steps_numbered_from_0(n: int, record: StepRecord) -> str:
+    """The report numbers the steps from 0, so the count of steps that ran is one off
+    wherever an operator reads it from the last number."""
+    return step_line(n - 1, record)
+
+
+@mutant(
+    replaces="planner.transaction.StepResult.describe",
+    turns_red={f"{W}.a_steps_outcome_reads_as_its_status_and_its_last_line"},
+)
+def first_line_of_the_output(self: StepResult) -> str:
+    """A step's outcome quotes the first line it printed, not the last, so a stage that
+    logs its progress is reported by its opening line instead of its reason for failing."""
+    full = self.describe()  # the dispatcher runs the original from here
+    text = self.stderr if self.exit_code != 0 and self.stderr.strip() else self.stdout
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        return full
+    return full.removesuffix(lines[-1].strip()) + lines[0].strip()
+
+
+@mutant(
+    replaces="planner.transaction.plan_transaction",
+    turns_red={f"{W}.a_plan_that_did_not_render_is_not_applied"},
+)
+def unrendered_plan_applied_as_nothing(
+    run: DryRun, hosts: tuple[HostAddress, ...]
+) -> TransactionPlan:
+    """A dry run whose launch did not render becomes an empty transaction, which commits
+    nothing and exits 0 as if every host had been applied."""
+    if run.launch is None:
+        return TransactionPlan(
+            arm=run.arm, hosts=hosts, preserve_dirs=(), forward=(), rollbacks=(), cleanups=()
+        )
+    return plan_transaction(run, hosts)

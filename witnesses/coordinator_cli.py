@@ -231,6 +231,17 @@ HOST_ERRORS = {
     "srv5=root@10.0.0.5:２２": "srv5=root@10.0.0.5:２２: port '２２' is not a number",
     "srv5": "srv5: expected HOST=USER@ADDRESS[:PORT]",
     " , ": " , : give HOST=USER@ADDRESS[:PORT] items, comma-separated",
+    "srv5=root@[fd00::5]]": "srv5=root@[fd00::5]]: expected ':PORT' after ]: ']'",
+    "srv5=root@h:000022": "srv5=root@h:000022: port '000022' is not a number",
+    "=root@h": "=root@h: expected HOST=USER@ADDRESS[:PORT]",
+    "srv5=root@a@b": (
+        "srv5=root@a@b: 'a@b' is not a host name or IPv4 address "
+        "(letters, digits, '.' and '-'; no leading '-')"
+    ),
+    "srv5=root@[fd00::5]:2200,srv9=ops@b,srv10=ops@c": (
+        "srv5=root@[fd00::5]:2200,srv9=ops@b:22,srv10=ops@c:22: no address for srv6, srv7, "
+        "srv8; srv9, srv10 not in the plan (the plan's hosts: srv5, srv6, srv7, srv8)"
+    ),
     "srv5=root@a,srv6=root@b,srv7=root@c": (
         "srv5=root@a:22,srv6=root@b:22,srv7=root@c:22: no address for srv8 "
         "(the plan's hosts: srv5, srv6, srv7, srv8)"
@@ -240,11 +251,13 @@ HOST_ERRORS = {
 
 @claim(ClaimKind.REFUSAL)
 def a_bad_hosts_list_exits_2_with_one_located_line_and_writes_nothing() -> Verdict:
-    """A ``--hosts`` the coordinator cannot use — no user, an IPv6 address without its
-    brackets' port or with a ':' and no port, a bracketed IPv4 address, a port out of range
-    or not in ASCII digits, an item that is no HOST=USER@ADDRESS, an empty list, or a list
-    that leaves out a planned host — exits 2 with exactly one line on stderr, ``planner:
-    error: --hosts: ITEM: what is wrong``, prints nothing and writes no script."""
+    """A ``--hosts`` the coordinator cannot use — no user, a bracketed IPv6 address followed
+    by anything but ':PORT' or by a ':' and no port, a bracketed IPv4 address, a port out of
+    1..65535, longer than 5 digits or not in ASCII digits, an item that is no
+    HOST=USER@ADDRESS, an empty list, or a list that leaves out a planned host or names
+    hosts not in the plan — exits 2 with exactly one line on stderr, ``planner: error:
+    --hosts: ITEM: what is wrong``, prints nothing and writes no script; ports 1 and 65535
+    and an omitted port (22) are taken."""
     problems: list[str] = []
     with _scratch() as tmp:
         for hosts, message in HOST_ERRORS.items():
@@ -252,6 +265,12 @@ def a_bad_hosts_list_exits_2_with_one_located_line_and_writes_nothing() -> Verdi
             got = (ran.code, ran.err, ran.out, (tmp / "s").exists())
             want: tuple[object, ...] = (2, f"planner: error: --hosts: {message}\n", [], False)
             problems += _diff(repr(hosts), want, got)
+        edges = "srv5=root@h5:1,srv6=root@[fd00::6]:65535,srv7=ops@h7,srv8=root@h8:22"
+        ran = _apply("--dry-run", "--scripts", tmp / "s", hosts=edges)
+    words = [shlex.split(line) for line in ran.out[5:9]]
+    pairs = [(w[w.index("-p") + 1], w[-1]) for w in words if "-p" in w]
+    want_ports = [("1", "root@h5"), ("65535", "root@fd00::6"), ("22", "ops@h7"), ("22", "root@h8")]
+    problems += _diff("ports 1 and 65535", (0, want_ports), (ran.code, pairs))
     return _verdict(problems, f"{len(HOST_ERRORS)} bad --hosts refused, each located")
 
 
