@@ -29,6 +29,7 @@ from planner.report import render_recipe_report, render_report, write_atomically
 from planner.scenarios import load_inputs, load_scenario, scenario_names
 from planner.v41_group_a_launch import GROUP as V41_GROUP
 from planner.v41_group_a_launch import v41_group_a_launch_dry_run
+from planner.values import path_argument as _path
 from planner.values import printable, safe_name
 
 EXIT_ADMITTED, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
@@ -60,15 +61,6 @@ OUT_HELP = (
     "(through a symlink, the file it points to), a FIFO or character device such as "
     "/dev/stdout is written in place, a directory or other non-file is refused"
 )
-
-
-def _path(text: str) -> Path:
-    """A path option: an empty path or one holding a NUL byte is a usage error."""
-    if not text:
-        raise argparse.ArgumentTypeError("an empty path")
-    if "\0" in text:
-        raise argparse.ArgumentTypeError(f"{printable(text)} holds a NUL byte")
-    return Path(text)
 
 
 def _debug_option(parser: argparse.ArgumentParser, default: object) -> None:

@@ -61,7 +61,7 @@ from planner.transaction import (
     plan_transaction,
     step_line,
 )
-from planner.values import Frozen
+from planner.values import Frozen, path_argument
 
 EXIT_REFUSED, EXIT_USAGE = 1, 2
 EXIT_SCRIPT_INCOMPLETE = 97
@@ -390,10 +390,12 @@ def add_parser(
     )
     apply.add_argument("arm", choices=arms, help="which arm to apply")
     apply.add_argument("--scenario", help="a named scenario from fixtures/scenarios/")
-    apply.add_argument("--authority", type=Path, help="authority log (JSON lines)")
-    apply.add_argument("--inputs", type=Path, help="frontier inputs (JSON)")
+    apply.add_argument("--authority", type=path_argument, help="authority log (JSON lines)")
+    apply.add_argument("--inputs", type=path_argument, help="frontier inputs (JSON)")
     apply.add_argument("--now", help="ISO-8601 time to read the authority log at (default: now)")
-    apply.add_argument("--data", type=Path, help="data root (default: the fixtures directory)")
+    apply.add_argument(
+        "--data", type=path_argument, help="data root (default: the fixtures directory)"
+    )
     apply.add_argument(
         "--hosts",
         required=True,
@@ -402,7 +404,7 @@ def add_parser(
     apply.add_argument("--dry-run", action="store_true", help="print the commands; run nothing")
     apply.add_argument(
         "--scripts",
-        type=Path,
+        type=path_argument,
         help="where --dry-run writes the stage scripts (default: target/<arm>-apply)",
     )
     apply.add_argument("--ssh", default="ssh", help="the ssh client to run (default: ssh)")

@@ -334,16 +334,32 @@ def a_plan_that_is_not_admitted_exits_1_and_runs_nothing() -> Verdict:
     return _verdict(problems, f"refused with {len(refusals)} refusals; nothing ran or written")
 
 
+PATH_ERRORS = {
+    ("--scripts", ""): "an empty path",
+    ("--data", ""): "an empty path",
+    ("--authority", "a\0b"): "a\\x00b holds a NUL byte",
+    ("--inputs", ""): "an empty path",
+}
+
+
 @claim(ClaimKind.REFUSAL)
 def scripts_that_cannot_be_written_exit_2_and_print_no_command() -> Verdict:
     """When ``--scripts`` cannot be written (it is under a regular file), ``planner apply
     --dry-run`` exits 2 with one line, ``planner: error: --scripts PATH: cannot write the
-    stage scripts: …``, and prints no command."""
+    stage scripts: …``, and prints no command; an empty path, or one holding a NUL byte,
+    given to ``--scripts``, ``--data``, ``--authority`` or ``--inputs`` exits 2 naming the
+    option, and nothing is written (not even into the working directory)."""
+    problems = []
     with _scratch() as tmp:
+        for (option, value), message in PATH_ERRORS.items():
+            bad = _apply("--dry-run", option, value)
+            want = f"planner apply: error: argument {option}: {message}"
+            got = (bad.code, _usage(bad), bad.out, os.listdir(tmp))
+            problems += _diff(f"{option} {value!r}", (2, want, [], []), got)
         (tmp / "file").write_text("")
         ran = _apply("--dry-run", "--scripts", tmp / "file" / "s")
         head = f"planner: error: --scripts {tmp / 'file' / 's'}: cannot write the stage scripts: "
-    problems = _diff("exit", 2, ran.code) + _diff("stdout", [], ran.out)
+    problems += _diff("exit", 2, ran.code) + _diff("stdout", [], ran.out)
     problems += _diff("one line", 1, len(ran.err.splitlines()))
     problems += _diff("names --scripts", True, ran.err.startswith(head))
     return _verdict(problems, "an unwritable --scripts is a located error; nothing printed")
@@ -398,12 +414,20 @@ def _fresh_parser(*argv: str) -> Ran:
 def the_help_says_what_each_option_does_and_what_each_exit_code_means() -> Verdict:
     """``planner apply --help`` (the CLI's parser) exits 0 and says what the command does,
     which arms it takes, what each option does with its default (``--hosts`` required), and
-    what each exit code (0, 1, 2, 10, 11, 12) means; ``--hosts`` left out is a usage error
-    (exit 2)."""
+    what each exit code (0, 1, 2, 10, 11, 12) means, with its examples laid out as written;
+    ``planner --help`` lists it; ``--hosts`` left out is a usage error (exit 2)."""
     ran = _fresh_parser("apply", "--help")
     text = " ".join(" ".join(ran.out).split())
     problems = _diff("exit", 0, ran.code)
     problems += [f"the help does not say {phrase!r}" for phrase in HELP if phrase not in text]
+    examples = [
+        "  planner apply v41_group_a --scenario supplied --dry-run \\",
+        "      --hosts srv5=root@10.0.0.5,srv6=root@10.0.0.6,srv7=root@10.0.0.7,srv8=root@10.0.0.8",
+    ]
+    problems += [f"the help has no line {line!r}" for line in examples if line not in ran.out]
+    top = " ".join(" ".join(_fresh_parser("--help").out).split())
+    summary = "apply run the transaction on the hosts over ssh (or print it: --dry-run)"
+    problems += _diff("planner --help lists apply", True, summary in top)
     missing = _fresh_parser("apply", ARM, "--dry-run")
     problems += _diff(
         "no --hosts",
