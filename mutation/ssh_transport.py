@@ -21,6 +21,7 @@ from planner.transaction import HostAddress, StepResult, TransactionStep
 W = "ssh_transport"
 C = "coordinator_cli"
 P = "transaction_plan"
+F = "transaction_fleet"
 
 
 @mutant(
@@ -112,7 +113,10 @@ def a_lost_connection_is_never_reopened(self: SshTransport, host: HostAddress) -
 
 @mutant(
     replaces="planner.coordinator.SshTransport._connect",
-    turns_red={f"{W}.an_unknown_host_key_or_a_closed_port_fails_the_step_with_255"},
+    turns_red={
+        f"{W}.an_unknown_host_key_or_a_closed_port_fails_the_step_with_255",
+        f"{F}.lost_connections_and_silent_hosts_fail_their_step",
+    },
     independent=False,
 )
 def a_failed_connection_is_reported_as_no_answer(
