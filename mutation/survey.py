@@ -254,12 +254,23 @@ def main(argv: Sequence[str]) -> int:
     isolate_imports(Path(request.project_root))
     os.environ["MUTANT_UNDER_TEST"] = ""
     load_verdict_profile()
-    out = sys.stdout
-    sys.stdout = sys.stderr
+    out = protocol_stream()
     try:
         return survey(request, out)
     finally:
-        sys.stdout = out
+        out.flush()
+
+
+def protocol_stream() -> TextIO:
+    """The worker's own channel for its JSON lines: a copy of file descriptor 1, after which
+    descriptor 1 (and ``sys.stdout``) is stderr. A claim's subprocess inherits descriptor 1,
+    and a mutant may point one's output at it (``stdout=PIPE`` made ``None``): what it writes
+    then lands in the log instead of being read as a line of the protocol."""
+    sys.stdout.flush()
+    channel = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return channel
 
 
 if __name__ == "__main__":
