@@ -415,7 +415,10 @@ def planner_apply_runs_each_step_over_ssh_and_reports_what_it_left() -> Verdict:
     session = _sessions() + 1
     out, err = io.StringIO(), io.StringIO()
     with _private_tmp() as tmp, redirect_stdout(out), redirect_stderr(err):
-        code = main(argv)
+        try:
+            code: int | str | None = main(argv)
+        except SystemExit as exc:  # argparse refusing an argument
+            code = exc.code
         left = sorted(os.listdir(tmp))
     said = f"fleet: session {session} on host 0 refused before it ran (injected)"
     untouched = "untouched: no stage that changes it was started there"
