@@ -23,6 +23,8 @@ from planner.transaction import (
 
 W = "transaction_fleet"
 P = "transaction_plan"
+C = "coordinator_cli"
+T = "ssh_transport"
 
 
 @mutant(
@@ -31,6 +33,7 @@ P = "transaction_plan"
         f"{W}.rollback_reaches_every_touched_host_last_changed_first",
         f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
         f"{P}.a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on",
+        f"{P}.the_report_lists_every_step_then_every_host_then_the_verdict",
     },
 )
 def rollback_in_forward_order(touched: tuple[int, ...]) -> tuple[int, ...]:
@@ -47,6 +50,7 @@ def rollback_in_forward_order(touched: tuple[int, ...]) -> tuple[int, ...]:
         f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in",
         f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
         f"{P}.a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on",
+        f"{P}.the_report_lists_every_step_then_every_host_then_the_verdict",
     },
     independent=False,
 )
@@ -63,6 +67,8 @@ def rollback_skips_the_first_host_changed(touched: tuple[int, ...]) -> tuple[int
         f"{W}.rollback_reaches_every_touched_host_last_changed_first",
         f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in",
         f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
+        f"{P}.the_report_lists_every_step_then_every_host_then_the_verdict",
+        f"{T}.planner_apply_runs_each_step_over_ssh_and_reports_what_it_left",
     },
     independent=False,
 )
@@ -85,6 +91,7 @@ def rollback_every_host(touched: tuple[int, ...]) -> tuple[int, ...]:
         f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
         f"{P}.a_commit_is_retried_and_left_pending_only_after_every_attempt",
         f"{P}.the_dry_run_lists_every_command_in_the_order_it_would_run",
+        f"{P}.the_report_lists_every_step_then_every_host_then_the_verdict",
     },
 )
 def commit_before_readback_everywhere(apply_order: tuple[ApplyStep, ...]) -> tuple[ApplyStep, ...]:
@@ -106,6 +113,8 @@ def commit_before_readback_everywhere(apply_order: tuple[ApplyStep, ...]) -> tup
         f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in",
         f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
         f"{P}.a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on",
+        f"{P}.the_report_lists_every_step_then_every_host_then_the_verdict",
+        f"{T}.planner_apply_runs_each_step_over_ssh_and_reports_what_it_left",
     },
 )
 def continue_after_a_failure(result: StepResult, decided: bool) -> bool:
@@ -121,6 +130,7 @@ def continue_after_a_failure(result: StepResult, decided: bool) -> bool:
         f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
         f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in",
         f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
+        f"{P}.the_report_lists_every_step_then_every_host_then_the_verdict",
     },
 )
 def touched_only_once_preserve_succeeded(
@@ -140,6 +150,7 @@ def touched_only_once_preserve_succeeded(
         f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
         f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in",
         f"{P}.a_commit_is_retried_and_left_pending_only_after_every_attempt",
+        f"{P}.the_report_lists_every_step_then_every_host_then_the_verdict",
     },
 )
 def commit_is_not_retried(
@@ -157,6 +168,7 @@ def commit_is_not_retried(
         f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
         f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
         f"{P}.a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on",
+        f"{P}.the_report_lists_every_step_then_every_host_then_the_verdict",
     },
 )
 def no_cleanup_after_rollback(
@@ -178,6 +190,9 @@ def no_cleanup_after_rollback(
     turns_red={
         f"{W}.lost_connections_and_silent_hosts_fail_their_step",
         f"{P}.every_ssh_command_is_strict_and_sends_the_script_with_its_sha256",
+        f"{C}.the_dry_run_prints_every_ssh_command_in_run_order_with_the_options_given",
+        f"{T}.a_step_runs_on_its_host_over_one_connection_and_returns_what_it_printed",
+        f"{T}.a_script_cut_short_in_transit_exits_97_and_never_runs",
     },
 )
 def run_a_script_that_arrived_incomplete(step: TransactionStep, settings: SshSettings) -> str:

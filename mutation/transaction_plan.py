@@ -7,15 +7,29 @@ from __future__ import annotations
 from pathlib import Path
 
 from mutation import mutant
+from planner.arm_launch import DryRun
 from planner.coordinator import SshSettings, common_options, render_dry_run
-from planner.transaction import HostAddress, TransactionPlan, parse_hosts
+from planner.transaction import (
+    HostAddress,
+    StepRecord,
+    StepResult,
+    TransactionPlan,
+    parse_hosts,
+    plan_transaction,
+    step_line,
+)
 
 W = "transaction_plan"
+C = "coordinator_cli"
+T = "ssh_transport"
 
 
 @mutant(
     replaces="planner.transaction.parse_hosts",
-    turns_red={f"{W}.hosts_parse_into_addresses_or_located_errors"},
+    turns_red={
+        f"{W}.hosts_parse_into_addresses_or_located_errors",
+        f"{C}.a_bad_hosts_list_exits_2_with_one_located_line_and_writes_nothing",
+    },
 )
 def a_host_named_twice_is_accepted(text: str) -> tuple[HostAddress, ...]:
     """A host named twice in --hosts is taken at its last address instead of refused, so a
@@ -28,7 +42,12 @@ def a_host_named_twice_is_accepted(text: str) -> tuple[HostAddress, ...]:
 
 @mutant(
     replaces="planner.coordinator.common_options",
-    turns_red={f"{W}.every_ssh_command_is_strict_and_sends_the_script_with_its_sha256"},
+    turns_red={
+        f"{W}.every_ssh_command_is_strict_and_sends_the_script_with_its_sha256",
+        f"{C}.the_dry_run_prints_every_ssh_command_in_run_order_with_the_options_given",
+        f"{C}.the_dry_run_writes_every_stage_script_byte_for_byte",
+        f"{T}.an_unknown_host_key_or_a_closed_port_fails_the_step_with_255",
+    },
 )
 def unknown_host_keys_are_accepted(settings: SshSettings, host: HostAddress) -> list[str]:
     """ssh accepts and records a host key it has never seen (accept-new), so the first
@@ -41,7 +60,10 @@ def unknown_host_keys_are_accepted(settings: SshSettings, host: HostAddress) -> 
 
 @mutant(
     replaces="planner.coordinator.render_dry_run",
-    turns_red={f"{W}.the_dry_run_lists_every_command_in_the_order_it_would_run"},
+    turns_red={
+        f"{W}.the_dry_run_lists_every_command_in_the_order_it_would_run",
+        f"{C}.the_dry_run_prints_every_ssh_command_in_run_order_with_the_options_given",
+    },
 )
 def the_dry_run_lists_rollback_head_first(
     plan: TransactionPlan, settings: SshSettings, scripts: Path, attempts: int
@@ -54,3 +76,47 @@ def the_dry_run_lists_rollback_head_first(
     rollbacks = [line for line in undo if line.startswith("rollback@")][::-1]
     cleanups = [line for line in undo if line.startswith("cleanup@")][::-1]
     return [*kept, *rollbacks, *cleanups]
+
+
+@mutant(
+    replaces="planner.transaction.step_line",
+    turns_red={
+        f"{W}.the_report_lists_every_step_then_every_host_then_the_verdict",
+        f"{T}.planner_apply_runs_each_step_over_ssh_and_reports_what_it_left",
+    },
+)
+def steps_numbered_from_0(n: int, record: StepRecord) -> str:
+    """The report numbers the steps from 0, so the count of steps that ran is one off
+    wherever an operator reads it from the last number."""
+    return step_line(n - 1, record)
+
+
+@mutant(
+    replaces="planner.transaction.StepResult.describe",
+    turns_red={f"{W}.a_steps_outcome_reads_as_its_status_and_its_last_line"},
+)
+def first_line_of_the_output(self: StepResult) -> str:
+    """A step's outcome quotes the first line it printed, not the last, so a stage that
+    logs its progress is reported by its opening line instead of its reason for failing."""
+    full = self.describe()  # the dispatcher runs the original from here
+    text = self.stderr if self.exit_code != 0 and self.stderr.strip() else self.stdout
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        return full
+    return full.removesuffix(lines[-1].strip()) + lines[0].strip()
+
+
+@mutant(
+    replaces="planner.transaction.plan_transaction",
+    turns_red={f"{W}.a_plan_that_did_not_render_is_not_applied"},
+)
+def unrendered_plan_applied_as_nothing(
+    run: DryRun, hosts: tuple[HostAddress, ...]
+) -> TransactionPlan:
+    """A dry run whose launch did not render becomes an empty transaction, which commits
+    nothing and exits 0 as if every host had been applied."""
+    if run.launch is None:
+        return TransactionPlan(
+            arm=run.arm, hosts=hosts, preserve_dirs=(), forward=(), rollbacks=(), cleanups=()
+        )
+    return plan_transaction(run, hosts)

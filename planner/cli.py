@@ -29,6 +29,7 @@ from planner.report import render_recipe_report, render_report, write_atomically
 from planner.scenarios import load_inputs, load_scenario, scenario_names
 from planner.v41_group_a_launch import GROUP as V41_GROUP
 from planner.v41_group_a_launch import v41_group_a_launch_dry_run
+from planner.values import path_argument as _path
 from planner.values import printable, safe_name
 
 EXIT_ADMITTED, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
@@ -62,15 +63,6 @@ OUT_HELP = (
 )
 
 
-def _path(text: str) -> Path:
-    """A path option: an empty path or one holding a NUL byte is a usage error."""
-    if not text:
-        raise argparse.ArgumentTypeError("an empty path")
-    if "\0" in text:
-        raise argparse.ArgumentTypeError(f"{printable(text)} holds a NUL byte")
-    return Path(text)
-
-
 def _debug_option(parser: argparse.ArgumentParser, default: object) -> None:
     parser.add_argument(
         "--debug",
@@ -81,7 +73,7 @@ def _debug_option(parser: argparse.ArgumentParser, default: object) -> None:
 
 
 @functools.cache
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
     """Built once per process (parsing does not change it)."""
     parser = argparse.ArgumentParser(
         prog="planner",
@@ -303,7 +295,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in words
     try:
-        args = _parser().parse_args(words)
+        args = build_parser().parse_args(words)
         debug = bool(args.debug)
         return _dispatch(args)
     except BrokenPipeError:

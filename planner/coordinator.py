@@ -61,7 +61,7 @@ from planner.transaction import (
     plan_transaction,
     step_line,
 )
-from planner.values import Frozen
+from planner.values import Frozen, path_argument
 
 EXIT_REFUSED, EXIT_USAGE = 1, 2
 EXIT_SCRIPT_INCOMPLETE = 97
@@ -351,7 +351,8 @@ def write_scripts(plan: TransactionPlan, scripts: Path) -> None:
         write_atomically(scripts / step.host_name / f"{step.stage.value}.sh", step.script)
 
 
-def _positive(text: str) -> int:
+def positive_count(text: str) -> int:
+    """An option's whole number from 1 to 999999, spelled in ASCII digits (argparse's type)."""
     if not text.isascii() or not text.isdigit() or len(text) > 6 or int(text) < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number from 1 to 999999, got {text!r}")
     return int(text)
@@ -390,10 +391,12 @@ def add_parser(
     )
     apply.add_argument("arm", choices=arms, help="which arm to apply")
     apply.add_argument("--scenario", help="a named scenario from fixtures/scenarios/")
-    apply.add_argument("--authority", type=Path, help="authority log (JSON lines)")
-    apply.add_argument("--inputs", type=Path, help="frontier inputs (JSON)")
+    apply.add_argument("--authority", type=path_argument, help="authority log (JSON lines)")
+    apply.add_argument("--inputs", type=path_argument, help="frontier inputs (JSON)")
     apply.add_argument("--now", help="ISO-8601 time to read the authority log at (default: now)")
-    apply.add_argument("--data", type=Path, help="data root (default: the fixtures directory)")
+    apply.add_argument(
+        "--data", type=path_argument, help="data root (default: the fixtures directory)"
+    )
     apply.add_argument(
         "--hosts",
         required=True,
@@ -402,7 +405,7 @@ def add_parser(
     apply.add_argument("--dry-run", action="store_true", help="print the commands; run nothing")
     apply.add_argument(
         "--scripts",
-        type=Path,
+        type=path_argument,
         help="where --dry-run writes the stage scripts (default: target/<arm>-apply)",
     )
     apply.add_argument("--ssh", default="ssh", help="the ssh client to run (default: ssh)")
@@ -411,19 +414,19 @@ def add_parser(
     apply.add_argument("--known-hosts", help="ssh UserKnownHostsFile (default: ssh's)")
     apply.add_argument(
         "--connect-timeout",
-        type=_positive,
+        type=positive_count,
         default=DEFAULT_CONNECT_TIMEOUT,
         help=f"seconds to connect and authenticate (default: {DEFAULT_CONNECT_TIMEOUT})",
     )
     apply.add_argument(
         "--stage-timeout",
-        type=_positive,
+        type=positive_count,
         default=DEFAULT_STAGE_TIMEOUT,
         help=f"seconds a stage may run on its host (default: {DEFAULT_STAGE_TIMEOUT})",
     )
     apply.add_argument(
         "--commit-attempts",
-        type=_positive,
+        type=positive_count,
         default=COMMIT_ATTEMPTS,
         help=f"runs of a failing commit before it is left pending (default: {COMMIT_ATTEMPTS})",
     )

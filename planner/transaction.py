@@ -78,15 +78,13 @@ class HostAddress(Frozen):
 
 def _address(item: str, text: str) -> tuple[str, int]:
     """``address[:port]`` or ``[ipv6][:port]`` of one ``--hosts`` item."""
-    port_text = ""
     if text.startswith("["):
         address, bracket, rest = text[1:].partition("]")
         if not bracket or not _IPV6.fullmatch(address) or ":" not in address:
             raise PlannerInputError("--hosts", item, f"{text!r} is not a bracketed IPv6 address")
-        if rest:
-            if not rest.startswith(":"):
-                raise PlannerInputError("--hosts", item, f"expected ':PORT' after ]: {rest!r}")
-            port_text = rest[1:]
+        if rest and not rest.startswith(":"):
+            raise PlannerInputError("--hosts", item, f"expected ':PORT' after ]: {rest!r}")
+        colon, port_text = rest[:1], rest[1:]
     else:
         address, colon, port_text = text.partition(":")
         if not _HOSTNAME.fullmatch(address):
@@ -96,8 +94,8 @@ def _address(item: str, text: str) -> tuple[str, int]:
                 f"{address!r} is not a host name or IPv4 address "
                 "(letters, digits, '.' and '-'; no leading '-')",
             )
-        if colon and not port_text:
-            raise PlannerInputError("--hosts", item, "a ':' with no port after it")
+    if colon and not port_text:
+        raise PlannerInputError("--hosts", item, "a ':' with no port after it")
     if not port_text:
         return address, 22
     if not port_text.isascii() or not port_text.isdigit() or len(port_text) > 5:

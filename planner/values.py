@@ -10,6 +10,7 @@ values are then validated in pydantic's strict JSON mode (no ``true`` read as ``
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 from collections.abc import Iterator
@@ -330,3 +331,13 @@ OneLine = Annotated[str, AfterValidator(_one_line_rule)]
 def printable(text: str) -> str:
     """``text`` with control and line-breaking characters escaped, for one message line."""
     return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
+
+
+def path_argument(text: str) -> Path:
+    """A path option of the command line: an empty path or one holding a NUL byte is a
+    usage error (``planner dry-run``, ``recipe`` and ``apply`` read their paths alike)."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty path")
+    if "\0" in text:
+        raise argparse.ArgumentTypeError(f"{printable(text)} holds a NUL byte")
+    return Path(text)

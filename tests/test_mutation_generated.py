@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -133,3 +134,26 @@ def test_the_generated_mutants_read_back_with_their_changed_line(full: Survey) -
     mutant = found["gate.rules.x_count_up__mutmut_5"]
     assert (mutant.original_line, mutant.mutated_line) == ("i += 1", "i -= 1")
     assert (mutant.before, mutant.after, mutant.span.start_line) == ("+=", "-=", 24)
+
+
+def test_what_a_claims_subprocess_prints_never_reaches_the_survey_protocol() -> None:
+    # A mutant can turn a claim's `stdout=PIPE` into `stdout=None`: the child then writes to
+    # the worker's file descriptor 1, which must no longer be the protocol's.
+    script = (
+        "import json, subprocess, sys\n"
+        "from plugins.mutate.generated.survey import event_stream\n"
+        "with event_stream() as out:\n"
+        "    subprocess.run(['echo', 'leaked from a child'], check=True)\n"
+        "    print('leaked from print')\n"
+        "    print(json.dumps({'event': 'done'}), file=out, flush=True)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    assert [json.loads(line) for line in done.stdout.splitlines()] == [{"event": "done"}]
+    assert "leaked from a child" in done.stderr
+    assert "leaked from print" in done.stderr

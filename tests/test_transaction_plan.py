@@ -62,6 +62,8 @@ def test_hosts_parse_into_addresses_with_default_port() -> None:
         ("srv5=root@10.0.0.5:0", "srv5=root@10.0.0.5:0", "port 0 is outside 1..65535"),
         ("srv5=root@10.0.0.5:22x", "srv5=root@10.0.0.5:22x", "port '22x' is not a number"),
         ("srv5=root@[fd00::7", "srv5=root@[fd00::7", "not a bracketed IPv6 address"),
+        ("srv5=root@[fd00::7]:", "srv5=root@[fd00::7]:", "a ':' with no port after it"),
+        ("srv5=root@[fd00::7]22", "srv5=root@[fd00::7]22", "expected ':PORT' after ]: '22'"),
         ("srv5=root@a,srv5=root@b", "srv5=root@b", "host srv5 is named twice"),
     ],
 )

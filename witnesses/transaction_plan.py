@@ -358,3 +358,130 @@ def the_dry_run_lists_every_command_in_the_order_it_would_run() -> Verdict:
     numbered = [line.split(". ", 1)[0] for line in steps[:24]]
     problems += _diff("numbers", [str(n) for n in range(1, 25)], numbered)
     return _verdict(problems, f"{len(steps)} steps and 8 connection commands in order")
+
+
+WIDTH = len("front_door")
+"""The stage column of a step line is as wide as the longest stage name."""
+
+
+def _step_line(n: int, stage: str, host: str, outcome: str, attempt: int = 1) -> str:
+    again = f" (attempt {attempt})" if attempt > 1 else ""
+    return f"{n:3} {stage:<{WIDTH}} {host}{again}: {outcome}"
+
+
+def _host_line(rank: int, final: str, ran: str) -> str:
+    texts = {
+        "restored": "rolled back and cleaned up, back to its state before the transaction",
+        "untouched": "no stage that changes it was started there",
+        "committed": "it runs its planned arm; unit enabled, backup dropped",
+    }
+    return f"  {NAMES[rank]} (rank {rank}): {final}: {texts[final]}; ran: {ran}"
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_report_lists_every_step_then_every_host_then_the_verdict() -> Verdict:
+    """The report the operator reads is: ``apply ARM: 4 hosts (srv5, srv6, srv7, srv8)``;
+    each step that ran, numbered from 1, with its stage, its host, its attempt when a
+    commit ran again, and its outcome (``ok`` or ``exit N`` and the step's last line); after
+    a failure, the rollback order (or ``(no host was touched)``); ``hosts:`` and per host
+    what it was left in and the stages that ran there (``nothing`` when none did); and the
+    verdict."""
+    plan = _plan()
+    problems = []
+    header = "apply v41_group_a: 4 hosts (srv5, srv6, srv7, srv8)"
+    _, report = _answering(plan, {("preserve", 1): [1]})
+    ran = [(s, r) for s, r in _forward()[:6]] + [("rollback", 1), ("rollback", 0)]
+    ran += [("cleanup", 1), ("cleanup", 0)]
+    steps = [
+        _step_line(n, s, NAMES[r], "exit 1: no" if (s, r) == ("preserve", 1) else "ok: done")
+        for n, (s, r) in enumerate(ran, 1)
+    ]
+    both = "preflight, preserve, rollback, cleanup"
+    want = [
+        header,
+        *steps,
+        "rollback, last changed first: srv6 srv5",
+        "hosts:",
+        _host_line(0, "restored", both),
+        _host_line(1, "restored", both),
+        _host_line(2, "untouched", "preflight"),
+        _host_line(3, "untouched", "preflight"),
+        "apply v41_group_a: ROLLED BACK: preserve@srv6 failed (exit 1: no); every touched "
+        "host restored",
+    ]
+    problems += _diff("rolled back", want, report.lines())
+    _, report = _answering(plan, {("preflight", 0): [3]})
+    want = [
+        header,
+        _step_line(1, "preflight", "srv5", "exit 3: no"),
+        "rollback, last changed first: (no host was touched)",
+        "hosts:",
+        _host_line(0, "untouched", "preflight"),
+        *(_host_line(r, "untouched", "nothing") for r in (1, 2, 3)),
+        "apply v41_group_a: STOPPED: preflight@srv5 failed (exit 3: no); no host was changed",
+    ]
+    problems += _diff("stopped at once", want, report.lines())
+    _, report = _answering(plan, {("commit", 1): [1, 1], ("commit", 3): [255, 1, 1]})
+    commits = [
+        _step_line(21, "commit", "srv5", "ok: done"),
+        _step_line(22, "commit", "srv6", "exit 1: no"),
+        _step_line(23, "commit", "srv6", "exit 1: no", attempt=2),
+        _step_line(24, "commit", "srv6", "ok: done", attempt=3),
+        _step_line(25, "commit", "srv7", "ok: done"),
+        _step_line(26, "commit", "srv8", EXIT_255 + ": no"),
+        _step_line(27, "commit", "srv8", "exit 1: no", attempt=2),
+        _step_line(28, "commit", "srv8", "exit 1: no", attempt=3),
+    ]
+    lines = report.lines()
+    problems += _diff("commits", commits, lines[21:29])
+    problems += _diff("pending", "hosts:", lines[29])
+    problems += _diff("verdict", "apply v41_group_a: COMMITTED, commit pending on srv8", lines[-1])
+    _, report = _answering(plan, {("commit", 0): [1, 1, 1], ("commit", 2): [1, 1, 1]})
+    problems += _diff(
+        "two pending",
+        "apply v41_group_a: COMMITTED, commit pending on srv5, srv7",
+        report.verdict(),
+    )
+    return _verdict(problems, "rolled back, stopped, retried and pending reports line by line")
+
+
+EXIT_255 = "exit 255: the connection failed or dropped (its effect is unknown)"
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_steps_outcome_reads_as_its_status_and_its_last_line() -> Verdict:
+    """A step's outcome reads ``ok``, ``exit N``, ``exit 255: the connection failed or
+    dropped (its effect is unknown)`` or ``no answer in time (its effect is unknown)``,
+    followed by the last non-blank line it printed: on stderr when it failed and said
+    something there, on stdout otherwise."""
+    cases = [
+        (StepResult(exit_code=0, stdout="one\ntwo  \n\n", stderr="warn\n"), "ok: two"),
+        (StepResult(exit_code=0), "ok"),
+        (StepResult(exit_code=3, stdout="out\n", stderr="first\nlast\n"), "exit 3: last"),
+        (StepResult(exit_code=3, stdout="out\n", stderr=" \n"), "exit 3: out"),
+        (StepResult(exit_code=255, stderr="ssh: refused\n"), f"{EXIT_255}: ssh: refused"),
+        (StepResult(exit_code=256), "exit 256"),
+        (
+            StepResult(exit_code=None, stderr="\ncoordinator: no answer\n"),
+            "no answer in time (its effect is unknown): coordinator: no answer",
+        ),
+    ]
+    problems = [
+        f"{r!r}: expected {w!r}, got {r.describe()!r}" for r, w in cases if r.describe() != w
+    ]
+    return _verdict(problems, f"{len(cases)} outcomes read as the report words them")
+
+
+@claim(ClaimKind.REFUSAL)
+def a_plan_that_did_not_render_is_not_applied() -> Verdict:
+    """A dry run whose launch did not render has nothing to apply: the coordinator's plan is
+    refused, naming the arm (``plan: v41_group_a: the plan did not render: nothing to
+    apply``)."""
+    unrendered = v41_dry_run("supplied").model_copy(update={"launch": None})
+    try:
+        plan_transaction(unrendered, parse_hosts(HOSTS))
+    except PlannerInputError as error:
+        got = (error.source, error.where, error.message)
+        want = ("plan", "v41_group_a", "the plan did not render: nothing to apply")
+        return _verdict(_diff("refusal", want, got), "an unrendered plan is refused")
+    return fails("a plan was made from a dry run that rendered no launch")

@@ -1,0 +1,105 @@
+"""Declared mutants of ``planner apply``'s command line (witness ``coordinator_cli``): each
+replaces one function of :mod:`planner.coordinator` (or the ``--hosts`` reader) with a
+defect the operator would meet before any host is touched."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+
+from mutation import mutant
+from planner.arm_launch import DryRun
+from planner.coordinator import SshSettings, add_parser, positive_count, run, settings_of
+from planner.report import write_atomically
+from planner.transaction import HostAddress, TransactionPlan, parse_hosts
+
+W = "coordinator_cli"
+T = "ssh_transport"
+
+
+@mutant(
+    replaces="planner.coordinator.settings_of",
+    turns_red={
+        f"{W}.the_dry_run_prints_every_ssh_command_in_run_order_with_the_options_given",
+        f"{T}.planner_apply_runs_each_step_over_ssh_and_reports_what_it_left",
+    },
+)
+def known_hosts_option_ignored(args: argparse.Namespace) -> SshSettings:
+    """``--known-hosts`` is read and then dropped: ssh checks the operator's own known hosts
+    instead of the file named, and refuses (or worse, trusts) another set of keys."""
+    return settings_of(args).model_copy(update={"known_hosts": None})
+
+
+@mutant(
+    replaces="planner.coordinator.write_scripts",
+    turns_red={f"{W}.the_dry_run_writes_every_stage_script_byte_for_byte"},
+)
+def undo_scripts_not_written(plan: TransactionPlan, scripts: Path) -> None:
+    """``--dry-run`` writes only the forward scripts: the rollback and cleanup scripts its
+    listing points at are missing when the operator needs them to undo by hand."""
+    for step in plan.forward:
+        write_atomically(scripts / step.host_name / f"{step.stage.value}.sh", step.script)
+
+
+@mutant(
+    replaces="planner.transaction.parse_hosts",
+    turns_red={f"{W}.a_bad_hosts_list_exits_2_with_one_located_line_and_writes_nothing"},
+)
+def empty_hosts_items_skipped(text: str) -> tuple[HostAddress, ...]:
+    """Empty items of ``--hosts`` (a doubled or trailing comma) are dropped before the list
+    is read, so the error for a list of nothing but commas no longer quotes what was
+    given."""
+    return parse_hosts(",".join(item for item in text.split(",") if item.strip()))
+
+
+@mutant(
+    replaces="planner.coordinator.positive_count",
+    turns_red={f"{W}.timeouts_and_attempts_are_whole_numbers_from_1_to_999999"},
+)
+def zero_taken_as_a_timeout(text: str) -> int:
+    """0 is taken for a timeout or a number of attempts: ``timeout 0`` never stops a stage,
+    and 0 commit attempts never commit."""
+    return 0 if text == "0" else positive_count(text)
+
+
+@mutant(
+    replaces="planner.coordinator.run",
+    turns_red={f"{W}.a_plan_that_is_not_admitted_exits_1_and_runs_nothing"},
+)
+def refused_plan_exits_0(
+    args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun]
+) -> int:
+    """A refused plan exits 0, so ``planner apply … && next-step`` goes on as though the
+    transaction had committed."""
+    code = run(args, plan)
+    return 0 if code == 1 else code
+
+
+@mutant(
+    replaces="planner.coordinator._error",
+    turns_red={
+        f"{W}.a_bad_hosts_list_exits_2_with_one_located_line_and_writes_nothing",
+        f"{W}.scripts_that_cannot_be_written_exit_2_and_print_no_command",
+    },
+)
+def error_printed_on_stdout(message: str) -> int:
+    """Usage and input errors go to stdout, mixed into the command listing a script reads,
+    and stderr stays empty."""
+    print(f"planner: error: {message}")
+    return 2
+
+
+@mutant(
+    replaces="planner.coordinator.add_parser",
+    turns_red={f"{W}.the_help_says_what_each_option_does_and_what_each_exit_code_means"},
+)
+def hosts_not_required(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser], arms: list[str]
+) -> None:
+    """``--hosts`` is optional: left out, the command goes on to plan and fails inside
+    instead of saying which argument is missing."""
+    add_parser(commands, arms)
+    for action in commands.choices["apply"]._actions:
+        if action.dest == "hosts":
+            action.required = False

@@ -1,0 +1,130 @@
+"""Declared mutants of the coordinator's ssh transport (witness ``ssh_transport``): each
+replaces one method of :class:`planner.coordinator.SshTransport`, or a function it runs,
+with a defect seen only over a real connection."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from types import TracebackType
+
+from mutation import mutant
+from planner.coordinator import (
+    REMOTE_SCRIPT,
+    SshSettings,
+    SshTransport,
+    control_path,
+    remote_command,
+)
+from planner.transaction import HostAddress, StepResult, TransactionStep
+
+W = "ssh_transport"
+C = "coordinator_cli"
+P = "transaction_plan"
+F = "transaction_fleet"
+
+
+@mutant(
+    replaces="planner.coordinator.SshTransport.close",
+    turns_red={f"{W}.a_step_runs_on_its_host_over_one_connection_and_returns_what_it_printed"},
+)
+def connections_left_open(self: SshTransport) -> None:
+    """Closing the transport removes its control directory but never sends ``ssh -O
+    exit``: every host's connection stays up, unreachable, until ControlPersist ends it."""
+    self.opened.clear()
+    if self.control:
+        shutil.rmtree(self.control, ignore_errors=True)
+
+
+@mutant(
+    replaces="planner.coordinator.SshTransport.__exit__",
+    turns_red={
+        f"{W}.a_step_runs_on_its_host_over_one_connection_and_returns_what_it_printed",
+        f"{W}.planner_apply_runs_each_step_over_ssh_and_reports_what_it_left",
+    },
+)
+def leaving_the_transport_closes_nothing(
+    self: SshTransport,
+    kind: type[BaseException] | None,
+    error: BaseException | None,
+    trace: TracebackType | None,
+) -> None:
+    """Leaving the transport does nothing: every connection stays open and the private
+    control directory with its sockets stays in the temp directory."""
+
+
+@mutant(
+    replaces="planner.coordinator.remote_command",
+    turns_red={
+        f"{W}.a_step_runs_on_its_host_over_one_connection_and_returns_what_it_printed",
+        f"{W}.a_stage_that_outlives_its_timeout_is_killed_with_124",
+        f"{C}.the_dry_run_prints_every_ssh_command_in_run_order_with_the_options_given",
+        f"{P}.every_ssh_command_is_strict_and_sends_the_script_with_its_sha256",
+    },
+)
+def stage_timeout_read_as_minutes(step: TransactionStep, settings: SshSettings) -> str:
+    """The host reads the stage timeout as minutes (``timeout 60m``): a stage that hangs
+    holds the host's apply lock sixty times longer than ``--stage-timeout`` says."""
+    late = REMOTE_SCRIPT.replace('"$grace" "$limit" flock', '"$grace" "${limit}m" flock')
+    return remote_command(step, settings).replace(REMOTE_SCRIPT, late)
+
+
+@mutant(
+    replaces="planner.coordinator.wait_seconds",
+    turns_red={
+        f"{W}.a_step_that_never_answers_is_abandoned_after_the_wait",
+        f"{C}.timeouts_and_attempts_are_whole_numbers_from_1_to_999999",
+    },
+)
+def no_margin_in_the_wait(settings: SshSettings) -> int:
+    """The coordinator gives up on a step the moment its stage could have been killed, with
+    no margin for the exit status to travel back: a stage killed on time can be reported
+    as no answer."""
+    return settings.stage_timeout + settings.kill_after + settings.connect_timeout
+
+
+@mutant(
+    replaces="planner.coordinator.SshTransport.__call__",
+    turns_red={f"{W}.an_interrupted_step_fails_with_130_and_the_next_one_runs"},
+)
+def ctrl_c_reported_as_no_answer(self: SshTransport, step: TransactionStep) -> StepResult:
+    """A Ctrl-C during a step is reported as a host that did not answer (no exit status),
+    so the report blames the host for what the operator did."""
+    result = self(step)  # the dispatcher runs the original from here
+    if result.exit_code == 130:
+        return result.model_copy(update={"exit_code": None})
+    return result
+
+
+@mutant(
+    replaces="planner.coordinator.SshTransport._connect",
+    turns_red={f"{W}.a_connection_that_went_away_is_opened_again"},
+)
+def a_lost_connection_is_never_reopened(self: SshTransport, host: HostAddress) -> StepResult | None:
+    """Each host's connection is opened once per run: once it has gone (dropped, or closed
+    after a step that did not answer), every later step there makes a connection of its
+    own, authenticating again each time."""
+    marker = Path(self.control) / f"{host.host_name}.opened"
+    if marker.exists():
+        return None
+    marker.write_text("")
+    return self._connect(host)  # the dispatcher runs the original from here
+
+
+@mutant(
+    replaces="planner.coordinator.SshTransport._connect",
+    turns_red={
+        f"{W}.an_unknown_host_key_or_a_closed_port_fails_the_step_with_255",
+        f"{F}.lost_connections_and_silent_hosts_fail_their_step",
+    },
+    independent=False,
+)
+def a_failed_connection_is_reported_as_no_answer(
+    self: SshTransport, host: HostAddress
+) -> StepResult | None:
+    """A connection ssh refused (a host key it does not know, a closed port) is reported as
+    a host that did not answer, hiding ssh's reason and its 255."""
+    if Path(control_path(self.control, host)).exists():
+        return None
+    failed = self._connect(host)  # the dispatcher runs the original from here
+    return None if failed is None else StepResult(exit_code=None)

@@ -1,0 +1,437 @@
+"""Witness: ``planner apply`` on the command line — the dry run it prints, the scripts it
+writes, and the usage errors and refusals that stop it before anything runs.
+
+Every claim calls the real entry point, ``planner.cli.main(argv)``, in this process, with
+stdout and stderr captured and every ``--scripts`` in a temporary directory, so a mutant of
+:mod:`planner.coordinator` switched after import is what runs. Expected values come from the
+plan (the planner's own stage scripts and order, through :mod:`fixtures.builders`), from ssh's
+options as the coordinator's docstring and ``--help`` promise them, and from the exit codes
+the help lists. Running the transaction over ssh is ``ssh_transport``'s (a real sshd).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import shlex
+import stat
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
+from dataclasses import dataclass
+from pathlib import Path
+
+from claims import ClaimKind, Verdict, claim, fails, holds
+from fixtures.builders import v41_dry_run
+from planner.cli import build_parser as cli_parser
+from planner.cli import main
+from planner.coordinator import REMOTE_SCRIPT, SshSettings, wait_seconds
+
+ARM = "v41_group_a"
+NAMES = ("srv5", "srv6", "srv7", "srv8")
+HOSTS = "srv5=root@10.0.0.5,srv6=root@10.0.0.6:2222,srv7=ops@[fd00::7]:2200,srv8=root@srv8.lan"
+DESTINATIONS = ("root@10.0.0.5", "root@10.0.0.6", "ops@fd00::7", "root@srv8.lan")
+PORTS = ("22", "2222", "2200", "22")
+FORWARD = ("preflight", "preserve", "apply", "readback", "front_door")
+STAGES = (*FORWARD, "commit", "rollback", "cleanup")
+CONTAINER = "gunbc-v41-tp4"
+OPTIONS = (
+    "--ssh", "/opt/ssh/bin/ssh", "--ssh-config", "/etc/gunbc/ssh_config",
+    "--identity", "/keys/id", "--known-hosts", "/keys/known",
+    "--connect-timeout", "7", "--stage-timeout", "60", "--commit-attempts", "2",
+)  # fmt: skip
+STRICT = (
+    "-F", "/etc/gunbc/ssh_config", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes",
+    "-o", "UserKnownHostsFile=/keys/known", "-i", "/keys/id", "-o", "IdentitiesOnly=yes",
+    "-o", "ConnectTimeout=7", "-o", "ServerAliveInterval=10", "-o", "ServerAliveCountMax=3",
+)  # fmt: skip
+DEFAULT_STRICT = (
+    "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes", "-o", "ConnectTimeout=10",
+    "-o", "ServerAliveInterval=10", "-o", "ServerAliveCountMax=3",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Ran:
+    """What one command did: exit code, stdout lines, stderr text."""
+
+    code: int | str | None
+    out: list[str]
+    err: str
+
+
+def _main(*argv: str | Path) -> Ran:
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            code: int | str | None = main([str(a) for a in argv])
+    except SystemExit as exc:  # argparse's usage errors
+        code = exc.code
+    return Ran(code, out.getvalue().splitlines(), err.getvalue())
+
+
+def _apply(*extra: str | Path, hosts: str = HOSTS, scenario: str = "supplied") -> Ran:
+    return _main("apply", ARM, "--scenario", scenario, "--hosts", hosts, *extra)
+
+
+@contextmanager
+def _scratch() -> Iterator[Path]:
+    """A temporary directory that is also the working directory, under umask 022."""
+    before, mask = Path.cwd(), os.umask(0o022)
+    with tempfile.TemporaryDirectory(prefix="coordinator-cli-") as tmp:
+        os.chdir(tmp)
+        try:
+            yield Path(tmp)
+        finally:
+            os.chdir(before)
+            os.umask(mask)
+
+
+def _diff(label: str, want: object, got: object) -> list[str]:
+    return [] if want == got else [f"{label}: expected {want!r}, got {got!r}"]
+
+
+def _verdict(problems: list[str], summary: str) -> Verdict:
+    if problems:
+        return fails(f"{len(problems)} differences; " + "; ".join(p[:600] for p in problems[:4]))
+    return holds(summary)
+
+
+def _scripts() -> dict[tuple[str, int], str]:
+    """The planner's own stage scripts, by (stage, rank)."""
+    return {(s.stage.value, s.rank): s.script for s in v41_dry_run("supplied").apply_order}
+
+
+def _session(
+    strict: Sequence[str], rank: int, stage: str, script: str, timeouts: tuple[str, str]
+) -> list[str]:
+    digest = hashlib.sha256(script.encode()).hexdigest()
+    remote = shlex.join(
+        ("exec", "sh", "-c", REMOTE_SCRIPT, "gunbc-apply", stage, digest, *timeouts, CONTAINER)
+    )
+    return [
+        *strict, "-p", PORTS[rank], "-o", "ControlMaster=no",
+        "-o", f"ControlPath=CONTROL/{NAMES[rank]}", "--", DESTINATIONS[rank], remote,
+    ]  # fmt: skip
+
+
+def _control(rank: int) -> tuple[str, str]:
+    return ("-o", f"ControlPath=CONTROL/{NAMES[rank]}")
+
+
+def _expected_dry_run(scripts: Path) -> list[str]:
+    """``planner apply --dry-run`` with :data:`OPTIONS`, line by line, from the contract."""
+    plan = _scripts()
+
+    def step(stage: str, rank: int) -> str:
+        argv = ["/opt/ssh/bin/ssh", *_session(STRICT, rank, stage, plan[stage, rank], ("60", "5"))]
+        where = shlex.quote(str(scripts / NAMES[rank] / f"{stage}.sh"))
+        return f"{stage}@{NAMES[rank]}: {shlex.join(argv)} < {where}"
+
+    def connection(rank: int, *middle: str) -> str:
+        head = ["/opt/ssh/bin/ssh", *STRICT, "-p", PORTS[rank]]
+        return shlex.join([*head, *middle, "--", DESTINATIONS[rank]])
+
+    forward = [(s, r) for s in FORWARD for r in range(4)]
+    return [
+        f"# planner apply {ARM} --dry-run: the coordinator's plan; nothing ran",
+        "# CONTROL is a private directory the run makes (mkdtemp) for its control sockets.",
+        "# Each stage script goes on ssh's standard input; the host checks its sha256, takes",
+        "# /run/lock/gunbc-apply.lock and runs it with bash under timeout 60 s.",
+        "## connections: one per host, opened before its first step, closed at the end",
+        *(
+            connection(r, "-M", "-N", "-f", *_control(r), "-o", "ControlPersist=60")
+            for r in range(4)
+        ),
+        *(connection(r, *_control(r), "-O", "exit") for r in range(4)),
+        "## forward, in this order; the first failure stops the run",
+        *(f"{n}. {step(s, r)}" for n, (s, r) in enumerate(forward, 1)),
+        "## commit, once every step above succeeded (decided); each up to 2 attempts",
+        *(f"{n}. {step('commit', r)}" for n, r in enumerate(range(4), 21)),
+        "## after a failure: rollback on every touched host (preserve or apply started",
+        "## there), the last changed first; then cleanup on each host rolled back",
+        *(step("rollback", r) for r in reversed(range(4))),
+        *(step("cleanup", r) for r in reversed(range(4))),
+    ]
+
+
+def _written(root: Path) -> dict[str, tuple[str, int]]:
+    """Every file under ``root``: its text and permission bits, by relative path."""
+    return {
+        str(p.relative_to(root)): (p.read_text(), stat.S_IMODE(p.stat().st_mode))
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_dry_run_prints_every_ssh_command_in_run_order_with_the_options_given() -> Verdict:
+    """``planner apply --dry-run`` exits 0 and prints, in the order the coordinator runs them:
+    each host's connection (``ssh -M -N -f`` on ``CONTROL/HOST``, ``ControlPersist=60``) and
+    closing command (``-O exit``), the 20 forward steps numbered 1..20 (each stage on every
+    host, head first), the 4 commits (21..24, with the attempts given), then rollback and
+    cleanup last host first; every command runs the given ssh client with the given config
+    (``-F``), ``BatchMode=yes``, ``StrictHostKeyChecking=yes``, the known hosts, the identity
+    and only it, the connect timeout, keep-alives, the host's port, ``--`` and the host; each
+    session runs the fixed remote script with the stage, the script's sha256, the stage
+    timeout, the 5 s kill grace and the container, reading SCRIPTS/HOST/STAGE.sh."""
+    with _scratch() as tmp:
+        ran = _apply("--dry-run", "--scripts", tmp / "s", *OPTIONS)
+        want = _expected_dry_run(tmp / "s")
+    problems = _diff("exit", 0, ran.code) + _diff("stderr", "", ran.err)
+    problems += _diff("line count", len(want), len(ran.out))
+    for n, (w, g) in enumerate(zip(want, ran.out, strict=False), 1):
+        problems += _diff(f"line {n}", w, g)
+    return _verdict(problems, f"{len(want)} lines: 8 connection commands and 32 steps exact")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_dry_run_writes_every_stage_script_byte_for_byte() -> Verdict:
+    """``planner apply --dry-run`` writes each host's 8 stage scripts (preflight, preserve,
+    apply, readback, front door, commit, rollback, cleanup) as SCRIPTS/HOST/STAGE.sh, each
+    the planner's script byte for byte with the umask's mode (0644 under 022), and nothing
+    else; without ``--scripts`` they go to target/v41-group-a-apply under the working
+    directory, and the default options are ssh's own config, a 10 s connect timeout, a
+    2100 s stage timeout and 3 commit attempts."""
+    plan = _scripts()
+    want = {f"{NAMES[r]}/{stage}.sh": (plan[stage, r], 0o644) for stage in STAGES for r in range(4)}
+    problems = []
+    with _scratch() as tmp:
+        ran = _apply("--dry-run", "--scripts", tmp / "s")
+        problems += _diff("exit", 0, ran.code)
+        problems += _diff("scripts", want, _written(tmp / "s"))
+        default = _apply("--dry-run")
+        problems += _diff("default exit", 0, default.code)
+        problems += _diff("default scripts", want, _written(tmp / "target/v41-group-a-apply"))
+        problems += _diff("nothing else", ["s", "target"], sorted(os.listdir(tmp)))
+    first = ["ssh", *DEFAULT_STRICT, "-p", "22", "-M", "-N", "-f", "-o", "ControlPath=CONTROL/srv5"]
+    lines = default.out
+    problems += _diff("default connection", shlex.join(first), lines[5][: len(shlex.join(first))])
+    problems += _diff("default timeout", True, lines[3].endswith("under timeout 2100 s."))
+    problems += _diff("default attempts", True, "each up to 3 attempts" in lines[34])
+    tail = f" 2100 5 {CONTAINER}' < target/v41-group-a-apply/srv5/preflight.sh"
+    problems += _diff("default session", True, lines[14].endswith(tail))
+    return _verdict(problems, f"{len(want)} scripts, each the plan's, mode 0644; defaults")
+
+
+def _usage(ran: Ran) -> str:
+    """The last line of what a usage error printed on stderr."""
+    lines = ran.err.splitlines()
+    return lines[-1] if lines else ""
+
+
+HOST_ERRORS = {
+    "srv5=10.0.0.5": "srv5=10.0.0.5: name the ssh user: HOST=USER@ADDRESS",
+    "srv5=root@[fd00::5]:": "srv5=root@[fd00::5]:: a ':' with no port after it",
+    "srv5=root@[fd00::5]2222": "srv5=root@[fd00::5]2222: expected ':PORT' after ]: '2222'",
+    "srv5=root@[10.0.0.5]": "srv5=root@[10.0.0.5]: '[10.0.0.5]' is not a bracketed IPv6 address",
+    "srv5=root@[fd00::5]:70000": "srv5=root@[fd00::5]:70000: port 70000 is outside 1..65535",
+    "srv5=root@10.0.0.5:": "srv5=root@10.0.0.5:: a ':' with no port after it",
+    "srv5=root@10.0.0.5:２２": "srv5=root@10.0.0.5:２２: port '２２' is not a number",
+    "srv5": "srv5: expected HOST=USER@ADDRESS[:PORT]",
+    " , ": " , : give HOST=USER@ADDRESS[:PORT] items, comma-separated",
+    "srv5=root@[fd00::5]]": "srv5=root@[fd00::5]]: expected ':PORT' after ]: ']'",
+    "srv5=root@h:000022": "srv5=root@h:000022: port '000022' is not a number",
+    "=root@h": "=root@h: expected HOST=USER@ADDRESS[:PORT]",
+    "srv5=root@a@b": (
+        "srv5=root@a@b: 'a@b' is not a host name or IPv4 address "
+        "(letters, digits, '.' and '-'; no leading '-')"
+    ),
+    "srv5=root@[fd00::5]:2200,srv9=ops@b,srv10=ops@c": (
+        "srv5=root@[fd00::5]:2200,srv9=ops@b:22,srv10=ops@c:22: no address for srv6, srv7, "
+        "srv8; srv9, srv10 not in the plan (the plan's hosts: srv5, srv6, srv7, srv8)"
+    ),
+    "srv5=root@a,srv6=root@b,srv7=root@c": (
+        "srv5=root@a:22,srv6=root@b:22,srv7=root@c:22: no address for srv8 "
+        "(the plan's hosts: srv5, srv6, srv7, srv8)"
+    ),
+}
+
+
+@claim(ClaimKind.REFUSAL)
+def a_bad_hosts_list_exits_2_with_one_located_line_and_writes_nothing() -> Verdict:
+    """A ``--hosts`` the coordinator cannot use — no user, a bracketed IPv6 address followed
+    by anything but ':PORT' or by a ':' and no port, a bracketed IPv4 address, a port out of
+    1..65535, longer than 5 digits or not in ASCII digits, an item that is no
+    HOST=USER@ADDRESS, an empty list, or a list that leaves out a planned host or names
+    hosts not in the plan — exits 2 with exactly one line on stderr, ``planner: error:
+    --hosts: ITEM: what is wrong``, prints nothing and writes no script; ports 1 and 65535
+    and an omitted port (22) are taken."""
+    problems: list[str] = []
+    with _scratch() as tmp:
+        for hosts, message in HOST_ERRORS.items():
+            ran = _apply("--dry-run", "--scripts", tmp / "s", hosts=hosts)
+            got = (ran.code, ran.err, ran.out, (tmp / "s").exists())
+            want: tuple[object, ...] = (2, f"planner: error: --hosts: {message}\n", [], False)
+            problems += _diff(repr(hosts), want, got)
+        edges = "srv5=root@h5:1,srv6=root@[fd00::6]:65535,srv7=ops@h7,srv8=root@h8:22"
+        ran = _apply("--dry-run", "--scripts", tmp / "s", hosts=edges)
+    words = [shlex.split(line) for line in ran.out[5:9]]
+    pairs = [(w[w.index("-p") + 1], w[-1]) for w in words if "-p" in w]
+    want_ports = [("1", "root@h5"), ("65535", "root@fd00::6"), ("22", "ops@h7"), ("22", "root@h8")]
+    problems += _diff("ports 1 and 65535", (0, want_ports), (ran.code, pairs))
+    return _verdict(problems, f"{len(HOST_ERRORS)} bad --hosts refused, each located")
+
+
+NUMBER_ERRORS = {
+    "--connect-timeout": ("0", "-3", "1000000"),
+    "--stage-timeout": ("1.5", "٣", ""),
+    "--commit-attempts": ("0", "x"),
+}
+
+
+@claim(ClaimKind.REFUSAL)
+def timeouts_and_attempts_are_whole_numbers_from_1_to_999999() -> Verdict:
+    """``--connect-timeout``, ``--stage-timeout`` and ``--commit-attempts`` take a whole
+    number from 1 to 999999 in ASCII digits; anything else (0, negative, too large, a
+    fraction, another script's digits, empty) exits 2 naming the option and the value, and
+    writes nothing; 1 and 999999 are taken as given. The coordinator waits for a step the
+    stage timeout plus the kill grace plus the connect timeout plus 2 s."""
+    problems = []
+    with _scratch() as tmp:
+        for option, values in NUMBER_ERRORS.items():
+            for value in values:
+                ran = _apply("--dry-run", "--scripts", tmp / "s", option, value)
+                message = (
+                    f"planner apply: error: argument {option}: expected a whole number from 1 "
+                    f"to 999999, got {value!r}"
+                )
+                got = (ran.code, _usage(ran), ran.out, (tmp / "s").exists())
+                problems += _diff(f"{option} {value!r}", (2, message, [], False), got)
+        edges = ("--connect-timeout", "1", "--stage-timeout", "999999", "--commit-attempts", "1")
+        ran = _apply("--dry-run", "--scripts", tmp / "s", *edges)
+    problems += _diff("edges: exit", 0, ran.code)
+    problems += _diff("edges: connect", True, "-o ConnectTimeout=1 " in ran.out[5])
+    problems += _diff("edges: stage", True, ran.out[3].endswith("under timeout 999999 s."))
+    problems += _diff("edges: attempts", True, "each up to 1 attempts" in ran.out[34])
+    waits = [
+        wait_seconds(SshSettings()),
+        wait_seconds(SshSettings(connect_timeout=7, stage_timeout=60, kill_after=3)),
+    ]
+    problems += _diff("waits", [2100 + 5 + 10 + 2, 60 + 3 + 7 + 2], waits)
+    count = sum(len(v) for v in NUMBER_ERRORS.values())
+    return _verdict(problems, f"{count} bad numbers refused; 1 and 999999 taken; waits add up")
+
+
+@claim(ClaimKind.REFUSAL)
+def a_plan_that_is_not_admitted_exits_1_and_runs_nothing() -> Verdict:
+    """Under a scenario whose plan is refused (live), ``planner apply`` prints each refusal
+    in order, then ``apply ARM: REFUSED: the plan is not admitted; nothing ran``, and exits
+    1 without running ssh (the client named does not even exist) or writing a script — also
+    with ``--dry-run``, and before it checks the hosts against the plan."""
+    refusals = [r.line() for r in v41_dry_run("live").refusals]
+    want = [*refusals, f"apply {ARM}: REFUSED: the plan is not admitted; nothing ran"]
+    problems = []
+    with _scratch() as tmp:
+        for extra in ((), ("--dry-run", "--scripts", str(tmp / "s"))):
+            ran = _apply(*extra, "--ssh", tmp / "no-ssh", scenario="live", hosts="srv5=root@a")
+            label = "dry run" if extra else "run"
+            problems += _diff(f"{label}: exit", 1, ran.code)
+            problems += _diff(f"{label}: stdout", want, ran.out)
+            problems += _diff(f"{label}: stderr", "", ran.err)
+            problems += _diff(f"{label}: written", [], os.listdir(tmp))
+    return _verdict(problems, f"refused with {len(refusals)} refusals; nothing ran or written")
+
+
+PATH_ERRORS = {
+    ("--scripts", ""): "an empty path",
+    ("--data", ""): "an empty path",
+    ("--authority", "a\0b"): "a\\x00b holds a NUL byte",
+    ("--inputs", ""): "an empty path",
+}
+
+
+@claim(ClaimKind.REFUSAL)
+def scripts_that_cannot_be_written_exit_2_and_print_no_command() -> Verdict:
+    """When ``--scripts`` cannot be written (it is under a regular file), ``planner apply
+    --dry-run`` exits 2 with one line, ``planner: error: --scripts PATH: cannot write the
+    stage scripts: …``, and prints no command; an empty path, or one holding a NUL byte,
+    given to ``--scripts``, ``--data``, ``--authority`` or ``--inputs`` exits 2 naming the
+    option, and nothing is written (not even into the working directory)."""
+    problems = []
+    with _scratch() as tmp:
+        for (option, value), message in PATH_ERRORS.items():
+            bad = _apply("--dry-run", option, value)
+            want = f"planner apply: error: argument {option}: {message}"
+            got = (bad.code, _usage(bad), bad.out, os.listdir(tmp))
+            problems += _diff(f"{option} {value!r}", (2, want, [], []), got)
+        (tmp / "file").write_text("")
+        ran = _apply("--dry-run", "--scripts", tmp / "file" / "s")
+        head = f"planner: error: --scripts {tmp / 'file' / 's'}: cannot write the stage scripts: "
+    problems += _diff("exit", 2, ran.code) + _diff("stdout", [], ran.out)
+    problems += _diff("one line", 1, len(ran.err.splitlines()))
+    problems += _diff("names --scripts", True, ran.err.startswith(head))
+    return _verdict(problems, "an unwritable --scripts is a located error; nothing printed")
+
+
+HELP = (
+    "usage: planner apply [-h] [--scenario SCENARIO]",
+    "--hosts HOSTS [--dry-run]",
+    "{glm_group_b,v41_group_a} which arm to apply",
+    "Plan the arm as `planner dry-run` does; unless it is admitted, refuse and run nothing. "
+    "Then, from this machine, run each host's stage scripts over ssh: preflight, preserve, "
+    "apply (head first), readback and front door on every host, then commit everywhere; on "
+    "the first failure, roll back every touched host in reverse order and clean up. Prints "
+    "what ran and what each host was left in.",
+    "--scenario SCENARIO a named scenario from fixtures/scenarios/",
+    "--authority AUTHORITY authority log (JSON lines)",
+    "--inputs INPUTS frontier inputs (JSON)",
+    "--now NOW ISO-8601 time to read the authority log at (default: now)",
+    "--data DATA data root (default: the fixtures directory)",
+    "--hosts HOSTS every planned host's ssh address: HOST=USER@ADDRESS[:PORT],… (IPv6 in [])",
+    "--dry-run print the commands; run nothing",
+    "--scripts SCRIPTS where --dry-run writes the stage scripts (default: target/<arm>-apply)",
+    "--ssh SSH the ssh client to run (default: ssh)",
+    "--ssh-config SSH_CONFIG ssh -F FILE (default: ssh's own config files)",
+    "--identity IDENTITY ssh -i FILE, and only that key (IdentitiesOnly)",
+    "--known-hosts KNOWN_HOSTS ssh UserKnownHostsFile (default: ssh's)",
+    "--connect-timeout CONNECT_TIMEOUT seconds to connect and authenticate (default: 10)",
+    "--stage-timeout STAGE_TIMEOUT seconds a stage may run on its host (default: 2100)",
+    "--commit-attempts COMMIT_ATTEMPTS runs of a failing commit before it is left pending "
+    "(default: 3)",
+    "exit codes: 0 committed on every host; 1 refused (not admitted; nothing ran); 2 usage "
+    "or input error (nothing ran); 10 rolled back (every touched host restored); 11 not "
+    "restored (a touched host's rollback or cleanup failed; named); 12 committed, commit "
+    "pending on a host (it runs the plan and keeps its backup).",
+)
+
+
+def _fresh_parser(*argv: str) -> Ran:
+    """What the ``planner`` parser does with ``argv``: the CLI's own parser, built now (the
+    CLI keeps the one it built first, which a mutant switched later would not reach)."""
+    out, err = io.StringIO(), io.StringIO()
+    code: int | str | None = 0
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            cli_parser.__wrapped__().parse_args(list(argv))
+    except SystemExit as exc:
+        code = exc.code
+    return Ran(code, out.getvalue().splitlines(), err.getvalue())
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_help_says_what_each_option_does_and_what_each_exit_code_means() -> Verdict:
+    """``planner apply --help`` (the CLI's parser) exits 0 and says what the command does,
+    which arms it takes, what each option does with its default (``--hosts`` required), and
+    what each exit code (0, 1, 2, 10, 11, 12) means, with its examples laid out as written;
+    ``planner --help`` lists it; ``--hosts`` left out is a usage error (exit 2)."""
+    ran = _fresh_parser("apply", "--help")
+    text = " ".join(" ".join(ran.out).split())
+    problems = _diff("exit", 0, ran.code)
+    problems += [f"the help does not say {phrase!r}" for phrase in HELP if phrase not in text]
+    examples = [
+        "  planner apply v41_group_a --scenario supplied --dry-run \\",
+        "      --hosts srv5=root@10.0.0.5,srv6=root@10.0.0.6,srv7=root@10.0.0.7,srv8=root@10.0.0.8",
+    ]
+    problems += [f"the help has no line {line!r}" for line in examples if line not in ran.out]
+    top = " ".join(" ".join(_fresh_parser("--help").out).split())
+    summary = "apply run the transaction on the hosts over ssh (or print it: --dry-run)"
+    problems += _diff("planner --help lists apply", True, summary in top)
+    missing = _fresh_parser("apply", ARM, "--dry-run")
+    problems += _diff(
+        "no --hosts",
+        (2, "planner apply: error: the following arguments are required: --hosts"),
+        (missing.code, _usage(missing)),
+    )
+    return _verdict(problems, f"{len(HELP)} phrases of the help; --hosts required")

@@ -1,0 +1,438 @@
+"""Witness: the coordinator's ssh transport against a real sshd on this machine.
+
+One fleet host (:mod:`fixtures.fleet`: a real ``/usr/sbin/sshd`` on a 127.0.0.0/8 address,
+its own host key in a ``known_hosts``, one client key, its own root, and the gate that
+records every session's remote command and injects a fault into a chosen session) is started
+once per process, in ``setup()``, and kept for every claim. Each claim then runs
+:class:`planner.coordinator.SshTransport` (or the whole ``planner apply``) in this process,
+so a mutant switched after ``setup()`` is what connects, sends the script and waits. Stage
+scripts here are the claims' own, a few lines each; the transaction's decisions over the
+V4.1 plan are ``transaction_plan``'s and ``transaction_fleet``'s.
+
+Expected values come from the coordinator's contract (its module docstring and ``--help``):
+the exit codes 97 (script cut short), 124 (stage timeout), 130 (interrupted), 255 (ssh could
+not connect), None (no answer within :func:`planner.coordinator.wait_seconds`); the remote
+command is built here from the documented pieces, not by the coordinator's own function.
+"""
+
+from __future__ import annotations
+
+import atexit
+import fcntl
+import hashlib
+import io
+import os
+import shlex
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
+from pathlib import Path
+
+from claims import ClaimKind, Verdict, claim, fails, holds
+from fixtures import fleet
+from fixtures.fleet import Fault, Fleet, Timing
+from fixtures.sandbox import HostSeed
+from planner.apply import Stage
+from planner.cli import main
+from planner.coordinator import REMOTE_SCRIPT, SshSettings, SshTransport
+from planner.transaction import StepResult, TransactionPlan, TransactionStep
+
+NAME = "srv5"
+CONTAINER = "gunbc-test-c1"
+_FLEET: list[Fleet] = []
+
+
+def setup() -> None:
+    """One fleet host for the whole process (root, sshd and the namespace tools needed)."""
+    if _FLEET:
+        return
+    fleet.require()
+    host = Fleet((NAME,), (HostSeed(),), ())
+    atexit.register(host.close)
+    host.start()
+    _FLEET.append(host)
+
+
+def _host() -> Fleet:
+    if not _FLEET:
+        raise AssertionError("the sshd host did not start: setup() did not complete")
+    return _FLEET[0]
+
+
+def _settings(connect: int = 3, stage: int = 3, kill_after: int = 1) -> SshSettings:
+    """The transport's settings for the host; first takes back any fault a claim armed and
+    no session took, and waits for a stage an earlier claim left running to let go of the
+    host's apply lock (a mutant may stop before it connects, or leave a stage running)."""
+    _disarm()
+    _wait_for_the_lock()
+    return _host().settings(Timing(connect=connect, stage=stage, kill_after=kill_after))
+
+
+def _plan() -> TransactionPlan:
+    host = _host()
+    return TransactionPlan(
+        arm="test",
+        hosts=host.addresses,
+        preserve_dirs=("/var/lib/gunbc/preserve/test",),
+        forward=(),
+        rollbacks=(),
+        cleanups=(),
+    )
+
+
+def _step(script: str, stage: Stage = Stage.PREFLIGHT) -> TransactionStep:
+    return TransactionStep(
+        stage=stage, rank=0, host_name=NAME, container_name=CONTAINER, script=script
+    )
+
+
+def _gate() -> Path:
+    return _host().host_root(0) / "gate"
+
+
+def _sessions() -> int:
+    """How many sessions the host has seen."""
+    return int((_gate() / "count").read_text())
+
+
+def _wait_for_the_lock(seconds: float = 40) -> None:
+    lock = _host().host_root(0) / "lock" / "gunbc-apply.lock"
+    if not lock.exists():
+        return
+    deadline = time.monotonic() + seconds
+    with lock.open("rb") as held:
+        while True:
+            try:
+                fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise AssertionError(f"{lock} is still held after {seconds} s") from None
+                time.sleep(0.05)
+                continue
+            fcntl.flock(held, fcntl.LOCK_UN)
+            return
+
+
+def _disarm() -> None:
+    count = _sessions()
+    for armed in _gate().glob("fault.*"):
+        if int(armed.suffix[1:]) > count:
+            armed.unlink()
+
+
+def _arm_next(kind: str) -> None:
+    """Inject ``kind`` into the host's next session (and into no later one)."""
+    _disarm()
+    _host().arm(Fault(kind, 0, _sessions() + 1))
+
+
+def _remote(step: TransactionStep, settings: SshSettings) -> str:
+    digest = hashlib.sha256(step.script.encode()).hexdigest()
+    timeouts = (str(settings.stage_timeout), str(settings.kill_after))
+    pieces = ("gunbc-apply", step.stage.value, digest, *timeouts, step.container_name)
+    return shlex.join(("exec", "sh", "-c", REMOTE_SCRIPT, *pieces))
+
+
+def _masters(control: str) -> list[int]:
+    """The ssh processes still holding a connection in ``control``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            words = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if any(w.startswith(f"ControlPath={control}/".encode()) for w in words):
+            found.append(int(entry.name))
+    return found
+
+
+def _diff(label: str, want: object, got: object) -> list[str]:
+    return [] if want == got else [f"{label}: expected {want!r}, got {got!r}"]
+
+
+def _verdict(problems: list[str], summary: str) -> Verdict:
+    if problems:
+        return fails(f"{len(problems)} differences; " + "; ".join(p[:500] for p in problems[:4]))
+    return holds(summary)
+
+
+def _result(result: StepResult) -> tuple[int | None, str, str]:
+    return (result.exit_code, result.stdout, result.stderr)
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_step_runs_on_its_host_over_one_connection_and_returns_what_it_printed() -> Verdict:
+    """Each step runs its script with bash on its host, with the container name as ``$1``,
+    and returns its exit status, stdout and stderr; the host receives the fixed remote script
+    with the stage, the script's sha256, the stage timeout, the kill grace and the container;
+    two steps share one connection (one control socket, named after the host), and leaving
+    the transport closes it (``ssh -O exit``: no ssh process is left) and removes its
+    private control directory."""
+    settings = _settings()
+    first = _step('echo "ran $1 as $(id -un)"; echo warn >&2; exit 3')
+    second = _step("printf ok", Stage.PRESERVE)
+    before = _sessions()
+    problems = []
+    with SshTransport(_plan(), settings) as transport:
+        control = transport.control
+        got = [_result(transport(first)), _result(transport(second))]
+        sockets = sorted(p.name for p in Path(control).iterdir() if p.is_socket())
+        alive = bool(_masters(control))
+    want = [(3, f"ran {CONTAINER} as root\n", "warn\n"), (0, "ok", "")]
+    problems += _diff("results", want, got)
+    problems += _diff("control sockets during the run", [NAME], sockets)
+    problems += _diff("connection open during the run", True, alive)
+    sent = [(_gate() / f"cmd.{n}").read_text() for n in range(before + 1, _sessions() + 1)]
+    problems += _diff(
+        "remote commands", [_remote(first, settings), _remote(second, settings)], sent
+    )
+    problems += _diff("control directory after", False, Path(control).exists())
+    problems += _diff("ssh processes left", [], _masters(control))
+    return _verdict(problems, "2 steps over one connection; closed and removed after")
+
+
+@claim(ClaimKind.REFUSAL)
+def a_script_cut_short_in_transit_exits_97_and_never_runs() -> Verdict:
+    """A stage script of which only part reaches the host fails its sha256 check: the step
+    exits 97 with ``gunbc-apply: the STAGE script arrived incomplete (its sha256 differs):
+    it did not run`` and none of it runs; the same script sent whole runs."""
+    marker = _host().host_root(0) / "tmp" / "cut-short-ran"
+    marker.unlink(missing_ok=True)
+    script = "touch /tmp/cut-short-ran\n" + "# padding the script past its first half\n" * 20
+    problems = []
+    with SshTransport(_plan(), _settings()) as transport:
+        _arm_next("truncate")
+        cut = _result(transport(_step(script, Stage.APPLY)))
+        ran_cut = marker.exists()
+        whole = _result(transport(_step(script, Stage.APPLY)))
+    message = (
+        "gunbc-apply: the apply script arrived incomplete (its sha256 differs): it did not run\n"
+    )
+    problems += _diff("cut short", (97, "", message), cut)
+    problems += _diff("cut short ran", False, ran_cut)
+    problems += _diff("whole", (0, "", ""), whole)
+    problems += _diff("whole ran", True, marker.exists())
+    marker.unlink(missing_ok=True)
+    return _verdict(problems, "a truncated script exits 97 and runs nothing")
+
+
+@claim(ClaimKind.REFUSAL)
+def a_stage_that_outlives_its_timeout_is_killed_with_124() -> Verdict:
+    """A stage still running when its stage timeout passes is stopped on its host (exit 124)
+    and the step returns within a second or two of the timeout; the next step runs."""
+    settings = _settings(stage=1, kill_after=1)
+    with SshTransport(_plan(), settings) as transport:
+        start = time.monotonic()
+        slow = transport(_step("echo started; /bin/sleep 4; echo never"))
+        took = time.monotonic() - start
+        after = _result(transport(_step("echo next")))
+    problems = _diff("timed out", (124, "started\n"), (slow.exit_code, slow.stdout))
+    problems += _diff("returned within 3 s", True, took < 3)
+    problems += _diff("next step", (0, "next\n", ""), after)
+    return _verdict(problems, f"killed after {took:.1f} s with 124; the next step ran")
+
+
+@claim(ClaimKind.REFUSAL)
+def a_step_that_never_answers_is_abandoned_after_the_wait() -> Verdict:
+    """A session the host accepts and never answers is given up once the coordinator's wait
+    (stage timeout + kill grace + connect timeout + 2 s) has passed, no sooner: the step has
+    no exit status (its effect is unknown) and says ``coordinator: no answer from USER@HOST
+    within N s``; its connection is closed, and the host's next step opens a new one and
+    runs."""
+    settings = _settings(connect=1, stage=1, kill_after=0)
+    destination = _host().addresses[0].destination
+    with SshTransport(_plan(), settings) as transport:
+        _arm_next("hang")
+        start = time.monotonic()
+        silent = transport(_step("echo never"))
+        took = time.monotonic() - start
+        after = _result(transport(_step("echo next")))
+    note = f"\ncoordinator: no answer from {destination} within 4 s\n"
+    problems = _diff("no answer", (None, "", note), _result(silent))
+    problems += _diff("waited 4 s to 7 s", True, 4 <= took < 7)
+    problems += _diff("next step", (0, "next\n", ""), after)
+    return _verdict(problems, f"abandoned after {took:.1f} s; the next step ran")
+
+
+@contextmanager
+def _ctrl_c_once(started: Path) -> Iterator[None]:
+    """A Ctrl-C (SIGINT, read as Python reads it: KeyboardInterrupt) as soon as ``started``
+    exists, unless the block ended first; the process's own SIGINT handling is put back."""
+    done = threading.Event()
+
+    def interrupt() -> None:
+        deadline = time.monotonic() + 10
+        while not done.is_set() and time.monotonic() < deadline:
+            if started.exists():
+                os.kill(os.getpid(), signal.SIGINT)
+                return
+            time.sleep(0.01)
+
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    watcher = threading.Thread(target=interrupt)
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+        watcher.join()
+        signal.signal(signal.SIGINT, before)
+
+
+@claim(ClaimKind.REFUSAL)
+def an_interrupted_step_fails_with_130_and_the_next_one_runs() -> Verdict:
+    """A Ctrl-C while a step runs stops waiting for it: the step fails with exit 130, keeps
+    what the stage printed so far and says ``coordinator: interrupted by the operator``; the
+    host's connection is closed, and its next step opens a new one and runs once the stage
+    left running there lets go of the host's apply lock."""
+    problems = []
+    started = _host().host_root(0) / "tmp" / "interrupted-stage"
+    started.unlink(missing_ok=True)
+    script = "echo begun; touch /tmp/interrupted-stage; /bin/sleep 1; echo orphaned"
+    with SshTransport(_plan(), _settings()) as transport:
+        try:
+            with _ctrl_c_once(started):
+                stopped = _result(transport(_step(script)))
+        except KeyboardInterrupt:
+            stopped = (None, "", "the interrupt escaped the transport")
+        after = _result(transport(_step("echo next")))
+    note = "\ncoordinator: interrupted by the operator\n"
+    problems += _diff("interrupted", (130, "begun\n", note), stopped)
+    problems += _diff("next step", (0, "next\n", ""), after)
+    return _verdict(problems, "a Ctrl-C fails the step with 130; the next step ran")
+
+
+def _close_out_of_band(settings: SshSettings, control: str) -> int:
+    address = _host().addresses[0]
+    argv = [
+        settings.ssh, "-F", "none", "-o", f"ControlPath={control}/{NAME}", "-O", "exit",
+        "-p", str(address.port), "--", address.destination,
+    ]  # fmt: skip
+    return subprocess.run(argv, capture_output=True, check=False).returncode
+
+
+def _gone(socket_path: Path, seconds: float = 5) -> bool:
+    """Whether the master's socket is gone within ``seconds`` (``ssh -O exit`` returns once
+    the master has the request, a moment before the master removes its socket)."""
+    deadline = time.monotonic() + seconds
+    while socket_path.exists():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_connection_that_went_away_is_opened_again() -> Verdict:
+    """When a host's connection has gone away between two steps (its master exited), the
+    next step opens a new one and runs."""
+    settings = _settings()
+    with SshTransport(_plan(), settings) as transport:
+        first = _result(transport(_step("echo one")))
+        closed = _close_out_of_band(settings, transport.control)
+        gone = _gone(Path(transport.control) / NAME)
+        second = _result(transport(_step("echo two")))
+        again = (Path(transport.control) / NAME).is_socket()
+    problems = _diff("first", (0, "one\n", ""), first)
+    problems += _diff("closed between", (0, True), (closed, gone))
+    problems += _diff("second", (0, "two\n", ""), second)
+    problems += _diff("reopened", True, again)
+    return _verdict(problems, "a connection that went away is reopened for the next step")
+
+
+@claim(ClaimKind.REFUSAL)
+def an_unknown_host_key_or_a_closed_port_fails_the_step_with_255() -> Verdict:
+    """A host whose key is not in the known hosts is never accepted: the step fails with
+    ssh's 255 and its ``Host key verification failed.``, and no session reaches the host;
+    a host whose port refuses the connection fails its step with 255 too."""
+    problems = []
+    with tempfile.TemporaryDirectory(prefix="ssh-transport-") as tmp:
+        empty = Path(tmp) / "known_hosts"
+        empty.write_text("")
+        unknown = _settings().model_copy(update={"known_hosts": str(empty)})
+        before = _sessions()
+        with SshTransport(_plan(), unknown) as transport:
+            refused = transport(_step("echo never"))
+        problems += _diff("unknown key: exit", 255, refused.exit_code)
+        problems += _diff(
+            "unknown key: said", True, "Host key verification failed." in refused.stderr
+        )
+        problems += _diff("unknown key: sessions", before, _sessions())
+    address = _host().addresses[0]
+    closed = _plan().model_copy(
+        update={"hosts": (address.model_copy(update={"port": _closed_port(address.address)}),)}
+    )
+    with SshTransport(closed, _settings()) as transport:
+        nobody = transport(_step("echo never"))
+    problems += _diff("closed port: exit", 255, nobody.exit_code)
+    problems += _diff("closed port: said", True, "Connection refused" in nobody.stderr)
+    return _verdict(problems, "an unknown key and a closed port each fail with 255")
+
+
+def _closed_port(address: str) -> int:
+    """A port on ``address`` nothing listens on (bound, then let go)."""
+    with socket.socket() as probe:
+        probe.bind((address, 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@contextmanager
+def _private_tmp() -> Iterator[Path]:
+    """Make the coordinator's ``mkdtemp`` land in a directory of our own."""
+    before = tempfile.tempdir
+    with tempfile.TemporaryDirectory(prefix="ssh-transport-") as tmp:
+        tempfile.tempdir = tmp
+        try:
+            yield Path(tmp)
+        finally:
+            tempfile.tempdir = before
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def planner_apply_runs_each_step_over_ssh_and_reports_what_it_left() -> Verdict:
+    """``planner apply`` (no ``--dry-run``) connects to each host with the given ssh config,
+    identity, known hosts and timeouts, prints ``apply ARM: 4 hosts (…)``, then each step as
+    it returns; when the first preflight is refused it stops there, reports no host touched
+    (srv5 ran preflight, the others nothing) and exits 10, leaving no control directory."""
+    host = _host()
+    keys = host.base / "keys"
+    address = host.addresses[0]
+    spec = f"root@{address.address}:{address.port}"
+    hosts = ",".join(f"{n}={spec}" for n in ("srv5", "srv6", "srv7", "srv8"))
+    argv = [
+        "apply", "v41_group_a", "--scenario", "supplied", "--hosts", hosts,
+        "--ssh-config", "none", "--identity", str(keys / "client"),
+        "--known-hosts", str(keys / "known_hosts"), "--connect-timeout", "3",
+        "--stage-timeout", "3",
+    ]  # fmt: skip
+    _arm_next("refuse")
+    session = _sessions() + 1
+    out, err = io.StringIO(), io.StringIO()
+    with _private_tmp() as tmp, redirect_stdout(out), redirect_stderr(err):
+        try:
+            code: int | str | None = main(argv)
+        except SystemExit as exc:  # argparse refusing an argument
+            code = exc.code
+        left = sorted(os.listdir(tmp))
+    said = f"fleet: session {session} on host 0 refused before it ran (injected)"
+    untouched = "untouched: no stage that changes it was started there"
+    want = [
+        "apply v41_group_a: 4 hosts (srv5, srv6, srv7, srv8)",
+        f"  1 preflight  srv5: exit 1: {said}",
+        "rollback, last changed first: (no host was touched)",
+        "hosts:",
+        f"  srv5 (rank 0): {untouched}; ran: preflight",
+        *(f"  srv{n} (rank {n - 5}): {untouched}; ran: nothing" for n in (6, 7, 8)),
+        f"apply v41_group_a: STOPPED: preflight@srv5 failed (exit 1: {said}); no host was changed",
+    ]
+    problems = _diff("exit", 10, code) + _diff("stderr", "", err.getvalue())
+    problems += _diff("stdout", want, out.getvalue().splitlines())
+    problems += _diff("sessions", session, _sessions())
+    problems += _diff("left behind", [], left)
+    return _verdict(problems, "stopped at the refused preflight, exit 10, nothing left")
