@@ -28,7 +28,8 @@ def claims_run_claim(claim: Claim) -> Verdict:
 
 
 def execute(function: Callable[[], object]) -> Verdict:
-    """Call a claim function and decide its verdict; never raises for an ``Exception``."""
+    """Call a claim function and decide its verdict; never raises for an ``Exception`` or a
+    ``SystemExit`` (a claim that exits is red, and the run goes on)."""
     try:
         with deterministic_hypothesis():
             returned = function()
@@ -36,6 +37,9 @@ def execute(function: Callable[[], object]) -> Verdict:
         return Verdict(outcome=Outcome.FAIL, reason=assertion_reason(error))
     except Exception as error:
         return Verdict(outcome=Outcome.ERROR, reason=_with_notes(describe(error), error))
+    except SystemExit as error:
+        # argparse and sys.exit() in the code under test: a red claim, not the end of the run
+        return Verdict(outcome=Outcome.ERROR, reason=f"the claim exited: {_exited(error)}")
     if isinstance(returned, Verdict):
         return returned
     if returned is None and getattr(function, "is_hypothesis_test", False):
@@ -56,7 +60,13 @@ def run_setup(setup: Callable[[], object]) -> str | None:
             setup()
     except Exception as error:
         return f"setup() failed: {describe(error)}"
+    except SystemExit as error:
+        return f"setup() failed: it exited: {_exited(error)}"
     return None
+
+
+def _exited(error: SystemExit) -> str:
+    return f"SystemExit({error.code!r})"
 
 
 def assertion_reason(error: AssertionError) -> str:

@@ -7,7 +7,7 @@ from collections.abc import Generator
 import pytest
 
 from claims import Claim, ClaimResult, Outcome, RunReport, Selection, Verdict, holds, hookimpl
-from claims.runner import execute
+from claims.runner import execute, run_setup
 from tests.fakes import witness_green, witness_setup_error
 from tests.fakes.support import fake_session
 
@@ -78,6 +78,26 @@ def test_execute_never_raises_for_an_exception() -> None:
         raise ValueError("bad input")
 
     assert execute(boom) == Verdict(outcome=Outcome.ERROR, reason="ValueError: bad input")
+
+
+def test_a_claim_that_exits_is_red_and_the_run_goes_on() -> None:
+    # argparse exits on a usage error: the code under a claim may, and a survey worker that
+    # let the exit through would die instead of counting the claim red
+    def exits() -> Verdict:
+        raise SystemExit(2)
+
+    assert execute(exits) == Verdict(
+        outcome=Outcome.ERROR, reason="the claim exited: SystemExit(2)"
+    )
+    with pytest.raises(KeyboardInterrupt):
+        execute(lambda: (_ for _ in ()).throw(KeyboardInterrupt()))
+
+
+def test_a_setup_that_exits_leaves_the_witness_unresolved() -> None:
+    def exits() -> None:
+        raise SystemExit("no config")
+
+    assert run_setup(exits) == "setup() failed: it exited: SystemExit('no config')"
 
 
 def test_a_failing_setup_makes_the_witness_unresolved_and_runs_nothing() -> None:
