@@ -21,6 +21,7 @@ from pathlib import Path
 
 from mutation import mutant
 from planner.arm_launch import DryRun
+from planner.arms import arm
 from planner.checkpoint import CheckpointManifest, load_manifest
 from planner.cli import dry_run, main
 from planner.data import default_data_root
@@ -327,8 +328,9 @@ def inputs_read_leniently(path: Path) -> PlanInputs:
 
 @mutant(replaces="planner.cli.dry_run", turns_red={HOSTILE_INPUTS}, independent=False)
 def glm_ignores_its_inputs(args: argparse.Namespace) -> DryRun:
-    """glm_group_b never reads --inputs, not even a missing file."""
-    if args.arm == "glm_group_b" and args.scenario is None:
+    """An arm that does not use the inputs' values (glm_group_b) never reads --inputs, not
+    even a missing file."""
+    if not arm(args.arm).uses_inputs and args.scenario is None:
         return dry_run(argparse.Namespace(**{**vars(args), "inputs": None}))
     return dry_run(args)
 

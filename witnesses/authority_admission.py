@@ -26,6 +26,7 @@ from typing import Any
 from claims import ClaimKind, Verdict, claim, expect_equal, fails, holds
 from fixtures.builders import DATA_ROOT, inventory, v41_inputs, v41_manifest
 from planner.admission import Candidate, arm_launch_admission
+from planner.arms.v41_group_a import v41_group_a_launch_dry_run
 from planner.authority import (
     Active,
     AuthorityState,
@@ -38,7 +39,6 @@ from planner.authority import (
     stream_log,
 )
 from planner.refusal import PlannerInputError
-from planner.v41_group_a_launch import v41_group_a_launch_dry_run
 
 Event = dict[str, Any]
 Seen = tuple[str, str, str]

@@ -45,14 +45,17 @@ from fixtures.builders import (
 )
 from planner.apply import Stage
 from planner.arm_launch import DryRun
+from planner.arms import arms
+from planner.arms.glm_group_b import MANIFEST as GLM_MANIFEST
+from planner.arms.v41_group_a import MANIFEST as V41_MANIFEST
+from planner.arms.v41_group_a import v41_group_a_launch_dry_run
 from planner.cli import main
-from planner.data import DATA_ENV, GLM_MANIFEST, V41_MANIFEST
+from planner.data import DATA_ENV
 from planner.engram import MkdirStep
 from planner.frontiers import PlanInputs
 from planner.recipe import RecipePlan, load_recipe, plan_recipe
 from planner.refusal import Refusal
 from planner.report import write_atomically
-from planner.v41_group_a_launch import v41_group_a_launch_dry_run
 
 # The README the user reads: the checkout's (the mutation survey runs from a copy of the
 # sources in mutants/ inside the checkout, which has no README of its own); in an installed
@@ -64,6 +67,8 @@ README = next(
 RULE = "=" * 78
 SCENARIOS = DATA_ROOT / "scenarios"
 V41, GLM = "v41_group_a", "glm_group_b"
+ARM_NAMES = sorted(arms())
+"""The arms the command line offers: every module of ``planner.arms``."""
 # The README's contract: the report's default path for the V4.1 arm ("target/v41-group-a-
 # launch-dry-run.txt by default"); the help says "per arm, under target/", so GLM's is its own.
 DEFAULT_REPORT = {
@@ -363,7 +368,7 @@ def _usage_cases(tmp: Path) -> list[tuple[str, list[str], str]]:
             "unknown arm",
             ["dry-run", "v5_group_c", "--scenario", "supplied"],
             "planner dry-run: error: argument arm: invalid choice: 'v5_group_c' "
-            "(choose from 'glm_group_b', 'v41_group_a')\n",
+            f"(choose from {', '.join(repr(name) for name in ARM_NAMES)})\n",
         ),
     ]
 
@@ -931,7 +936,7 @@ def _described(help_text: str, name: str) -> str:
 # The command line's surface: every subcommand and each one's arguments.
 COMMANDS: dict[str, tuple[str, ...]] = {
     "dry-run": (
-        "{glm_group_b,v41_group_a}",
+        "{" + ",".join(ARM_NAMES) + "}",
         "--scenario",
         "--authority",
         "--inputs",

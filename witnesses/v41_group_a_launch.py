@@ -28,6 +28,7 @@ from fixtures.builders import (
 )
 from planner.apply import ApplyStep, Stage
 from planner.arm_launch import DryRun
+from planner.arms.v41_group_a import v41_group_a_call, v41_group_a_launch_dry_run
 from planner.checkpoint import (
     CheckpointRow,
     CheckpointVllmParsers,
@@ -47,7 +48,6 @@ from planner.frontiers import V41_FRONTIERS
 from planner.profile import VllmEngramConfigRequest
 from planner.refusal import PlannerInputError
 from planner.report import render_report
-from planner.v41_group_a_launch import v41_group_a_call, v41_group_a_launch_dry_run
 
 V41_NAME = "gunbc-v41-tp4"
 FOREIGN_NAMES = ("gunbc-spark-pair", "glm-native")
