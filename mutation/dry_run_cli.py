@@ -40,6 +40,8 @@ RUNTIME = f"{W}.an_image_built_for_another_runtime_is_refused"
 ONE_LINE = f"{W}.every_error_is_one_line_whatever_the_input_holds"
 WHERE = f"{W}.the_writer_writes_where_the_user_points"
 SIGTERM = f"{W}.a_write_cut_short_by_sigterm_leaves_no_temp_file"
+ARMS_PLANNED = "arm_registry.every_module_of_planner_arms_is_an_arm_the_command_line_plans"
+NOT_AN_ARM = "arm_registry.a_module_that_is_not_an_arm_is_named_as_a_bug"
 
 
 def _rewritten(
@@ -86,7 +88,10 @@ def admitted_printed_in_lower_case(argv: Sequence[str] | None = None) -> int:
 
 @mutant(
     replaces="planner.cli.main",
-    turns_red={f"{W}.without_out_each_arm_writes_its_default_report_under_the_working_directory"},
+    turns_red={
+        f"{W}.without_out_each_arm_writes_its_default_report_under_the_working_directory",
+        ARMS_PLANNED,
+    },
     independent=False,
 )
 def default_report_lands_beside_the_caller(argv: Sequence[str] | None = None) -> int:
@@ -232,6 +237,7 @@ def data_root_ignored(args: argparse.Namespace) -> DryRun:
     turns_red={
         f"{W}.the_report_carries_every_planned_host_artifact",
         f"{W}.the_verdict_section_states_the_decision",
+        ARMS_PLANNED,
     },
 )
 def hosts_reported_in_reverse_rank_order(run: DryRun) -> str:
@@ -302,14 +308,14 @@ def scenarios_listed_in_reverse(root: Path) -> tuple[str, ...]:
 # --- hostile input ---------------------------------------------------------------------------
 
 
-@mutant(replaces="planner.cli.main", turns_red={BUG}, independent=False)
+@mutant(replaces="planner.cli.main", turns_red={BUG, NOT_AN_ARM}, independent=False)
 def a_bug_exits_1(argv: Sequence[str] | None = None) -> int:
     """A bug exits 1, the code for a refused plan: a script gating on the exit code takes a
     crash for a decision."""
     return _rewritten(argv, code=lambda code: 1 if code == 70 else code)
 
 
-@mutant(replaces="planner.cli.internal_error_line", turns_red={BUG})
+@mutant(replaces="planner.cli.internal_error_line", turns_red={BUG, NOT_AN_ARM})
 def a_bug_is_not_located(prog: str, exc: BaseException) -> str:
     """The internal-error line says what was raised but not where."""
     return f"{prog}: internal error: {type(exc).__name__}: {exc}"

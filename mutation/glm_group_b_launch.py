@@ -65,6 +65,7 @@ def glm_runs_under_the_v41_units(fabric: Fabric, manifest: CheckpointManifest) -
         "dry_run_cli.admitted_dry_runs_exit_0_and_say_where_the_report_went",
         "dry_run_cli.every_data_file_is_read_from_the_data_root",
         "dry_run_cli.without_out_each_arm_writes_its_default_report_under_the_working_directory",
+        "arm_registry.every_module_of_planner_arms_is_an_arm_the_command_line_plans",
     },
     independent=False,
 )

@@ -17,6 +17,7 @@ import importlib
 import pkgutil
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 from planner import data
 from planner.arm_launch import DryRun
@@ -58,18 +59,21 @@ class Arm(Frozen):
 
 
 def arms() -> dict[str, Arm]:
-    """Every arm of this package's modules, by name (module ``_x`` is private, not an arm).
+    """Every module of this package is an arm: its ``ARM``, by the module's name. Not
+    cached: each module is imported once anyway, and the listing is cheap."""
+    return {
+        info.name: _arm_of(importlib.import_module(f"{__name__}.{info.name}"), info.name)
+        for info in pkgutil.iter_modules(__path__)
+    }
 
-    Not cached: the modules are imported once anyway, and a listing is cheap."""
-    found: dict[str, Arm] = {}
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
-        value = getattr(importlib.import_module(f"{__name__}.{info.name}"), "ARM", None)
-        if not isinstance(value, Arm) or value.name != info.name:
-            raise TypeError(f"{__name__}.{info.name}: ARM must be an Arm named {info.name!r}")
-        found[value.name] = value
-    return found
+
+def _arm_of(module: ModuleType, name: str) -> Arm:
+    """A module's ``ARM``; anything else there is a bug in that module, named as such."""
+    value = getattr(module, "ARM", None)
+    if isinstance(value, Arm) and value.name == name:
+        return value
+    found = f"an Arm named {value.name!r}" if isinstance(value, Arm) else type(value).__name__
+    raise TypeError(f"{module.__name__}: ARM must be an Arm named {name!r}, not {found}")
 
 
 def arm(name: str) -> Arm:
