@@ -193,7 +193,7 @@ def a_group_the_log_never_named_passes_conjunct_one(
 
 @mutant(
     replaces="planner.admission.successor_may_launch",
-    turns_red={ACTIVE},
+    turns_red={ACTIVE, "dry_run_cli.every_refusal_prints_its_hint_on_the_next_line"},
     independent=False,
 )
 def active_incumbent_refused_without_its_hint(

@@ -399,6 +399,7 @@ def held_host_conjunct_removed(state: AuthorityState, group: FabricGroup) -> tup
         "dry_run_cli.refused_dry_runs_exit_1_printing_every_refusal_in_order",
         "dry_run_cli.without_out_each_arm_writes_its_default_report_under_the_working_directory",
         "dry_run_cli.an_image_built_for_another_runtime_is_refused",
+        "dry_run_cli.every_refusal_prints_its_hint_on_the_next_line",
     },
     independent=False,
 )
@@ -862,7 +863,10 @@ def the_dry_run_forgets_the_named_inputs_file(
 
 @mutant(
     replaces="planner.runtime.arm_wall",
-    turns_red={f"{W}.unprobed_image_is_refused_by_the_arm_wall"},
+    turns_red={
+        f"{W}.unprobed_image_is_refused_by_the_arm_wall",
+        "dry_run_cli.every_refusal_prints_its_hint_on_the_next_line",
+    },
     independent=False,
 )
 def arm_wall_refusal_without_its_hint(image: ProducedImage) -> Refusal | None:

@@ -1,9 +1,9 @@
 """``planner``: render a modeled multi-host launch and say whether it may run.
 
 Exit codes: 0 the plan rendered and admission holds; 1 refused (one line per refusal
-or obligation); 2 usage or input error (a located message, nothing written); 70 an internal
-error, a bug in the planner rather than a problem with the input (one line naming where it
-happened; ``--debug`` adds the traceback); 130 interrupted.
+or obligation, each followed by its hint line); 2 usage or input error (a located message,
+nothing written); 70 an internal error, a bug in the planner rather than a problem with the
+input (one line naming where it happened; ``--debug`` adds the traceback); 130 interrupted.
 """
 
 from __future__ import annotations
@@ -41,9 +41,9 @@ examples:
   planner scenarios
 
 exit codes: 0 rendered and admitted; 1 refused (each refusal printed as
-`refused: <code> at <location>: <message>`); 2 usage or input error (nothing written);
-70 internal error (a bug, not your input: one line saying where; --debug shows the
-traceback); 130 interrupted.
+`refused: <code> at <location>: <message>`, then its hint as `  hint: ...`); 2 usage or
+input error (nothing written); 70 internal error (a bug, not your input: one line saying
+where; --debug shows the traceback); 130 interrupted.
 """
 
 OUT_HELP = (
@@ -202,7 +202,7 @@ def _run_dry_run(args: argparse.Namespace) -> int:
     if not _written(out, render_report(run)):
         return EXIT_USAGE
     print(f"{run.arm}: report written to {printable(str(out))} ({len(run.hosts)} hosts rendered)")
-    for line in (r.line() for r in run.refusals):
+    for line in (text for r in run.refusals for text in r.lines()):
         print(printable(line))
     print(f"{run.arm}: {'ADMITTED' if run.admitted else 'REFUSED'}")
     return EXIT_ADMITTED if run.admitted else EXIT_REFUSED
@@ -233,10 +233,8 @@ def _run_recipe(args: argparse.Namespace) -> int:
     group = _group(data.fabric(root), args.group)
     refused = group_refusals(recipe, group, source)
     if refused:  # valid, but not on this group: exit 1, nothing written
-        for r in refused:
-            print(printable(r.line()), file=sys.stderr)
-            if r.hint:
-                print(printable(f"  hint: {r.hint}"), file=sys.stderr)
+        for line in (text for r in refused for text in r.lines()):
+            print(printable(line), file=sys.stderr)
         return EXIT_REFUSED
     snapshot = None
     if recipe.composed_model is not None:

@@ -165,13 +165,18 @@ def _refusal_line(r: Refusal) -> str:
     return f"refused: {r.code} at {r.where}: {r.message}"
 
 
+def _refusal_lines(r: Refusal) -> list[str]:
+    """The refusal's line, then `  hint: <hint>` on its own line when it has a hint."""
+    return [_refusal_line(r), *([f"  hint: {r.hint}"] if r.hint else [])]
+
+
 def _dry_run_lines(run: DryRun, out: Path | str) -> list[str]:
     """What a dry run prints: where the report went and how many hosts rendered, each
     refusal in order, then the arm's decision."""
     decision = "ADMITTED" if run.admitted else "REFUSED"
     return [
         f"{run.arm}: report written to {out} ({len(run.hosts)} hosts rendered)",
-        *(_refusal_line(r) for r in run.refusals),
+        *(line for r in run.refusals for line in _refusal_lines(r)),
         f"{run.arm}: {decision}",
     ]
 
@@ -222,8 +227,8 @@ def without_out_each_arm_writes_its_default_report_under_the_working_directory()
 @claim(ClaimKind.REFUSAL)
 def refused_dry_runs_exit_1_printing_every_refusal_in_order() -> Verdict:
     """Live and every refusal scenario exit 1 and print the report line, each refusal as
-    `refused: <code> at <location>: <message>` in the planner's order, then `ARM: REFUSED`;
-    the report is written."""
+    `refused: <code> at <location>: <message>` (and its hint line) in the planner's order,
+    then `ARM: REFUSED`; the report is written."""
     problems = []
     with tempfile.TemporaryDirectory() as tmp:
         for name in REFUSAL_SCENARIOS:
@@ -250,6 +255,43 @@ def refused_dry_runs_exit_1_printing_every_refusal_in_order() -> Verdict:
     return expect(
         not problems,
         f"{len(REFUSAL_SCENARIOS)} scenarios and a bare log exit 1, each refusal in order",
+        "; ".join(problems[:3]),
+    )
+
+
+HOSTS = "srv5=root@10.0.0.5,srv6=root@10.0.0.6,srv7=root@10.0.0.7,srv8=root@10.0.0.8"
+
+
+def _hints_shown(name: str, tmp: Path) -> list[str]:
+    """Where scenario ``name``'s refusals are shown without their hints right after them."""
+    refused = v41_dry_run(name).refusals
+    problems = [f"{name}: {r.code} has no hint" for r in refused if not r.hint]
+    pairs = [[_refusal_line(r), f"  hint: {r.hint}"] for r in refused]
+    out = tmp / f"{name}.txt"
+    printed = _run_main("dry-run", V41, "--scenario", name, "--out", out).out
+    reported = out.read_text(encoding="utf-8").splitlines() if out.is_file() else []
+    applied = _run_main("apply", V41, "--scenario", name, "--hosts", HOSTS, "--dry-run").out
+    for where, lines in (("stdout", printed), ("report", reported), ("apply", applied)):
+        if not all(_follows(lines, pair) for pair in pairs):
+            problems.append(f"{name}: {where} {lines[-4:]}")
+    return problems
+
+
+def _follows(lines: list[str], pair: list[str]) -> bool:
+    return any(lines[i : i + 2] == pair for i in range(len(lines)))
+
+
+@claim(ClaimKind.REFUSAL)
+def every_refusal_prints_its_hint_on_the_next_line() -> Verdict:
+    """Every refusal of live and of each refusal scenario carries a hint, and `planner
+    dry-run` (on stdout and in its report) and `planner apply` print it as `  hint: <hint>` on
+    the line right after the refusal's own."""
+    with tempfile.TemporaryDirectory() as tmp:
+        problems = [p for name in REFUSAL_SCENARIOS for p in _hints_shown(name, Path(tmp))]
+    return expect(
+        not problems,
+        f"{len(REFUSAL_SCENARIOS)} scenarios: each refusal's hint follows it (stdout, report, "
+        "apply)",
         "; ".join(problems[:3]),
     )
 
@@ -653,7 +695,7 @@ def _verdict_lines(run: DryRun, read_at: datetime) -> list[str]:
     elif run.admission.admitted:
         # the admission fold's own result; a fit refusal still refuses the run below
         lines.append("admission: admitted (all four conjuncts hold)")
-    lines += [_refusal_line(r) for r in run.refusals]
+    lines += [line for r in run.refusals for line in _refusal_lines(r)]
     lines.append("result: ADMITTED" if run.admitted else f"result: REFUSED ({len(run.refusals)})")
     return lines
 
@@ -1309,6 +1351,7 @@ def an_image_built_for_another_runtime_is_refused() -> Verdict:
         "refused: runtime.image_for_other_runtime at inputs.produced_image.artifact.runtime_key: "
         f"image {artifact['config_digest']} was built for runtime key {key!r}, not this arm's "
         f"{own!r}",
+        "  hint: supply the image produced for this arm's runtime key",
         f"{V41}: REFUSED",
     ]
     return expect_equal((1, want, ""), (ran.code, ran.out, ran.err), "(exit, stdout, stderr)")
