@@ -443,7 +443,13 @@ def hints_left_unprinted(self: Refusal) -> tuple[str, ...]:
     return (self.line(),)
 
 
-@mutant(replaces="planner.admission.hosts_held_by_subject", turns_red={HINTS})
+@mutant(
+    replaces="planner.admission.hosts_held_by_subject",
+    turns_red={
+        HINTS,
+        "authority_admission.each_admission_refusal_hints_at_the_event_that_clears_it",
+    },
+)
 def a_host_not_held_refused_without_a_hint(
     state: AuthorityState, group: FabricGroup
 ) -> tuple[Refusal, ...]:
