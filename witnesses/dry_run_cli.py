@@ -55,7 +55,7 @@ from planner.engram import MkdirStep
 from planner.frontiers import PlanInputs
 from planner.recipe import RecipePlan, load_recipe, plan_recipe
 from planner.refusal import Refusal
-from planner.report import write_atomically
+from planner.report import render_report, write_atomically
 
 # The README the user reads: the checkout's (the mutation survey runs from a copy of the
 # sources in mutants/ inside the checkout, which has no README of its own); in an installed
@@ -285,9 +285,17 @@ def _follows(lines: list[str], pair: list[str]) -> bool:
 def every_refusal_prints_its_hint_on_the_next_line() -> Verdict:
     """Every refusal of live and of each refusal scenario carries a hint, and `planner
     dry-run` (on stdout and in its report) and `planner apply` print it as `  hint: <hint>` on
-    the line right after the refusal's own."""
+    the line right after the refusal's own; a refusal without a hint is reported as its line
+    alone."""
     with tempfile.TemporaryDirectory() as tmp:
         problems = [p for name in REFUSAL_SCENARIOS for p in _hints_shown(name, Path(tmp))]
+    run = v41_dry_run("host_not_held")
+    assert run.admission is not None  # the scenario renders; admission refuses srv8
+    bare = tuple(r.model_copy(update={"hint": ""}) for r in run.admission.refusals)
+    admission = run.admission.model_copy(update={"refusals": bare})
+    unhinted = run.model_copy(update={"admission": admission})
+    if any(line.startswith("  hint:") for line in render_report(unhinted).splitlines()):
+        problems.append("a refusal without a hint is reported with a hint line")
     return expect(
         not problems,
         f"{len(REFUSAL_SCENARIOS)} scenarios: each refusal's hint follows it (stdout, report, "
