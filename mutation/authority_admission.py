@@ -26,6 +26,8 @@ from planner.admission import (
     AdmissionVerdict,
     Candidate,
     arm_launch_admission,
+    hosts_held_by_subject,
+    image_admitted_for_runtime,
     successor_may_launch,
 )
 from planner.authority import (
@@ -61,6 +63,7 @@ NEWLINE = f"{W}.only_a_newline_ends_a_record"
 STREAM = f"{W}.the_stream_is_read_to_its_end_and_folds_as_the_whole_read"
 RECORDS = f"{W}.every_record_is_read_as_written_in_file_order"
 ONCE = f"{W}.the_folded_state_names_each_group_and_host_once_in_first_mention_order"
+HINTS = f"{W}.each_admission_refusal_hints_at_the_event_that_clears_it"
 _LENIENT: TypeAdapter[AuthorityEvent] = TypeAdapter(AuthorityEvent)
 
 
@@ -193,7 +196,7 @@ def a_group_the_log_never_named_passes_conjunct_one(
 
 @mutant(
     replaces="planner.admission.successor_may_launch",
-    turns_red={ACTIVE},
+    turns_red={ACTIVE, HINTS, "dry_run_cli.every_refusal_prints_its_hint_on_the_next_line"},
     independent=False,
 )
 def active_incumbent_refused_without_its_hint(
@@ -367,3 +370,33 @@ def the_stream_stops_at_the_read_time(path: Path, now: datetime) -> AuthoritySta
             break
         seen.append(event)
     return fold(seen, now)
+
+
+@mutant(replaces="planner.admission.hosts_held_by_subject", turns_red={HINTS})
+def a_host_not_held_hint_names_its_holder(
+    state: AuthorityState, group: FabricGroup
+) -> tuple[Refusal, ...]:
+    """A host not held is hinted to be held for whoever holds it now, not the group's
+    subject: following the hint changes nothing."""
+    holders = dict(state.holdings)
+    return tuple(
+        r.model_copy(
+            update={
+                "hint": f"hold {r.location[-1]} for {holders.get(str(r.location[-1]))} "
+                "first (a host_held event)"
+            }
+        )
+        for r in hosts_held_by_subject(state, group)
+    )
+
+
+@mutant(
+    replaces="planner.admission.image_admitted_for_runtime",
+    turns_red={HINTS, "dry_run_cli.every_refusal_prints_its_hint_on_the_next_line"},
+)
+def image_not_admitted_hint_dropped(
+    state: AuthorityState, candidate: Candidate, image_digest: str
+) -> tuple[Refusal, ...]:
+    """An image not admitted is refused with no word on how to admit it."""
+    found = image_admitted_for_runtime(state, candidate, image_digest)
+    return tuple(r.model_copy(update={"hint": ""}) for r in found)

@@ -20,10 +20,14 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 from mutation import mutant
+from planner.admission import hosts_held_by_subject
 from planner.arm_launch import DryRun
+from planner.arms import arm
+from planner.authority import AuthorityState
 from planner.checkpoint import CheckpointManifest, load_manifest
 from planner.cli import dry_run, main
 from planner.data import default_data_root
+from planner.fabric import FabricGroup
 from planner.frontiers import PlanInputs
 from planner.recipe import RecipePlan
 from planner.refusal import PlannerInputError, Refusal
@@ -39,6 +43,9 @@ RUNTIME = f"{W}.an_image_built_for_another_runtime_is_refused"
 ONE_LINE = f"{W}.every_error_is_one_line_whatever_the_input_holds"
 WHERE = f"{W}.the_writer_writes_where_the_user_points"
 SIGTERM = f"{W}.a_write_cut_short_by_sigterm_leaves_no_temp_file"
+HINTS = f"{W}.every_refusal_prints_its_hint_on_the_next_line"
+ARMS_PLANNED = "arm_registry.every_module_of_planner_arms_is_an_arm_the_command_line_plans"
+NOT_AN_ARM = "arm_registry.a_module_that_is_not_an_arm_is_named_as_a_bug"
 
 
 def _rewritten(
@@ -85,7 +92,10 @@ def admitted_printed_in_lower_case(argv: Sequence[str] | None = None) -> int:
 
 @mutant(
     replaces="planner.cli.main",
-    turns_red={f"{W}.without_out_each_arm_writes_its_default_report_under_the_working_directory"},
+    turns_red={
+        f"{W}.without_out_each_arm_writes_its_default_report_under_the_working_directory",
+        ARMS_PLANNED,
+    },
     independent=False,
 )
 def default_report_lands_beside_the_caller(argv: Sequence[str] | None = None) -> int:
@@ -118,6 +128,7 @@ def refused_runs_exit_0(argv: Sequence[str] | None = None) -> int:
         f"{W}.refused_dry_runs_exit_1_printing_every_refusal_in_order",
         f"{W}.now_overrides_the_scenario_time",
         RUNTIME,
+        HINTS,
     },
     independent=False,
 )
@@ -231,6 +242,7 @@ def data_root_ignored(args: argparse.Namespace) -> DryRun:
     turns_red={
         f"{W}.the_report_carries_every_planned_host_artifact",
         f"{W}.the_verdict_section_states_the_decision",
+        ARMS_PLANNED,
     },
 )
 def hosts_reported_in_reverse_rank_order(run: DryRun) -> str:
@@ -301,14 +313,14 @@ def scenarios_listed_in_reverse(root: Path) -> tuple[str, ...]:
 # --- hostile input ---------------------------------------------------------------------------
 
 
-@mutant(replaces="planner.cli.main", turns_red={BUG}, independent=False)
+@mutant(replaces="planner.cli.main", turns_red={BUG, NOT_AN_ARM}, independent=False)
 def a_bug_exits_1(argv: Sequence[str] | None = None) -> int:
     """A bug exits 1, the code for a refused plan: a script gating on the exit code takes a
     crash for a decision."""
     return _rewritten(argv, code=lambda code: 1 if code == 70 else code)
 
 
-@mutant(replaces="planner.cli.internal_error_line", turns_red={BUG})
+@mutant(replaces="planner.cli.internal_error_line", turns_red={BUG, NOT_AN_ARM})
 def a_bug_is_not_located(prog: str, exc: BaseException) -> str:
     """The internal-error line says what was raised but not where."""
     return f"{prog}: internal error: {type(exc).__name__}: {exc}"
@@ -327,8 +339,9 @@ def inputs_read_leniently(path: Path) -> PlanInputs:
 
 @mutant(replaces="planner.cli.dry_run", turns_red={HOSTILE_INPUTS}, independent=False)
 def glm_ignores_its_inputs(args: argparse.Namespace) -> DryRun:
-    """glm_group_b never reads --inputs, not even a missing file."""
-    if args.arm == "glm_group_b" and args.scenario is None:
+    """An arm that does not use the inputs' values (glm_group_b) never reads --inputs, not
+    even a missing file."""
+    if not arm(args.arm).uses_inputs and args.scenario is None:
         return dry_run(argparse.Namespace(**{**vars(args), "inputs": None}))
     return dry_run(args)
 
@@ -409,3 +422,36 @@ def a_signal_mid_write_is_ignored(path: Path, text: str) -> None:
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(text)
     os.replace(temp, path)
+
+
+# --- hints ----------------------------------------------------------------------------------
+
+
+@mutant(
+    replaces="planner.refusal.Refusal.lines",
+    turns_red={
+        HINTS,
+        f"{W}.refused_dry_runs_exit_1_printing_every_refusal_in_order",
+        f"{W}.now_overrides_the_scenario_time",
+        f"{W}.the_verdict_section_states_the_decision",
+        f"{W}.an_image_built_for_another_runtime_is_refused",
+        "launcher_recipe.a_recipe_for_another_group_size_is_refused_with_its_hint",
+    },
+)
+def hints_left_unprinted(self: Refusal) -> tuple[str, ...]:
+    """A refusal is printed and reported without its hint: the way out is dead data."""
+    return (self.line(),)
+
+
+@mutant(
+    replaces="planner.admission.hosts_held_by_subject",
+    turns_red={
+        HINTS,
+        "authority_admission.each_admission_refusal_hints_at_the_event_that_clears_it",
+    },
+)
+def a_host_not_held_refused_without_a_hint(
+    state: AuthorityState, group: FabricGroup
+) -> tuple[Refusal, ...]:
+    """A host not held by the group's subject is refused with no hint of how to hold it."""
+    return tuple(r.model_copy(update={"hint": ""}) for r in hosts_held_by_subject(state, group))

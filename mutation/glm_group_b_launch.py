@@ -13,15 +13,15 @@ import json
 from mutation import mutant
 from planner.apply import ApplyContext, Stage, apply_body
 from planner.arm_launch import ArmCall, DryRun
+from planner.arms.glm_group_b import glm_group_b_call, glm_group_b_launch_dry_run
 from planner.authority import AuthorityState
 from planner.checkpoint import CheckpointManifest, CheckpointRow, CheckpointVllmParsers, glm_row
 from planner.fabric import Fabric, FabricGroup, Host
-from planner.glm_group_b_launch import glm_group_b_call, glm_group_b_launch_dry_run
 from planner.identity import V41_UNITS
 from planner.profile import V41_ENGRAM_REQUEST, ServingLaunchProfile
 
 W = "glm_group_b_launch"
-CALL_SITE = "planner.glm_group_b_launch.glm_group_b_call"
+CALL_SITE = "planner.arms.glm_group_b.glm_group_b_call"
 CONTENT_KEY = "planner.profile.ServingLaunchProfile.content_key"
 PARSER_FLAGS = CheckpointVllmParsers.flags
 PROFILE_FLAGS = ServingLaunchProfile.flags
@@ -30,7 +30,7 @@ CREATE = f"{W}.glm_every_host_create_argv_is_planned_whole"
 UNIT = f"{W}.glm_every_unit_is_planned_whole"
 DOORS = f"{W}.glm_front_doors_are_its_own"
 KEY = f"{W}.the_engram_request_enters_the_key_by_its_content"
-DRY_RUN = "planner.glm_group_b_launch.glm_group_b_launch_dry_run"
+DRY_RUN = "planner.arms.glm_group_b.glm_group_b_launch_dry_run"
 ORDER = f"{W}.glm_apply_order_is_every_stage_head_first_on_group_b"
 FIT = f"{W}.glm_is_fitted_on_its_manifest_weights_and_group_b_pool"
 RANKS = f"{W}.glm_every_rank_runs_on_its_inventory_host_with_its_rail_env"
@@ -65,6 +65,7 @@ def glm_runs_under_the_v41_units(fabric: Fabric, manifest: CheckpointManifest) -
         "dry_run_cli.admitted_dry_runs_exit_0_and_say_where_the_report_went",
         "dry_run_cli.every_data_file_is_read_from_the_data_root",
         "dry_run_cli.without_out_each_arm_writes_its_default_report_under_the_working_directory",
+        "arm_registry.every_module_of_planner_arms_is_an_arm_the_command_line_plans",
     },
     independent=False,
 )

@@ -156,7 +156,10 @@ def summary_always_says_it_fits(self: Fit) -> str:
     )
 
 
-@mutant(replaces="planner.fit.serving_arm_admits", turns_red={NO_PROFILE})
+@mutant(
+    replaces="planner.fit.serving_arm_admits",
+    turns_red={NO_PROFILE, "dry_run_cli.every_refusal_prints_its_hint_on_the_next_line"},
+)
 def unknown_allowance_refused_without_its_hint(
     row: CheckpointRow, pool_gib: int, ranks: int
 ) -> Refusal | None:

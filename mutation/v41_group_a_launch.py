@@ -18,6 +18,7 @@ from mutation import combined, mutant
 from planner.admission import Candidate, image_admitted_for_runtime, successor_may_launch
 from planner.apply import ApplyContext, cleanup_body
 from planner.arm_launch import ArmCall, DryRun, arm_mounts, plan_arm
+from planner.arms.v41_group_a import v41_group_a_call
 from planner.authority import (
     AuthorityEvent,
     AuthorityState,
@@ -53,7 +54,6 @@ from planner.profile import (
 from planner.realize import STOP_GRACE_SECONDS, create_argv, unit_text
 from planner.refusal import Refusal
 from planner.runtime import ProducedImage, arm_wall
-from planner.v41_group_a_launch import v41_group_a_call
 from planner.values import load_json_model
 
 W = "v41_group_a_launch"
@@ -218,7 +218,7 @@ def image_named_by_a_floating_tag(
 
 
 @mutant(
-    replaces="planner.v41_group_a_launch.v41_group_a_call",
+    replaces="planner.arms.v41_group_a.v41_group_a_call",
     turns_red={
         "v41_group_a_launch.the_apply_order_is_every_stage_head_first_on_group_a",
         f"{W}.engram_env_and_mounts_under_v41_names_only",
@@ -399,6 +399,7 @@ def held_host_conjunct_removed(state: AuthorityState, group: FabricGroup) -> tup
         "dry_run_cli.refused_dry_runs_exit_1_printing_every_refusal_in_order",
         "dry_run_cli.without_out_each_arm_writes_its_default_report_under_the_working_directory",
         "dry_run_cli.an_image_built_for_another_runtime_is_refused",
+        "dry_run_cli.every_refusal_prints_its_hint_on_the_next_line",
     },
     independent=False,
 )
@@ -693,7 +694,7 @@ def rank_two_gets_rank_one_fabric_env(
 
 
 @mutant(
-    replaces="planner.v41_group_a_launch.v41_group_a_call",
+    replaces="planner.arms.v41_group_a.v41_group_a_call",
     turns_red={CREATE},
     independent=False,
 )
@@ -826,7 +827,7 @@ def dp_shared_memory_always_rendered_false(self: VllmEngramConfigRequest) -> tup
 
 
 @mutant(
-    replaces="planner.v41_group_a_launch.v41_group_a_call",
+    replaces="planner.arms.v41_group_a.v41_group_a_call",
     turns_red={f"{W}.without_the_engram_manifest_nothing_renders"},
     independent=False,
 )
@@ -842,7 +843,7 @@ def an_absent_engram_manifest_taken_as_empty(
 
 
 @mutant(
-    replaces="planner.v41_group_a_launch.v41_group_a_launch_dry_run",
+    replaces="planner.arms.v41_group_a.v41_group_a_launch_dry_run",
     turns_red={
         f"{W}.an_engram_manifest_error_names_the_file_it_came_from",
         "dry_run_cli.usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing",
@@ -862,7 +863,10 @@ def the_dry_run_forgets_the_named_inputs_file(
 
 @mutant(
     replaces="planner.runtime.arm_wall",
-    turns_red={f"{W}.unprobed_image_is_refused_by_the_arm_wall"},
+    turns_red={
+        f"{W}.unprobed_image_is_refused_by_the_arm_wall",
+        "dry_run_cli.every_refusal_prints_its_hint_on_the_next_line",
+    },
     independent=False,
 )
 def arm_wall_refusal_without_its_hint(image: ProducedImage) -> Refusal | None:
@@ -901,7 +905,7 @@ def the_dry_run_drops_its_fit(call: ArmCall, state: AuthorityState) -> DryRun:
     return plan_arm(call, state).model_copy(update={"fit": None})
 
 
-V41_DRY_RUN = "planner.v41_group_a_launch.v41_group_a_launch_dry_run"
+V41_DRY_RUN = "planner.arms.v41_group_a.v41_group_a_launch_dry_run"
 
 
 def _dry_run(

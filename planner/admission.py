@@ -49,7 +49,11 @@ def successor_may_launch(state: AuthorityState, group: FabricGroup) -> tuple[Ref
     if current is None:
         return (
             refusal(
-                "admission.group_unknown", where, f"the authority log says nothing of {group.name}"
+                "admission.group_unknown",
+                where,
+                f"the authority log says nothing of {group.name}",
+                hint=f"record {group.name}'s state in the log (a group_active or "
+                "group_suspended event)",
             ),
         )
     if isinstance(current, Active):
@@ -68,6 +72,8 @@ def successor_may_launch(state: AuthorityState, group: FabricGroup) -> tuple[Ref
                 (*where, "lease_expires_at"),
                 f"lease expired at {current.lease_expires_at.isoformat()} "
                 f"(read at {state.read_at.isoformat()})",
+                hint="renew the lease: a new group_suspended event for this successor with a "
+                "later lease_expires_at",
             ),
         )
     return ()
@@ -81,7 +87,8 @@ def successor_is_candidate(
     if isinstance(current, SuspendedForAuthorizedSuccessor) and current.candidate != candidate.key:
         where = (*_group_location(group), "candidate")
         message = f"suspended for {current.candidate!r}, not {candidate.key!r}"
-        return (refusal("admission.other_successor", where, message),)
+        hint = "plan the successor the group is suspended for, or suspend it for this candidate"
+        return (refusal("admission.other_successor", where, message, hint),)
     return ()
 
 
@@ -98,6 +105,7 @@ def image_admitted_for_runtime(
             "admission.image_not_admitted",
             ("authority", "admitted_images", candidate.runtime_key),
             f"image {image_digest} is not admitted for runtime key {candidate.runtime_key!r}{why}",
+            hint="admit the image for this runtime key first (an image_admitted event)",
         ),
     )
 
@@ -110,6 +118,7 @@ def hosts_held_by_subject(state: AuthorityState, group: FabricGroup) -> tuple[Re
             "admission.host_not_held",
             ("authority", "holdings", host.name),
             f"{host.name} is held by {holders.get(host.name)!r}, not {group.subject!r}",
+            hint=f"hold {host.name} for {group.subject} first (a host_held event)",
         )
         for host in group.hosts
         if holders.get(host.name) != group.subject

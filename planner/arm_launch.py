@@ -1,7 +1,7 @@
 """The shared arm launcher: plan, realize, stage, apply and admit any arm.
 
 It spells no arm's literals: every name, port, parser and path arrives in an
-:class:`ArmCall` that a call site (``v41_group_a_launch``, ``glm_group_b_launch``) builds.
+:class:`ArmCall` that an arm's call site (a module of :mod:`planner.arms`) builds.
 """
 
 from __future__ import annotations

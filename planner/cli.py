@@ -1,9 +1,9 @@
 """``planner``: render a modeled multi-host launch and say whether it may run.
 
 Exit codes: 0 the plan rendered and admission holds; 1 refused (one line per refusal
-or obligation); 2 usage or input error (a located message, nothing written); 70 an internal
-error, a bug in the planner rather than a problem with the input (one line naming where it
-happened; ``--debug`` adds the traceback); 130 interrupted.
+or obligation, each followed by its hint line); 2 usage or input error (a located message,
+nothing written); 70 an internal error, a bug in the planner rather than a problem with the
+input (one line naming where it happened; ``--debug`` adds the traceback); 130 interrupted.
 """
 
 from __future__ import annotations
@@ -18,17 +18,14 @@ from pathlib import Path
 
 from planner import coordinator, data
 from planner.arm_launch import DryRun
+from planner.arms import Arm, ArmSources, arm, arms
 from planner.authority import read_state
 from planner.fabric import Fabric, FabricGroup
 from planner.frontiers import PlanInputs
-from planner.glm_group_b_launch import GROUP as GLM_GROUP
-from planner.glm_group_b_launch import glm_group_b_launch_dry_run
 from planner.recipe import RecipeInvalid, group_refusals, load_recipe, plan_recipe
 from planner.refusal import PlannerInputError
 from planner.report import render_recipe_report, render_report, write_atomically
 from planner.scenarios import load_inputs, load_scenario, scenario_names
-from planner.v41_group_a_launch import GROUP as V41_GROUP
-from planner.v41_group_a_launch import v41_group_a_launch_dry_run
 from planner.values import path_argument as _path
 from planner.values import printable, safe_name
 
@@ -36,12 +33,6 @@ EXIT_ADMITTED, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
 EXIT_INTERNAL = 70
 """``EX_SOFTWARE`` (sysexits.h): the planner hit a bug; the input may be fine."""
 EXIT_INTERRUPTED = 130
-
-DEFAULT_OUT: dict[str, str] = {
-    "v41_group_a": "target/v41-group-a-launch-dry-run.txt",
-    "glm_group_b": "target/glm-group-b-launch-dry-run.txt",
-}
-ARM_GROUP: dict[str, str] = {"v41_group_a": V41_GROUP, "glm_group_b": GLM_GROUP}
 
 EPILOG = """\
 examples:
@@ -51,9 +42,9 @@ examples:
   planner scenarios
 
 exit codes: 0 rendered and admitted; 1 refused (each refusal printed as
-`refused: <code> at <location>: <message>`); 2 usage or input error (nothing written);
-70 internal error (a bug, not your input: one line saying where; --debug shows the
-traceback); 130 interrupted.
+`refused: <code> at <location>: <message>`, then its hint as `  hint: ...`); 2 usage or
+input error (nothing written); 70 internal error (a bug, not your input: one line saying
+where; --debug shows the traceback); 130 interrupted.
 """
 
 OUT_HELP = (
@@ -69,6 +60,18 @@ def _debug_option(parser: argparse.ArgumentParser, default: object) -> None:
         action="store_true",
         default=default,
         help="on an internal error (exit 70), also print the traceback",
+    )
+
+
+def _inputs_help() -> str:
+    pinned = [a.name for a in arms().values() if not a.uses_inputs]
+    if not pinned:
+        return "frontier inputs (JSON)"
+    whose = " and ".join(f"{name}'s" for name in pinned)
+    return (
+        f"frontier inputs (JSON); {whose} inputs are all pinned, so for "
+        f"{'it' if len(pinned) == 1 else 'them'} the file is read and validated but its values "
+        "are not used"
     )
 
 
@@ -92,15 +95,10 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    dry.add_argument("arm", choices=sorted(DEFAULT_OUT), help="which arm to plan")
+    dry.add_argument("arm", choices=sorted(arms()), help="which arm to plan")
     dry.add_argument("--scenario", help="a named scenario from fixtures/scenarios/")
     dry.add_argument("--authority", type=_path, help="authority log (JSON lines)")
-    dry.add_argument(
-        "--inputs",
-        type=_path,
-        help="frontier inputs (JSON); glm_group_b's inputs are all pinned, so for it the file "
-        "is read and validated but its values are not used",
-    )
+    dry.add_argument("--inputs", type=_path, help=_inputs_help())
     dry.add_argument("--now", help="ISO-8601 time to read the authority log at (default: now)")
     dry.add_argument("--out", type=_path, help=OUT_HELP)
     dry.add_argument("--data", type=_path, help="data root (default: the fixtures directory)")
@@ -124,7 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     recipe.add_argument("--data", type=_path, help="data root (default: the fixtures directory)")
     _debug_option(recipe, argparse.SUPPRESS)
-    coordinator.add_parser(commands, sorted(DEFAULT_OUT))  # planner apply: planner/coordinator.py
+    coordinator.add_parser(commands, sorted(arms()))  # planner apply: planner/coordinator.py
     return parser
 
 
@@ -151,28 +149,29 @@ def _sources(args: argparse.Namespace, root: Path) -> tuple[Path, Path | None, d
     return args.authority, args.inputs, now
 
 
-def _fabric_for(arm: str, root: Path) -> Fabric:
+def _fabric_for(chosen: Arm, root: Path) -> Fabric:
     """The inventory, which must hold the arm's group: a located error names the file."""
     fabric = data.fabric(root)
-    group = ARM_GROUP[arm]
+    group, name = chosen.group, chosen.name
     if group not in (g.name for g in fabric.groups):
         known = ", ".join(g.name for g in fabric.groups) or "none"
-        message = f"no fabric group {group!r}, which {arm} plans over; known groups: {known}"
+        message = f"no fabric group {group!r}, which {name} plans over; known groups: {known}"
         raise PlannerInputError(str(root / "fabric.json"), "groups", message)
     return fabric
 
 
 def dry_run(args: argparse.Namespace) -> DryRun:
+    """Read what the arguments name and let the arm plan its dry run from it."""
+    chosen = arm(args.arm)
     root = args.data or data.default_data_root()
     authority, inputs_path, now = _sources(args, root)
     state = read_state(authority, now)
-    fabric = _fabric_for(args.arm, root)
+    fabric = _fabric_for(chosen, root)
     inputs = load_inputs(inputs_path) if inputs_path else PlanInputs()
-    if args.arm == "glm_group_b":
-        return glm_group_b_launch_dry_run(fabric, data.manifest(data.GLM_MANIFEST, root), state)
-    manifest = data.manifest(data.V41_MANIFEST, root)
     source = str(inputs_path) if inputs_path else "inputs"
-    return v41_group_a_launch_dry_run(fabric, manifest, inputs, state, source)
+    return chosen.plan(
+        ArmSources(fabric=fabric, root=root, inputs=inputs, inputs_source=source, state=state)
+    )
 
 
 def _written(out: Path, text: str) -> bool:
@@ -191,11 +190,11 @@ def _written(out: Path, text: str) -> bool:
 
 def _run_dry_run(args: argparse.Namespace) -> int:
     run = dry_run(args)
-    out = args.out or Path(DEFAULT_OUT[args.arm])
+    out = args.out or Path(arm(args.arm).report)
     if not _written(out, render_report(run)):
         return EXIT_USAGE
     print(f"{run.arm}: report written to {printable(str(out))} ({len(run.hosts)} hosts rendered)")
-    for line in (r.line() for r in run.refusals):
+    for line in (text for r in run.refusals for text in r.lines()):
         print(printable(line))
     print(f"{run.arm}: {'ADMITTED' if run.admitted else 'REFUSED'}")
     return EXIT_ADMITTED if run.admitted else EXIT_REFUSED
@@ -226,10 +225,8 @@ def _run_recipe(args: argparse.Namespace) -> int:
     group = _group(data.fabric(root), args.group)
     refused = group_refusals(recipe, group, source)
     if refused:  # valid, but not on this group: exit 1, nothing written
-        for r in refused:
-            print(printable(r.line()), file=sys.stderr)
-            if r.hint:
-                print(printable(f"  hint: {r.hint}"), file=sys.stderr)
+        for line in (text for r in refused for text in r.lines()):
+            print(printable(line), file=sys.stderr)
         return EXIT_REFUSED
     snapshot = None
     if recipe.composed_model is not None:

@@ -61,7 +61,7 @@ from planner.transaction import (
     plan_transaction,
     step_line,
 )
-from planner.values import Frozen, path_argument
+from planner.values import Frozen, path_argument, printable
 
 EXIT_REFUSED, EXIT_USAGE = 1, 2
 EXIT_SCRIPT_INCOMPLETE = 97
@@ -454,8 +454,8 @@ def run(args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun]) 
         hosts = parse_hosts(args.hosts)
         dry = plan(args)
         if not dry.admitted:
-            for refused in dry.refusals:
-                print(refused.line())
+            for line in (text for r in dry.refusals for text in r.lines()):
+                print(printable(line))
             print(f"apply {dry.arm}: REFUSED: the plan is not admitted; nothing ran")
             return EXIT_REFUSED
         transaction = plan_transaction(dry, hosts)

@@ -17,9 +17,6 @@ from planner.values import safe_path
 
 DATA_ENV = "GUNBC_PLANNER_DATA"
 
-V41_MANIFEST = "checkpoints/deepseek-v41-flash-dba1be0a.manifest.json"
-GLM_MANIFEST = "checkpoints/glm-4.6-fp8-5c7e1f3b.manifest.json"
-
 
 def default_data_root() -> Path:
     """``$GUNBC_PLANNER_DATA`` when set, else the ``fixtures`` directory beside ``planner``."""

@@ -75,7 +75,7 @@ def serving_arm_admits(row: CheckpointRow, pool_gib: int, ranks: int) -> Refusal
             ("plan", "profile"),
             f"{row.reference} keeps a page-cache allowance beyond its {row.weight_gib} GiB "
             "of weights, and with no launch profile that allowance is unknown",
-            hint="plan with a measurement profile (serving_arm_admits_under)",
+            hint="give the arm a launch profile: its gpu-memory-utilization decides the allowance",
         )
     return _refuse_unless_fits(
         Fit(pool_gib=pool_gib, weights_gib=row.weight_gib, allowance_gib=0, ranks=ranks)

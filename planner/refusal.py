@@ -40,6 +40,11 @@ class Refusal(BaseModel):
         """The one-line form the command line prints."""
         return f"refused: {self.code} at {self.where}: {self.message}"
 
+    def lines(self) -> tuple[str, ...]:
+        """As printed and reported: the refusal's line, then its hint on a line of its own
+        (``  hint: …``) when it has one."""
+        return (self.line(), f"  hint: {self.hint}") if self.hint else (self.line(),)
+
 
 def refusal(code: str, location: Location, message: str, hint: str = "") -> Refusal:
     return Refusal(code=code, location=location, message=message, hint=hint)

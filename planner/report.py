@@ -73,7 +73,7 @@ def _verdict(run: DryRun) -> list[str]:
         lines.append("admission: not evaluated (the plan did not render)")
     elif run.admission.admitted:
         lines.append("admission: admitted (all four conjuncts hold)")
-    lines += [r.line() for r in run.refusals]
+    lines += [text for r in run.refusals for text in r.lines()]
     lines.append("result: ADMITTED" if run.admitted else f"result: REFUSED ({len(run.refusals)})")
     return lines
 

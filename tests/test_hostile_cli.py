@@ -113,6 +113,7 @@ def test_an_image_built_for_another_runtime_key_is_refused(tmp_path: Path) -> No
         "refused: runtime.image_for_other_runtime at inputs.produced_image.artifact.runtime_key: "
         f"image {digest} was built for runtime key 'gunbc-glm-native', not this arm's "
         "'gunbc-deepseek-v41-engram-produced'",
+        "  hint: supply the image produced for this arm's runtime key",
         "v41_group_a: REFUSED",
     ]
 

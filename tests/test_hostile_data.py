@@ -20,7 +20,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fixtures.builders import DATA_ROOT
-from planner.data import GLM_MANIFEST, V41_MANIFEST
+from planner.arms.glm_group_b import MANIFEST as GLM_MANIFEST
+from planner.arms.v41_group_a import MANIFEST as V41_MANIFEST
 from tests.hostile_support import (
     HOSTILE,
     Corruption,

@@ -29,9 +29,11 @@ from planner.apply import (
     stage_script,
 )
 from planner.arm_launch import DryRun, arm_mounts
-from planner.glm_group_b_launch import glm_group_b_call
+from planner.arms.glm_group_b import MANIFEST as GLM_MANIFEST
+from planner.arms.glm_group_b import glm_group_b_call
+from planner.arms.v41_group_a import MANIFEST as V41_MANIFEST
+from planner.arms.v41_group_a import v41_group_a_call
 from planner.scenarios import load_inputs, load_scenario
-from planner.v41_group_a_launch import v41_group_a_call
 
 BASH = shutil.which("bash")
 needs_bash = pytest.mark.skipif(BASH is None, reason="bash is not installed")
@@ -54,11 +56,11 @@ def step_id(step: ApplyStep) -> str:
 def _contexts(run: DryRun) -> tuple[ApplyContext, ...]:
     root = data.default_data_root()
     if run.arm == "glm_group_b":
-        call = glm_group_b_call(data.fabric(root), data.manifest(data.GLM_MANIFEST, root))
+        call = glm_group_b_call(data.fabric(root), data.manifest(GLM_MANIFEST, root))
     else:
         scenario = load_scenario(root, "supplied")
         call = v41_group_a_call(
-            data.fabric(root), data.manifest(data.V41_MANIFEST, root), load_inputs(scenario.inputs)
+            data.fabric(root), data.manifest(V41_MANIFEST, root), load_inputs(scenario.inputs)
         )
     assert run.launch is not None
     return apply_contexts(

@@ -6,12 +6,14 @@ import pytest
 
 from planner import data
 from planner.arm_launch import ArmCall, DryRun, arm_mounts, fit_wall, plan_arm
+from planner.arms.glm_group_b import MANIFEST as GLM_MANIFEST
+from planner.arms.glm_group_b import glm_group_b_call
+from planner.arms.v41_group_a import MANIFEST as V41_MANIFEST
+from planner.arms.v41_group_a import v41_group_a_call
 from planner.authority import AuthorityState, fold, read_log
 from planner.engram import MkdirStep, TypedFileWrite
-from planner.glm_group_b_launch import glm_group_b_call
 from planner.identity import BindMount
 from planner.scenarios import load_inputs, load_scenario
-from planner.v41_group_a_launch import v41_group_a_call
 
 ROOT = data.default_data_root()
 
@@ -23,11 +25,11 @@ def state(name: str = "supplied") -> AuthorityState:
 
 def v41_call(name: str = "supplied") -> ArmCall:
     inputs = load_inputs(load_scenario(ROOT, name).inputs)
-    return v41_group_a_call(data.fabric(ROOT), data.manifest(data.V41_MANIFEST, ROOT), inputs)
+    return v41_group_a_call(data.fabric(ROOT), data.manifest(V41_MANIFEST, ROOT), inputs)
 
 
 def glm_call() -> ArmCall:
-    return glm_group_b_call(data.fabric(ROOT), data.manifest(data.GLM_MANIFEST, ROOT))
+    return glm_group_b_call(data.fabric(ROOT), data.manifest(GLM_MANIFEST, ROOT))
 
 
 @pytest.fixture(scope="module")

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from planner.arms.glm_group_b import MANIFEST as GLM_MANIFEST
+from planner.arms.v41_group_a import MANIFEST as V41_MANIFEST
 from planner.checkpoint import (
     CHECKPOINT_ROOT,
     DEEPSEEK_V41_PARSERS,
@@ -21,7 +23,7 @@ from planner.checkpoint import (
     load_manifest,
     local_checkpoint_directory,
 )
-from planner.data import GLM_MANIFEST, V41_MANIFEST, default_data_root
+from planner.data import default_data_root
 from planner.measure import GIB, gibibyte_ceiling
 from planner.refusal import PlannerInputError
 

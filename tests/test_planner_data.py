@@ -9,6 +9,8 @@ import pytest
 
 import planner
 from planner import data
+from planner.arms.glm_group_b import MANIFEST as GLM_MANIFEST
+from planner.arms.v41_group_a import MANIFEST as V41_MANIFEST
 from planner.refusal import PlannerInputError
 
 
@@ -19,8 +21,8 @@ def test_default_root_is_the_fixtures_directory_beside_the_package(
     root = data.default_data_root()
     assert root == Path(planner.__file__).resolve().parent.parent / "fixtures"
     assert (root / "fabric.json").is_file()
-    assert (root / data.V41_MANIFEST).is_file()
-    assert (root / data.GLM_MANIFEST).is_file()
+    assert (root / V41_MANIFEST).is_file()
+    assert (root / GLM_MANIFEST).is_file()
 
 
 def test_env_overrides_the_root(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -37,9 +39,9 @@ def test_loaders_read_from_a_copied_root(tmp_path: Path) -> None:
     source = data.default_data_root()
     shutil.copy(source / "fabric.json", tmp_path / "fabric.json")
     (tmp_path / "checkpoints").mkdir()
-    shutil.copy(source / data.V41_MANIFEST, tmp_path / data.V41_MANIFEST)
+    shutil.copy(source / V41_MANIFEST, tmp_path / V41_MANIFEST)
     assert data.fabric(tmp_path) == data.fabric(source)
-    assert data.manifest(data.V41_MANIFEST, tmp_path) == data.manifest(data.V41_MANIFEST)
+    assert data.manifest(V41_MANIFEST, tmp_path) == data.manifest(V41_MANIFEST)
 
 
 def test_loaders_follow_the_env_root(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -52,5 +54,5 @@ def test_loaders_follow_the_env_root(monkeypatch: pytest.MonkeyPatch, tmp_path: 
 
 def test_a_missing_manifest_is_an_input_error(tmp_path: Path) -> None:
     with pytest.raises(PlannerInputError) as info:
-        data.manifest(data.GLM_MANIFEST, tmp_path)
-    assert info.value.source == str(tmp_path / data.GLM_MANIFEST)
+        data.manifest(GLM_MANIFEST, tmp_path)
+    assert info.value.source == str(tmp_path / GLM_MANIFEST)

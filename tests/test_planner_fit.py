@@ -7,6 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from planner import data
+from planner.arms.glm_group_b import MANIFEST as GLM_MANIFEST
+from planner.arms.v41_group_a import MANIFEST as V41_MANIFEST
 from planner.checkpoint import CheckpointRow, deepseek_v41_flash_row, glm_row
 from planner.fit import (
     V41_ENGRAM_RESIDENT_BETS,
@@ -29,12 +31,12 @@ RANKS = 4
 
 @pytest.fixture(scope="module")
 def v41_row() -> CheckpointRow:
-    return deepseek_v41_flash_row(data.manifest(data.V41_MANIFEST))
+    return deepseek_v41_flash_row(data.manifest(V41_MANIFEST))
 
 
 @pytest.fixture(scope="module")
 def glm() -> CheckpointRow:
-    return glm_row(data.manifest(data.GLM_MANIFEST))
+    return glm_row(data.manifest(GLM_MANIFEST))
 
 
 def v41_profile(bp: int) -> ServingLaunchProfile:
@@ -143,7 +145,7 @@ utilizations = st.integers(min_value=1, max_value=10000)
 def test_fits_iff_resident_times_five_is_at_most_pool_times_four(
     weight: int, pool: int, bp: int
 ) -> None:
-    row = deepseek_v41_flash_row(data.manifest(data.V41_MANIFEST)).model_copy(
+    row = deepseek_v41_flash_row(data.manifest(V41_MANIFEST)).model_copy(
         update={"weight_gib": weight}
     )
     fit, refused = serving_arm_admits_under(row, v41_profile(bp), pool, RANKS)

@@ -1,19 +1,22 @@
-"""planner.glm_group_b_launch: Group B's GLM arm through the same launcher."""
+"""planner.arms.glm_group_b: Group B's GLM arm through the same launcher."""
 
 from __future__ import annotations
 
 from planner import data
-from planner.authority import fold, read_log
-from planner.checkpoint import NothingBeyondWeights
-from planner.glm_group_b_launch import (
+from planner.arms import arms
+from planner.arms.glm_group_b import (
     ARM,
     GLM_NATIVE_IMAGE,
     GLM_ROUTE,
     GLM_RUNTIME_KEY,
     GROUP,
+    NAME,
     glm_group_b_call,
     glm_group_b_launch_dry_run,
 )
+from planner.arms.glm_group_b import MANIFEST as GLM_MANIFEST
+from planner.authority import fold, read_log
+from planner.checkpoint import NothingBeyondWeights
 from planner.identity import GLM_NATIVE_CONTAINER, GLM_NATIVE_UNITS
 from planner.profile import GLM_GROUP_B_PROFILE
 from planner.runtime import arm_wall
@@ -21,12 +24,12 @@ from planner.scenarios import load_scenario
 
 ROOT = data.default_data_root()
 FABRIC = data.fabric(ROOT)
-MANIFEST = data.manifest(data.GLM_MANIFEST, ROOT)
+MANIFEST = data.manifest(GLM_MANIFEST, ROOT)
 
 
 def test_call_site_names_glms_own_values() -> None:
     call = glm_group_b_call(FABRIC, MANIFEST)
-    assert (call.arm, call.group.name) == (ARM, GROUP) == ("glm_group_b", "group_b")
+    assert (call.arm, call.group.name) == (NAME, GROUP) == ("glm_group_b", "group_b")
     assert call.container == GLM_NATIVE_CONTAINER
     assert call.units == GLM_NATIVE_UNITS
     assert call.route == GLM_ROUTE
@@ -79,3 +82,13 @@ def test_glm_rendered_bytes_carry_nothing_of_v41() -> None:
         assert "engram" not in text.lower()
         assert "--tokenizer-mode" not in text
         assert "glm-native-tp4" in text
+
+
+def test_its_module_is_its_arm() -> None:
+    assert arms()["glm_group_b"] == ARM
+    assert (ARM.name, ARM.group, ARM.report, ARM.uses_inputs) == (
+        "glm_group_b",
+        "group_b",
+        "target/glm-group-b-launch-dry-run.txt",
+        False,
+    )

@@ -5,14 +5,16 @@ from __future__ import annotations
 import pytest
 
 from planner import data
+from planner.arms.glm_group_b import GLM_ROUTE
+from planner.arms.glm_group_b import MANIFEST as GLM_MANIFEST
+from planner.arms.v41_group_a import MANIFEST as V41_MANIFEST
+from planner.arms.v41_group_a import V41_ROUTE
 from planner.checkpoint import deepseek_v41_flash_row, glm_row
 from planner.engram import V41_ENGRAM_PLACEMENT
 from planner.fabric import Fabric
-from planner.glm_group_b_launch import GLM_ROUTE
 from planner.identity import GLM_NATIVE_CONTAINER, V41_CONTAINER
 from planner.launch import LaunchPlan, RankLaunch, host_env, plan_arm_launch, rank_serve_argv
 from planner.profile import GLM_GROUP_B_PROFILE, deepseek_v41_measurement_profile
-from planner.v41_group_a_launch import V41_ROUTE
 
 DIGEST = "sha256:ab10f46a89cb5ae9b00a3a7dc3a6b8d6315eac94a8d1b51e94adab1b58b05f22"
 PLACEMENT = "/var/lib/gunbc/checkpoints/deepseek-ai--DeepSeek-V4.1-Flash/dba1be0a"
@@ -30,7 +32,7 @@ def plan(fabric: Fabric) -> LaunchPlan:
     )
     return plan_arm_launch(
         fabric.group("group_a"),
-        deepseek_v41_flash_row(data.manifest(data.V41_MANIFEST)),
+        deepseek_v41_flash_row(data.manifest(V41_MANIFEST)),
         profile,
         V41_CONTAINER,
         V41_ROUTE,
@@ -138,7 +140,7 @@ def test_profile_key_is_the_profiles(plan: LaunchPlan) -> None:
 
 def test_glm_serve_argv_on_group_b(fabric: Fabric) -> None:
     group = fabric.group("group_b")
-    row = glm_row(data.manifest(data.GLM_MANIFEST))
+    row = glm_row(data.manifest(GLM_MANIFEST))
     argv = rank_serve_argv(0, group, row, GLM_GROUP_B_PROFILE, GLM_NATIVE_CONTAINER, GLM_ROUTE)
     assert value_after(argv, "--master-addr") == "10.77.1.11"
     assert value_after(argv, "--master-port") == "29500"

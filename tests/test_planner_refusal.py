@@ -62,3 +62,9 @@ def test_planner_input_error_names_source_place_and_message() -> None:
     )
     assert str(err) == "fabric.json: hosts[4].rail_address: not an IPv4 rail address"
     assert isinstance(err, Exception)
+
+
+def test_lines_put_the_hint_on_a_line_of_its_own() -> None:
+    hinted = refusal("a.b", ("x", 0), "no", hint="do this")
+    assert hinted.lines() == ("refused: a.b at x[0]: no", "  hint: do this")
+    assert refusal("a.b", ("x",), "no").lines() == ("refused: a.b at x: no",)

@@ -9,11 +9,13 @@ import pytest
 
 from planner import data
 from planner.arm_launch import DryRun
+from planner.arms.glm_group_b import MANIFEST as GLM_MANIFEST
+from planner.arms.glm_group_b import glm_group_b_launch_dry_run
+from planner.arms.v41_group_a import MANIFEST as V41_MANIFEST
+from planner.arms.v41_group_a import v41_group_a_launch_dry_run
 from planner.authority import fold, read_log
-from planner.glm_group_b_launch import glm_group_b_launch_dry_run
 from planner.report import APPLY_ORDER, RULE, render_report, write_atomically
 from planner.scenarios import load_inputs, load_scenario
-from planner.v41_group_a_launch import v41_group_a_launch_dry_run
 
 ROOT = data.default_data_root()
 
@@ -22,7 +24,7 @@ def v41_run(name: str) -> DryRun:
     scenario = load_scenario(ROOT, name)
     return v41_group_a_launch_dry_run(
         data.fabric(ROOT),
-        data.manifest(data.V41_MANIFEST, ROOT),
+        data.manifest(V41_MANIFEST, ROOT),
         load_inputs(scenario.inputs),
         fold(read_log(scenario.authority), scenario.now),
     )
@@ -103,7 +105,7 @@ def test_glm_report_has_no_staging() -> None:
     scenario = load_scenario(ROOT, "supplied")
     run = glm_group_b_launch_dry_run(
         data.fabric(ROOT),
-        data.manifest(data.GLM_MANIFEST, ROOT),
+        data.manifest(GLM_MANIFEST, ROOT),
         fold(read_log(scenario.authority), scenario.now),
     )
     text = render_report(run)

@@ -1,4 +1,4 @@
-"""planner.v41_group_a_launch: the one V4.1 call site and its dry run."""
+"""planner.arms.v41_group_a: the one V4.1 call site and its dry run."""
 
 from __future__ import annotations
 
@@ -7,16 +7,11 @@ import json
 import pytest
 
 from planner import data
-from planner.authority import fold, read_log
-from planner.checkpoint import PageCacheFromNonKvHeadroom
-from planner.engram import V41_ENGRAM_PLACEMENT
-from planner.frontiers import PlanInputs
-from planner.identity import V41_CONTAINER, V41_UNITS
-from planner.refusal import PlannerInputError
-from planner.scenarios import load_inputs, load_scenario
-from planner.v41_group_a_launch import (
+from planner.arms import arms
+from planner.arms.v41_group_a import (
     ARM,
     GROUP,
+    NAME,
     SPARK_PAIR_SERVE_PORT,
     V41_ROUTE,
     V41_RUNTIME_KEY,
@@ -24,10 +19,18 @@ from planner.v41_group_a_launch import (
     v41_group_a_launch_dry_run,
     v41_profile,
 )
+from planner.arms.v41_group_a import MANIFEST as V41_MANIFEST
+from planner.authority import fold, read_log
+from planner.checkpoint import PageCacheFromNonKvHeadroom
+from planner.engram import V41_ENGRAM_PLACEMENT
+from planner.frontiers import PlanInputs
+from planner.identity import V41_CONTAINER, V41_UNITS
+from planner.refusal import PlannerInputError
+from planner.scenarios import load_inputs, load_scenario
 
 ROOT = data.default_data_root()
 FABRIC = data.fabric(ROOT)
-MANIFEST = data.manifest(data.V41_MANIFEST, ROOT)
+MANIFEST = data.manifest(V41_MANIFEST, ROOT)
 SUPPLIED = load_scenario(ROOT, "supplied")
 INPUTS = load_inputs(SUPPLIED.inputs)
 STATE = fold(read_log(SUPPLIED.authority), SUPPLIED.now)
@@ -35,7 +38,7 @@ STATE = fold(read_log(SUPPLIED.authority), SUPPLIED.now)
 
 def test_call_site_names() -> None:
     call = v41_group_a_call(FABRIC, MANIFEST, INPUTS)
-    assert (call.arm, call.group.name) == (ARM, GROUP) == ("v41_group_a", "group_a")
+    assert (call.arm, call.group.name) == (NAME, GROUP) == ("v41_group_a", "group_a")
     assert call.container == V41_CONTAINER
     assert call.units == V41_UNITS
     assert call.route == V41_ROUTE
@@ -93,3 +96,13 @@ def test_without_a_source_the_error_still_names_the_inputs() -> None:
     with pytest.raises(PlannerInputError) as info:
         v41_group_a_call(FABRIC, MANIFEST, inputs)
     assert info.value.source == "inputs"
+
+
+def test_its_module_is_its_arm() -> None:
+    assert arms()["v41_group_a"] == ARM
+    assert (ARM.name, ARM.group, ARM.report, ARM.uses_inputs) == (
+        "v41_group_a",
+        "group_a",
+        "target/v41-group-a-launch-dry-run.txt",
+        True,
+    )

@@ -61,7 +61,9 @@ def test_a_plan_that_is_not_admitted_is_refused_and_runs_nothing(
     out = capsys.readouterr().out.splitlines()
     assert code == 1
     assert out[-1] == "apply v41_group_a: REFUSED: the plan is not admitted; nothing ran"
-    assert all(line.startswith("refused: ") for line in out[:-1]) and len(out) > 1
+    # each refusal, then its hint on the next line (every refusal of live has one)
+    assert all(line.startswith("refused: ") for line in out[:-1:2]) and len(out) > 1
+    assert all(line.startswith("  hint: ") for line in out[1:-1:2])
     assert not scripts.exists()
 
 

@@ -26,6 +26,7 @@ from typing import Any
 from claims import ClaimKind, Verdict, claim, expect_equal, fails, holds
 from fixtures.builders import DATA_ROOT, inventory, v41_inputs, v41_manifest
 from planner.admission import Candidate, arm_launch_admission
+from planner.arms.v41_group_a import v41_group_a_launch_dry_run
 from planner.authority import (
     Active,
     AuthorityState,
@@ -37,8 +38,7 @@ from planner.authority import (
     read_state,
     stream_log,
 )
-from planner.refusal import PlannerInputError
-from planner.v41_group_a_launch import v41_group_a_launch_dry_run
+from planner.refusal import PlannerInputError, Refusal
 
 Event = dict[str, Any]
 Seen = tuple[str, str, str]
@@ -135,6 +135,14 @@ def _dry_run_refusals(events: list[Event], now: datetime) -> list[Seen]:
         inventory(), v41_manifest(), v41_inputs("supplied"), _state(events, now)
     )
     return [(r.code, r.where, r.message) for r in run.refusals]
+
+
+def _admission_refusals(events: list[Event], now: datetime) -> tuple[Refusal, ...]:
+    """The admission fold's refusals of V4.1 on Group A with the supplied image, at ``now``."""
+    state = _state(events, now)
+    return arm_launch_admission(
+        state, inventory().group("group_a"), _candidate(), _image()
+    ).refusals
 
 
 def _lease_expired(expiry: datetime, now: datetime) -> Seen:
@@ -247,12 +255,9 @@ def times_with_offsets_compare_as_instants() -> Verdict:
 # --- several failures at once ------------------------------------------------------------------
 
 
-@claim(ClaimKind.REFUSAL)
-def every_failed_conjunct_is_reported_in_conjunct_order() -> Verdict:
-    """A log where every conjunct fails — Group A suspended for another successor under an
-    expired lease, the image admitted only for two other runtime keys, srv7 held by Group
-    B's subject and srv8 released — refuses the dry run with exactly: the expired lease, the
-    other successor, the image (naming both other keys), then srv7 and srv8, in that order."""
+def _every_conjunct_failing() -> list[Event]:
+    """Group A suspended for another successor under an expired lease, the image admitted
+    only for two other runtime keys, srv7 held by Group B's subject and srv8 released."""
     supplied = _lines("supplied")
     other = _by_seq(_lines("other_successor"), 14)["successor"]
     expired = _by_seq(_lines("expired_lease"), 14)["lease_expires_at"]
@@ -266,11 +271,25 @@ def every_failed_conjunct_is_reported_in_conjunct_order() -> Verdict:
         "at": srv8_released["at"],
         "runtime_key": "gunbc-deepseek-v41-trial",
     }
-    events = [
+    return [
         *_replace(supplied, suspension, image_elsewhere, srv7_elsewhere),
         srv8_released,
         trial,
     ]
+
+
+@claim(ClaimKind.REFUSAL)
+def every_failed_conjunct_is_reported_in_conjunct_order() -> Verdict:
+    """A log where every conjunct fails — Group A suspended for another successor under an
+    expired lease, the image admitted only for two other runtime keys, srv7 held by Group
+    B's subject and srv8 released — refuses the dry run with exactly: the expired lease, the
+    other successor, the image (naming both other keys), then srv7 and srv8, in that order."""
+    events = _every_conjunct_failing()
+    other = _by_seq(events, 14)["successor"]
+    expired = _by_seq(events, 14)["lease_expires_at"]
+    image_elsewhere = _by_seq(events, 13)
+    srv7_elsewhere = _by_seq(events, 5)
+    trial = _by_seq(events, 16)
     now = _now("supplied")
     expected = [
         _lease_expired(_at(expired), now),
@@ -284,6 +303,42 @@ def every_failed_conjunct_is_reported_in_conjunct_order() -> Verdict:
         _not_held("srv8", None),
     ]
     return expect_equal(expected, _dry_run_refusals(events, now), "dry-run refusals")
+
+
+CLEARED_BY = {
+    "admission.group_unknown": "record group_a's state in the log (a group_active or "
+    "group_suspended event)",
+    "admission.lease_expired": "renew the lease: a new group_suspended event for this "
+    "successor with a later lease_expires_at",
+    "admission.other_successor": "plan the successor the group is suspended for, or suspend "
+    "it for this candidate",
+    "admission.image_not_admitted": "admit the image for this runtime key first (an "
+    "image_admitted event)",
+    "admission.host_not_held": "hold {host} for {subject} first (a host_held event)",
+}
+"""What each admission refusal hints the log needs, by code."""
+
+
+@claim(ClaimKind.REFUSAL)
+def each_admission_refusal_hints_at_the_event_that_clears_it() -> Verdict:
+    """Every admission refusal (of a log failing every conjunct, and of one that never names
+    Group A) says what to record in the log to clear it: an unknown group its state (a
+    group_active or group_suspended event), an expired lease its renewal, another successor
+    to plan that one or suspend the group for this candidate, an image not admitted an
+    image_admitted event for this runtime key, a host not held a host_held event for the
+    group's subject."""
+    unnamed = [e for e in _lines("live") if e.get("group") != "group_a"]
+    cases = ((_every_conjunct_failing(), _now("supplied")), (unnamed, _now("live")))
+    refused = [r for events, now in cases for r in _admission_refusals(events, now)]
+    subject = _group_a_subject()
+    want = [
+        (r.where, CLEARED_BY.get(r.code, "").format(host=r.location[-1], subject=subject))
+        for r in refused
+    ]
+    got = [(r.where, r.hint) for r in refused]
+    if not refused:
+        return fails("no admission refusal to read a hint from")
+    return expect_equal(want, got, f"(where, hint) of {len(refused)} admission refusals")
 
 
 @claim(ClaimKind.REFUSAL)

@@ -45,14 +45,17 @@ from fixtures.builders import (
 )
 from planner.apply import Stage
 from planner.arm_launch import DryRun
+from planner.arms import arms
+from planner.arms.glm_group_b import MANIFEST as GLM_MANIFEST
+from planner.arms.v41_group_a import MANIFEST as V41_MANIFEST
+from planner.arms.v41_group_a import v41_group_a_launch_dry_run
 from planner.cli import main
-from planner.data import DATA_ENV, GLM_MANIFEST, V41_MANIFEST
+from planner.data import DATA_ENV
 from planner.engram import MkdirStep
 from planner.frontiers import PlanInputs
 from planner.recipe import RecipePlan, load_recipe, plan_recipe
 from planner.refusal import Refusal
-from planner.report import write_atomically
-from planner.v41_group_a_launch import v41_group_a_launch_dry_run
+from planner.report import render_report, write_atomically
 
 # The README the user reads: the checkout's (the mutation survey runs from a copy of the
 # sources in mutants/ inside the checkout, which has no README of its own); in an installed
@@ -64,6 +67,8 @@ README = next(
 RULE = "=" * 78
 SCENARIOS = DATA_ROOT / "scenarios"
 V41, GLM = "v41_group_a", "glm_group_b"
+ARM_NAMES = sorted(arms())
+"""The arms the command line offers: every module of ``planner.arms``."""
 # The README's contract: the report's default path for the V4.1 arm ("target/v41-group-a-
 # launch-dry-run.txt by default"); the help says "per arm, under target/", so GLM's is its own.
 DEFAULT_REPORT = {
@@ -160,13 +165,18 @@ def _refusal_line(r: Refusal) -> str:
     return f"refused: {r.code} at {r.where}: {r.message}"
 
 
+def _refusal_lines(r: Refusal) -> list[str]:
+    """The refusal's line, then `  hint: <hint>` on its own line when it has a hint."""
+    return [_refusal_line(r), *([f"  hint: {r.hint}"] if r.hint else [])]
+
+
 def _dry_run_lines(run: DryRun, out: Path | str) -> list[str]:
     """What a dry run prints: where the report went and how many hosts rendered, each
     refusal in order, then the arm's decision."""
     decision = "ADMITTED" if run.admitted else "REFUSED"
     return [
         f"{run.arm}: report written to {out} ({len(run.hosts)} hosts rendered)",
-        *(_refusal_line(r) for r in run.refusals),
+        *(line for r in run.refusals for line in _refusal_lines(r)),
         f"{run.arm}: {decision}",
     ]
 
@@ -217,8 +227,8 @@ def without_out_each_arm_writes_its_default_report_under_the_working_directory()
 @claim(ClaimKind.REFUSAL)
 def refused_dry_runs_exit_1_printing_every_refusal_in_order() -> Verdict:
     """Live and every refusal scenario exit 1 and print the report line, each refusal as
-    `refused: <code> at <location>: <message>` in the planner's order, then `ARM: REFUSED`;
-    the report is written."""
+    `refused: <code> at <location>: <message>` (and its hint line) in the planner's order,
+    then `ARM: REFUSED`; the report is written."""
     problems = []
     with tempfile.TemporaryDirectory() as tmp:
         for name in REFUSAL_SCENARIOS:
@@ -245,6 +255,51 @@ def refused_dry_runs_exit_1_printing_every_refusal_in_order() -> Verdict:
     return expect(
         not problems,
         f"{len(REFUSAL_SCENARIOS)} scenarios and a bare log exit 1, each refusal in order",
+        "; ".join(problems[:3]),
+    )
+
+
+HOSTS = "srv5=root@10.0.0.5,srv6=root@10.0.0.6,srv7=root@10.0.0.7,srv8=root@10.0.0.8"
+
+
+def _hints_shown(name: str, tmp: Path) -> list[str]:
+    """Where scenario ``name``'s refusals are shown without their hints right after them."""
+    refused = v41_dry_run(name).refusals
+    problems = [f"{name}: {r.code} has no hint" for r in refused if not r.hint]
+    pairs = [[_refusal_line(r), f"  hint: {r.hint}"] for r in refused]
+    out = tmp / f"{name}.txt"
+    printed = _run_main("dry-run", V41, "--scenario", name, "--out", out).out
+    reported = out.read_text(encoding="utf-8").splitlines() if out.is_file() else []
+    applied = _run_main("apply", V41, "--scenario", name, "--hosts", HOSTS, "--dry-run").out
+    for where, lines in (("stdout", printed), ("report", reported), ("apply", applied)):
+        if not all(_follows(lines, pair) for pair in pairs):
+            problems.append(f"{name}: {where} {lines[-4:]}")
+    return problems
+
+
+def _follows(lines: list[str], pair: list[str]) -> bool:
+    return any(lines[i : i + 2] == pair for i in range(len(lines)))
+
+
+@claim(ClaimKind.REFUSAL)
+def every_refusal_prints_its_hint_on_the_next_line() -> Verdict:
+    """Every refusal of live and of each refusal scenario carries a hint, and `planner
+    dry-run` (on stdout and in its report) and `planner apply` print it as `  hint: <hint>` on
+    the line right after the refusal's own; a refusal without a hint is reported as its line
+    alone."""
+    with tempfile.TemporaryDirectory() as tmp:
+        problems = [p for name in REFUSAL_SCENARIOS for p in _hints_shown(name, Path(tmp))]
+    run = v41_dry_run("host_not_held")
+    assert run.admission is not None  # the scenario renders; admission refuses srv8
+    bare = tuple(r.model_copy(update={"hint": ""}) for r in run.admission.refusals)
+    admission = run.admission.model_copy(update={"refusals": bare})
+    unhinted = run.model_copy(update={"admission": admission})
+    if any(line.startswith("  hint:") for line in render_report(unhinted).splitlines()):
+        problems.append("a refusal without a hint is reported with a hint line")
+    return expect(
+        not problems,
+        f"{len(REFUSAL_SCENARIOS)} scenarios: each refusal's hint follows it (stdout, report, "
+        "apply)",
         "; ".join(problems[:3]),
     )
 
@@ -363,7 +418,7 @@ def _usage_cases(tmp: Path) -> list[tuple[str, list[str], str]]:
             "unknown arm",
             ["dry-run", "v5_group_c", "--scenario", "supplied"],
             "planner dry-run: error: argument arm: invalid choice: 'v5_group_c' "
-            "(choose from 'glm_group_b', 'v41_group_a')\n",
+            f"(choose from {', '.join(repr(name) for name in ARM_NAMES)})\n",
         ),
     ]
 
@@ -648,7 +703,7 @@ def _verdict_lines(run: DryRun, read_at: datetime) -> list[str]:
     elif run.admission.admitted:
         # the admission fold's own result; a fit refusal still refuses the run below
         lines.append("admission: admitted (all four conjuncts hold)")
-    lines += [_refusal_line(r) for r in run.refusals]
+    lines += [line for r in run.refusals for line in _refusal_lines(r)]
     lines.append("result: ADMITTED" if run.admitted else f"result: REFUSED ({len(run.refusals)})")
     return lines
 
@@ -931,7 +986,7 @@ def _described(help_text: str, name: str) -> str:
 # The command line's surface: every subcommand and each one's arguments.
 COMMANDS: dict[str, tuple[str, ...]] = {
     "dry-run": (
-        "{glm_group_b,v41_group_a}",
+        "{" + ",".join(ARM_NAMES) + "}",
         "--scenario",
         "--authority",
         "--inputs",
@@ -1304,6 +1359,7 @@ def an_image_built_for_another_runtime_is_refused() -> Verdict:
         "refused: runtime.image_for_other_runtime at inputs.produced_image.artifact.runtime_key: "
         f"image {artifact['config_digest']} was built for runtime key {key!r}, not this arm's "
         f"{own!r}",
+        "  hint: supply the image produced for this arm's runtime key",
         f"{V41}: REFUSED",
     ]
     return expect_equal((1, want, ""), (ran.code, ran.out, ran.err), "(exit, stdout, stderr)")

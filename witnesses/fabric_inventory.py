@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 import fixtures
 from claims import ClaimKind, Verdict, claim, expect, expect_equal, fails, holds
 from planner import data
+from planner.arms.v41_group_a import MANIFEST as V41_MANIFEST
 from planner.checkpoint import load_manifest
 from planner.fabric import load_fabric, serving_head
 from planner.refusal import PlannerInputError, refusal
@@ -764,7 +765,7 @@ def a_manifest_the_planner_cannot_place_is_refused_at_its_field() -> Verdict:
     path cannot carry, whose revision is not alphanumeric, or whose file has a negative or
     textual byte count loads no plan: each is refused at its field naming the file, never
     a crash further on."""
-    base = json.loads((FIXTURES / data.V41_MANIFEST).read_text(encoding="utf-8"))
+    base = json.loads((FIXTURES / V41_MANIFEST).read_text(encoding="utf-8"))
     files = base["files"]
     cases: dict[str, tuple[dict[str, object], str, str]] = {
         "model without organisation": ({"model": "DeepSeek"}, "model", "cannot place model"),
@@ -785,13 +786,13 @@ def a_manifest_the_planner_cannot_place_is_refused_at_its_field() -> Verdict:
     seen: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for number, (case, (change, _, _)) in enumerate(cases.items()):
-            root = _manifest_root(Path(tmp) / str(number), data.V41_MANIFEST, {**base, **change})
+            root = _manifest_root(Path(tmp) / str(number), V41_MANIFEST, {**base, **change})
             try:
-                data.manifest(data.V41_MANIFEST, root)
+                data.manifest(V41_MANIFEST, root)
                 seen[case] = "loaded"
             except PlannerInputError as exc:
                 fact = cases[case][2]
-                named = exc.source == str(root / data.V41_MANIFEST)
+                named = exc.source == str(root / V41_MANIFEST)
                 seen[case] = (named, exc.where, fact in exc.message)
     want = {case: (True, where, True) for case, (_, where, _) in cases.items()}
     return expect_equal(want, seen, "(file named, where, states the fact) per manifest")

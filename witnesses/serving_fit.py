@@ -249,7 +249,7 @@ def without_a_profile_a_page_cache_row_is_refused_as_unknown() -> Verdict:
         ("plan", "profile"),
         f"{reference} keeps a page-cache allowance beyond its 287 GiB of weights, and with no "
         "launch profile that allowance is unknown",
-        "plan with a measurement profile (serving_arm_admits_under)",
+        "give the arm a launch profile: its gpu-memory-utilization decides the allowance",
     )
     return expect_equal(expected, _shown(refused), "(code, location, message, hint)")
 

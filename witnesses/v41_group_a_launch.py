@@ -28,6 +28,7 @@ from fixtures.builders import (
 )
 from planner.apply import ApplyStep, Stage
 from planner.arm_launch import DryRun
+from planner.arms.v41_group_a import v41_group_a_call, v41_group_a_launch_dry_run
 from planner.checkpoint import (
     CheckpointRow,
     CheckpointVllmParsers,
@@ -46,7 +47,7 @@ from planner.fit import serving_arm_admits_under
 from planner.frontiers import V41_FRONTIERS
 from planner.profile import VllmEngramConfigRequest
 from planner.refusal import PlannerInputError
-from planner.v41_group_a_launch import v41_group_a_call, v41_group_a_launch_dry_run
+from planner.report import render_report
 
 V41_NAME = "gunbc-v41-tp4"
 FOREIGN_NAMES = ("gunbc-spark-pair", "glm-native")
@@ -79,6 +80,26 @@ def _temps_left_behind(steps: tuple[ApplyStep, ...]) -> list[str]:
     cleanup = "".join(s.script for s in steps if s.stage is Stage.CLEANUP)
     removed = set(re.findall(r'rm -f "(\$\w+\.landing)"', cleanup))
     return sorted(written - removed) if written else ["no landing temp file found to check"]
+
+
+def artifacts() -> dict[str, str]:
+    """V4.1's rendered bytes, for ``claims identity v41_group_a_launch --base REV``: under the
+    supplied inputs each host's unit, create argv, Engram staging steps and every apply
+    stage's script; and the whole report of the supplied and the live dry run."""
+    run = _supplied()
+    found = {
+        "report/supplied": render_report(run),
+        "report/live": render_report(v41_dry_run("live")),
+    }
+    for host in run.hosts:
+        real = host.realization
+        found[f"{real.host_name}/{real.unit_name}"] = real.unit_text
+        found[f"{real.host_name}/create.argv"] = "\0".join(real.create_argv)
+        staged = [step.model_dump(mode="json") for step in host.staging]
+        found[f"{real.host_name}/staging.json"] = json.dumps(staged, sort_keys=True)
+        for step in host.steps:
+            found[f"{real.host_name}/{step.stage.value}.sh"] = step.script
+    return found
 
 
 # --- expected values, built from the inputs and the specification -------------------------

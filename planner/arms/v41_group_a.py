@@ -9,6 +9,7 @@ declared frontier until supplied.
 from __future__ import annotations
 
 from planner.arm_launch import ArmCall, DryRun, plan_arm
+from planner.arms import Arm, ArmSources
 from planner.authority import AuthorityState
 from planner.checkpoint import CheckpointManifest, deepseek_v41_flash_row
 from planner.engram import V41_ENGRAM_PLACEMENT, parse_engram_manifest
@@ -18,8 +19,10 @@ from planner.identity import V41_CONTAINER, V41_UNITS
 from planner.launch import ServingRoute
 from planner.profile import ServingLaunchProfile, deepseek_v41_measurement_profile
 
-ARM = "v41_group_a"
+NAME = "v41_group_a"
 GROUP = "group_a"
+MANIFEST = "checkpoints/deepseek-v41-flash-dba1be0a.manifest.json"
+"""Its checkpoint manifest, under the data root."""
 V41_RUNTIME_KEY = "gunbc-deepseek-v41-engram-produced"
 SPARK_PAIR_SERVE_PORT = 8000
 """The route's port: V4.1 succeeds V4 on the same serving subject."""
@@ -45,7 +48,7 @@ def v41_group_a_call(
     if inputs.engram_manifest is not None:
         manifest_bytes = parse_engram_manifest(inputs.engram_manifest, V41_ENGRAM_PLACEMENT, source)
     return ArmCall(
-        arm=ARM,
+        arm=NAME,
         group=fabric.group(GROUP),
         row=deepseek_v41_flash_row(manifest),
         container=V41_CONTAINER,
@@ -69,3 +72,19 @@ def v41_group_a_launch_dry_run(
 ) -> DryRun:
     """Plan and admit; ``source`` names the inputs file in any error about its content."""
     return plan_arm(v41_group_a_call(fabric, manifest, inputs, source), state)
+
+
+def _dry_run(sources: ArmSources) -> DryRun:
+    manifest = sources.manifest(MANIFEST)
+    return v41_group_a_launch_dry_run(
+        sources.fabric, manifest, sources.inputs, sources.state, sources.inputs_source
+    )
+
+
+ARM = Arm(
+    name=NAME,
+    group=GROUP,
+    report="target/v41-group-a-launch-dry-run.txt",
+    uses_inputs=True,
+    plan=_dry_run,
+)

@@ -6,6 +6,7 @@ GLM's inputs are all pinned (no open PR owns them), so it declares no frontiers.
 from __future__ import annotations
 
 from planner.arm_launch import ArmCall, DryRun, plan_arm
+from planner.arms import Arm, ArmSources
 from planner.authority import AuthorityState
 from planner.checkpoint import CheckpointManifest, glm_row
 from planner.fabric import Fabric
@@ -14,8 +15,10 @@ from planner.launch import ServingRoute
 from planner.profile import GLM_GROUP_B_PROFILE
 from planner.runtime import ImageArtifact, ProducedImage, RegistryReading
 
-ARM = "glm_group_b"
+NAME = "glm_group_b"
 GROUP = "group_b"
+MANIFEST = "checkpoints/glm-4.6-fp8-5c7e1f3b.manifest.json"
+"""Its checkpoint manifest, under the data root."""
 GLM_RUNTIME_KEY = "gunbc-glm-native"
 GLM_ROUTE = ServingRoute(serve_port=8100, served_model_name="glm")
 GLM_NATIVE_IMAGE = ProducedImage(
@@ -30,7 +33,7 @@ GLM_NATIVE_IMAGE = ProducedImage(
 
 def glm_group_b_call(fabric: Fabric, manifest: CheckpointManifest) -> ArmCall:
     return ArmCall(
-        arm=ARM,
+        arm=NAME,
         group=fabric.group(GROUP),
         row=glm_row(manifest),
         container=GLM_NATIVE_CONTAINER,
@@ -46,3 +49,16 @@ def glm_group_b_launch_dry_run(
     fabric: Fabric, manifest: CheckpointManifest, state: AuthorityState
 ) -> DryRun:
     return plan_arm(glm_group_b_call(fabric, manifest), state)
+
+
+def _dry_run(sources: ArmSources) -> DryRun:
+    return glm_group_b_launch_dry_run(sources.fabric, sources.manifest(MANIFEST), sources.state)
+
+
+ARM = Arm(
+    name=NAME,
+    group=GROUP,
+    report="target/glm-group-b-launch-dry-run.txt",
+    uses_inputs=False,
+    plan=_dry_run,
+)
