@@ -406,7 +406,8 @@ def add_parser(
     apply.add_argument(
         "--scripts",
         type=path_argument,
-        help="where --dry-run writes the stage scripts (default: target/<arm>-apply)",
+        help="where --dry-run writes the stage scripts "
+        "(default: target/ARM-apply, the arm with dashes)",
     )
     apply.add_argument("--ssh", default="ssh", help="the ssh client to run (default: ssh)")
     apply.add_argument("--ssh-config", help="ssh -F FILE (default: ssh's own config files)")

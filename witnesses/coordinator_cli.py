@@ -317,9 +317,10 @@ def timeouts_and_attempts_are_whole_numbers_from_1_to_999999() -> Verdict:
 @claim(ClaimKind.REFUSAL)
 def a_plan_that_is_not_admitted_exits_1_and_runs_nothing() -> Verdict:
     """Under a scenario whose plan is refused (live), ``planner apply`` prints each refusal
-    in order (each followed by its ``  hint:`` line when it has one), then ``apply ARM: REFUSED: the plan is not admitted; nothing ran``, and exits
-    1 without running ssh (the client named does not even exist) or writing a script — also
-    with ``--dry-run``, and before it checks the hosts against the plan."""
+    in order (each followed by its ``  hint:`` line when it has one), then ``apply ARM:
+    REFUSED: the plan is not admitted; nothing ran``, and exits 1 without running ssh (the
+    client named does not even exist) or writing a script — also with ``--dry-run``, and
+    before it checks the hosts against the plan."""
     refusals = [line for r in v41_dry_run("live").refusals for line in r.lines()]
     want = [*refusals, f"apply {ARM}: REFUSED: the plan is not admitted; nothing ran"]
     problems = []
@@ -381,7 +382,8 @@ HELP = (
     "--data DATA data root (default: the fixtures directory)",
     "--hosts HOSTS every planned host's ssh address: HOST=USER@ADDRESS[:PORT],… (IPv6 in [])",
     "--dry-run print the commands; run nothing",
-    "--scripts SCRIPTS where --dry-run writes the stage scripts (default: target/<arm>-apply)",
+    "--scripts SCRIPTS where --dry-run writes the stage scripts "
+    "(default: target/ARM-apply, the arm with dashes)",
     "--ssh SSH the ssh client to run (default: ssh)",
     "--ssh-config SSH_CONFIG ssh -F FILE (default: ssh's own config files)",
     "--identity IDENTITY ssh -i FILE, and only that key (IdentitiesOnly)",
