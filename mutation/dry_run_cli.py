@@ -115,6 +115,7 @@ def default_report_lands_beside_the_caller(argv: Sequence[str] | None = None) ->
         f"{W}.help_states_the_exit_codes_and_its_examples_run",
         RUNTIME,
         "launcher_recipe.a_recipe_for_another_group_size_is_refused_with_its_hint",
+        "coordinator_cli.a_plan_that_is_not_admitted_exits_1_and_runs_nothing",
     },
 )
 def refused_runs_exit_0(argv: Sequence[str] | None = None) -> int:
@@ -129,6 +130,7 @@ def refused_runs_exit_0(argv: Sequence[str] | None = None) -> int:
         f"{W}.now_overrides_the_scenario_time",
         RUNTIME,
         HINTS,
+        "coordinator_cli.a_plan_that_is_not_admitted_exits_1_and_runs_nothing",
     },
     independent=False,
 )
@@ -147,6 +149,8 @@ def refusal_lines_not_printed(argv: Sequence[str] | None = None) -> int:
         f"{W}.recipe_errors_exit_2_with_every_problem_located",
         HOSTILE_INPUTS,
         ARGUMENTS,
+        "coordinator_cli.a_bad_hosts_list_exits_2_with_one_located_line_and_writes_nothing",
+        "coordinator_cli.scripts_that_cannot_be_written_exit_2_and_print_no_command",
     },
     independent=False,
 )
@@ -379,7 +383,12 @@ def the_images_runtime_key_is_ignored(image: ProducedImage, runtime_key: str) ->
 
 @mutant(
     replaces="planner.values.printable",
-    turns_red={ONE_LINE, ARGUMENTS, "fabric_inventory.the_json_rules_hold_at_their_edges"},
+    turns_red={
+        ONE_LINE,
+        ARGUMENTS,
+        "fabric_inventory.the_json_rules_hold_at_their_edges",
+        "coordinator_cli.scripts_that_cannot_be_written_exit_2_and_print_no_command",
+    },
 )
 def errors_print_what_the_input_holds(text: str) -> str:
     """Error messages print keys and paths as they are: a newline in a key starts a new
@@ -387,7 +396,15 @@ def errors_print_what_the_input_holds(text: str) -> str:
     return text
 
 
-@mutant(replaces="planner.report.write_atomically", turns_red={WHERE, SIGTERM}, independent=False)
+@mutant(
+    replaces="planner.report.write_atomically",
+    turns_red={
+        WHERE,
+        SIGTERM,
+        "coordinator_cli.the_dry_run_writes_every_stage_script_byte_for_byte",
+    },
+    independent=False,
+)
 def whatever_is_at_the_target_is_replaced(path: Path, text: str) -> None:
     """Every report goes through a 0600 temp file renamed over the target: a FIFO or
     /dev/null becomes a regular file, a symlink is replaced by a file, the umask is ignored
@@ -410,6 +427,7 @@ def whatever_is_at_the_target_is_replaced(path: Path, text: str) -> None:
         WHERE,
         f"{W}.an_unwritable_out_exits_2_and_leaves_nothing_behind",
         f"{W}.reports_are_written_atomically",
+        "coordinator_cli.the_dry_run_writes_every_stage_script_byte_for_byte",
     },
     independent=False,
 )

@@ -269,6 +269,7 @@ def an_unknown_model_gets_the_first_manifest(
         "dry_run_cli.a_hostile_inputs_file_exits_2_at_its_key",
         "dry_run_cli.empty_and_unplannable_arguments_exit_2_located",
         "dry_run_cli.every_error_is_one_line_whatever_the_input_holds",
+        "coordinator_cli.a_bad_hosts_list_exits_2_with_one_located_line_and_writes_nothing",
     },
 )
 def the_printed_error_drops_the_file(self: Any, source: str, where: str, message: str) -> None:

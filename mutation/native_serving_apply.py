@@ -42,6 +42,10 @@ STAGE_ORDER = {stage: index for index, stage in enumerate(Stage)}
         "transaction_plan.a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on",
         "transaction_plan.the_dry_run_lists_every_command_in_the_order_it_would_run",
         "transaction_plan.the_plan_is_the_planners_order_with_commit_last",
+        "coordinator_cli.the_dry_run_prints_every_ssh_command_in_run_order_with_the_options_given",
+        "coordinator_cli.the_dry_run_writes_every_stage_script_byte_for_byte",
+        "ssh_transport.planner_apply_runs_each_step_over_ssh_and_reports_what_it_left",
+        "transaction_plan.the_report_lists_every_step_then_every_host_then_the_verdict",
     },
 )
 def followers_go_before_the_head(contexts: tuple[ApplyContext, ...]) -> tuple[ApplyStep, ...]:

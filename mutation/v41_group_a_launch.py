@@ -226,6 +226,8 @@ def image_named_by_a_floating_tag(
         UNIT,
         "transaction_plan.every_ssh_command_is_strict_and_sends_the_script_with_its_sha256",
         "transaction_plan.the_plan_is_the_planners_order_with_commit_last",
+        "coordinator_cli.the_dry_run_prints_every_ssh_command_in_run_order_with_the_options_given",
+        "coordinator_cli.the_dry_run_writes_every_stage_script_byte_for_byte",
     },
 )
 def v41_runs_under_the_v4_pair_container_name(
@@ -400,6 +402,12 @@ def held_host_conjunct_removed(state: AuthorityState, group: FabricGroup) -> tup
         "dry_run_cli.without_out_each_arm_writes_its_default_report_under_the_working_directory",
         "dry_run_cli.an_image_built_for_another_runtime_is_refused",
         "dry_run_cli.every_refusal_prints_its_hint_on_the_next_line",
+        "coordinator_cli.a_bad_hosts_list_exits_2_with_one_located_line_and_writes_nothing",
+        "coordinator_cli.scripts_that_cannot_be_written_exit_2_and_print_no_command",
+        "coordinator_cli.the_dry_run_prints_every_ssh_command_in_run_order_with_the_options_given",
+        "coordinator_cli.the_dry_run_writes_every_stage_script_byte_for_byte",
+        "coordinator_cli.timeouts_and_attempts_are_whole_numbers_from_1_to_999999",
+        "ssh_transport.planner_apply_runs_each_step_over_ssh_and_reports_what_it_left",
     },
     independent=False,
 )
@@ -929,6 +937,8 @@ def _dry_run(
         "transaction_plan.every_ssh_command_is_strict_and_sends_the_script_with_its_sha256",
         "transaction_plan.the_dry_run_lists_every_command_in_the_order_it_would_run",
         "transaction_plan.the_plan_is_the_planners_order_with_commit_last",
+        "ssh_transport.planner_apply_runs_each_step_over_ssh_and_reports_what_it_left",
+        "transaction_plan.the_report_lists_every_step_then_every_host_then_the_verdict",
     },
     independent=False,
 )
