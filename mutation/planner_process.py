@@ -28,9 +28,13 @@ from planner.values import printable, safe_name
 W = "planner_process"
 
 
+# Not combined with the others: ``planner`` keeps the parser it built first, so whether
+# another witness's claim (dry_run_cli's --debug bug) sees this mutant depends on which claim
+# built the parser; alone, only the claims that build it now can.
 @mutant(
     replaces="planner.cli._debug_option",
     turns_red={f"{W}.debug_before_or_after_the_command_prints_the_traceback_of_a_bug"},
+    independent=False,
 )
 def a_debug_before_the_command_is_overwritten(
     parser: argparse.ArgumentParser, default: object
