@@ -152,8 +152,9 @@ def _shape(ran: Ran, head: str) -> tuple[bool, bool, bool]:
 @claim(ClaimKind.REFUSAL)
 def debug_before_or_after_the_command_prints_the_traceback_of_a_bug() -> Verdict:
     """On a bug (a planted one: the report renderer raises), ``planner --debug dry-run …``
-    and ``planner dry-run … --debug`` both exit 70 printing the traceback and then the one
-    located internal-error line; without ``--debug`` only that line."""
+    and ``planner dry-run … --debug`` both print the traceback and then the one located
+    internal-error line; without ``--debug`` only that line (its exit 70 is
+    ``dry_run_cli.a_bug_exits_70_in_one_located_line``)."""
     head = "planner: internal error: _PlantedBug: the renderer broke"
     got = []
     with tempfile.TemporaryDirectory() as tmp, _parser_built_now(), _renderer(_planted_bug):
@@ -169,7 +170,7 @@ def debug_before_or_after_the_command_prints_the_traceback_of_a_bug() -> Verdict
 def debug_counts_even_when_the_command_line_cannot_be_built() -> Verdict:
     """When the command line itself cannot be built (a module beside the arms whose ARM is
     not an Arm), ``--debug`` anywhere in the words still prints the traceback before the
-    located internal-error line (exit 70); without it, only that line."""
+    internal-error line naming the module; without it, only that line."""
     head = (
         "planner: internal error: TypeError: planner.arms.notarm: ARM must be an Arm named 'notarm'"
     )
