@@ -101,7 +101,7 @@ def admitted_printed_in_lower_case(argv: Sequence[str] | None = None) -> int:
 def default_report_lands_beside_the_caller(argv: Sequence[str] | None = None) -> int:
     """Without --out the dry-run report is written in the working directory itself, not
     under target/."""
-    words = list(argv or [])
+    words = list(sys.argv[1:] if argv is None else argv)
     if words[:1] == ["dry-run"] and "--out" not in words and len(words) > 1:
         words += ["--out", f"{words[1].replace('_', '-')}-launch-dry-run.txt"]
     return _rewritten(words)
@@ -171,7 +171,7 @@ def input_errors_exit_1(argv: Sequence[str] | None = None) -> int:
 )
 def now_ignored_with_a_scenario(argv: Sequence[str] | None = None) -> int:
     """With --scenario, --now is dropped: the log is always read at the scenario's time."""
-    words = list(argv or [])
+    words = list(sys.argv[1:] if argv is None else argv)
     if "--scenario" in words and "--now" in words:
         at = words.index("--now")
         del words[at : at + 2]
@@ -188,7 +188,7 @@ def now_ignored_with_a_scenario(argv: Sequence[str] | None = None) -> int:
 )
 def recipe_errors_stop_at_the_first_problem(argv: Sequence[str] | None = None) -> int:
     """A recipe with several problems reports only the first one."""
-    if list(argv or [])[:1] != ["recipe"]:
+    if list(sys.argv[1:] if argv is None else argv)[:1] != ["recipe"]:
         return _rewritten(argv)
     return _rewritten(argv, err=lambda text: "".join(text.splitlines(keepends=True)[:1]))
 
@@ -205,7 +205,7 @@ def recipe_errors_stop_at_the_first_problem(argv: Sequence[str] | None = None) -
 def help_shows_only_the_usage(argv: Sequence[str] | None = None) -> int:
     """--help prints the usage line alone: no descriptions, defaults, examples or exit
     codes."""
-    if "--help" not in list(argv or []):
+    if "--help" not in list(sys.argv[1:] if argv is None else argv):
         return _rewritten(argv)
     return _rewritten(argv, out=lambda text: text.split("\n\n", 1)[0] + "\n")
 
@@ -221,7 +221,7 @@ def help_shows_only_the_usage(argv: Sequence[str] | None = None) -> int:
 )
 def recipe_defaults_to_group_b(argv: Sequence[str] | None = None) -> int:
     """A recipe without --group is planned over Group B, not the group_a the help states."""
-    words = list(argv or [])
+    words = list(sys.argv[1:] if argv is None else argv)
     if words[:1] == ["recipe"] and "--group" not in words:
         words += ["--group", "group_b"]
     return _rewritten(words)
@@ -354,7 +354,7 @@ def glm_ignores_its_inputs(args: argparse.Namespace) -> DryRun:
 def an_empty_now_reads_the_wall_clock(argv: Sequence[str] | None = None) -> int:
     """``--now ''`` is taken as no --now at all: the log is read at the wall clock (or the
     scenario's time) instead of refusing the empty value."""
-    words = list(argv or [])
+    words = list(sys.argv[1:] if argv is None else argv)
     while "--now" in words and words[words.index("--now") + 1 :][:1] == [""]:
         at = words.index("--now")
         del words[at : at + 2]

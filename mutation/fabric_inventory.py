@@ -229,6 +229,7 @@ def list_indices_rendered_as_names(location: Location) -> str:
     turns_red={
         f"{W}.the_data_root_is_the_environment_or_the_fixtures",
         "dry_run_cli.scenarios_lists_every_scenario_with_its_description",
+        "planner_process.a_data_root_without_the_arms_group_names_it_and_the_groups_it_has",
     },
 )
 def the_environment_is_ignored() -> Path:
@@ -270,6 +271,9 @@ def an_unknown_model_gets_the_first_manifest(
         "dry_run_cli.empty_and_unplannable_arguments_exit_2_located",
         "dry_run_cli.every_error_is_one_line_whatever_the_input_holds",
         "coordinator_cli.a_bad_hosts_list_exits_2_with_one_located_line_and_writes_nothing",
+        "planner_process.a_bad_container_name_is_an_input_error_at_name",
+        "planner_process.a_composed_model_linking_another_repo_is_located_in_the_recipe",
+        "planner_process.a_data_root_without_the_arms_group_names_it_and_the_groups_it_has",
     },
 )
 def the_printed_error_drops_the_file(self: Any, source: str, where: str, message: str) -> None:

@@ -20,9 +20,10 @@ from planner import coordinator, data
 from planner.arm_launch import DryRun
 from planner.arms import Arm, ArmSources, arm, arms
 from planner.authority import read_state
+from planner.checkpoint import CheckpointManifest
 from planner.fabric import Fabric, FabricGroup
 from planner.frontiers import PlanInputs
-from planner.recipe import RecipeInvalid, group_refusals, load_recipe, plan_recipe
+from planner.recipe import Recipe, RecipeInvalid, group_refusals, load_recipe, plan_recipe
 from planner.refusal import PlannerInputError
 from planner.report import render_recipe_report, render_report, write_atomically
 from planner.scenarios import load_inputs, load_scenario, scenario_names
@@ -215,6 +216,19 @@ def _container_name(name: str) -> str:
         raise PlannerInputError("--name", name, str(exc)) from exc
 
 
+def _composed_snapshot(recipe: Recipe, root: Path, source: str) -> CheckpointManifest | None:
+    """The snapshot a ``[composed_model]`` links from: the recipe's model's, which its first
+    source must name; another repo is a located error in the recipe."""
+    if recipe.composed_model is None:
+        return None
+    snapshot = data.snapshot_manifest(recipe.model, root)
+    repo = recipe.composed_model.sources[0].repo
+    if repo != snapshot.model:
+        message = f"{repo!r} is not the recipe's model {recipe.model!r}, whose snapshot it is"
+        raise PlannerInputError(source, "composed_model.sources[0].repo", message)
+    return snapshot
+
+
 def _run_recipe(args: argparse.Namespace) -> int:
     root = args.data or data.default_data_root()
     # recipes live as <name>/recipe.toml or as <name>.toml
@@ -228,13 +242,7 @@ def _run_recipe(args: argparse.Namespace) -> int:
         for line in (text for r in refused for text in r.lines()):
             print(printable(line), file=sys.stderr)
         return EXIT_REFUSED
-    snapshot = None
-    if recipe.composed_model is not None:
-        snapshot = data.snapshot_manifest(recipe.model, root)
-        repo = recipe.composed_model.sources[0].repo
-        if repo != snapshot.model:
-            message = f"{repo!r} is not the recipe's model {recipe.model!r}, whose snapshot it is"
-            raise PlannerInputError(source, "composed_model.sources[0].repo", message)
+    snapshot = _composed_snapshot(recipe, root, source)
     plan = plan_recipe(recipe, group, _container_name(name), snapshot)
     out = args.out or Path("target") / f"{name}-plan.txt"
     if not _written(out, render_recipe_report(plan)):

@@ -1,0 +1,403 @@
+"""Witness: what the ``planner`` command does as a process — ``--debug``, the exit codes of
+an interrupt, a reader that went away and a bug, and the located errors of the recipe
+command's names and paths.
+
+Every claim calls the real entry point, ``planner.cli.main(argv)``, in this process (a
+mutant switched after import is what runs), with stdout and stderr captured and every file
+in a temporary directory. Where a claim needs the command line as built now, it drops the
+parser ``planner`` keeps once built (before and after, so no later run sees a parser built
+under another mutant). Expected values come from the help and the module docstring of
+:mod:`planner.cli` (exit codes 0, 1, 2, 70, 130), from the recipe fixtures and the fabric
+inventory. An interrupt or a closed pipe is provoked by a real stdout object whose ``write``
+raises what the operating system would make Python raise.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
+from dataclasses import dataclass
+from pathlib import Path
+
+import planner.arms
+from claims import ClaimKind, Verdict, claim, expect_equal
+from fixtures.builders import DATA_ROOT, TINY_RECIPE, scenario
+from planner import cli
+from planner.arm_launch import DryRun
+from planner.data import DATA_ENV
+
+V41 = "v41_group_a"
+DEBUG_HELP = "--debug on an internal error (exit 70), also print the traceback"
+"""The help line of ``--debug`` as ``--help`` lays it out (whitespace folded)."""
+TRACEBACK = "Traceback (most recent call last):"
+
+
+class _Stderr(io.StringIO):
+    """A captured stderr that notes ``close()`` and stays readable."""
+
+    closed_by_command = False
+
+    def close(self) -> None:
+        self.closed_by_command = True
+
+
+class _Raising(io.StringIO):
+    """A stdout whose every write raises ``error``: a reader gone (BrokenPipeError) or a
+    Ctrl-C landing while the command prints (KeyboardInterrupt)."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__()
+        self.error = error
+
+    def write(self, text: str) -> int:
+        raise self.error
+
+
+@dataclass(frozen=True)
+class Ran:
+    """What one command did: exit code, stdout text, stderr text, stderr closed."""
+
+    code: int | str | None
+    out: str
+    err: str
+    stderr_closed: bool = False
+
+
+def _run(*argv: str | Path, stdout: io.StringIO | None = None) -> Ran:
+    return _run_argv([str(a) for a in argv], stdout)
+
+
+def _run_argv(argv: list[str] | None, stdout: io.StringIO | None = None) -> Ran:
+    out, err = stdout if stdout is not None else io.StringIO(), _Stderr()
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            code: int | str | None = cli.main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    except KeyboardInterrupt:  # one that escaped the command: a red claim, not a dead run
+        code = "KeyboardInterrupt"
+    text = "" if isinstance(out, _Raising) else out.getvalue()
+    return Ran(code, text, err.getvalue(), err.closed_by_command)
+
+
+@contextmanager
+def _parser_built_now() -> Iterator[None]:
+    """``planner`` builds its parser once per process; drop it before and after the block."""
+    cli.build_parser.cache_clear()
+    try:
+        yield
+    finally:
+        cli.build_parser.cache_clear()
+
+
+class _PlantedBug(Exception):
+    """What a bug in the planner looks like to the command line."""
+
+
+def _planted_bug(run: DryRun) -> str:
+    raise _PlantedBug("the renderer broke")
+
+
+def _interrupted(run: DryRun) -> str:
+    signal.raise_signal(signal.SIGINT)
+    return "not reached: Python raises KeyboardInterrupt for the signal"
+
+
+@contextmanager
+def _renderer(planted: Callable[[DryRun], str]) -> Iterator[None]:
+    """The report renderer the command line calls, replaced for the block by ``planted``:
+    no input reaches a bug, and a Ctrl-C must land while the command runs."""
+    before = getattr(cli, "render_report")  # noqa: B009 (not exported; set back below)
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    setattr(cli, "render_report", planted)  # noqa: B010
+    try:
+        yield
+    finally:
+        setattr(cli, "render_report", before)  # noqa: B010
+        signal.signal(signal.SIGINT, handler)
+
+
+@contextmanager
+def _module_beside_the_arms(tmp: Path) -> Iterator[None]:
+    """A module ``notarm`` whose ARM is not an Arm, beside the arms, for the block."""
+    (tmp / "notarm.py").write_text('ARM = "v41_group_a"\n', encoding="utf-8")
+    planner.arms.__path__.append(str(tmp))
+    try:
+        yield
+    finally:
+        planner.arms.__path__.remove(str(tmp))
+        sys.modules.pop("planner.arms.notarm", None)
+
+
+def _tree(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+
+
+def _shape(ran: Ran, head: str) -> tuple[bool, bool, bool]:
+    """(stderr starts with a traceback, its last line is the internal error ``head``, more
+    than one line); the exit code and the rest of the line are ``dry_run_cli``'s to state."""
+    lines = ran.err.splitlines() or [""]
+    return lines[0] == TRACEBACK, lines[-1].startswith(head), len(lines) > 1
+
+
+# --------------------------------------------------------------------------- --debug
+
+
+@claim(ClaimKind.REFUSAL)
+def debug_before_or_after_the_command_prints_the_traceback_of_a_bug() -> Verdict:
+    """On a bug (a planted one: the report renderer raises), ``planner --debug dry-run …``
+    and ``planner dry-run … --debug`` both print the traceback and then the one located
+    internal-error line; without ``--debug`` only that line (its exit 70 is
+    ``dry_run_cli.a_bug_exits_70_in_one_located_line``)."""
+    head = "planner: internal error: _PlantedBug: the renderer broke"
+    got = []
+    with tempfile.TemporaryDirectory() as tmp, _parser_built_now(), _renderer(_planted_bug):
+        out = Path(tmp) / "r.txt"
+        command = ("dry-run", V41, "--scenario", "supplied", "--out", out)
+        for argv in (command, ("--debug", *command), (*command, "--debug")):
+            got.append(_shape(_run(*argv), head))
+    want = [(False, True, False)] + [(True, True, True)] * 2
+    return expect_equal(want, got, "(traceback first, the internal error last, more than one line)")
+
+
+@claim(ClaimKind.REFUSAL)
+def debug_counts_even_when_the_command_line_cannot_be_built() -> Verdict:
+    """When the command line itself cannot be built (a module beside the arms whose ARM is
+    not an Arm), ``--debug`` anywhere in the words still prints the traceback before the
+    internal-error line naming the module; without it, only that line."""
+    head = (
+        "planner: internal error: TypeError: planner.arms.notarm: ARM must be an Arm named 'notarm'"
+    )
+    got = []
+    with tempfile.TemporaryDirectory() as tmp, _module_beside_the_arms(Path(tmp)):
+        command = ("dry-run", V41, "--scenario", "supplied", "--out", Path(tmp) / "r.txt")
+        for argv in (command, ("--debug", *command), (*command, "--debug")):
+            with _parser_built_now():
+                got.append(_shape(_run(*argv), head))
+    want = [(False, True, False)] + [(True, True, True)] * 2
+    return expect_equal(want, got, "(traceback first, the internal error last, more than one line)")
+
+
+def _help_says(*command: str) -> bool:
+    """Whether ``planner COMMAND --help``, from the parser built now (not through ``main``,
+    whose exit codes are ``dry_run_cli``'s), exits 0 listing ``--debug`` as it should."""
+    out = io.StringIO()
+    try:
+        with redirect_stdout(out), redirect_stderr(io.StringIO()):
+            cli.build_parser.__wrapped__().parse_args([*command, "--help"])
+    except SystemExit as exc:
+        return exc.code == 0 and DEBUG_HELP in " ".join(out.getvalue().split())
+    return False
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def every_commands_help_says_what_debug_does() -> Verdict:
+    """``planner --help`` and the help of ``dry-run``, ``recipe`` and ``scenarios`` each
+    list ``--debug``: on an internal error (exit 70), also print the traceback."""
+    commands = ((), ("dry-run",), ("recipe",), ("scenarios",))
+    got = {" ".join(("planner", *c)): _help_says(*c) for c in commands}
+    return expect_equal(dict.fromkeys(got, True), got, "the help lists --debug")
+
+
+def _inputs_help() -> str:
+    """The --inputs paragraph of ``planner dry-run --help``, from the parser built now."""
+    out = io.StringIO()
+    try:
+        with redirect_stdout(out), redirect_stderr(io.StringIO()):
+            cli.build_parser.__wrapped__().parse_args(["dry-run", "--help"])
+    except SystemExit:
+        pass
+    text = " ".join(out.getvalue().split())
+    return text.partition("--inputs INPUTS ")[2].partition(" --now")[0]
+
+
+@contextmanager
+def _arm_modules(tmp: Path, modules: dict[str, str], *, only: bool) -> Iterator[None]:
+    """``modules`` (name: text) written to ``tmp`` and found among the arms for the block;
+    with ``only``, the arms are those modules alone."""
+    for name, text in modules.items():
+        (tmp / f"{name}.py").write_text(text, encoding="utf-8")
+    real = planner.arms.arms()  # imported first: a module of the same name is the real arm
+    before = list(planner.arms.__path__)
+    planner.arms.__path__[:] = [str(tmp)] if only else [*before, str(tmp)]
+    try:
+        yield
+    finally:
+        planner.arms.__path__[:] = before
+        for name in modules.keys() - real.keys():
+            sys.modules.pop(f"planner.arms.{name}", None)
+
+
+GLM_COPY = (
+    "from planner.arms.glm_group_b import ARM as GLM\n"
+    'ARM = GLM.model_copy(update={"name": "glm_copy"})\n'
+)
+"""A second arm whose inputs are pinned: the GLM arm under another name."""
+PINNED = (
+    "inputs are all pinned, so for {} the file is read and validated but its values are not used"
+)
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_inputs_help_names_the_arms_that_do_not_use_the_values() -> Verdict:
+    """``planner dry-run --help`` describes --inputs as frontier inputs (JSON) and names the
+    arms whose inputs are all pinned (read and validated, values not used): none, one
+    ("for it") or several ("for them"), as the arms say."""
+    cases = {
+        "the arms": ({}, False),
+        "with a pinned copy": ({"glm_copy": GLM_COPY}, False),
+        "only v41_group_a": ({"v41_group_a": "# the real arm, imported already\n"}, True),
+    }
+    got = {}
+    for case, (modules, only) in cases.items():
+        with tempfile.TemporaryDirectory() as tmp, _arm_modules(Path(tmp), modules, only=only):
+            got[case] = _inputs_help()
+    head = "frontier inputs (JSON)"
+    want = {
+        "the arms": f"{head}; glm_group_b's {PINNED.format('it')}",
+        "with a pinned copy": f"{head}; glm_group_b's and glm_copy's {PINNED.format('them')}",
+        "only v41_group_a": head,
+    }
+    return expect_equal(want, got, "the --inputs help")
+
+
+# --------------------------------------------------------------------------- the process
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_console_script_reads_the_words_after_the_program_name() -> Verdict:
+    """``planner scenarios`` as the console script runs it (``main()`` with no argument, the
+    words in ``sys.argv``) lists the scenarios and exits 0: the program name is not a word."""
+    before = sys.argv
+    sys.argv = ["planner", "scenarios"]
+    try:
+        ran = _run_argv(None)
+    finally:
+        sys.argv = before
+    listed = _run("scenarios")
+    got = (ran.code, ran.out, ran.err)
+    return expect_equal((0, listed.out, ""), got, "(exit, stdout, stderr)")
+
+
+@claim(ClaimKind.REFUSAL)
+def an_interrupt_exits_130_and_a_closed_pipe_exits_0() -> Verdict:
+    """A Ctrl-C (a real SIGINT) while a dry run renders exits 130 with ``planner:
+    interrupted`` on stderr and nothing else, no report written; a reader that went away
+    while a dry run prints (the report already written) exits 0 with stderr closed and
+    nothing on it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "r.txt"
+        argv = ("dry-run", V41, "--scenario", "supplied", "--out", out)
+        with _renderer(_interrupted):
+            stopped = _run(*argv)
+        left = _tree(Path(tmp))
+        gone = _run(*argv, stdout=_Raising(BrokenPipeError(32, "Broken pipe")))
+        written = out.is_file()
+    got = [
+        (stopped.code, stopped.out, stopped.err, left),
+        (gone.code, gone.err, gone.stderr_closed, written),
+    ]
+    want = [(130, "", "planner: interrupted\n", []), (0, "", True, True)]
+    return expect_equal(
+        want, got, "[(interrupt: exit, stdout, stderr, left), (pipe: exit, stderr, closed, report)]"
+    )
+
+
+# --------------------------------------------------------------------------- located errors
+# Each error below is one stderr line and nothing on stdout; that input errors exit 2 is
+# dry_run_cli's claim (usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing).
+
+
+@contextmanager
+def _data_root(root: Path) -> Iterator[None]:
+    """``$GUNBC_PLANNER_DATA`` set to ``root`` for the block (the data root without --data)."""
+    before = os.environ.get(DATA_ENV)
+    os.environ[DATA_ENV] = str(root)
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[DATA_ENV]
+        else:
+            os.environ[DATA_ENV] = before
+
+
+@claim(ClaimKind.REFUSAL)
+def a_bad_container_name_is_an_input_error_at_name() -> Verdict:
+    """``planner recipe FILE --name NAME`` with a NAME unsafe to render (here with a space)
+    prints one line naming ``--name``, the value and why it is refused; nothing is
+    written."""
+    name = "two words"
+    with tempfile.TemporaryDirectory() as tmp:
+        ran = _run("recipe", TINY_RECIPE, "--name", name, "--out", Path(tmp) / "p.txt")
+        left = _tree(Path(tmp))
+    why = f"{name!r} is not a safe name: start with a letter or digit"
+    got = (ran.out, ran.err.partition(" and use")[0], left)
+    return expect_equal(
+        ("", f"planner: error: --name: {name}: {why}", []),
+        got,
+        "(stdout, stderr up to ' and use', left)",
+    )
+
+
+@claim(ClaimKind.REFUSAL)
+def a_composed_model_linking_another_repo_is_located_in_the_recipe() -> Verdict:
+    """A recipe whose ``[composed_model]`` first source names a repo other than the recipe's
+    model prints one line naming the file, ``composed_model.sources[0].repo``, both repos
+    and why; nothing is written."""
+    model = "deepseek-ai/DeepSeek-V4.1-Flash"  # the model of a snapshot in fixtures/checkpoints
+    text = TINY_RECIPE.read_text(encoding="utf-8").replace('"org/tiny"', f'"{model}"')
+    composed = (
+        '[composed_model]\nmount = "/model"\n\n[[composed_model.sources]]\nrepo = "org/other"\n'
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        recipe = Path(tmp) / "other.toml"
+        recipe.write_text(text + composed, encoding="utf-8")
+        ran = _run("recipe", recipe, "--out", Path(tmp) / "p.txt")
+        left = _tree(Path(tmp))
+    line = (
+        f"planner: error: {recipe}: composed_model.sources[0].repo: 'org/other' is not the "
+        f"recipe's model '{model}', whose snapshot it is\n"
+    )
+    return expect_equal(
+        ("", line, ["other.toml"]), (ran.out, ran.err, left), "(stdout, stderr, left)"
+    )
+
+
+@claim(ClaimKind.REFUSAL)
+def an_out_that_cannot_take_the_report_says_why() -> Verdict:
+    """An --out the system refuses (here a file name over 255 bytes) prints one line naming
+    --out and the reason the system gives (that nothing is left behind is
+    ``dry_run_cli.an_unwritable_out_exits_2_and_leaves_nothing_behind``)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / ("r" * 300)
+        ran = _run("dry-run", V41, "--scenario", "supplied", "--out", out)
+    line = f"planner: error: --out {out}: cannot write the report: File name too long\n"
+    return expect_equal(("", line), (ran.out, ran.err), "(stdout, stderr)")
+
+
+@claim(ClaimKind.REFUSAL)
+def a_data_root_without_the_arms_group_names_it_and_the_groups_it_has() -> Verdict:
+    """A data root whose fabric.json has no group for the arm prints one line naming that
+    file, the group, the arm and the groups it does have — ``none`` when it lists none."""
+    supplied = scenario("supplied")
+    raw = json.loads((DATA_ROOT / "fabric.json").read_text(encoding="utf-8"))
+    got, want = [], []
+    for groups in ([], [g for g in raw["groups"] if g["name"] != "group_a"]):
+        with tempfile.TemporaryDirectory() as tmp, _data_root(Path(tmp)):
+            (Path(tmp) / "fabric.json").write_text(json.dumps({**raw, "groups": groups}))
+            ran = _run(
+                "dry-run", V41, "--authority", supplied.authority,
+                "--now", supplied.now.isoformat(), "--out", Path(tmp) / "r.txt",
+            )  # fmt: skip
+            got.append((ran.out, ran.err))
+        known = ", ".join(g["name"] for g in groups) or "none"
+        message = f"no fabric group 'group_a', which {V41} plans over; known groups: {known}"
+        want.append(("", f"planner: error: {tmp}/fabric.json: groups: {message}\n"))
+    return expect_equal(want, got, "(stdout, stderr)")
