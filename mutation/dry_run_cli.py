@@ -13,12 +13,14 @@ import io
 import json
 import os
 import re
+import stat
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
+import planner.report
 from mutation import mutant
 from planner.admission import hosts_held_by_subject
 from planner.arm_launch import DryRun
@@ -31,8 +33,8 @@ from planner.fabric import FabricGroup
 from planner.frontiers import PlanInputs
 from planner.recipe import RecipePlan
 from planner.refusal import PlannerInputError, Refusal
-from planner.report import render_recipe_report, render_report
-from planner.runtime import ProducedImage
+from planner.report import render_recipe_report, render_report, write_atomically
+from planner.runtime import ProducedImage, runtime_key_wall
 from planner.scenarios import scenario_names
 
 W = "dry_run_cli"
@@ -46,6 +48,8 @@ SIGTERM = f"{W}.a_write_cut_short_by_sigterm_leaves_no_temp_file"
 HINTS = f"{W}.every_refusal_prints_its_hint_on_the_next_line"
 ARMS_PLANNED = "arm_registry.every_module_of_planner_arms_is_an_arm_the_command_line_plans"
 NOT_AN_ARM = "arm_registry.a_module_that_is_not_an_arm_is_named_as_a_bug"
+WHY = f"{W}.the_writers_errors_say_why_and_name_the_path"
+HIDDEN = f"{W}.a_report_is_made_in_a_hidden_temp_beside_it_and_keeps_its_owner"
 
 
 def _rewritten(
@@ -280,6 +284,8 @@ def recipe_head_not_marked(plan: RecipePlan) -> str:
         f"{W}.reports_are_written_atomically",
         WHERE,
         SIGTERM,
+        WHY,
+        HIDDEN,
     },
 )
 def temp_file_left_when_the_rename_fails(path: Path, text: str) -> None:
@@ -292,7 +298,7 @@ def temp_file_left_when_the_rename_fails(path: Path, text: str) -> None:
 
 @mutant(
     replaces="planner.report.write_atomically",
-    turns_red={f"{W}.reports_are_written_atomically", WHERE, SIGTERM},
+    turns_red={f"{W}.reports_are_written_atomically", WHERE, SIGTERM, WHY, HIDDEN},
     independent=False,
 )
 def written_in_place(path: Path, text: str) -> None:
@@ -300,6 +306,42 @@ def written_in_place(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8") as handle:
         handle.write(text)
+
+
+@mutant(replaces="planner.report.write_atomically", turns_red={WHY}, independent=False)
+def write_errors_lose_their_reason(path: Path, text: str) -> None:
+    """A write error says only what its errno means: "Is a directory" without "nothing was
+    written", "Invalid argument" for a socket or a NUL byte, "Not a directory" without the
+    file in the way."""
+    try:
+        write_atomically(path, text)
+    except OSError as exc:
+        reason = os.strerror(exc.errno) if exc.errno is not None else None
+        raise OSError(exc.errno, reason, exc.filename) from None
+
+
+@mutant(replaces="planner.report._mode_for", turns_red={WHERE, HIDDEN})
+def a_new_report_is_0644_whatever_the_umask(found: os.stat_result | None) -> int:
+    """A new report is made rw-r--r-- whatever the umask: 027 leaves it readable by all,
+    000 leaves it unwritable by the group the user meant to share it with."""
+    return stat.S_IMODE(found.st_mode) if found is not None else 0o644
+
+
+@mutant(replaces="planner.report._replace", turns_red={HIDDEN}, independent=False)
+def the_temp_file_is_visible_and_owned_by_the_writer(
+    target: Path, found: os.stat_result | None, data: bytes
+) -> None:
+    """The temp is a visible ``tmpXXXXXXXX`` beside the report (no leading dot, no .tmp), so
+    ``ls`` and a bare glob see it mid-write; a report root rewrites becomes root's."""
+    fd, temp = tempfile.mkstemp(dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), planner.report._mode_for(found))
+            handle.write(data)
+        os.replace(temp, target)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
 
 
 @mutant(
@@ -381,6 +423,14 @@ def the_images_runtime_key_is_ignored(image: ProducedImage, runtime_key: str) ->
     return None
 
 
+@mutant(replaces="planner.runtime.runtime_key_wall", turns_red={RUNTIME}, independent=False)
+def the_runtime_refusal_has_no_hint(image: ProducedImage, runtime_key: str) -> Refusal | None:
+    """An image built for another runtime is refused without a hint: the user is told what
+    is wrong but not what to supply instead."""
+    refused = runtime_key_wall(image, runtime_key)
+    return None if refused is None else refused.model_copy(update={"hint": ""})
+
+
 @mutant(
     replaces="planner.values.printable",
     turns_red={
@@ -401,6 +451,8 @@ def errors_print_what_the_input_holds(text: str) -> str:
     turns_red={
         WHERE,
         SIGTERM,
+        WHY,
+        HIDDEN,
         "coordinator_cli.the_dry_run_writes_every_stage_script_byte_for_byte",
     },
     independent=False,
@@ -428,6 +480,8 @@ def whatever_is_at_the_target_is_replaced(path: Path, text: str) -> None:
         f"{W}.an_unwritable_out_exits_2_and_leaves_nothing_behind",
         f"{W}.reports_are_written_atomically",
         "coordinator_cli.the_dry_run_writes_every_stage_script_byte_for_byte",
+        WHY,
+        HIDDEN,
     },
     independent=False,
 )

@@ -170,6 +170,22 @@ def an_empty_row_store_list_is_accepted(
     return parse_engram_manifest(text, placement, source)
 
 
+@mutant(replaces="planner.engram.parse_engram_manifest", turns_red={MALFORMED}, independent=False)
+def a_json_problem_is_located_inside_the_text(
+    text: str, placement: EngramPlacement, source: str
+) -> bytes:
+    """NaN, a key given twice or nesting too deep is located by its path inside the manifest
+    text alone (``row_stores``, ``<root>``), not as a field of the inputs file's
+    ``engram_manifest``."""
+    try:
+        return parse_engram_manifest(text, placement, source)
+    except PlannerInputError as exc:
+        if not exc.message.endswith(" (in the manifest text)"):
+            raise
+        inner = exc.where.removeprefix("engram_manifest").lstrip(".")
+        raise PlannerInputError(source, inner or "<root>", exc.message) from None
+
+
 @mutant(
     replaces="planner.engram.parse_engram_manifest",
     turns_red={"v41_group_a_launch.every_host_stages_the_supplied_manifest_alike", ACCEPTED},

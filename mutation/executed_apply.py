@@ -72,6 +72,17 @@ def rollback_forgets_the_saved_unit_file(ctx: ApplyContext) -> list[str]:
 
 @mutant(
     replaces="planner.apply.rollback_body",
+    turns_red={f"{W}.rollback_where_nothing_was_preserved_changes_nothing"},
+    independent=False,
+)
+def rollback_with_nothing_preserved_fails(ctx: ApplyContext) -> list[str]:
+    """Rollback on a host whose preserve never made its dir exits 1, so a host the
+    transaction never changed is reported as not restored."""
+    return ["  exit 1" if line == "  exit 0" else line for line in rollback_body(ctx)]
+
+
+@mutant(
+    replaces="planner.apply.rollback_body",
     turns_red={f"{W}.rollback_after_a_preserve_cut_short_puts_back_what_was_there"},
     independent=False,
 )

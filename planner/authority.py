@@ -112,9 +112,6 @@ class AuthorityState(Frozen):
     def runtime_keys_admitting(self, digest: str) -> tuple[str, ...]:
         return tuple(key for key, digests in self.admitted_images if digest in digests)
 
-    def holder(self, host: str) -> str | None:
-        return dict(self.holdings).get(host)
-
 
 def log_events(lines: Iterable[str], source: str) -> Iterator[AuthorityEvent]:
     """Each non-blank line parsed in turn (lines numbered from 1, blank ones counted); the

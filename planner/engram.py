@@ -53,7 +53,8 @@ class FileTreeScope(Frozen):
     def seal(self, relative: str) -> str:
         """The absolute target for ``relative``; a path that escapes the root is refused."""
         pure = PurePosixPath(relative)
-        if pure.is_absolute() or not pure.parts or ".." in pure.parts or "" in pure.parts:
+        # PurePosixPath drops empty and "." parts, so "" is the only name with no parts
+        if pure.is_absolute() or not pure.parts or ".." in pure.parts:
             raise ValueError(f"{relative!r} escapes the sealed directory {self.root}")
         return f"{self.root}/{pure.as_posix()}"
 
@@ -109,8 +110,9 @@ def parse_engram_manifest(text: str, placement: EngramPlacement, source: str) ->
     except json.JSONDecodeError as exc:
         raise PlannerInputError(source, "engram_manifest", f"not JSON: {exc}") from exc
     except JsonProblem as exc:
-        inner = "" if exc.where == "<root>" or exc.position else f".{exc.where}"
-        where = f"engram_manifest{inner}"
+        where = "engram_manifest"
+        if exc.where != "<root>" and not exc.position:  # nesting too deep is told by position
+            where += exc.where if exc.where.startswith("[") else f".{exc.where}"
         raise PlannerInputError(source, where, f"{exc.message} (in the manifest text)") from exc
     stores = body.get("row_stores") if isinstance(body, dict) else None
     if not isinstance(stores, list) or not stores:

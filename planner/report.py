@@ -160,7 +160,8 @@ def _umask() -> int:
 
 
 def _replace(target: Path, found: os.stat_result | None, data: bytes) -> None:
-    fd, temp = -1, ""
+    fd: int | None = None  # the temp file's descriptor until the file object owns it
+    temp: str | None = None  # the temp file's name until it is renamed onto the target
     try:
         with _deferred_signals():
             # the prefix is cut so a name near the 255-byte limit still has room for a temp
@@ -170,14 +171,14 @@ def _replace(target: Path, found: os.stat_result | None, data: bytes) -> None:
         if found is not None and os.geteuid() == 0:
             os.fchown(fd, found.st_uid, found.st_gid)
         with os.fdopen(fd, "wb") as handle:
-            fd = -1
+            fd = None
             handle.write(data)
         os.replace(temp, target)
-        temp = ""
+        temp = None
     finally:
-        if fd >= 0:
+        if fd is not None:
             os.close(fd)
-        if temp:
+        if temp is not None:
             Path(temp).unlink(missing_ok=True)
 
 
@@ -187,9 +188,10 @@ _TERMINATING = (signal.SIGTERM, signal.SIGHUP)
 class _Terminated(BaseException):
     """A terminating signal arrived mid-write; raised so the temp file is removed first."""
 
-    def __init__(self, signum: int) -> None:
-        self.signum = signum
-        super().__init__(signum)
+    @property
+    def signum(self) -> int:
+        signum: int = self.args[0]
+        return signum
 
 
 def _raise_terminated(signum: int, frame: FrameType | None) -> None:

@@ -69,7 +69,7 @@ def test_fold_reads_a_real_log_file(tmp_path: Path) -> None:
     assert group.lease_expires_at == T0 + timedelta(minutes=120)
     assert state.images_for("rk") == (DIGEST,)
     assert state.runtime_keys_admitting(DIGEST) == ("rk",)
-    assert state.holder("srv5") == "group-a-serving"
+    assert dict(state.holdings).get("srv5") == "group-a-serving"
 
 
 @pytest.mark.parametrize(
@@ -90,7 +90,7 @@ def test_events_after_now_are_ignored(
     state = fold(events, T0 + timedelta(minutes=minutes))
     group = state.group("group_a")
     assert (type(group) if group is not None else None) is group_kind
-    assert state.holder("srv5") == holder
+    assert dict(state.holdings).get("srv5") == holder
     assert state.images_for("rk") == ((DIGEST,) if minutes >= 10 else ())
 
 
@@ -98,7 +98,7 @@ def test_fold_of_nothing_is_empty() -> None:
     state = fold((), T0)
     assert state == AuthorityState(read_at=T0)
     assert state.group("group_a") is None
-    assert state.holder("srv5") is None
+    assert dict(state.holdings).get("srv5") is None
     assert state.images_for("rk") == ()
 
 
@@ -154,7 +154,7 @@ def test_time_zones_are_compared_as_instants(tmp_path: Path) -> None:
     shifted = base_events()[:2]
     shifted[1]["at"] = "2026-11-29T11:00:00+01:00"
     events = read_log(write_log(tmp_path / "a.jsonl", shifted))
-    assert fold(events, T0).holder("srv5") == "group-a-serving"
+    assert dict(fold(events, T0).holdings).get("srv5") == "group-a-serving"
 
 
 # --- malformed lines: file, line and field, and never a partial state ---------------------

@@ -19,6 +19,7 @@ import re
 import shlex
 import shutil
 import signal
+import socket
 import stat
 import sys
 import tempfile
@@ -56,6 +57,7 @@ from planner.frontiers import PlanInputs
 from planner.recipe import RecipePlan, load_recipe, plan_recipe
 from planner.refusal import Refusal
 from planner.report import render_report, write_atomically
+from planner.scenarios import load_inputs
 
 # The README the user reads: the checkout's (the mutation survey runs from a copy of the
 # sources in mutants/ inside the checkout, which has no README of its own); in an installed
@@ -1341,7 +1343,8 @@ def an_image_built_for_another_runtime_is_refused() -> Verdict:
     """Supplied inputs whose produced image says it was built for GLM's runtime key: the
     plan renders but is refused (exit 1) with
     `refused: runtime.image_for_other_runtime at inputs.produced_image.artifact.runtime_key`,
-    quoting the digest, the image's key and the arm's."""
+    quoting the digest, the image's key and the arm's; the refusal's hint says to supply the
+    image produced for this arm's runtime key."""
     raw = json.loads((SCENARIOS / "supplied" / "inputs.json").read_text(encoding="utf-8"))
     artifact = raw["produced_image"]["artifact"]
     key = "gunbc-glm-native"
@@ -1354,6 +1357,10 @@ def an_image_built_for_another_runtime_is_refused() -> Verdict:
         ran = _run_main(
             "dry-run", V41, "--authority", log, "--inputs", inputs, "--now", _NOW, "--out", out
         )
+        planned = v41_group_a_launch_dry_run(
+            inventory(), v41_manifest(), load_inputs(inputs), authority_state("supplied")
+        )
+    hints = [r.hint for r in planned.refusals if r.code == "runtime.image_for_other_runtime"]
     want = [
         f"{V41}: report written to {out} (4 hosts rendered)",
         "refused: runtime.image_for_other_runtime at inputs.produced_image.artifact.runtime_key: "
@@ -1362,7 +1369,10 @@ def an_image_built_for_another_runtime_is_refused() -> Verdict:
         "  hint: supply the image produced for this arm's runtime key",
         f"{V41}: REFUSED",
     ]
-    return expect_equal((1, want, ""), (ran.code, ran.out, ran.err), "(exit, stdout, stderr)")
+    hint = ["supply the image produced for this arm's runtime key"]
+    return expect_equal(
+        (1, want, "", hint), (ran.code, ran.out, ran.err, hints), "(exit, stdout, stderr, hint)"
+    )
 
 
 def _by_seq_successor() -> str:
@@ -1475,6 +1485,107 @@ def the_writer_writes_where_the_user_points() -> Verdict:
         "left": ["a-dir", "link.txt", "new.txt", "null", "real.txt", "report.fifo"],
     }
     return expect_equal(want, seen, "what each target was left as")
+
+
+def _why(target: Path) -> tuple[object, ...]:
+    try:
+        write_atomically(target, "report\n")
+    except OSError as exc:
+        return (exc.errno, exc.strerror, exc.filename)
+    return ("written",)
+
+
+@claim(ClaimKind.REFUSAL)
+def the_writers_errors_say_why_and_name_the_path() -> Verdict:
+    """What --out's `cannot write the report: WHY` says (``write_atomically``'s error: its
+    errno, its reason, the path the user gave): a directory, EISDIR "Is a directory (refused:
+    nothing was written)"; a socket, EINVAL "not a regular file, FIFO or character device
+    (refused: nothing was written)"; a path under a regular file, ENOTDIR "Not a directory:
+    FILE"; a NUL byte in the path, EINVAL "embedded null byte"; a place no file can be made
+    in (/proc), ENOENT "No such file or directory". Nothing is left behind."""
+    seen: dict[str, object] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "a-dir").mkdir()
+        listening = socket.socket(socket.AF_UNIX)
+        try:
+            listening.bind(str(root / "a.sock"))
+            seen["socket"] = _why(root / "a.sock")
+        finally:
+            listening.close()
+        (root / "a-file").write_text("kept\n", encoding="utf-8")
+        seen["directory"] = _why(root / "a-dir")
+        seen["under a file"] = _why(root / "a-file" / "report.txt")
+        seen["NUL byte"] = _why(root / "a\0b" / "report.txt")
+        seen["/proc"] = _why(Path("/proc/version"))
+        seen["left"] = sorted(p.name for p in root.iterdir())
+    refused = "(refused: nothing was written)"
+    want = {
+        "socket": (
+            errno.EINVAL,
+            f"not a regular file, FIFO or character device {refused}",
+            str(root / "a.sock"),
+        ),
+        "directory": (errno.EISDIR, f"Is a directory {refused}", str(root / "a-dir")),
+        "under a file": (
+            errno.ENOTDIR,
+            f"Not a directory: {root / 'a-file'}",
+            str(root / "a-file" / "report.txt"),
+        ),
+        "NUL byte": (errno.EINVAL, "embedded null byte", str(root / "a\0b" / "report.txt")),
+        "/proc": (errno.ENOENT, "No such file or directory", "/proc/version"),
+        "left": ["a-dir", "a-file", "a.sock"],
+    }
+    return expect_equal(want, seen, "(errno, reason, path) per target")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_report_is_made_in_a_hidden_temp_beside_it_and_keeps_its_owner() -> Verdict:
+    """While a report is written, the only other file in its directory is a hidden temp,
+    `.NAME.XXXXXXXX.tmp` (NAME cut to its first 40 characters, so a name near the 255-byte
+    limit still fits), which `ls` and a glob for the report's kind pass over; a rewritten
+    report keeps its mode and, when root writes it, its owner and group; a new report under
+    umask 000 is rw-rw-rw-."""
+    seen: dict[str, object] = {}
+    rename = os.replace
+    during: list[list[str]] = []
+
+    def watched_rename(source: str, target: str) -> None:
+        during.append(sorted(os.listdir(Path(target).parent)))
+        rename(source, target)
+
+    name = "v41-group-a-launch-dry-run-of-the-supplied-scenario-report.txt"
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / name
+        report.write_text("old\n", encoding="utf-8")
+        report.chmod(0o640)
+        owner = (4321, 4322) if os.geteuid() == 0 else (os.getuid(), os.getgid())
+        os.chown(report, *owner)
+        try:
+            os.replace = watched_rename  # type: ignore[assignment]
+            write_atomically(report, "new\n")
+        finally:
+            os.replace = rename
+        temps = [n for listing in during for n in listing if n != name]
+        pattern = re.escape(f".{name[:40]}.") + r"[a-z0-9_]{8}\.tmp"
+        seen["temp"] = [bool(re.fullmatch(pattern, n)) for n in temps]
+        found = report.stat()
+        kept = (found.st_uid, found.st_gid)
+        seen["rewritten"] = (report.read_text(encoding="utf-8"), stat.S_IMODE(found.st_mode), kept)
+        before = os.umask(0)
+        try:
+            write_atomically(Path(tmp) / "new.txt", "new\n")
+        finally:
+            os.umask(before)
+        seen["umask 000"] = stat.S_IMODE((Path(tmp) / "new.txt").stat().st_mode)
+        seen["left"] = sorted(os.listdir(tmp))
+    want = {
+        "temp": [True],
+        "rewritten": ("new\n", 0o640, owner),
+        "umask 000": 0o666,
+        "left": sorted([name, "new.txt"]),
+    }
+    return expect_equal(want, seen, "temp name, rewritten report, new report, files left")
 
 
 @claim(ClaimKind.REFUSAL)

@@ -193,6 +193,11 @@ def _malformed() -> tuple[tuple[str, str, str], ...]:
     """(manifest text, where, message): each way #12359's text can be malformed."""
     outside = f"is not inside the row-store directory {_STORES}"
     inside = f"{_STORES}/a.safetensors"
+    in_text = " (in the manifest text)"
+    twice = (
+        "key 'row_stores' is given twice (values an array and an array): an input that says "
+        "two things is corrupt"
+    )
     try:
         json.loads("{row_stores")
     except json.JSONDecodeError as exc:
@@ -212,15 +217,21 @@ def _malformed() -> tuple[tuple[str, str, str], ...]:
         (json.dumps({"row_stores": [{"path": inside}, {"path": 7}]}), second, f"7 {outside}"),
         (json.dumps({"row_stores": [{"path": f"{_STORES}/"}]}), first, f"'{_STORES}/' {outside}"),
         (json.dumps({"row_stores": [{"path": _STORES}]}), first, f"'{_STORES}' {outside}"),
+        ("NaN", "engram_manifest", f"NaN is not a JSON number{in_text}"),
+        ("[" * 65 + "]" * 65, "engram_manifest", f"nested deeper than 64 levels{in_text}"),
+        ("[[NaN]]", "engram_manifest[0][0]", f"NaN is not a JSON number{in_text}"),
+        ('{"row_stores": [], "row_stores": []}', stores, f"{twice}{in_text}"),
     )
 
 
 @claim(ClaimKind.REFUSAL)
 def a_malformed_manifest_is_refused_located() -> Verdict:
     """Text that is not JSON, JSON that is not an object, no row_stores, an empty list, a
-    string for the list, a store that is not an object, a path that is not a string, and a
-    path naming the row-store directory itself: each is refused naming the inputs file, the
-    field (engram_manifest, .row_stores, .row_stores[i].path) and the bad value."""
+    string for the list, a store that is not an object, a path that is not a string, a path
+    naming the row-store directory itself, and JSON the planner will not guess at (NaN, a
+    key given twice, nesting past 64 levels): each is refused naming the inputs file, the
+    field (engram_manifest, .row_stores, .row_stores[i].path, [i][j] inside an array; the
+    manifest itself for a NaN at its top or nesting too deep) and the bad value."""
     expected: list[tuple[str, str, str]] = []
     seen: list[tuple[str, str, str]] = []
     for text, where, message in _malformed():

@@ -432,6 +432,7 @@ def _other_cases(ranks: tuple[_Rank, ...]) -> dict[str, sandbox.Scenario]:
         "another name": _one(head, _seed(head, True), ALL_STAGES, name=f"{head.name}-other"),
         "no name": _one(head, _seed(head, True), ALL_STAGES, name=""),
         "follower before the head": _one(follower, _seed(follower, False), ("apply",)),
+        "rollback with nothing preserved": _one(head, _seed(head, True), ("rollback",)),
         "head not serving": _one(
             head,
             _seed(head, False, (Container(**{**head.planned().__dict__, "running": False}),)),
@@ -914,6 +915,23 @@ def preserve_saves_the_unit_file_even_when_it_is_not_running() -> Verdict:
     problems += _diff("saved", saved, host.under(r.preserve_dir))
     problems += _diff("changes", [], _effects(host, 0))
     return _verdict(problems, "an inactive unit file is preserved, nothing stopped")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def rollback_where_nothing_was_preserved_changes_nothing() -> Verdict:
+    """Rollback on a host with no preserve dir (its preserve refused or never ran) says
+    `rolled back: nothing was preserved here, so nothing changed`, exits 0 and leaves the
+    host exactly as it was: the previous arm's container and unit stay, nothing is called
+    that changes them."""
+    ex = _executed()
+    out = ex.other["rollback with nothing preserved"]
+    (result,) = out.results
+    assert result is not None
+    said = "rolled back: nothing was preserved here, so nothing changed\n"
+    problems = _diff("rollback", (0, said, ""), (result.returncode, result.stdout, result.stderr))
+    problems += _diff("host", out.before[0], out.after[0].without_calls())
+    problems += _diff("changes", [], _effects(out.after[0], 0))
+    return _verdict(problems, "nothing preserved: rollback says so and changes nothing")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
