@@ -332,6 +332,7 @@ def an_unreadable_log_is_not_named(path: Path) -> Iterator[AuthorityEvent]:
         "dry_run_cli.a_hostile_inputs_file_exits_2_at_its_key",
         "fabric_inventory.a_hostile_inventory_is_refused_at_its_place",
         "fabric_inventory.the_json_rules_hold_at_their_edges",
+        "engram_staging.a_malformed_manifest_is_refused_located",
     },
 )
 def the_last_of_a_key_given_twice_wins(text: str) -> object:
