@@ -37,6 +37,7 @@ from fixtures.builders import (
     SEED_RECIPE,
     TINY_RECIPE,
     authority_state,
+    data_root_env,
     glm_dry_run,
     inventory,
     scenario,
@@ -51,7 +52,6 @@ from planner.arms.glm_group_b import MANIFEST as GLM_MANIFEST
 from planner.arms.v41_group_a import MANIFEST as V41_MANIFEST
 from planner.arms.v41_group_a import v41_group_a_launch_dry_run
 from planner.cli import main
-from planner.data import DATA_ENV
 from planner.engram import MkdirStep
 from planner.frontiers import PlanInputs
 from planner.recipe import RecipePlan, load_recipe, plan_recipe
@@ -137,19 +137,6 @@ def _cwd(path: Path) -> Iterator[Path]:
         yield path
     finally:
         os.chdir(before)
-
-
-@contextmanager
-def _data_env(value: Path) -> Iterator[None]:
-    before = os.environ.get(DATA_ENV)
-    os.environ[DATA_ENV] = str(value)
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ[DATA_ENV]
-        else:
-            os.environ[DATA_ENV] = before
 
 
 def _tree(root: Path) -> list[str]:
@@ -781,7 +768,7 @@ def scenarios_lists_every_scenario_with_its_description() -> Verdict:
     ran = _run_main("scenarios")
     if (ran.code, ran.out, ran.err) != (0, want, ""):
         problems.append(f"exit {ran.code}, stdout {ran.out}, stderr {ran.err!r}")
-    with tempfile.TemporaryDirectory() as tmp, _data_env(Path(tmp)):
+    with tempfile.TemporaryDirectory() as tmp, data_root_env(Path(tmp)):
         ran = _run_main("scenarios")
         err = f"planner: error: {tmp}/scenarios: <dir>: no scenarios directory (check --data)\n"
         if (ran.code, ran.out, ran.err) != (2, [], err):

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import locale
-import os
 import posixpath
 import string
 import tempfile
@@ -28,6 +27,7 @@ from hypothesis import strategies as st
 
 import fixtures
 from claims import ClaimKind, Verdict, claim, expect, expect_equal, fails, holds
+from fixtures.builders import data_root_env
 from planner import data
 from planner.arms.v41_group_a import MANIFEST as V41_MANIFEST
 from planner.checkpoint import load_manifest
@@ -38,8 +38,6 @@ from planner.values import JsonProblem, one_line, printable, safe_name, safe_pat
 FIXTURES = Path(fixtures.__file__).resolve().parent
 """The data directory the spec ships beside the planner."""
 INVENTORY = FIXTURES / "fabric.json"
-DATA_ENV = "GUNBC_PLANNER_DATA"
-"""The environment variable the README names for another data root."""
 
 Raw = dict[str, Any]
 Edit = Callable[[Raw], object]
@@ -587,22 +585,6 @@ def a_refusal_renders_its_location_and_one_line() -> Verdict:
 # --- the data root and its loaders -------------------------------------------------------
 
 
-@contextmanager
-def _data_env(value: str | None) -> Iterator[None]:
-    before = os.environ.get(DATA_ENV)
-    if value is None:
-        os.environ.pop(DATA_ENV, None)
-    else:
-        os.environ[DATA_ENV] = value
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop(DATA_ENV, None)
-        else:
-            os.environ[DATA_ENV] = before
-
-
 def _copied_root(tmp: Path, memory: int) -> Path:
     """A data root whose inventory gives srv8 ``memory`` GiB and which has a tiny manifest."""
     raw = _inventory()
@@ -619,13 +601,13 @@ def the_data_root_is_the_environment_or_the_fixtures() -> Verdict:
     with tempfile.TemporaryDirectory() as tmp:
         given_root = _copied_root(Path(tmp) / "given", 120)
         env_root = _copied_root(Path(tmp) / "env", 119)
-        with _data_env(None):
+        with data_root_env(None):
             unset = data.default_data_root()
             pool_given = data.fabric(given_root).group("group_a").pool_gib
             tiny = data.manifest("checkpoints/tiny.manifest.json", given_root).model
-        with _data_env(""):
+        with data_root_env(""):
             empty = data.default_data_root()
-        with _data_env(str(env_root)):
+        with data_root_env(str(env_root)):
             named = data.default_data_root()
             pool_env = data.fabric().group("group_a").pool_gib
     # pools: three hosts of 121 GiB and srv8 of 120 (given root) or 119 (environment root)

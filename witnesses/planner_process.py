@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import signal
 import sys
 import tempfile
@@ -27,10 +26,9 @@ from pathlib import Path
 
 import planner.arms
 from claims import ClaimKind, Verdict, claim, expect_equal
-from fixtures.builders import DATA_ROOT, TINY_RECIPE, scenario
+from fixtures.builders import DATA_ROOT, TINY_RECIPE, data_root_env, scenario
 from planner import cli
 from planner.arm_launch import DryRun
-from planner.data import DATA_ENV
 
 V41 = "v41_group_a"
 DEBUG_HELP = "--debug on an internal error (exit 70), also print the traceback"
@@ -314,20 +312,6 @@ def an_interrupt_exits_130_and_a_closed_pipe_exits_0() -> Verdict:
 # dry_run_cli's claim (usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing).
 
 
-@contextmanager
-def _data_root(root: Path) -> Iterator[None]:
-    """``$GUNBC_PLANNER_DATA`` set to ``root`` for the block (the data root without --data)."""
-    before = os.environ.get(DATA_ENV)
-    os.environ[DATA_ENV] = str(root)
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ[DATA_ENV]
-        else:
-            os.environ[DATA_ENV] = before
-
-
 @claim(ClaimKind.REFUSAL)
 def a_bad_container_name_is_an_input_error_at_name() -> Verdict:
     """``planner recipe FILE --name NAME`` with a NAME unsafe to render (here with a space)
@@ -390,7 +374,7 @@ def a_data_root_without_the_arms_group_names_it_and_the_groups_it_has() -> Verdi
     raw = json.loads((DATA_ROOT / "fabric.json").read_text(encoding="utf-8"))
     got, want = [], []
     for groups in ([], [g for g in raw["groups"] if g["name"] != "group_a"]):
-        with tempfile.TemporaryDirectory() as tmp, _data_root(Path(tmp)):
+        with tempfile.TemporaryDirectory() as tmp, data_root_env(Path(tmp)):
             (Path(tmp) / "fabric.json").write_text(json.dumps({**raw, "groups": groups}))
             ran = _run(
                 "dry-run", V41, "--authority", supplied.authority,
