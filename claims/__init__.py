@@ -32,10 +32,12 @@ from claims.model import (
     Outcome,
     Verdict,
     claim,
+    difference,
     expect,
     expect_equal,
     fails,
     holds,
+    holds_unless,
 )
 from claims.results import ClaimResult, RunReport, WitnessReport
 from claims.session import Selection, Session
@@ -63,10 +65,12 @@ __all__ = [
     "Witness",
     "WitnessReport",
     "claim",
+    "difference",
     "expect",
     "expect_equal",
     "fails",
     "holds",
+    "holds_unless",
     "hookimpl",
     "hookspec",
 ]

@@ -70,6 +70,21 @@ def expect_equal(expected: object, actual: object, what: str) -> Verdict:
     return fails(f"{what}: expected {expected!r}, got {actual!r}", evidence=repr(actual))
 
 
+def difference(label: str, expected: object, actual: object) -> list[str]:
+    """``[]`` when ``actual == expected``, else the one line saying what differs under ``label``:
+    a claim that checks many things gathers these and ends with :func:`holds_unless`."""
+    return [] if actual == expected else [f"{label}: expected {expected!r}, got {actual!r}"]
+
+
+def holds_unless(problems: list[str], evidence: str, shown: int = 4, width: int = 600) -> Verdict:
+    """Pass with ``evidence`` when ``problems`` is empty; else fail naming how many there are
+    and the first ``shown`` of them, each cut to ``width`` characters."""
+    if problems:
+        listed = "; ".join(p[:width] for p in problems[:shown])
+        return fails(f"{len(problems)} differences; {listed}")
+    return holds(evidence)
+
+
 CLAIM_KIND_ATTR = "__claim_kind__"
 
 F = TypeVar("F", bound=Callable[..., Any])

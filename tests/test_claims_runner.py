@@ -6,7 +6,18 @@ from collections.abc import Generator
 
 import pytest
 
-from claims import Claim, ClaimResult, Outcome, RunReport, Selection, Verdict, holds, hookimpl
+from claims import (
+    Claim,
+    ClaimResult,
+    Outcome,
+    RunReport,
+    Selection,
+    Verdict,
+    difference,
+    holds,
+    holds_unless,
+    hookimpl,
+)
 from claims.runner import execute, run_setup
 from tests.fakes import witness_green, witness_setup_error
 from tests.fakes.support import fake_session
@@ -162,3 +173,19 @@ def test_a_wrapper_surrounds_every_claim() -> None:
     session.pm.adopt(wrapper, "wrapper", "test")
     report = session.run(["fake_green"])
     assert wrapper.seen == [r.id for r in report.results]
+
+
+def test_differences_gathered_fail_together_and_none_holds() -> None:
+    problems = difference("port", 8000, 8000) + difference("rank", 0, 1)
+    problems += difference("host", "srv5", "srv6")
+    assert problems == ["rank: expected 0, got 1", "host: expected 'srv5', got 'srv6'"]
+    assert holds_unless(problems, "all equal") == Verdict(
+        outcome=Outcome.FAIL,
+        reason="2 differences; rank: expected 0, got 1; host: expected 'srv5', got 'srv6'",
+    )
+    assert holds_unless([], "all equal") == holds("all equal")
+    many = [f"p{i}: " + "x" * 700 for i in range(6)]
+    reason = holds_unless(many, "").reason
+    assert reason.startswith("6 differences; p0: ") and reason.count("; p") == 4  # the first 4
+    assert "p4:" not in reason
+    assert all(len(part) <= 600 for part in reason.split("; ")[1:])

@@ -22,7 +22,7 @@ from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
 
-from claims import ClaimKind, Verdict, claim, fails, holds
+from claims import ClaimKind, Verdict, claim, difference, holds_unless
 from fixtures.builders import v41_dry_run
 from planner.cli import build_parser as cli_parser
 from planner.cli import main
@@ -86,16 +86,6 @@ def _scratch() -> Iterator[Path]:
         finally:
             os.chdir(before)
             os.umask(mask)
-
-
-def _diff(label: str, want: object, got: object) -> list[str]:
-    return [] if want == got else [f"{label}: expected {want!r}, got {got!r}"]
-
-
-def _verdict(problems: list[str], summary: str) -> Verdict:
-    if problems:
-        return fails(f"{len(problems)} differences; " + "; ".join(p[:600] for p in problems[:4]))
-    return holds(summary)
 
 
 def _scripts() -> dict[tuple[str, int], str]:
@@ -179,11 +169,11 @@ def the_dry_run_prints_every_ssh_command_in_run_order_with_the_options_given() -
     with _scratch() as tmp:
         ran = _apply("--dry-run", "--scripts", tmp / "s", *OPTIONS)
         want = _expected_dry_run(tmp / "s")
-    problems = _diff("exit", 0, ran.code) + _diff("stderr", "", ran.err)
-    problems += _diff("line count", len(want), len(ran.out))
+    problems = difference("exit", 0, ran.code) + difference("stderr", "", ran.err)
+    problems += difference("line count", len(want), len(ran.out))
     for n, (w, g) in enumerate(zip(want, ran.out, strict=False), 1):
-        problems += _diff(f"line {n}", w, g)
-    return _verdict(problems, f"{len(want)} lines: 8 connection commands and 32 steps exact")
+        problems += difference(f"line {n}", w, g)
+    return holds_unless(problems, f"{len(want)} lines: 8 connection commands and 32 steps exact")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
@@ -199,20 +189,22 @@ def the_dry_run_writes_every_stage_script_byte_for_byte() -> Verdict:
     problems = []
     with _scratch() as tmp:
         ran = _apply("--dry-run", "--scripts", tmp / "s")
-        problems += _diff("exit", 0, ran.code)
-        problems += _diff("scripts", want, _written(tmp / "s"))
+        problems += difference("exit", 0, ran.code)
+        problems += difference("scripts", want, _written(tmp / "s"))
         default = _apply("--dry-run")
-        problems += _diff("default exit", 0, default.code)
-        problems += _diff("default scripts", want, _written(tmp / "target/v41-group-a-apply"))
-        problems += _diff("nothing else", ["s", "target"], sorted(os.listdir(tmp)))
+        problems += difference("default exit", 0, default.code)
+        problems += difference("default scripts", want, _written(tmp / "target/v41-group-a-apply"))
+        problems += difference("nothing else", ["s", "target"], sorted(os.listdir(tmp)))
     first = ["ssh", *DEFAULT_STRICT, "-p", "22", "-M", "-N", "-f", "-o", "ControlPath=CONTROL/srv5"]
     lines = default.out
-    problems += _diff("default connection", shlex.join(first), lines[5][: len(shlex.join(first))])
-    problems += _diff("default timeout", True, lines[3].endswith("under timeout 2100 s."))
-    problems += _diff("default attempts", True, "each up to 3 attempts" in lines[34])
+    problems += difference(
+        "default connection", shlex.join(first), lines[5][: len(shlex.join(first))]
+    )
+    problems += difference("default timeout", True, lines[3].endswith("under timeout 2100 s."))
+    problems += difference("default attempts", True, "each up to 3 attempts" in lines[34])
     tail = f" 2100 5 {CONTAINER}' < target/v41-group-a-apply/srv5/preflight.sh"
-    problems += _diff("default session", True, lines[14].endswith(tail))
-    return _verdict(problems, f"{len(want)} scripts, each the plan's, mode 0644; defaults")
+    problems += difference("default session", True, lines[14].endswith(tail))
+    return holds_unless(problems, f"{len(want)} scripts, each the plan's, mode 0644; defaults")
 
 
 def _usage(ran: Ran) -> str:
@@ -264,14 +256,14 @@ def a_bad_hosts_list_exits_2_with_one_located_line_and_writes_nothing() -> Verdi
             ran = _apply("--dry-run", "--scripts", tmp / "s", hosts=hosts)
             got = (ran.code, ran.err, ran.out, (tmp / "s").exists())
             want: tuple[object, ...] = (2, f"planner: error: --hosts: {message}\n", [], False)
-            problems += _diff(repr(hosts), want, got)
+            problems += difference(repr(hosts), want, got)
         edges = "srv5=root@h5:1,srv6=root@[fd00::6]:65535,srv7=ops@h7,srv8=root@h8:22"
         ran = _apply("--dry-run", "--scripts", tmp / "s", hosts=edges)
     words = [shlex.split(line) for line in ran.out[5:9]]
     pairs = [(w[w.index("-p") + 1], w[-1]) for w in words if "-p" in w]
     want_ports = [("1", "root@h5"), ("65535", "root@fd00::6"), ("22", "ops@h7"), ("22", "root@h8")]
-    problems += _diff("ports 1 and 65535", (0, want_ports), (ran.code, pairs))
-    return _verdict(problems, f"{len(HOST_ERRORS)} bad --hosts refused, each located")
+    problems += difference("ports 1 and 65535", (0, want_ports), (ran.code, pairs))
+    return holds_unless(problems, f"{len(HOST_ERRORS)} bad --hosts refused, each located")
 
 
 NUMBER_ERRORS = {
@@ -298,20 +290,20 @@ def timeouts_and_attempts_are_whole_numbers_from_1_to_999999() -> Verdict:
                     f"to 999999, got {value!r}"
                 )
                 got = (ran.code, _usage(ran), ran.out, (tmp / "s").exists())
-                problems += _diff(f"{option} {value!r}", (2, message, [], False), got)
+                problems += difference(f"{option} {value!r}", (2, message, [], False), got)
         edges = ("--connect-timeout", "1", "--stage-timeout", "999999", "--commit-attempts", "1")
         ran = _apply("--dry-run", "--scripts", tmp / "s", *edges)
-    problems += _diff("edges: exit", 0, ran.code)
-    problems += _diff("edges: connect", True, "-o ConnectTimeout=1 " in ran.out[5])
-    problems += _diff("edges: stage", True, ran.out[3].endswith("under timeout 999999 s."))
-    problems += _diff("edges: attempts", True, "each up to 1 attempts" in ran.out[34])
+    problems += difference("edges: exit", 0, ran.code)
+    problems += difference("edges: connect", True, "-o ConnectTimeout=1 " in ran.out[5])
+    problems += difference("edges: stage", True, ran.out[3].endswith("under timeout 999999 s."))
+    problems += difference("edges: attempts", True, "each up to 1 attempts" in ran.out[34])
     waits = [
         wait_seconds(SshSettings()),
         wait_seconds(SshSettings(connect_timeout=7, stage_timeout=60, kill_after=3)),
     ]
-    problems += _diff("waits", [2100 + 5 + 10 + 2, 60 + 3 + 7 + 2], waits)
+    problems += difference("waits", [2100 + 5 + 10 + 2, 60 + 3 + 7 + 2], waits)
     count = sum(len(v) for v in NUMBER_ERRORS.values())
-    return _verdict(problems, f"{count} bad numbers refused; 1 and 999999 taken; waits add up")
+    return holds_unless(problems, f"{count} bad numbers refused; 1 and 999999 taken; waits add up")
 
 
 @claim(ClaimKind.REFUSAL)
@@ -328,11 +320,11 @@ def a_plan_that_is_not_admitted_exits_1_and_runs_nothing() -> Verdict:
         for extra in ((), ("--dry-run", "--scripts", str(tmp / "s"))):
             ran = _apply(*extra, "--ssh", tmp / "no-ssh", scenario="live", hosts="srv5=root@a")
             label = "dry run" if extra else "run"
-            problems += _diff(f"{label}: exit", 1, ran.code)
-            problems += _diff(f"{label}: stdout", want, ran.out)
-            problems += _diff(f"{label}: stderr", "", ran.err)
-            problems += _diff(f"{label}: written", [], os.listdir(tmp))
-    return _verdict(problems, f"refused with {len(refusals)} refusals; nothing ran or written")
+            problems += difference(f"{label}: exit", 1, ran.code)
+            problems += difference(f"{label}: stdout", want, ran.out)
+            problems += difference(f"{label}: stderr", "", ran.err)
+            problems += difference(f"{label}: written", [], os.listdir(tmp))
+    return holds_unless(problems, f"refused with {len(refusals)} refusals; nothing ran or written")
 
 
 PATH_ERRORS = {
@@ -356,14 +348,14 @@ def scripts_that_cannot_be_written_exit_2_and_print_no_command() -> Verdict:
             bad = _apply("--dry-run", option, value)
             want = f"planner apply: error: argument {option}: {message}"
             got = (bad.code, _usage(bad), bad.out, os.listdir(tmp))
-            problems += _diff(f"{option} {value!r}", (2, want, [], []), got)
+            problems += difference(f"{option} {value!r}", (2, want, [], []), got)
         (tmp / "file").write_text("")
         ran = _apply("--dry-run", "--scripts", tmp / "file" / "s")
         head = f"planner: error: --scripts {tmp / 'file' / 's'}: cannot write the stage scripts: "
-    problems += _diff("exit", 2, ran.code) + _diff("stdout", [], ran.out)
-    problems += _diff("one line", 1, len(ran.err.splitlines()))
-    problems += _diff("names --scripts", True, ran.err.startswith(head))
-    return _verdict(problems, "an unwritable --scripts is a located error; nothing printed")
+    problems += difference("exit", 2, ran.code) + difference("stdout", [], ran.out)
+    problems += difference("one line", 1, len(ran.err.splitlines()))
+    problems += difference("names --scripts", True, ran.err.startswith(head))
+    return holds_unless(problems, "an unwritable --scripts is a located error; nothing printed")
 
 
 HELP = (
@@ -420,7 +412,7 @@ def the_help_says_what_each_option_does_and_what_each_exit_code_means() -> Verdi
     ``planner --help`` lists it; ``--hosts`` left out is a usage error (exit 2)."""
     ran = _fresh_parser("apply", "--help")
     text = " ".join(" ".join(ran.out).split())
-    problems = _diff("exit", 0, ran.code)
+    problems = difference("exit", 0, ran.code)
     problems += [f"the help does not say {phrase!r}" for phrase in HELP if phrase not in text]
     examples = [
         "  planner apply v41_group_a --scenario supplied --dry-run \\",
@@ -429,11 +421,11 @@ def the_help_says_what_each_option_does_and_what_each_exit_code_means() -> Verdi
     problems += [f"the help has no line {line!r}" for line in examples if line not in ran.out]
     top = " ".join(" ".join(_fresh_parser("--help").out).split())
     summary = "apply run the transaction on the hosts over ssh (or print it: --dry-run)"
-    problems += _diff("planner --help lists apply", True, summary in top)
+    problems += difference("planner --help lists apply", True, summary in top)
     missing = _fresh_parser("apply", ARM, "--dry-run")
-    problems += _diff(
+    problems += difference(
         "no --hosts",
         (2, "planner apply: error: the following arguments are required: --hosts"),
         (missing.code, _usage(missing)),
     )
-    return _verdict(problems, f"{len(HELP)} phrases of the help; --hosts required")
+    return holds_unless(problems, f"{len(HELP)} phrases of the help; --hosts required")

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from claims import ClaimKind, Verdict, claim, fails, holds
+from claims import ClaimKind, Verdict, claim, difference, holds_unless
 from fixtures import sandbox
 from fixtures.builders import v41_call, v41_dry_run
 from fixtures.sandbox import Change, Container, Host, HostSeed, HostState, Mark, Outcome, Run
@@ -516,16 +516,6 @@ def _waited(seconds: int) -> str:
     )
 
 
-def _diff(label: str, want: object, got: object) -> list[str]:
-    return [] if want == got else [f"{label}: expected {want!r}, got {got!r}"]
-
-
-def _verdict(problems: list[str], summary: str) -> Verdict:
-    if problems:
-        return fails(f"{len(problems)} differences; " + "; ".join(p[:600] for p in problems[:4]))
-    return holds(summary)
-
-
 def _done(stage: str, r: _Rank) -> str:
     """What a stage that succeeded tells the operator on stdout."""
     return {
@@ -560,7 +550,7 @@ def a_full_transaction_leaves_every_host_running_its_plan() -> Verdict:
             if newly_enabled
             else ""
         )
-        problems += _diff(
+        problems += difference(
             f"{stage}@{r.rank}",
             (0, _done(stage, r), stderr),
             (result.returncode, result.stdout, result.stderr),
@@ -573,12 +563,16 @@ def a_full_transaction_leaves_every_host_running_its_plan() -> Verdict:
         # commit itself drops the backup and the preserve dir; cleanup finds nothing left
         for when, host in (("after commit", mid), ("after cleanup", after)):
             label = f"rank {r.rank} {when}"
-            problems += _diff(f"{label} files", sorted(files.items()), sorted(host.files.items()))
-            problems += _diff(f"{label} containers", {r.name: r.planned()}, dict(host.containers))
-            problems += _diff(f"{label} loaded", r.unit_text.encode(), host.loaded.get(r.unit))
-            problems += _diff(f"{label} active", {r.unit, SSHD}, set(host.active))
-            problems += _diff(f"{label} enabled", {r.unit, SSHD}, set(host.enabled))
-    return _verdict(problems, "28 stages succeed; 4 hosts run exactly their planned arm")
+            problems += difference(
+                f"{label} files", sorted(files.items()), sorted(host.files.items())
+            )
+            problems += difference(
+                f"{label} containers", {r.name: r.planned()}, dict(host.containers)
+            )
+            problems += difference(f"{label} loaded", r.unit_text.encode(), host.loaded.get(r.unit))
+            problems += difference(f"{label} active", {r.unit, SSHD}, set(host.active))
+            problems += difference(f"{label} enabled", {r.unit, SSHD}, set(host.enabled))
+    return holds_unless(problems, "28 stages succeed; 4 hosts run exactly their planned arm")
 
 
 def _expected_effects(r: _Rank, previous: bool) -> dict[str, list[tuple[str, ...]]]:
@@ -632,7 +626,7 @@ def each_stage_changes_its_host_in_order() -> Verdict:
             continue
         r = ex.ranks[step.host]
         want = _expected_effects(r, PREVIOUS[step.host])[step.stage]
-        problems += _diff(
+        problems += difference(
             f"{step.stage}@{r.rank}", want, _effects(ex.transaction.after[step.host], k)
         )
     for label, scenario, outcome in (
@@ -643,10 +637,10 @@ def each_stage_changes_its_host_in_order() -> Verdict:
             if isinstance(step, Run) and step.stage == "rollback":
                 r = ex.ranks[step.host]
                 want = _expected_effects(r, PREVIOUS[step.host])["rollback"]
-                problems += _diff(
+                problems += difference(
                     f"{label}: rollback@{r.rank}", want, _effects(outcome.after[step.host], k)
                 )
-    return _verdict(problems, "every stage's changes, in order, on 4 hosts and 2 rollbacks")
+    return holds_unless(problems, "every stage's changes, in order, on 4 hosts and 2 rollbacks")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
@@ -677,7 +671,7 @@ def rollback_restores_every_host_byte_for_byte() -> Verdict:
         for step, res in zip(scenario.steps, out.results, strict=True):
             if isinstance(step, Run) and step.stage == "rollback" and res is not None:
                 r = ex.ranks[step.host]
-                problems += _diff(
+                problems += difference(
                     f"{label}: rollback@{r.rank}",
                     (0, f"rolled back: restored what preserve saved in {r.preserve_dir}\n", ""),
                     (res.returncode, res.stdout, res.stderr),
@@ -687,7 +681,7 @@ def rollback_restores_every_host_byte_for_byte() -> Verdict:
         if len(failed) != 1 or failed[0][1].returncode != code:
             problems.append(f"{label}: expected one failure ({code}), got {got}")
         elif message is not None and failed[0][1].stderr != message:
-            problems += _diff(f"{label}: {stage} refusal", message, failed[0][1].stderr)
+            problems += difference(f"{label}: {stage} refusal", message, failed[0][1].stderr)
         (marked,) = out.marks
         for r, before, mid, after in zip(ex.ranks, out.before, marked, out.after, strict=True):
             images = set(before.images) - (
@@ -696,13 +690,13 @@ def rollback_restores_every_host_byte_for_byte() -> Verdict:
             expected_mid = {**before.files, **_preserve_parents(r), **_saved(r, PREVIOUS[r.rank])}
             if label == "image vanishes" and r.rank == 3:
                 expected_mid[f"{r.unit_path}.landing"] = b"[Unit]\n"  # cleanup removes it
-            problems += _diff(
+            problems += difference(
                 f"{label}: rank {r.rank} files before cleanup",
                 sorted(expected_mid.items()),
                 sorted(mid.files.items()),
             )
             expected_end = {**before.files, **_preserve_parents(r)}
-            problems += _diff(
+            problems += difference(
                 f"{label}: rank {r.rank} files",
                 sorted(expected_end.items()),
                 sorted(after.files.items()),
@@ -714,7 +708,7 @@ def rollback_restores_every_host_byte_for_byte() -> Verdict:
                 set(before.enabled),
                 images,
             )
-            problems += _diff(
+            problems += difference(
                 f"{label}: rank {r.rank} state",
                 restored,
                 (
@@ -725,7 +719,7 @@ def rollback_restores_every_host_byte_for_byte() -> Verdict:
                     set(after.images),
                 ),
             )
-    return _verdict(problems, "2 failed transactions rolled back on 4 hosts, byte for byte")
+    return holds_unless(problems, "2 failed transactions rolled back on 4 hosts, byte for byte")
 
 
 def _cut_preserves(r: _Rank) -> list[tuple[str, str]]:
@@ -759,9 +753,9 @@ def rollback_after_a_preserve_cut_short_puts_back_what_was_there() -> Verdict:
     problems = []
     for (label, _), out in zip(cases, sandbox.run([s for _, s in cases]), strict=True):
         codes = [res.returncode if res else None for res in out.results]
-        problems += _diff(f"{label}: rollback and cleanup exit", [0, 0], codes[2:])
+        problems += difference(f"{label}: rollback and cleanup exit", [0, 0], codes[2:])
         before, after = out.before[0], out.after[0]
-        problems += _diff(
+        problems += difference(
             f"{label}: state",
             (
                 dict(before.containers),
@@ -778,7 +772,7 @@ def rollback_after_a_preserve_cut_short_puts_back_what_was_there() -> Verdict:
                 set(after.enabled),
             ),
         )
-    return _verdict(problems, f"{len(cases)} preserves cut short, each rolled back exactly")
+    return holds_unless(problems, f"{len(cases)} preserves cut short, each rolled back exactly")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
@@ -801,11 +795,11 @@ def preflight_refuses_occupancy_and_missing_inputs() -> Verdict:
             if refusal is None
             else (1, "", r.fail("preflight", refusal))
         )
-        problems += _diff(what, want, (result.returncode, result.stdout, result.stderr))
+        problems += difference(what, want, (result.returncode, result.stdout, result.stderr))
         host = out.after[0]
-        problems += _diff(f"{what}: host changed", out.before[0], host.without_calls())
-        problems += _diff(f"{what}: changes", [], _effects(host, 0))
-    return _verdict(problems, f"{len(ex.preflight)} hosts: passes and refusals exact")
+        problems += difference(f"{what}: host changed", out.before[0], host.without_calls())
+        problems += difference(f"{what}: changes", [], _effects(host, 0))
+    return holds_unless(problems, f"{len(ex.preflight)} hosts: passes and refusals exact")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
@@ -826,8 +820,8 @@ def readback_compares_whole_values() -> Verdict:
             if refusal is None
             else (1, "", r.fail("readback", refusal))
         )
-        problems += _diff(what, want, (result.returncode, result.stdout, result.stderr))
-    return _verdict(problems, f"{len(ex.readback)} containers read back against the plan")
+        problems += difference(what, want, (result.returncode, result.stdout, result.stderr))
+    return holds_unless(problems, f"{len(ex.readback)} containers read back against the plan")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
@@ -843,12 +837,12 @@ def preserve_refuses_a_pending_backup() -> Verdict:
     first, second = twice.results
     assert first is not None and second is not None
     pending = f"an earlier preserve is pending in {r.preserve_dir}: roll back or commit it first"
-    problems += _diff(
+    problems += difference(
         "first preserve",
         (0, f"preserved into {r.preserve_dir}\n", ""),
         (first.returncode, first.stdout, first.stderr),
     )
-    problems += _diff(
+    problems += difference(
         "second preserve",
         (1, "", r.fail("preserve", pending)),
         (second.returncode, second.stdout, second.stderr),
@@ -857,38 +851,38 @@ def preserve_refuses_a_pending_backup() -> Verdict:
     aside = Container(
         f"{r.name}-preserved", PREVIOUS_IMAGE, ("serve", "/old"), ("OLD=1",), (("gunbc.arm", ARM),)
     )
-    problems += _diff("backup", {f"{r.name}-preserved": aside}, dict(host.containers))
-    problems += _diff(
+    problems += difference("backup", {f"{r.name}-preserved": aside}, dict(host.containers))
+    problems += difference(
         "saved",
         _saved(r, True),
         host.under(r.preserve_dir) | {f"{r.preserve_dir}/": host.files.get(f"{r.preserve_dir}/")},
     )
-    problems += _diff("second preserve changes", [], _effects(host, 1))
+    problems += difference("second preserve changes", [], _effects(host, 1))
     aside_out = ex.other["preserved container pending"]
     (result,) = aside_out.results
     assert result is not None
     message = r.fail("preserve", f"{r.name}-preserved exists: an earlier preserve is pending")
-    problems += _diff(
+    problems += difference(
         "renamed aside", (1, "", message), (result.returncode, result.stdout, result.stderr)
     )
-    problems += _diff(
+    problems += difference(
         "renamed aside: host changed", aside_out.before[0], aside_out.after[0].without_calls()
     )
     empty = ex.other["preserve twice on an empty host"]
     first, second = empty.results
     assert first is not None and second is not None
-    problems += _diff(
+    problems += difference(
         "empty host: first preserve",
         (0, f"preserved into {r.preserve_dir}\n", ""),
         (first.returncode, first.stdout, first.stderr),
     )
-    problems += _diff(
+    problems += difference(
         "empty host: second preserve",
         (1, "", r.fail("preserve", pending)),
         (second.returncode, second.stdout, second.stderr),
     )
-    problems += _diff("empty host: changes", [], _effects(empty.after[0], 1))
-    return _verdict(problems, "a pending backup is never overwritten")
+    problems += difference("empty host: changes", [], _effects(empty.after[0], 1))
+    return holds_unless(problems, "a pending backup is never overwritten")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
@@ -902,7 +896,7 @@ def preserve_saves_the_unit_file_even_when_it_is_not_running() -> Verdict:
     out = ex.other["inactive unit file"]
     (result,) = out.results
     assert result is not None
-    problems = _diff(
+    problems = difference(
         "preserve",
         (0, f"preserved into {r.preserve_dir}\n", ""),
         (result.returncode, result.stdout, result.stderr),
@@ -912,9 +906,9 @@ def preserve_saves_the_unit_file_even_when_it_is_not_running() -> Verdict:
         f"{r.preserve_dir}/unit": _previous_unit(r.name).encode(),
         f"{r.preserve_dir}/no-container": b"",
     }
-    problems += _diff("saved", saved, host.under(r.preserve_dir))
-    problems += _diff("changes", [], _effects(host, 0))
-    return _verdict(problems, "an inactive unit file is preserved, nothing stopped")
+    problems += difference("saved", saved, host.under(r.preserve_dir))
+    problems += difference("changes", [], _effects(host, 0))
+    return holds_unless(problems, "an inactive unit file is preserved, nothing stopped")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
@@ -928,10 +922,12 @@ def rollback_where_nothing_was_preserved_changes_nothing() -> Verdict:
     (result,) = out.results
     assert result is not None
     said = "rolled back: nothing was preserved here, so nothing changed\n"
-    problems = _diff("rollback", (0, said, ""), (result.returncode, result.stdout, result.stderr))
-    problems += _diff("host", out.before[0], out.after[0].without_calls())
-    problems += _diff("changes", [], _effects(out.after[0], 0))
-    return _verdict(problems, "nothing preserved: rollback says so and changes nothing")
+    problems = difference(
+        "rollback", (0, said, ""), (result.returncode, result.stdout, result.stderr)
+    )
+    problems += difference("host", out.before[0], out.after[0].without_calls())
+    problems += difference("changes", [], _effects(out.after[0], 0))
+    return holds_unless(problems, "nothing preserved: rollback says so and changes nothing")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
@@ -948,7 +944,7 @@ def scripts_refuse_a_container_they_were_not_planned_for() -> Verdict:
         result = named.results[k]
         assert result is not None
         message = r.fail(stage, f"this script was planned for container {r.name}", other)
-        problems += _diff(
+        problems += difference(
             f"{stage} {other}", (1, "", message), (result.returncode, result.stdout, result.stderr)
         )
         result = unnamed.results[k]
@@ -957,9 +953,9 @@ def scripts_refuse_a_container_they_were_not_planned_for() -> Verdict:
         if (result.returncode, result.stdout) != (1, "") or not result.stderr.endswith(usage):
             problems.append(f"{stage} with no name: {result}")
     for label, out in (("named", named), ("unnamed", unnamed)):
-        problems += _diff(f"{label}: calls", (), out.after[0].calls)
-        problems += _diff(f"{label}: host changed", out.before[0], out.after[0])
-    return _verdict(problems, "8 scripts refuse another container name and no name")
+        problems += difference(f"{label}: calls", (), out.after[0].calls)
+        problems += difference(f"{label}: host changed", out.before[0], out.after[0])
+    return holds_unless(problems, "8 scripts refuse another container name and no name")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
@@ -974,16 +970,16 @@ def followers_start_only_after_the_head_listens() -> Verdict:
     (result,) = early.results
     assert result is not None
     # it checks its deadline and sleeps 2 s between tries; the sandbox stops it at the sleep
-    problems += _diff(
+    problems += difference(
         "follower before the head",
         (124, "", _waited(2)),
         (result.returncode, result.stdout, result.stderr),
     )
-    problems += _diff("follower before the head: changes", [], _effects(early.after[1], 0))
-    problems += _diff(
+    problems += difference("follower before the head: changes", [], _effects(early.after[1], 0))
+    problems += difference(
         "follower before the head: host", early.before[1], early.after[1].without_calls()
     )
-    return _verdict(problems, "followers wait for the head's rendezvous")
+    return holds_unless(problems, "followers wait for the head's rendezvous")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
@@ -1001,13 +997,13 @@ def front_doors_open_only_when_the_rank_serves() -> Verdict:
             if r.rank == 0
             else [("systemctl", "is-active", "--quiet", r.unit)]
         )
-        problems += _diff(f"front door calls of rank {r.rank}", want, calls)
+        problems += difference(f"front door calls of rank {r.rank}", want, calls)
     for label in ("head not serving", "follower unit inactive"):
         out = ex.other[label]
         (result,) = out.results
         assert result is not None
         # it checks its deadline and retries every 5 s; the sandbox stops it at the sleep
-        problems += _diff(
+        problems += difference(
             label, (124, "", _waited(5)), (result.returncode, result.stdout, result.stderr)
         )
-    return _verdict(problems, "front doors: 4 pass when serving, 2 fail when not")
+    return holds_unless(problems, "front doors: 4 pass when serving, 2 fail when not")

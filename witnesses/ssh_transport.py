@@ -33,7 +33,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
 
-from claims import ClaimKind, Verdict, claim, fails, holds
+from claims import ClaimKind, Verdict, claim, difference, holds_unless
 from fixtures import fleet
 from fixtures.fleet import Fault, Fleet, Timing
 from fixtures.sandbox import HostSeed
@@ -151,16 +151,6 @@ def _masters(control: str) -> list[int]:
     return found
 
 
-def _diff(label: str, want: object, got: object) -> list[str]:
-    return [] if want == got else [f"{label}: expected {want!r}, got {got!r}"]
-
-
-def _verdict(problems: list[str], summary: str) -> Verdict:
-    if problems:
-        return fails(f"{len(problems)} differences; " + "; ".join(p[:500] for p in problems[:4]))
-    return holds(summary)
-
-
 def _result(result: StepResult) -> tuple[int | None, str, str]:
     return (result.exit_code, result.stdout, result.stderr)
 
@@ -184,16 +174,16 @@ def a_step_runs_on_its_host_over_one_connection_and_returns_what_it_printed() ->
         sockets = sorted(p.name for p in Path(control).iterdir() if p.is_socket())
         alive = bool(_masters(control))
     want = [(3, f"ran {CONTAINER} as root\n", "warn\n"), (0, "ok", "")]
-    problems += _diff("results", want, got)
-    problems += _diff("control sockets during the run", [NAME], sockets)
-    problems += _diff("connection open during the run", True, alive)
+    problems += difference("results", want, got)
+    problems += difference("control sockets during the run", [NAME], sockets)
+    problems += difference("connection open during the run", True, alive)
     sent = [(_gate() / f"cmd.{n}").read_text() for n in range(before + 1, _sessions() + 1)]
-    problems += _diff(
+    problems += difference(
         "remote commands", [_remote(first, settings), _remote(second, settings)], sent
     )
-    problems += _diff("control directory after", False, Path(control).exists())
-    problems += _diff("ssh processes left", [], _masters(control))
-    return _verdict(problems, "2 steps over one connection; closed and removed after")
+    problems += difference("control directory after", False, Path(control).exists())
+    problems += difference("ssh processes left", [], _masters(control))
+    return holds_unless(problems, "2 steps over one connection; closed and removed after")
 
 
 @claim(ClaimKind.REFUSAL)
@@ -213,12 +203,12 @@ def a_script_cut_short_in_transit_exits_97_and_never_runs() -> Verdict:
     message = (
         "gunbc-apply: the apply script arrived incomplete (its sha256 differs): it did not run\n"
     )
-    problems += _diff("cut short", (97, "", message), cut)
-    problems += _diff("cut short ran", False, ran_cut)
-    problems += _diff("whole", (0, "", ""), whole)
-    problems += _diff("whole ran", True, marker.exists())
+    problems += difference("cut short", (97, "", message), cut)
+    problems += difference("cut short ran", False, ran_cut)
+    problems += difference("whole", (0, "", ""), whole)
+    problems += difference("whole ran", True, marker.exists())
     marker.unlink(missing_ok=True)
-    return _verdict(problems, "a truncated script exits 97 and runs nothing")
+    return holds_unless(problems, "a truncated script exits 97 and runs nothing")
 
 
 @claim(ClaimKind.REFUSAL)
@@ -231,10 +221,10 @@ def a_stage_that_outlives_its_timeout_is_killed_with_124() -> Verdict:
         slow = transport(_step("echo started; /bin/sleep 4; echo never"))
         took = time.monotonic() - start
         after = _result(transport(_step("echo next")))
-    problems = _diff("timed out", (124, "started\n"), (slow.exit_code, slow.stdout))
-    problems += _diff("returned within 3 s", True, took < 3)
-    problems += _diff("next step", (0, "next\n", ""), after)
-    return _verdict(problems, f"killed after {took:.1f} s with 124; the next step ran")
+    problems = difference("timed out", (124, "started\n"), (slow.exit_code, slow.stdout))
+    problems += difference("returned within 3 s", True, took < 3)
+    problems += difference("next step", (0, "next\n", ""), after)
+    return holds_unless(problems, f"killed after {took:.1f} s with 124; the next step ran")
 
 
 @claim(ClaimKind.REFUSAL)
@@ -253,10 +243,10 @@ def a_step_that_never_answers_is_abandoned_after_the_wait() -> Verdict:
         took = time.monotonic() - start
         after = _result(transport(_step("echo next")))
     note = f"\ncoordinator: no answer from {destination} within 4 s\n"
-    problems = _diff("no answer", (None, "", note), _result(silent))
-    problems += _diff("waited 4 s to 7 s", True, 4 <= took < 7)
-    problems += _diff("next step", (0, "next\n", ""), after)
-    return _verdict(problems, f"abandoned after {took:.1f} s; the next step ran")
+    problems = difference("no answer", (None, "", note), _result(silent))
+    problems += difference("waited 4 s to 7 s", True, 4 <= took < 7)
+    problems += difference("next step", (0, "next\n", ""), after)
+    return holds_unless(problems, f"abandoned after {took:.1f} s; the next step ran")
 
 
 @contextmanager
@@ -302,9 +292,9 @@ def an_interrupted_step_fails_with_130_and_the_next_one_runs() -> Verdict:
             stopped = (None, "", "the interrupt escaped the transport")
         after = _result(transport(_step("echo next")))
     note = "\ncoordinator: interrupted by the operator\n"
-    problems += _diff("interrupted", (130, "begun\n", note), stopped)
-    problems += _diff("next step", (0, "next\n", ""), after)
-    return _verdict(problems, "a Ctrl-C fails the step with 130; the next step ran")
+    problems += difference("interrupted", (130, "begun\n", note), stopped)
+    problems += difference("next step", (0, "next\n", ""), after)
+    return holds_unless(problems, "a Ctrl-C fails the step with 130; the next step ran")
 
 
 def _close_out_of_band(settings: SshSettings, control: str) -> int:
@@ -338,11 +328,11 @@ def a_connection_that_went_away_is_opened_again() -> Verdict:
         gone = _gone(Path(transport.control) / NAME)
         second = _result(transport(_step("echo two")))
         again = (Path(transport.control) / NAME).is_socket()
-    problems = _diff("first", (0, "one\n", ""), first)
-    problems += _diff("closed between", (0, True), (closed, gone))
-    problems += _diff("second", (0, "two\n", ""), second)
-    problems += _diff("reopened", True, again)
-    return _verdict(problems, "a connection that went away is reopened for the next step")
+    problems = difference("first", (0, "one\n", ""), first)
+    problems += difference("closed between", (0, True), (closed, gone))
+    problems += difference("second", (0, "two\n", ""), second)
+    problems += difference("reopened", True, again)
+    return holds_unless(problems, "a connection that went away is reopened for the next step")
 
 
 @claim(ClaimKind.REFUSAL)
@@ -358,20 +348,20 @@ def an_unknown_host_key_or_a_closed_port_fails_the_step_with_255() -> Verdict:
         before = _sessions()
         with SshTransport(_plan(), unknown) as transport:
             refused = transport(_step("echo never"))
-        problems += _diff("unknown key: exit", 255, refused.exit_code)
-        problems += _diff(
+        problems += difference("unknown key: exit", 255, refused.exit_code)
+        problems += difference(
             "unknown key: said", True, "Host key verification failed." in refused.stderr
         )
-        problems += _diff("unknown key: sessions", before, _sessions())
+        problems += difference("unknown key: sessions", before, _sessions())
     address = _host().addresses[0]
     closed = _plan().model_copy(
         update={"hosts": (address.model_copy(update={"port": _closed_port(address.address)}),)}
     )
     with SshTransport(closed, _settings()) as transport:
         nobody = transport(_step("echo never"))
-    problems += _diff("closed port: exit", 255, nobody.exit_code)
-    problems += _diff("closed port: said", True, "Connection refused" in nobody.stderr)
-    return _verdict(problems, "an unknown key and a closed port each fail with 255")
+    problems += difference("closed port: exit", 255, nobody.exit_code)
+    problems += difference("closed port: said", True, "Connection refused" in nobody.stderr)
+    return holds_unless(problems, "an unknown key and a closed port each fail with 255")
 
 
 def _closed_port(address: str) -> int:
@@ -431,8 +421,8 @@ def planner_apply_runs_each_step_over_ssh_and_reports_what_it_left() -> Verdict:
         *(f"  srv{n} (rank {n - 5}): {untouched}; ran: nothing" for n in (6, 7, 8)),
         f"apply v41_group_a: STOPPED: preflight@srv5 failed (exit 1: {said}); no host was changed",
     ]
-    problems = _diff("exit", 10, code) + _diff("stderr", "", err.getvalue())
-    problems += _diff("stdout", want, out.getvalue().splitlines())
-    problems += _diff("sessions", session, _sessions())
-    problems += _diff("left behind", [], left)
-    return _verdict(problems, "stopped at the refused preflight, exit 10, nothing left")
+    problems = difference("exit", 10, code) + difference("stderr", "", err.getvalue())
+    problems += difference("stdout", want, out.getvalue().splitlines())
+    problems += difference("sessions", session, _sessions())
+    problems += difference("left behind", [], left)
+    return holds_unless(problems, "stopped at the refused preflight, exit 10, nothing left")

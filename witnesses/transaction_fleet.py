@@ -38,7 +38,7 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
-from claims import ClaimKind, Verdict, claim, fails, holds
+from claims import ClaimKind, Verdict, claim, difference, holds_unless
 from fixtures import fleet
 from fixtures.builders import v41_dry_run
 from fixtures.fleet import Case, FleetRun
@@ -115,16 +115,6 @@ def _steps(out: FleetRun) -> list[tuple[str, int, int | None]]:
     return [(r.step.stage.value, r.step.rank, r.result.exit_code) for r in out.report.records]
 
 
-def _diff(label: str, want: object, got: object) -> list[str]:
-    return [] if want == got else [f"{label}: expected {want!r}, got {got!r}"]
-
-
-def _verdict(problems: list[str], summary: str) -> Verdict:
-    if problems:
-        return fails(f"{len(problems)} differences; " + "; ".join(p[:500] for p in problems[:4]))
-    return holds(summary)
-
-
 @claim(ClaimKind.PLANNED_SHAPE)
 def a_clean_run_commits_every_host_to_its_plan() -> Verdict:
     """With no fault, the coordinator runs preflight, preserve, apply, readback, front door
@@ -134,13 +124,13 @@ def a_clean_run_commits_every_host_to_its_plan() -> Verdict:
     problems = []
     clean = [(s, r, 0) for s, r in planned_order()]
     out = ex.runs["no fault"]
-    problems += _diff("no fault: steps", clean, _steps(out))
-    problems += _diff("no fault: exit", 0, out.report.exit_code)
+    problems += difference("no fault: steps", clean, _steps(out))
+    problems += difference("no fault: exit", 0, out.report.exit_code)
     retried = ex.runs["commit refused once on srv7"]
     want = [*clean[:22], ("commit", 2, 1), ("commit", 2, 0), clean[23]]
-    problems += _diff("commit refused once: steps", want, _steps(retried))
-    problems += _diff("commit refused once: exit", 0, retried.report.exit_code)
-    return _verdict(problems, "24 steps in the planned order; a refused commit runs again")
+    problems += difference("commit refused once: steps", want, _steps(retried))
+    problems += difference("commit refused once: exit", 0, retried.report.exit_code)
+    return holds_unless(problems, "24 steps in the planned order; a refused commit runs again")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
@@ -157,15 +147,15 @@ def the_run_stops_at_the_first_failure() -> Verdict:
             assert f is not None
             planned = planned_order()[: fault_index(f) + 1]
             forward = [(s, r) for s, r, _ in _steps(out) if s not in ("rollback", "cleanup")]
-            problems += _diff(f"{label}: forward steps", planned, forward)
+            problems += difference(f"{label}: forward steps", planned, forward)
         for rank in range(HOSTS):
             if f is not None and f.kind == "down" and rank == f.rank:
                 continue  # its one step never reached it (see the next claim)
             names = [_session_stage(c) for c in out.commands[rank]]
-            problems += _diff(
+            problems += difference(
                 f"{label}: sessions on rank {rank}", list(out.report.stages_on(rank)), names
             )
-    return _verdict(problems, f"{len(CASES)} runs stop at their first failure")
+    return holds_unless(problems, f"{len(CASES)} runs stop at their first failure")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
@@ -182,8 +172,8 @@ def rollback_reaches_every_touched_host_last_changed_first() -> Verdict:
         order = list(reversed(touched(f)))
         after = [(s, r) for s, r, _ in _steps(ex.runs[label]) if s in ("rollback", "cleanup")]
         want = [("rollback", r) for r in order] + [("cleanup", r) for r in order]
-        problems += _diff(f"{label}: rollback and cleanup", want, after)
-    return _verdict(problems, "rollback then cleanup on exactly the touched hosts, reversed")
+        problems += difference(f"{label}: rollback and cleanup", want, after)
+    return holds_unless(problems, "rollback then cleanup on exactly the touched hosts, reversed")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
@@ -205,7 +195,7 @@ def every_host_ends_restored_or_planned_byte_for_byte() -> Verdict:
                 restored += good
             else:
                 planned += good
-            problems += _diff(f"{label}: rank {r.rank}", want, state(after))
+            problems += difference(f"{label}: rank {r.rank}", want, state(after))
             compared += size(before) + size(after)
     faults = sum(f is not None for f in CASES.values())
     table = (
@@ -213,7 +203,7 @@ def every_host_ends_restored_or_planned_byte_for_byte() -> Verdict:
         f"at their plan {planned}, of {len(CASES) * HOSTS}; {compared} bytes compared; "
         f"nothing lost"
     )
-    return _verdict(problems, table)
+    return holds_unless(problems, table)
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
@@ -232,23 +222,27 @@ def lost_connections_and_silent_hosts_fail_their_step() -> Verdict:
         out = ex.runs[label]
         failed = out.report.failure
         got = None if failed is None else (failed.step.stage.value, failed.step.rank)
-        problems += _diff(f"{label}: failed step", (f.stage, f.rank), got)
+        problems += difference(f"{label}: failed step", (f.stage, f.rank), got)
         code = None if failed is None else failed.result.exit_code
-        problems += _diff(f"{label}: exit status", EXIT_OF[f.kind], code)
+        problems += difference(f"{label}: exit status", EXIT_OF[f.kind], code)
     dropped = ex.runs["connection dropped during preserve on srv6"].after[1]
     sessions = [c.step for c in dropped.calls]
-    problems += _diff("dropped: calls of preserve before rollback's", sorted(sessions), sessions)
-    problems += _diff("dropped: preserve went on", True, 2 in sessions)
+    problems += difference(
+        "dropped: calls of preserve before rollback's", sorted(sessions), sessions
+    )
+    problems += difference("dropped: preserve went on", True, 2 in sessions)
     cut = ex.runs["apply script cut short on srv5"]
-    problems += _diff("cut short: calls of the apply session", [], cut.after[0].calls_of(3))
+    problems += difference("cut short: calls of the apply session", [], cut.after[0].calls_of(3))
     message = (
         "gunbc-apply: the apply script arrived incomplete (its sha256 differs): it did not run\n"
     )
     failure = cut.report.failure
-    problems += _diff("cut short: message", message, failure.result.stderr if failure else None)
+    problems += difference(
+        "cut short: message", message, failure.result.stderr if failure else None
+    )
     down = ex.runs["srv6 never answers"]
-    problems += _diff("down: sessions on srv6", (), down.commands[1])
-    return _verdict(problems, "drop, cut short, no answer and down each fail their step")
+    problems += difference("down: sessions on srv6", (), down.commands[1])
+    return holds_unless(problems, "drop, cut short, no answer and down each fail their step")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
@@ -269,9 +263,9 @@ def the_report_names_what_ran_and_what_each_host_was_left_in() -> Verdict:
             want_finals = ["restored" if r in changed else "untouched" for r in range(HOSTS)]
             step = f"{f.stage}@{ex.ranks[f.rank].host}"
             want = (10, step)
-        problems += _diff(f"{label}: finals", want_finals, [h.value for h in report.finals])
+        problems += difference(f"{label}: finals", want_finals, [h.value for h in report.finals])
         verdict = report.verdict()
-        problems += _diff(f"{label}: exit", want[0], report.exit_code)
+        problems += difference(f"{label}: exit", want[0], report.exit_code)
         if want[1] not in verdict:
             problems.append(f"{label}: verdict {verdict!r} does not name {want[1]!r}")
-    return _verdict(problems, f"{len(CASES)} reports: finals, exit codes and verdicts")
+    return holds_unless(problems, f"{len(CASES)} reports: finals, exit codes and verdicts")

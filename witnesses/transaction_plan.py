@@ -18,7 +18,7 @@ import hashlib
 import shlex
 from pathlib import Path
 
-from claims import ClaimKind, Verdict, claim, fails, holds
+from claims import ClaimKind, Verdict, claim, difference, fails, holds_unless
 from fixtures.builders import v41_dry_run
 from planner.coordinator import (
     REMOTE_SCRIPT,
@@ -66,16 +66,6 @@ def _answering(
     return ran, coordinate(plan, run_step, attempts)
 
 
-def _diff(label: str, want: object, got: object) -> list[str]:
-    return [] if want == got else [f"{label}: expected {want!r}, got {got!r}"]
-
-
-def _verdict(problems: list[str], summary: str) -> Verdict:
-    if problems:
-        return fails(f"{len(problems)} differences; " + "; ".join(p[:500] for p in problems[:4]))
-    return holds(summary)
-
-
 def _forward() -> list[tuple[str, int]]:
     return [(stage, rank) for stage in FORWARD for rank in range(4)]
 
@@ -94,7 +84,7 @@ def hosts_parse_into_addresses_or_located_errors() -> Verdict:
         ("srv7", "ops", "fd00::7", 22),
         ("srv8", "root", "srv8.lan", 22),
     ]
-    problems += _diff("parsed", want, got)
+    problems += difference("parsed", want, got)
     bad = {
         "srv5=10.0.0.5": ("srv5=10.0.0.5", "name the ssh user: HOST=USER@ADDRESS"),
         "srv5=r;m@h": ("srv5=r;m@h", "'r;m' is not a user name"),
@@ -114,20 +104,20 @@ def hosts_parse_into_addresses_or_located_errors() -> Verdict:
             parse_hosts(text)
             problems.append(f"{text!r} parsed")
         except PlannerInputError as error:
-            problems += _diff(
+            problems += difference(
                 text, ("--hosts", item, message), (error.source, error.where, error.message)
             )
     try:
         plan_transaction(v41_dry_run("supplied"), parse_hosts("srv5=root@a,srv9=root@b"))
         problems.append("a plan with srv9 and without srv6..srv8 was made")
     except PlannerInputError as error:
-        problems += _diff(
+        problems += difference(
             "mismatch",
             "no address for srv6, srv7, srv8; srv9 not in the plan "
             "(the plan's hosts: srv5, srv6, srv7, srv8)",
             error.message,
         )
-    return _verdict(problems, f"4 addresses parsed; {len(bad) + 1} located refusals")
+    return holds_unless(problems, f"4 addresses parsed; {len(bad) + 1} located refusals")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
@@ -140,23 +130,23 @@ def the_plan_is_the_planners_order_with_commit_last() -> Verdict:
     plan = _plan()
     problems = []
     want = [(s, r) for s in (*FORWARD, "commit") for r in range(4)]
-    problems += _diff("forward", want, [(s.stage.value, s.rank) for s in plan.forward])
+    problems += difference("forward", want, [(s.stage.value, s.rank) for s in plan.forward])
     scripts = {(s.stage.value, s.rank): s.script for s in run.apply_order}
     steps = (*plan.forward, *plan.rollbacks, *plan.cleanups)
     wrong = [s.label for s in steps if s.script != scripts[(s.stage.value, s.rank)]]
-    problems += _diff("scripts that differ from the plan's", [], wrong)
-    problems += _diff(
+    problems += difference("scripts that differ from the plan's", [], wrong)
+    problems += difference(
         "undo",
         [("rollback", r) for r in range(4)] + [("cleanup", r) for r in range(4)],
         [(s.stage.value, s.rank) for s in (*plan.rollbacks, *plan.cleanups)],
     )
-    problems += _diff("containers", {"gunbc-v41-tp4"}, {s.container_name for s in steps})
-    problems += _diff(
+    problems += difference("containers", {"gunbc-v41-tp4"}, {s.container_name for s in steps})
+    problems += difference(
         "preserve dirs",
         (f"{PRESERVE}-head", f"{PRESERVE}-rank", f"{PRESERVE}-rank", f"{PRESERVE}-rank"),
         plan.preserve_dirs,
     )
-    return _verdict(problems, "24 forward steps in the planner's order, commit last")
+    return holds_unless(problems, "24 forward steps in the planner's order, commit last")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
@@ -175,24 +165,24 @@ def a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse() -> Verd
         want = [f"{s}@{NAMES[r]}" for s, r in _forward()[: k + 1]]
         want += [f"rollback@{NAMES[r]}" for r in back] + [f"cleanup@{NAMES[r]}" for r in back]
         label = f"{stage}@{NAMES[rank]}"
-        problems += _diff(f"{label}: ran", want, ran)
+        problems += difference(f"{label}: ran", want, ran)
         finals = ["restored" if r in touched else "untouched" for r in range(4)]
-        problems += _diff(f"{label}: finals", finals, [f.value for f in report.finals])
-        problems += _diff(f"{label}: exit", 10, report.exit_code)
+        problems += difference(f"{label}: finals", finals, [f.value for f in report.finals])
+        problems += difference(f"{label}: exit", 10, report.exit_code)
         failed = f"{label} failed (exit 1: no)"
         end = "every touched host restored" if touched else "no host was changed"
         head = "ROLLED BACK" if touched else "STOPPED"
-        problems += _diff(
+        problems += difference(
             f"{label}: verdict", f"apply v41_group_a: {head}: {failed}; {end}", report.verdict()
         )
     ran, report = _answering(plan, {})
-    problems += _diff("clean: ran", [s.label for s in plan.forward], ran)
-    problems += _diff(
+    problems += difference("clean: ran", [s.label for s in plan.forward], ran)
+    problems += difference(
         "clean: exit",
         (0, "apply v41_group_a: COMMITTED on every host"),
         (report.exit_code, report.verdict()),
     )
-    return _verdict(problems, "20 failure points and a clean run decided as the contract says")
+    return holds_unless(problems, "20 failure points and a clean run decided as the contract says")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
@@ -204,25 +194,25 @@ def a_commit_is_retried_and_left_pending_only_after_every_attempt() -> Verdict:
     plan = _plan()
     problems = []
     ran, report = _answering(plan, {("commit", 1): [1, 255]})
-    problems += _diff(
+    problems += difference(
         "twice: commits",
         ["commit@srv5"] + ["commit@srv6"] * 3 + ["commit@srv7", "commit@srv8"],
         ran[20:],
     )
-    problems += _diff("twice: exit", 0, report.exit_code)
+    problems += difference("twice: exit", 0, report.exit_code)
     ran, report = _answering(plan, {("commit", 2): [1, 255, None]})
-    problems += _diff(
+    problems += difference(
         "always: ran",
         [s.label for s in plan.forward[:22]] + ["commit@srv7"] * 3 + ["commit@srv8"],
         ran,
     )
-    problems += _diff(
+    problems += difference(
         "always: finals",
         ["committed", "committed", "commit pending", "committed"],
         [f.value for f in report.finals],
     )
-    problems += _diff("always: exit", 12, report.exit_code)
-    problems += _diff(
+    problems += difference("always: exit", 12, report.exit_code)
+    problems += difference(
         "always: verdict", "apply v41_group_a: COMMITTED, commit pending on srv7", report.verdict()
     )
     line = (
@@ -230,10 +220,10 @@ def a_commit_is_retried_and_left_pending_only_after_every_attempt() -> Verdict:
         f"and its backup stays in {PRESERVE}-rank; ran: preflight, preserve, apply, readback, "
         "front_door, commit, commit, commit"
     )
-    problems += _diff("always: host line", True, line in report.lines())
+    problems += difference("always: host line", True, line in report.lines())
     ran, report = _answering(plan, {("commit", 3): [1, 1]}, attempts=2)
-    problems += _diff("two attempts", ["commit@srv8"] * 2, ran[23:])
-    return _verdict(problems, "commit retried up to its attempts, then left pending")
+    problems += difference("two attempts", ["commit@srv8"] * 2, ran[23:])
+    return holds_unless(problems, "commit retried up to its attempts, then left pending")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
@@ -246,11 +236,11 @@ def a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on() -> Verdict:
     ran, report = _answering(plan, {("apply", 3): [1], ("rollback", 1): [1], ("cleanup", 0): [1]})
     undo = ["rollback@srv8", "rollback@srv7", "rollback@srv6", "rollback@srv5"]
     undo += ["cleanup@srv8", "cleanup@srv7", "cleanup@srv5"]
-    problems += _diff("ran", undo, ran[12:])
+    problems += difference("ran", undo, ran[12:])
     finals = ["cleanup failed", "rollback failed", "restored", "restored"]
-    problems += _diff("finals", finals, [f.value for f in report.finals])
-    problems += _diff("exit", 11, report.exit_code)
-    problems += _diff(
+    problems += difference("finals", finals, [f.value for f in report.finals])
+    problems += difference("exit", 11, report.exit_code)
+    problems += difference(
         "verdict",
         "apply v41_group_a: NOT RESTORED: apply@srv8 failed (exit 1: no); srv5, srv6 not restored",
         report.verdict(),
@@ -263,8 +253,8 @@ def a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on() -> Verdict:
         f"{PRESERVE}-rank; ran: preflight, preserve, apply, rollback",
         "rollback, last changed first: srv8 srv7 srv6 srv5",
     ):
-        problems += _diff("line", True, want in lines)
-    return _verdict(problems, "failed rollback and cleanup reported; the others restored")
+        problems += difference("line", True, want in lines)
+    return holds_unless(problems, "failed rollback and cleanup reported; the others restored")
 
 
 def _settings() -> SshSettings:
@@ -298,27 +288,27 @@ def every_ssh_command_is_strict_and_sends_the_script_with_its_sha256() -> Verdic
     step = plan.forward[5]
     problems = []
     port = ["-p", "2222"]
-    problems += _diff(
+    problems += difference(
         "master",
         ["ssh", *OPTIONS, *port, "-M", "-N", "-f", "-o", "ControlPath=/c/srv6",
          "-o", "ControlPersist=60", "--", "root@10.0.0.6"],
         list(master_argv(settings, srv6, "/c")),
     )  # fmt: skip
-    problems += _diff(
+    problems += difference(
         "exit",
         ["ssh", *OPTIONS, *port, "-o", "ControlPath=/c/srv6", "-O", "exit", "--", "root@10.0.0.6"],
         list(exit_argv(settings, srv6, "/c")),
     )
     digest = hashlib.sha256(step.script.encode()).hexdigest()
     remote = f"exec sh -c '{REMOTE_SCRIPT}' gunbc-apply preserve {digest} 60 3 gunbc-v41-tp4"
-    problems += _diff(
+    problems += difference(
         "session",
         ["ssh", *OPTIONS, *port, "-o", "ControlMaster=no", "-o", "ControlPath=/c/srv6",
          "--", "root@10.0.0.6", remote],
         list(session_argv(settings, srv6, "/c", step)),
     )  # fmt: skip
     plain = session_argv(SshSettings(), plan.host(0), "/c", plan.forward[0])
-    problems += _diff(
+    problems += difference(
         "defaults",
         ["ssh", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes", "-o", "ConnectTimeout=10",
          "-o", "ServerAliveInterval=10", "-o", "ServerAliveCountMax=3", "-p", "22",
@@ -326,8 +316,8 @@ def every_ssh_command_is_strict_and_sends_the_script_with_its_sha256() -> Verdic
         list(plain[:-1]),
     )  # fmt: skip
     for check in ("sha256sum --check", "timeout --kill-after=", "flock --wait", "</dev/null"):
-        problems += _diff(f"remote script has {check}", True, check in REMOTE_SCRIPT)
-    return _verdict(problems, "connection, session and close commands exact")
+        problems += difference(f"remote script has {check}", True, check in REMOTE_SCRIPT)
+    return holds_unless(problems, "connection, session and close commands exact")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
@@ -345,19 +335,19 @@ def the_dry_run_lists_every_command_in_the_order_it_would_run() -> Verdict:
     want = [f"{s}@{NAMES[r]}" for s, r in _forward()]
     want += [f"commit@{n}" for n in NAMES]
     want += [f"rollback@{n}" for n in reversed(NAMES)] + [f"cleanup@{n}" for n in reversed(NAMES)]
-    problems += _diff("steps", want, labels)
+    problems += difference("steps", want, labels)
     for line, step in zip(
         steps, [*plan.forward, *reversed(plan.rollbacks), *reversed(plan.cleanups)], strict=False
     ):
         host = plan.host(step.rank)
         command = shlex.join(session_argv(settings, host, "CONTROL", step))
         tail = f"{command} < /s/{step.host_name}/{step.stage.value}.sh"
-        problems += _diff(f"{step.label}", True, line.endswith(tail))
+        problems += difference(f"{step.label}", True, line.endswith(tail))
     connections = [line for line in lines if line.startswith("ssh ")]
-    problems += _diff("connections", 8, len(connections))
+    problems += difference("connections", 8, len(connections))
     numbered = [line.split(". ", 1)[0] for line in steps[:24]]
-    problems += _diff("numbers", [str(n) for n in range(1, 25)], numbered)
-    return _verdict(problems, f"{len(steps)} steps and 8 connection commands in order")
+    problems += difference("numbers", [str(n) for n in range(1, 25)], numbered)
+    return holds_unless(problems, f"{len(steps)} steps and 8 connection commands in order")
 
 
 WIDTH = len("front_door")
@@ -409,7 +399,7 @@ def the_report_lists_every_step_then_every_host_then_the_verdict() -> Verdict:
         "apply v41_group_a: ROLLED BACK: preserve@srv6 failed (exit 1: no); every touched "
         "host restored",
     ]
-    problems += _diff("rolled back", want, report.lines())
+    problems += difference("rolled back", want, report.lines())
     _, report = _answering(plan, {("preflight", 0): [3]})
     want = [
         header,
@@ -420,7 +410,7 @@ def the_report_lists_every_step_then_every_host_then_the_verdict() -> Verdict:
         *(_host_line(r, "untouched", "nothing") for r in (1, 2, 3)),
         "apply v41_group_a: STOPPED: preflight@srv5 failed (exit 3: no); no host was changed",
     ]
-    problems += _diff("stopped at once", want, report.lines())
+    problems += difference("stopped at once", want, report.lines())
     _, report = _answering(plan, {("commit", 1): [1, 1], ("commit", 3): [255, 1, 1]})
     commits = [
         _step_line(21, "commit", "srv5", "ok: done"),
@@ -433,16 +423,18 @@ def the_report_lists_every_step_then_every_host_then_the_verdict() -> Verdict:
         _step_line(28, "commit", "srv8", "exit 1: no", attempt=3),
     ]
     lines = report.lines()
-    problems += _diff("commits", commits, lines[21:29])
-    problems += _diff("pending", "hosts:", lines[29])
-    problems += _diff("verdict", "apply v41_group_a: COMMITTED, commit pending on srv8", lines[-1])
+    problems += difference("commits", commits, lines[21:29])
+    problems += difference("pending", "hosts:", lines[29])
+    problems += difference(
+        "verdict", "apply v41_group_a: COMMITTED, commit pending on srv8", lines[-1]
+    )
     _, report = _answering(plan, {("commit", 0): [1, 1, 1], ("commit", 2): [1, 1, 1]})
-    problems += _diff(
+    problems += difference(
         "two pending",
         "apply v41_group_a: COMMITTED, commit pending on srv5, srv7",
         report.verdict(),
     )
-    return _verdict(problems, "rolled back, stopped, retried and pending reports line by line")
+    return holds_unless(problems, "rolled back, stopped, retried and pending reports line by line")
 
 
 EXIT_255 = "exit 255: the connection failed or dropped (its effect is unknown)"
@@ -469,7 +461,7 @@ def a_steps_outcome_reads_as_its_status_and_its_last_line() -> Verdict:
     problems = [
         f"{r!r}: expected {w!r}, got {r.describe()!r}" for r, w in cases if r.describe() != w
     ]
-    return _verdict(problems, f"{len(cases)} outcomes read as the report words them")
+    return holds_unless(problems, f"{len(cases)} outcomes read as the report words them")
 
 
 @claim(ClaimKind.REFUSAL)
@@ -483,5 +475,5 @@ def a_plan_that_did_not_render_is_not_applied() -> Verdict:
     except PlannerInputError as error:
         got = (error.source, error.where, error.message)
         want = ("plan", "v41_group_a", "the plan did not render: nothing to apply")
-        return _verdict(_diff("refusal", want, got), "an unrendered plan is refused")
+        return holds_unless(difference("refusal", want, got), "an unrendered plan is refused")
     return fails("a plan was made from a dry run that rendered no launch")
