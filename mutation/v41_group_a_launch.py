@@ -18,7 +18,7 @@ from mutation import combined, mutant
 from planner.admission import Candidate, image_admitted_for_runtime, successor_may_launch
 from planner.apply import ApplyContext, cleanup_body
 from planner.arm_launch import ArmCall, DryRun, arm_mounts, plan_arm
-from planner.arms.v41_group_a import v41_group_a_call
+from planner.arms.v41_group_a import v41_group_a_call, v41_group_a_launch_dry_run
 from planner.authority import (
     AuthorityEvent,
     AuthorityState,
@@ -916,16 +916,6 @@ def the_dry_run_drops_its_fit(call: ArmCall, state: AuthorityState) -> DryRun:
 V41_DRY_RUN = "planner.arms.v41_group_a.v41_group_a_launch_dry_run"
 
 
-def _dry_run(
-    fabric: Fabric,
-    manifest: CheckpointManifest,
-    inputs: PlanInputs,
-    state: AuthorityState,
-    source: str = "inputs",
-) -> DryRun:
-    return plan_arm(v41_group_a_call(fabric, manifest, inputs, source), state)
-
-
 @mutant(
     replaces=V41_DRY_RUN,
     turns_red={
@@ -951,7 +941,7 @@ def the_order_runs_rollback_before_commit(
 ) -> DryRun:
     """The apply order puts every rollback step before the commit steps (each host's own
     steps unchanged), so an executor following it undoes a successful apply."""
-    run = _dry_run(fabric, manifest, inputs, state, source)
+    run = v41_group_a_launch_dry_run(fabric, manifest, inputs, state, source)
     first = ("rollback", "commit")
     order = sorted(run.apply_order, key=lambda s: s.stage.value not in first)
     return run.model_copy(update={"apply_order": tuple(order)})
@@ -974,7 +964,7 @@ def the_launch_drops_the_receipt_dir_from_each_env(
     source: str = "inputs",
 ) -> DryRun:
     """The launch plan's ranks carry their env without the Engram receipt dir."""
-    run = _dry_run(fabric, manifest, inputs, state, source)
+    run = v41_group_a_launch_dry_run(fabric, manifest, inputs, state, source)
     if run.launch is None:
         return run
     ranks = tuple(r.model_copy(update={"env": r.env[:-1]}) for r in run.launch.ranks)
@@ -994,7 +984,7 @@ def the_candidate_names_the_model_without_its_revision(
     source: str = "inputs",
 ) -> DryRun:
     """The dry run reports its candidate's checkpoint as the bare model name."""
-    run = _dry_run(fabric, manifest, inputs, state, source)
+    run = v41_group_a_launch_dry_run(fabric, manifest, inputs, state, source)
     candidate = run.candidate.model_copy(update={"checkpoint": manifest.model})
     return run.model_copy(update={"candidate": candidate})
 
@@ -1012,7 +1002,7 @@ def the_last_host_writes_its_manifest_world_writable(
     source: str = "inputs",
 ) -> DryRun:
     """The last host's manifest write is planned with mode 0666."""
-    run = _dry_run(fabric, manifest, inputs, state, source)
+    run = v41_group_a_launch_dry_run(fabric, manifest, inputs, state, source)
     if not run.hosts:
         return run
     last = run.hosts[-1]
