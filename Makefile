@@ -21,6 +21,8 @@ demo: $(STAMP)
 	$(BIN)/planner dry-run v41_group_a --scenario supplied
 	@echo "== Group B GLM, same launcher (expected: admitted)"
 	$(BIN)/planner dry-run glm_group_b --scenario supplied
+	@echo "== the seed launcher recipe, planned like an arm (expected: planned, no log given)"
+	$(BIN)/planner dry-run --recipe fixtures/recipes/dsv41-flash-jovian-r37-4x.toml --group group_a
 	@echo "== claims"
 	$(BIN)/claims run v41_group_a_launch
 

@@ -31,9 +31,8 @@ from planner.cli import dry_run, main
 from planner.data import default_data_root
 from planner.fabric import FabricGroup
 from planner.frontiers import PlanInputs
-from planner.recipe import RecipePlan
 from planner.refusal import PlannerInputError, Refusal
-from planner.report import render_recipe_report, render_report, write_atomically
+from planner.report import render_report, write_atomically
 from planner.runtime import ProducedImage, runtime_key_wall
 from planner.scenarios import scenario_names
 
@@ -97,6 +96,7 @@ def admitted_printed_in_lower_case(argv: Sequence[str] | None = None) -> int:
 @mutant(
     replaces="planner.cli.main",
     turns_red={
+        "dry_run_cli.help_states_the_exit_codes_and_its_examples_run",
         f"{W}.without_out_each_arm_writes_its_default_report_under_the_working_directory",
         ARMS_PLANNED,
     },
@@ -114,6 +114,9 @@ def default_report_lands_beside_the_caller(argv: Sequence[str] | None = None) ->
 @mutant(
     replaces="planner.cli.main",
     turns_red={
+        "dry_run_cli.every_data_file_is_read_from_the_data_root",
+        "launcher_recipe.a_recipe_planned_without_a_log_is_not_applied",
+        "launcher_recipe.with_a_log_the_recipe_is_admitted_by_its_group_and_hosts",
         f"{W}.refused_dry_runs_exit_1_printing_every_refusal_in_order",
         f"{W}.now_overrides_the_scenario_time",
         f"{W}.help_states_the_exit_codes_and_its_examples_run",
@@ -130,6 +133,9 @@ def refused_runs_exit_0(argv: Sequence[str] | None = None) -> int:
 @mutant(
     replaces="planner.cli.main",
     turns_red={
+        "dry_run_cli.every_data_file_is_read_from_the_data_root",
+        "launcher_recipe.a_recipe_for_another_group_size_is_refused_with_its_hint",
+        "launcher_recipe.with_a_log_the_recipe_is_admitted_by_its_group_and_hosts",
         f"{W}.refused_dry_runs_exit_1_printing_every_refusal_in_order",
         f"{W}.now_overrides_the_scenario_time",
         RUNTIME,
@@ -186,7 +192,6 @@ def now_ignored_with_a_scenario(argv: Sequence[str] | None = None) -> int:
     replaces="planner.cli.main",
     turns_red={
         f"{W}.recipe_errors_exit_2_with_every_problem_located",
-        "launcher_recipe.a_recipe_for_another_group_size_is_refused_with_its_hint",
     },
     independent=False,
 )
@@ -234,6 +239,7 @@ def recipe_defaults_to_group_b(argv: Sequence[str] | None = None) -> int:
 @mutant(
     replaces="planner.cli.dry_run",
     turns_red={
+        "launcher_recipe.a_sixteen_host_group_plans_as_four_do",
         f"{W}.usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing",
         f"{W}.every_data_file_is_read_from_the_data_root",
         ARGUMENTS,
@@ -248,6 +254,9 @@ def data_root_ignored(args: argparse.Namespace) -> DryRun:
 @mutant(
     replaces="planner.report.render_report",
     turns_red={
+        "dry_run_cli.help_states_the_defaults_the_commands_use",
+        "dry_run_cli.recipe_prints_its_nodes_and_writes_each_nodes_plan",
+        "launcher_recipe.a_sixteen_host_group_plans_as_four_do",
         f"{W}.the_report_carries_every_planned_host_artifact",
         f"{W}.the_verdict_section_states_the_decision",
         ARMS_PLANNED,
@@ -260,7 +269,10 @@ def hosts_reported_in_reverse_rank_order(run: DryRun) -> str:
 
 @mutant(
     replaces="planner.report.render_report",
-    turns_red={f"{W}.the_verdict_section_states_the_decision"},
+    turns_red={
+        "launcher_recipe.with_a_log_the_recipe_is_admitted_by_its_group_and_hosts",
+        f"{W}.the_verdict_section_states_the_decision",
+    },
     independent=False,
 )
 def refusal_count_dropped(run: DryRun) -> str:
@@ -269,12 +281,15 @@ def refusal_count_dropped(run: DryRun) -> str:
 
 
 @mutant(
-    replaces="planner.report.render_recipe_report",
+    replaces="planner.report.render_report",
     turns_red={f"{W}.recipe_prints_its_nodes_and_writes_each_nodes_plan"},
+    independent=False,
 )
-def recipe_head_not_marked(plan: RecipePlan) -> str:
-    """The recipe report no longer marks node rank 0 as the head."""
-    return render_recipe_report(plan).replace(" — node rank 0 (head)\n", " — node rank 0\n")
+def composed_steps_left_out_of_a_recipe_report(run: DryRun) -> str:
+    """A recipe's report leaves out each host's composed-model section: a reader applying
+    it would never build the directory the container mounts."""
+    hosts = tuple(h.model_copy(update={"composed": ()}) for h in run.hosts)
+    return render_report(run.model_copy(update={"hosts": hosts}))
 
 
 @mutant(
@@ -383,7 +398,24 @@ def inputs_read_leniently(path: Path) -> PlanInputs:
         raise PlannerInputError(str(path), "<file>", f"cannot read plan inputs: {exc}") from exc
 
 
-@mutant(replaces="planner.cli.dry_run", turns_red={HOSTILE_INPUTS}, independent=False)
+@mutant(
+    replaces="planner.cli.dry_run",
+    turns_red={
+        "dry_run_cli.every_data_file_is_read_from_the_data_root",
+        "dry_run_cli.help_states_the_defaults_the_commands_use",
+        "dry_run_cli.help_states_the_exit_codes_and_its_examples_run",
+        "dry_run_cli.recipe_errors_exit_2_with_every_problem_located",
+        "dry_run_cli.recipe_prints_its_nodes_and_writes_each_nodes_plan",
+        "launcher_recipe.a_recipe_for_another_group_size_is_refused_with_its_hint",
+        "launcher_recipe.a_recipe_planned_without_a_log_is_not_applied",
+        "launcher_recipe.a_sixteen_host_group_plans_as_four_do",
+        "launcher_recipe.with_a_log_the_recipe_is_admitted_by_its_group_and_hosts",
+        "planner_process.a_bad_container_name_is_an_input_error_at_name",
+        "planner_process.a_composed_model_linking_another_repo_is_located_in_the_recipe",
+        HOSTILE_INPUTS,
+    },
+    independent=False,
+)
 def glm_ignores_its_inputs(args: argparse.Namespace) -> DryRun:
     """An arm that does not use the inputs' values (glm_group_b) never reads --inputs, not
     even a missing file."""
@@ -527,3 +559,18 @@ def a_host_not_held_refused_without_a_hint(
 ) -> tuple[Refusal, ...]:
     """A host not held by the group's subject is refused with no hint of how to hold it."""
     return tuple(r.model_copy(update={"hint": ""}) for r in hosts_held_by_subject(state, group))
+
+
+@mutant(
+    replaces="planner.cli._one_of_arm_or_recipe",
+    turns_red={f"{W}.usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing"},
+)
+def the_other_commands_options_are_ignored(args: argparse.Namespace) -> None:
+    """An arm or --recipe is still required, but --scenario/--inputs with a recipe and
+    --group/--name with an arm are silently ignored."""
+    if (args.arm is None) == (args.recipe is None):
+        raise PlannerInputError(
+            "arguments",
+            "arm" if args.arm is None else "--recipe",
+            "give an arm or --recipe FILE" + ("" if args.arm is None else ", not both"),
+        )

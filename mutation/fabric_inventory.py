@@ -188,7 +188,10 @@ def a_json_file_is_read_in_the_locale_encoding(model: type[M], path: Path, what:
 
 @mutant(
     replaces="planner.values.safe_name",
-    turns_red={f"{W}.a_safe_name_is_a_letter_or_digit_then_letters_digits_and_five_marks"},
+    turns_red={
+        "launcher_recipe.env_and_entrypoint_that_would_break_the_argv_are_refused",
+        f"{W}.a_safe_name_is_a_letter_or_digit_then_letters_digits_and_five_marks",
+    },
 )
 def a_name_may_start_with_a_mark(value: str) -> str:
     """A name may start with any allowed mark, so "-rf" passes as a name into argv."""
@@ -240,14 +243,15 @@ def the_environment_is_ignored() -> Path:
 @mutant(
     replaces="planner.data.snapshot_manifest",
     turns_red={
-        f"{W}.a_snapshot_manifest_is_found_by_model_or_refused_by_name",
+        f"{W}.a_snapshot_manifest_is_found_by_model_or_known_absent",
         "dry_run_cli.every_data_file_is_read_from_the_data_root",
     },
 )
 def an_unknown_model_gets_the_first_manifest(
     model: str, root: Path | None = None
 ) -> CheckpointManifest:
-    """An unknown model is given the first manifest found instead of being refused."""
+    """An unknown model is given the first manifest found instead of none, so its weight is
+    guessed from another model's."""
     base = (root or data.default_data_root()) / "checkpoints"
     paths = sorted(base.glob("*.manifest.json"))
     found = [m for m in (load_manifest(p) for p in paths) if m.model == model]
@@ -261,7 +265,6 @@ def an_unknown_model_gets_the_first_manifest(
         f"{W}.a_bad_host_is_refused_at_its_field_quoting_the_value",
         f"{W}.a_bad_group_is_refused_at_its_field_quoting_the_value",
         f"{W}.a_bad_manifest_is_refused_at_its_first_bad_field",
-        f"{W}.a_snapshot_manifest_is_found_by_model_or_refused_by_name",
         "dry_run_cli.every_data_file_is_read_from_the_data_root",
         "dry_run_cli.recipe_errors_exit_2_with_every_problem_located",
         "dry_run_cli.scenarios_lists_every_scenario_with_its_description",
@@ -272,7 +275,6 @@ def an_unknown_model_gets_the_first_manifest(
         "dry_run_cli.every_error_is_one_line_whatever_the_input_holds",
         "coordinator_cli.a_bad_hosts_list_exits_2_with_one_located_line_and_writes_nothing",
         "planner_process.a_bad_container_name_is_an_input_error_at_name",
-        "planner_process.a_composed_model_linking_another_repo_is_located_in_the_recipe",
         "planner_process.a_data_root_without_the_arms_group_names_it_and_the_groups_it_has",
     },
 )

@@ -4,15 +4,22 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from mutation import mutant
+from planner.admission import AdmissionVerdict, Candidate, recipe_launch_admission
+from planner.arm_launch import DryRun
+from planner.authority import AuthorityState
 from planner.checkpoint import CheckpointManifest
 from planner.fabric import FabricGroup, serving_head
+from planner.fit import Fit
+from planner.identity import BindMount
+from planner.launch import LaunchPlan
 from planner.recipe import (
+    HF_CACHE_ROOT,
+    LAUNCHER_OWNED_ENV,
     LAUNCHER_OWNED_FLAGS,
     RECIPE_RENDEZVOUS_PORT,
     RECIPE_SERVE_PORT,
@@ -20,20 +27,30 @@ from planner.recipe import (
     ComposedModel,
     Recipe,
     RecipeInvalid,
-    RecipePlan,
     RecipeProblem,
     arg_and_env_problems,
+    composed_problems,
     composed_steps,
     group_refusals,
     load_recipe,
     normalize_arg,
     normalized_args,
-    plan_recipe,
     recipe_serve_argv,
     resolve_option,
     shape_problems,
     structure_problems,
     value_problems,
+)
+from planner.recipe_launch import (
+    VLLM_DEFAULT_UTILIZATION_BP,
+    RecipeSources,
+    RecipeUtilization,
+    RecipeWeight,
+    recipe_dry_run,
+    recipe_fit,
+    recipe_launch_plan,
+    recipe_mounts,
+    recipe_weight,
 )
 from planner.refusal import PlannerInputError, Refusal, render_location
 
@@ -76,6 +93,7 @@ LINKS = f"{W}.composed_links_resolve_into_the_hf_cache_folder_of_the_repo"
 @mutant(
     replaces="planner.recipe.recipe_serve_argv",
     turns_red={
+        "launcher_recipe.a_sixteen_host_group_plans_as_four_do",
         f"{W}.the_launcher_adds_the_multi_node_flags_per_rank",
         WHOLE_ARGV,
         PLAIN,
@@ -100,20 +118,12 @@ def recipe_args_passed_with_their_shell_quotes(recipe: Recipe) -> tuple[str, ...
 
 
 @mutant(
-    replaces="planner.recipe.plan_recipe",
+    replaces="planner.recipe_launch.recipe_launch_plan",
     turns_red={f"{W}.each_node_gets_the_recipe_env_and_its_own_fabric_env", WHOLE_ARGV},
 )
-def recipe_env_dropped(
-    recipe: Recipe,
-    group: FabricGroup,
-    container_name: str,
-    snapshot: CheckpointManifest | None = None,
-    composed_root: str = "/tmp/gunbc-composed",
-    hf_cache_root: str = "/var/lib/gunbc/hf-cache",
-) -> RecipePlan:
+def recipe_env_dropped(recipe: Recipe, group: FabricGroup) -> LaunchPlan:
     """The recipe's [env] table never reaches the containers."""
-    bare = recipe.model_copy(update={"env": {}})
-    return plan_recipe(bare, group, container_name, snapshot, composed_root, hf_cache_root)
+    return recipe_launch_plan(recipe.model_copy(update={"env": {}}), group)
 
 
 @mutant(
@@ -132,6 +142,8 @@ def local_files_linked_before_the_snapshot(
 @mutant(
     replaces="planner.recipe.arg_and_env_problems",
     turns_red={
+        "launcher_recipe.a_utilization_the_fit_cannot_read_is_refused_where_it_stands",
+        "launcher_recipe.env_and_entrypoint_that_would_break_the_argv_are_refused",
         f"{W}.launcher_owned_flags_and_env_are_refused_where_they_stand",
         SPELLINGS,
         IN_ORDER,
@@ -152,6 +164,10 @@ def launcher_owned_settings_let_through(args: object, env: object) -> tuple[Reci
     # the bad JSON args of the all-problems claims are then reported twice, and the quoting
     # claim's JSON value is refused
     turns_red={
+        "launcher_recipe.a_recipe_planned_without_a_log_is_not_applied",
+        "launcher_recipe.readback_compares_a_tag_with_the_name_created_from",
+        "launcher_recipe.the_fit_weighs_the_manifest_at_the_recipes_utilization",
+        "launcher_recipe.with_a_log_the_recipe_is_admitted_by_its_group_and_hosts",
         *SEED_PLAN_CLAIMS,
         f"{W}.every_recipe_problem_is_reported_together",
         IN_ORDER,
@@ -208,88 +224,43 @@ def tp_not_checked_against_the_nodes(recipe: Recipe) -> tuple[RecipeProblem, ...
     return ()
 
 
-def _with_argv(plan: RecipePlan, edit: Callable[[tuple[str, ...]], tuple[str, ...]]) -> RecipePlan:
-    ranks = tuple(r.model_copy(update={"create_argv": edit(r.create_argv)}) for r in plan.ranks)
-    return plan.model_copy(update={"ranks": ranks})
-
-
-@mutant(
-    replaces="planner.recipe.plan_recipe",
-    turns_red={WHOLE_ARGV},
-    independent=False,
-)
-def composed_mounts_writable(
-    recipe: Recipe,
-    group: FabricGroup,
-    container_name: str,
-    snapshot: CheckpointManifest | None = None,
-    composed_root: str = "/tmp/gunbc-composed",
-    hf_cache_root: str = "/var/lib/gunbc/hf-cache",
-) -> RecipePlan:
+@mutant(replaces="planner.recipe_launch.recipe_mounts", turns_red={WHOLE_ARGV}, independent=False)
+def composed_mounts_writable(recipe: Recipe) -> tuple[BindMount, ...]:
     """The composed dir and the HF cache are bind-mounted writable, so a container can
     change the shared cache under every other node."""
-    plan = plan_recipe(recipe, group, container_name, snapshot, composed_root, hf_cache_root)
-    return _with_argv(plan, lambda argv: tuple(a.removesuffix(",readonly") for a in argv))
+    return tuple(m.model_copy(update={"read_only": False}) for m in recipe_mounts(recipe))
+
+
+@mutant(replaces="planner.recipe_launch.recipe_mounts", turns_red={PLAIN}, independent=False)
+def hf_cache_mounted_for_a_plain_recipe(recipe: Recipe) -> tuple[BindMount, ...]:
+    """A recipe without a composed model still gets the HF cache mounted."""
+    return recipe_mounts(recipe) or (BindMount(source=HF_CACHE_ROOT),)
 
 
 @mutant(
-    replaces="planner.recipe.plan_recipe",
-    turns_red={PLAIN},
-    independent=False,
-)
-def hf_cache_mounted_whenever_a_snapshot_is_at_hand(
-    recipe: Recipe,
-    group: FabricGroup,
-    container_name: str,
-    snapshot: CheckpointManifest | None = None,
-    composed_root: str = "/tmp/gunbc-composed",
-    hf_cache_root: str = "/var/lib/gunbc/hf-cache",
-) -> RecipePlan:
-    """A recipe without a composed model still gets the HF cache mounted when a snapshot
-    manifest is passed in."""
-    plan = plan_recipe(recipe, group, container_name, snapshot, composed_root, hf_cache_root)
-    if recipe.composed_model is not None or snapshot is None:
-        return plan
-    mount = ("--mount", f"type=bind,source={hf_cache_root},target={hf_cache_root},readonly")
-    return _with_argv(plan, lambda argv: (*argv[:12], *mount, *argv[12:]))
-
-
-@mutant(
-    replaces="planner.recipe.plan_recipe",
-    turns_red={NODE_COUNT},
+    replaces="planner.recipe_launch.recipe_dry_run",
+    turns_red={NODE_COUNT, f"{W}.a_recipe_for_another_group_size_is_refused_with_its_hint"},
     independent=False,
 )
 def a_smaller_recipe_planned_on_the_first_hosts(
-    recipe: Recipe,
-    group: FabricGroup,
-    container_name: str,
-    snapshot: CheckpointManifest | None = None,
-    composed_root: str = "/tmp/gunbc-composed",
-    hf_cache_root: str = "/var/lib/gunbc/hf-cache",
-) -> RecipePlan:
+    sources: RecipeSources, warnings: tuple[str, ...] = ()
+) -> DryRun:
     """A recipe for fewer nodes than the group is planned on the group's first hosts."""
-    part = group.model_copy(update={"hosts": group.hosts[: recipe.required_nodes]})
-    return plan_recipe(recipe, part, container_name, snapshot, composed_root, hf_cache_root)
+    group, nodes = sources.group, sources.recipe.required_nodes
+    part = group.model_copy(update={"hosts": group.hosts[:nodes]})
+    return recipe_dry_run(sources.model_copy(update={"group": part}), warnings)
 
 
-@mutant(
-    replaces="planner.recipe.plan_recipe",
-    turns_red={SNAPSHOT},
-    independent=False,
-)
-def composed_model_served_by_id_without_a_snapshot(
-    recipe: Recipe,
-    group: FabricGroup,
-    container_name: str,
-    snapshot: CheckpointManifest | None = None,
-    composed_root: str = "/tmp/gunbc-composed",
-    hf_cache_root: str = "/var/lib/gunbc/hf-cache",
-) -> RecipePlan:
-    """Without a snapshot manifest the composed model is silently dropped and the repo id
+@mutant(replaces="planner.recipe_launch.recipe_dry_run", turns_red={SNAPSHOT}, independent=False)
+def composed_model_served_by_id_without_a_manifest(
+    sources: RecipeSources, warnings: tuple[str, ...] = ()
+) -> DryRun:
+    """Without its model's manifest the composed model is silently dropped and the repo id
     served instead of the composed dir."""
-    if snapshot is None:
-        recipe = recipe.model_copy(update={"composed_model": None})
-    return plan_recipe(recipe, group, container_name, snapshot, composed_root, hf_cache_root)
+    if sources.manifest is not None:
+        return recipe_dry_run(sources, warnings)
+    recipe = sources.recipe.model_copy(update={"composed_model": None})
+    return recipe_dry_run(sources.model_copy(update={"recipe": recipe}), warnings)
 
 
 @mutant(
@@ -412,7 +383,7 @@ def tp_problem_held_back_until_the_rest_is_clean(path: Path) -> Recipe:
 
 @mutant(
     replaces="planner.recipe.shape_problems",
-    turns_red={TP_PP_ACCEPTED, PARALLEL},
+    turns_red={"launcher_recipe.a_sixteen_host_group_plans_as_four_do", TP_PP_ACCEPTED, PARALLEL},
     independent=False,
 )
 def pipeline_stages_not_counted(recipe: Recipe) -> tuple[RecipeProblem, ...]:
@@ -602,7 +573,13 @@ def a_nul_byte_in_an_arg_passes(args: object, env: object) -> tuple[RecipeProble
     return tuple(p for p in arg_and_env_problems(args, env) if p.message != "holds a NUL byte")
 
 
-@mutant(replaces="planner.recipe.value_problems", turns_red={POSITIONALS})
+@mutant(
+    replaces="planner.recipe.value_problems",
+    turns_red={
+        "launcher_recipe.env_and_entrypoint_that_would_break_the_argv_are_refused",
+        POSITIONALS,
+    },
+)
 def the_positionals_are_not_checked(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
     """The image and the model are taken as written: ``--privileged`` reaches docker."""
     return ()
@@ -618,10 +595,29 @@ def only_the_image_is_checked(raw: dict[str, object]) -> tuple[RecipeProblem, ..
     return tuple(p for p in value_problems(raw) if p.where != "model")
 
 
+_REPO = "composed_model.sources[0].repo"
+
+
 @mutant(replaces="planner.recipe.composed_problems", turns_red={SEALED})
 def the_composed_names_are_not_sealed(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
     """A model named ``..`` or a local file with no name is not refused at load."""
-    return ()
+    return tuple(p for p in composed_problems(raw) if p.where == _REPO)
+
+
+@mutant(
+    replaces="planner.recipe.composed_problems",
+    turns_red={
+        SNAPSHOT,
+        "planner_process.a_composed_model_linking_another_repo_is_located_in_the_recipe",
+    },
+    independent=False,
+)
+def another_repo_linked_as_the_models_snapshot(
+    raw: dict[str, object],
+) -> tuple[RecipeProblem, ...]:
+    """A composed model whose source is another repo than the recipe's model is accepted:
+    the model's snapshot is linked under the other repo's name."""
+    return tuple(p for p in composed_problems(raw) if p.where != _REPO)
 
 
 @mutant(replaces="planner.recipe.composed_steps", turns_red={SEALED}, independent=False)
@@ -641,11 +637,11 @@ def manifest_paths_are_joined_unsealed(
     return (mkdir, *links, *locals_)
 
 
-@mutant(replaces="planner.recipe.group_refusals", turns_red={GROUP})
+@mutant(replaces="planner.recipe.group_refusals", turns_red={GROUP, NODE_COUNT})
 def any_group_size_is_planned(
     recipe: Recipe, group: FabricGroup, source: str
 ) -> tuple[Refusal, ...]:
-    """A recipe for another node count than the group's is not refused before planning."""
+    """A recipe for another node count than the group's is planned over the group anyway."""
     return ()
 
 
@@ -655,3 +651,146 @@ def the_group_refusal_has_no_hint(
 ) -> tuple[Refusal, ...]:
     """The refusal says what is wrong but not what to do about it."""
     return tuple(r.model_copy(update={"hint": ""}) for r in group_refusals(recipe, group, source))
+
+
+# ------------------------------------------------------------------------ a recipe as an arm
+FIT = f"{W}.the_fit_weighs_the_manifest_at_the_recipes_utilization"
+UNKNOWN = f"{W}.a_model_without_a_manifest_is_refused_weight_unknown"
+UTILIZATION = f"{W}.a_utilization_the_fit_cannot_read_is_refused_where_it_stands"
+ADMITTED = f"{W}.with_a_log_the_recipe_is_admitted_by_its_group_and_hosts"
+NOT_APPLIED = f"{W}.a_recipe_planned_without_a_log_is_not_applied"
+SIXTEEN = f"{W}.a_sixteen_host_group_plans_as_four_do"
+READBACK = f"{W}.readback_compares_a_tag_with_the_name_created_from"
+ENV = f"{W}.env_and_entrypoint_that_would_break_the_argv_are_refused"
+
+
+@mutant(replaces="planner.recipe_launch.recipe_utilization", turns_red={FIT})
+def the_default_utilization_always(recipe: Recipe) -> RecipeUtilization:
+    """The fit reads vLLM's default utilization whatever the recipe's args say."""
+    return RecipeUtilization(gpu_memory_utilization_bp=VLLM_DEFAULT_UTILIZATION_BP)
+
+
+@mutant(replaces="planner.recipe_launch.uses_engram", turns_red={FIT})
+def engram_recipes_charged_no_page_cache(recipe: Recipe) -> bool:
+    """A recipe that configures Engram is fitted as if its table rows took no page cache."""
+    return False
+
+
+@mutant(
+    replaces="planner.recipe_launch.recipe_weight",
+    turns_red={
+        "dry_run_cli.every_data_file_is_read_from_the_data_root",
+        "dry_run_cli.help_states_the_exit_codes_and_its_examples_run",
+        "dry_run_cli.recipe_prints_its_nodes_and_writes_each_nodes_plan",
+        "launcher_recipe.a_recipe_for_another_group_size_is_refused_with_its_hint",
+        "launcher_recipe.a_sixteen_host_group_plans_as_four_do",
+        "launcher_recipe.the_seed_recipe_is_accepted",
+        "launcher_recipe.with_a_log_the_recipe_is_admitted_by_its_group_and_hosts",
+        FIT,
+    },
+    independent=False,
+)
+def every_manifest_file_weighed(recipe: Recipe, manifest: CheckpointManifest) -> RecipeWeight:
+    """The config and Engram table files are weighed as weights too."""
+    everything = tuple(f.model_copy(update={"role": "weights"}) for f in manifest.files)
+    return recipe_weight(recipe, manifest.model_copy(update={"files": everything}))
+
+
+@mutant(
+    replaces="planner.recipe_launch.recipe_fit",
+    turns_red={
+        "dry_run_cli.every_data_file_is_read_from_the_data_root",
+        "launcher_recipe.a_composed_model_is_not_planned_without_its_own_snapshot",
+        UNKNOWN,
+    },
+)
+def an_unknown_weight_is_not_refused(sources: RecipeSources) -> tuple[Fit | None, tuple[()]]:
+    """A model with no manifest is planned with no fit and no refusal: the wall is skipped."""
+    fit, _ = recipe_fit(sources)
+    return fit, ()
+
+
+@mutant(replaces="planner.recipe.utilization_bp", turns_red={UTILIZATION})
+def any_number_is_a_utilization(text: str) -> int:
+    """The utilization is read as a float and rounded: 1.5 and 0.88888 pass, and 0."""
+    return round(float(text) * 10000)
+
+
+def _admission_without(
+    code: str, state: AuthorityState, group: FabricGroup, candidate: Candidate, image: str
+) -> AdmissionVerdict:
+    """The recipe's admission with every refusal of ``code`` dropped: that conjunct unchecked."""
+    verdict = recipe_launch_admission(state, group, candidate, image)
+    kept = tuple(r for r in verdict.refusals if r.code != code)
+    return verdict.model_copy(update={"refusals": kept})
+
+
+@mutant(replaces="planner.admission.recipe_launch_admission", turns_red={ADMITTED})
+def a_recipe_admitted_without_the_held_hosts(
+    state: AuthorityState, group: FabricGroup, candidate: Candidate, image: str
+) -> AdmissionVerdict:
+    """A recipe's admission checks the suspension but not who holds the hosts."""
+    return _admission_without("admission.host_not_held", state, group, candidate, image)
+
+
+@mutant(
+    replaces="planner.admission.recipe_launch_admission", turns_red={ADMITTED}, independent=False
+)
+def a_recipe_admitted_for_any_successor(
+    state: AuthorityState, group: FabricGroup, candidate: Candidate, image: str
+) -> AdmissionVerdict:
+    """A recipe is admitted whichever candidate the group is suspended for."""
+    return _admission_without("admission.other_successor", state, group, candidate, image)
+
+
+@mutant(
+    replaces="planner.admission.recipe_launch_admission", turns_red={ADMITTED}, independent=False
+)
+def an_image_by_tag_passes_as_admitted(
+    state: AuthorityState, group: FabricGroup, candidate: Candidate, image: str
+) -> AdmissionVerdict:
+    """The image conjunct a tag cannot satisfy is silently dropped, not reported unchecked."""
+    return recipe_launch_admission(state, group, candidate, image).model_copy(
+        update={"unchecked": ()}
+    )
+
+
+@mutant(
+    replaces="planner.arm_launch.DryRun.admitted",
+    turns_red={
+        "dry_run_cli.recipe_prints_its_nodes_and_writes_each_nodes_plan",
+        "launcher_recipe.the_seed_recipe_is_accepted",
+        NOT_APPLIED,
+    },
+    independent=False,
+)
+def a_plan_with_no_log_counts_as_admitted(self: DryRun) -> bool:
+    """A rendered plan with no refusal is admitted even when no log was read (a recipe with
+    no --authority), so planner apply would run it."""
+    return self.rendered and not self.refusals
+
+
+@mutant(
+    replaces="planner.recipe.recipe_serve_argv",
+    turns_red={"launcher_recipe.parallel_sizes_set_in_the_args_are_not_repeated", SIXTEEN},
+    independent=False,
+)
+def nnodes_from_the_tensor_parallel_size(
+    recipe: Recipe, group: FabricGroup, rank: int, model_path: str
+) -> tuple[str, ...]:
+    """--nnodes is rendered as the recipe's TP, which equals the node count only when PP is 1."""
+    argv = recipe_serve_argv(recipe, group, rank, model_path)
+    at = argv.index("--nnodes") + 1
+    return (*argv[:at], str(recipe.tensor_parallel_size), *argv[at + 1 :])
+
+
+@mutant(replaces="planner.apply.image_field", turns_red={READBACK})
+def readback_compares_the_image_id_with_a_tag(image: str) -> str:
+    """Readback compares the container's image id with the recipe's tag, which never match."""
+    return "{{.Image}}"
+
+
+@mutant(replaces="planner.recipe._env_problem", turns_red={ENV})
+def only_launcher_owned_env_is_refused(key: str, value: object) -> str | None:
+    """Env keys and values are taken as written unless the launcher owns the key."""
+    return "set per node by the launcher" if key in LAUNCHER_OWNED_ENV else None

@@ -17,13 +17,12 @@ from pathlib import Path
 from mutation import mutant
 from planner import data
 from planner.arms import Arm, arms
-from planner.checkpoint import CheckpointManifest
 from planner.cli import build_parser, main
 from planner.fabric import Fabric
-from planner.recipe import Recipe
+from planner.recipe import RecipeProblem, composed_problems
 from planner.refusal import PlannerInputError
 from planner.report import write_atomically
-from planner.values import printable, safe_name
+from planner.values import printable
 
 W = "planner_process"
 
@@ -87,27 +86,31 @@ def an_interrupt_exits_1(argv: Sequence[str] | None = None) -> int:
 
 
 @mutant(
-    replaces="planner.cli._container_name",
-    turns_red={f"{W}.a_bad_container_name_is_an_input_error_at_name"},
+    replaces="planner.cli.recipe_name",
+    turns_red={
+        "dry_run_cli.recipe_prints_its_nodes_and_writes_each_nodes_plan",
+        f"{W}.a_bad_container_name_is_an_input_error_at_name",
+    },
 )
-def a_bad_name_is_a_bug(name: str) -> str:
+def a_bad_name_is_a_bug(args: argparse.Namespace) -> str:
     """A --name unsafe to render is not caught as input: it reaches the user as an internal
     error (exit 70) that does not name --name."""
-    return safe_name(name)
+    path: Path = args.recipe
+    return str(args.name) if args.name is not None else path.stem
 
 
 @mutant(
-    replaces="planner.cli._composed_snapshot",
-    turns_red={f"{W}.a_composed_model_linking_another_repo_is_located_in_the_recipe"},
+    replaces="planner.recipe.composed_problems",
+    turns_red={
+        f"{W}.a_composed_model_linking_another_repo_is_located_in_the_recipe",
+        "launcher_recipe.a_composed_model_is_not_planned_without_its_own_snapshot",
+    },
+    independent=False,
 )
-def a_composed_model_of_another_repo_is_taken(
-    recipe: Recipe, root: Path, source: str
-) -> CheckpointManifest | None:
+def a_composed_model_of_another_repo_is_taken(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
     """The composed model's first source is not checked against the recipe's model: the
     plan links the model's snapshot under another repo's name."""
-    if recipe.composed_model is None:
-        return None
-    return data.snapshot_manifest(recipe.model, root)
+    return tuple(p for p in composed_problems(raw) if p.where != "composed_model.sources[0].repo")
 
 
 @mutant(

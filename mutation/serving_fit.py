@@ -44,7 +44,12 @@ BET_EDGE = f"{W}.a_bet_exactly_at_the_allowance_is_not_watched"
 
 @mutant(
     replaces="planner.fit.page_cache_allowance_gib",
-    turns_red={EXACT, f"{W}.group_a_fits_by_four_gib_at_eighty_percent", SUMMARY},
+    turns_red={
+        "launcher_recipe.the_fit_weighs_the_manifest_at_the_recipes_utilization",
+        EXACT,
+        f"{W}.group_a_fits_by_four_gib_at_eighty_percent",
+        SUMMARY,
+    },
 )
 def allowance_rounded_down(pool_gib: int, utilization_bp: int) -> int:
     """The pool share outside the engine is rounded down to whole GiB instead of up."""
@@ -84,6 +89,7 @@ def weight_rounded_to_the_nearest_gib(
 @mutant(
     replaces="planner.fit.Fit.margin_gib",
     turns_red={
+        "launcher_recipe.a_sixteen_host_group_plans_as_four_do",
         f"{W}.group_a_fits_by_four_gib_at_eighty_percent",
         LOW,
         SUMMARY,
@@ -173,7 +179,12 @@ def unknown_allowance_refused_without_its_hint(
 
 @mutant(
     replaces="planner.fit.allowance_gib",
-    turns_red={"glm_group_b_launch.glm_is_fitted_on_its_manifest_weights_and_group_b_pool", PLAIN},
+    turns_red={
+        "launcher_recipe.a_sixteen_host_group_plans_as_four_do",
+        "launcher_recipe.the_fit_weighs_the_manifest_at_the_recipes_utilization",
+        "glm_group_b_launch.glm_is_fitted_on_its_manifest_weights_and_group_b_pool",
+        PLAIN,
+    },
     independent=False,
 )
 def nothing_beyond_weights_charged_a_gib(

@@ -32,6 +32,8 @@ class AdmissionVerdict(Frozen):
     """Admitted when no conjunct failed; otherwise every failure, located."""
 
     refusals: tuple[Refusal, ...]
+    unchecked: tuple[str, ...] = ()
+    """Conjuncts this verdict could not check, each with why (a recipe's image by tag)."""
 
     @property
     def admitted(self) -> bool:
@@ -136,4 +138,26 @@ def arm_launch_admission(
             *image_admitted_for_runtime(state, candidate, image_digest),
             *hosts_held_by_subject(state, group),
         )
+    )
+
+
+def recipe_launch_admission(
+    state: AuthorityState, group: FabricGroup, candidate: Candidate, image: str
+) -> AdmissionVerdict:
+    """A recipe's admission: the arms' four conjuncts when it names its image by digest. By
+    tag (``name:tag``) the image conjunct cannot be checked: a tag names no content the log
+    could have admitted, so it is reported as not checked, never as holding."""
+    if image.startswith("sha256:"):
+        return arm_launch_admission(state, group, candidate, image)
+    why = (
+        f"image admitted for runtime key {candidate.runtime_key!r}: the recipe names its "
+        f"image by tag ({image}), not by digest"
+    )
+    return AdmissionVerdict(
+        refusals=(
+            *successor_may_launch(state, group),
+            *successor_is_candidate(state, group, candidate),
+            *hosts_held_by_subject(state, group),
+        ),
+        unchecked=(why,),
     )

@@ -262,6 +262,13 @@ def apply_body(ctx: ApplyContext) -> list[str]:
     ]
 
 
+def image_field(image: str) -> str:
+    """What readback compares with the planned image: the image id for a digest (the content
+    created from), the reference as created for a tag (a recipe's ``name:tag``: a tag names
+    no content, so readback can only prove the container was created from that name)."""
+    return "{{.Image}}" if image.startswith("sha256:") else "{{.Config.Image}}"
+
+
 def readback_body(ctx: ApplyContext) -> list[str]:
     expected_cmd = json.dumps(list(ctx.launch.serve_argv), separators=(",", ":"))
     lines = [
@@ -271,7 +278,7 @@ def readback_body(ctx: ApplyContext) -> list[str]:
         '[ "$(inspect \'{{.State.Running}}\')" = true ] || fail "$container_name is not running"',
         '[ "$(inspect \'{{json .Config.Cmd}}\')" = "$expected_cmd" ] '
         '|| fail "running command differs from the plan"',
-        '[ "$(inspect \'{{.Image}}\')" = "$expected_image" ] '
+        f'[ "$(inspect {_q(image_field(ctx.image_digest))})" = "$expected_image" ] '
         '|| fail "running image differs from the plan"',
         "env_now=$(inspect '{{range .Config.Env}}{{println .}}{{end}}')",
     ]

@@ -46,18 +46,22 @@ class ArmCall(Frozen):
 
 
 class RenderedHost(Frozen):
-    """One host's artifacts: create argv and unit, staging steps, its apply stages."""
+    """One host's artifacts: create argv and unit, staging steps, its apply stages; a
+    recipe's host also has its composed-model steps (argvs run before apply)."""
 
     realization: HostRealization
     staging: tuple[PlannedRemoteStep, ...]
     steps: tuple[ApplyStep, ...]
+    composed: tuple[tuple[str, ...], ...] = ()
 
 
 class DryRun(Frozen):
     """The whole modeled launch: what would run, and whether it may."""
 
     arm: str
-    read_at: datetime
+    read_at: datetime | None
+    """When the authority log was read; ``None``: no log was given (a recipe's dry run),
+    so admission was not checked."""
     candidate: Candidate
     fit: Fit | None
     plan_refusals: tuple[Refusal, ...]
@@ -65,6 +69,11 @@ class DryRun(Frozen):
     hosts: tuple[RenderedHost, ...]
     apply_order: tuple[ApplyStep, ...]
     admission: AdmissionVerdict | None
+    recipe: str | None = None
+    """A recipe's dry run: its file and its name, as the report's header names them."""
+    warnings: tuple[str, ...] = ()
+    """Lines the report and stdout carry that refuse nothing (a recipe's flags the stock
+    vLLM parser does not know, and the extensions it declares)."""
 
     @property
     def rendered(self) -> bool:
@@ -78,6 +87,16 @@ class DryRun(Frozen):
     @property
     def admitted(self) -> bool:
         return self.rendered and self.admission is not None and not self.refusals
+
+    @property
+    def verdict(self) -> str:
+        """ADMITTED; PLANNED when it rendered with no refusal and no authority log was
+        given (admission not checked, so ``planner apply`` refuses it); else REFUSED."""
+        if self.admitted:
+            return "ADMITTED"
+        if self.rendered and self.read_at is None and not self.refusals:
+            return "PLANNED"
+        return "REFUSED"
 
 
 def arm_mounts(call: ArmCall) -> tuple[BindMount, ...]:
@@ -109,6 +128,35 @@ def _renderable(call: ArmCall) -> tuple[ServingLaunchProfile, ProducedImage] | N
     return call.profile, call.image
 
 
+def render_hosts(
+    plan: LaunchPlan,
+    arm: str,
+    identities: tuple[ArmContainerIdentity, ArmUnitIdentity],
+    mounts: tuple[BindMount, ...],
+    serve_port: int,
+    staging: tuple[PlannedRemoteStep, ...] = (),
+    composed: tuple[tuple[str, ...], ...] = (),
+) -> tuple[tuple[RenderedHost, ...], tuple[ApplyStep, ...]]:
+    """Every host's create argv, unit and apply stages from a launch plan: the one
+    realization arms and recipes share."""
+    container, units = identities
+    reals = realize_hosts(plan, arm, container, units, mounts)
+    contexts = apply_contexts(
+        plan, arm, reals, tuple(m.source for m in mounts), container.rendezvous_port, serve_port
+    )
+    order = apply_steps(contexts)
+    by_rank: dict[int, list[ApplyStep]] = {r.rank: [] for r in reals}
+    for step in order:  # one pass over the order: linear in hosts, not quadratic
+        by_rank[step.rank].append(step)
+    hosts = tuple(
+        RenderedHost(
+            realization=r, staging=staging, steps=tuple(by_rank[r.rank]), composed=composed
+        )
+        for r in reals
+    )
+    return hosts, order
+
+
 def _render(
     call: ArmCall, profile: ServingLaunchProfile, image: ProducedImage
 ) -> tuple[LaunchPlan, tuple[RenderedHost, ...], tuple[ApplyStep, ...]]:
@@ -117,25 +165,12 @@ def _render(
     plan = plan_arm_launch(
         call.group, call.row, profile, call.container, call.route, digest, extra_env
     )
-    mounts = arm_mounts(call)
-    reals = realize_hosts(plan, call.arm, call.container, call.units, mounts)
-    contexts = apply_contexts(
-        plan,
-        call.arm,
-        reals,
-        tuple(m.source for m in mounts),
-        call.container.rendezvous_port,
-        call.route.serve_port,
-    )
-    order = apply_steps(contexts)
     staging: tuple[PlannedRemoteStep, ...] = ()
     if call.engram is not None and call.engram_manifest is not None:
         staging = engram_staging_steps(call.engram, call.engram_manifest)
-    by_rank: dict[int, list[ApplyStep]] = {r.rank: [] for r in reals}
-    for step in order:  # one pass over the order: linear in hosts, not quadratic
-        by_rank[step.rank].append(step)
-    hosts = tuple(
-        RenderedHost(realization=r, staging=staging, steps=tuple(by_rank[r.rank])) for r in reals
+    identities = (call.container, call.units)
+    hosts, order = render_hosts(
+        plan, call.arm, identities, arm_mounts(call), call.route.serve_port, staging
     )
     return plan, hosts, order
 

@@ -20,17 +20,18 @@ from planner import coordinator, data
 from planner.arm_launch import DryRun
 from planner.arms import Arm, ArmSources, arm, arms
 from planner.authority import read_state
-from planner.checkpoint import CheckpointManifest
 from planner.fabric import Fabric, FabricGroup
 from planner.frontiers import PlanInputs
-from planner.recipe import Recipe, RecipeInvalid, group_refusals, load_recipe, plan_recipe
+from planner.recipe import RecipeInvalid, load_recipe
+from planner.recipe_launch import RecipeSources, recipe_dry_run
 from planner.refusal import PlannerInputError
-from planner.report import render_recipe_report, render_report, write_atomically
+from planner.report import render_report, write_atomically
 from planner.scenarios import load_inputs, load_scenario, scenario_names
 from planner.values import path_argument as _path
 from planner.values import printable, safe_name
 
 EXIT_ADMITTED, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
+"""0 is also a recipe's PLANNED: rendered with no refusal, no authority log given."""
 EXIT_INTERNAL = 70
 """``EX_SOFTWARE`` (sysexits.h): the planner hit a bug; the input may be fine."""
 EXIT_INTERRUPTED = 130
@@ -40,18 +41,23 @@ examples:
   planner dry-run v41_group_a --scenario supplied
   planner dry-run v41_group_a --scenario live --out target/live.txt
   planner dry-run v41_group_a --authority log.jsonl --inputs inputs.json --now 2026-11-29T12:00:00Z
+  planner dry-run --recipe fixtures/recipes/dsv41-flash-jovian-r37-4x.toml --group group_a
   planner scenarios
 
 exit codes: 0 rendered and admitted; 1 refused (each refusal printed as
 `refused: <code> at <location>: <message>`, then its hint as `  hint: ...`); 2 usage or
 input error (nothing written); 70 internal error (a bug, not your input: one line saying
-where; --debug shows the traceback); 130 interrupted.
+where; --debug shows the traceback); 130 interrupted. A recipe planned with no --authority
+exits 0 when it renders with no refusal: PLANNED, admission not checked (planner apply
+refuses it).
 """
 
+RECIPE_GROUP = "group_a"
 OUT_HELP = (
     "report path (default: per arm, under target/); a regular file is replaced atomically "
     "(through a symlink, the file it points to), a FIFO or character device such as "
-    "/dev/stdout is written in place, a directory or other non-file is refused"
+    "/dev/stdout is written in place, a directory or other non-file is refused; a "
+    "recipe's report defaults to target/<name>-plan.txt"
 )
 
 
@@ -76,6 +82,18 @@ def _inputs_help() -> str:
     )
 
 
+def _recipe_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--group", help=f"the fabric group a recipe plans over (default: {RECIPE_GROUP})"
+    )
+    parser.add_argument(
+        "--name",
+        help="a recipe's arm, container and unit name "
+        "(default: its directory's name for DIR/recipe.toml, else its file stem); "
+        "its report defaults to target/<name>-plan.txt",
+    )
+
+
 @functools.cache
 def build_parser() -> argparse.ArgumentParser:
     """Built once per process (parsing does not change it)."""
@@ -96,11 +114,20 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    dry.add_argument("arm", choices=sorted(arms()), help="which arm to plan")
-    dry.add_argument("--scenario", help="a named scenario from fixtures/scenarios/")
+    dry.add_argument(
+        "arm", nargs="?", choices=sorted(arms()), help="which arm to plan (or give --recipe)"
+    )
+    dry.add_argument(
+        "--recipe",
+        type=_path,
+        help="plan a launcher recipe (TOML) instead of an arm, over --group; "
+        "admission runs when --authority is given",
+    )
+    dry.add_argument("--scenario", help="a named scenario from fixtures/scenarios/ (arms)")
     dry.add_argument("--authority", type=_path, help="authority log (JSON lines)")
     dry.add_argument("--inputs", type=_path, help=_inputs_help())
     dry.add_argument("--now", help="ISO-8601 time to read the authority log at (default: now)")
+    _recipe_options(dry)
     dry.add_argument("--out", type=_path, help=OUT_HELP)
     dry.add_argument("--data", type=_path, help="data root (default: the fixtures directory)")
     _debug_option(dry, argparse.SUPPRESS)
@@ -108,22 +135,27 @@ def build_parser() -> argparse.ArgumentParser:
     _debug_option(listing, argparse.SUPPRESS)
     recipe = commands.add_parser(
         "recipe",
-        help="validate a launcher recipe (TOML) and plan it over a group",
-        description="Validate a recipe with located errors (all of them), then render each "
-        "node's composed-model steps and docker create argv. The launcher owns the multi-node "
-        "flags and the per-node fabric env.",
+        help="the same as dry-run --recipe FILE",
+        description="An alias of `planner dry-run --recipe FILE`: validate a recipe with "
+        "located errors (all of them), then plan, fit, realize and render it over a group "
+        "like an arm. The launcher owns the multi-node flags and the per-node fabric env.",
         epilog="example:\n  planner recipe fixtures/recipes/dsv41-flash-jovian-r37-4x.toml",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    recipe.add_argument("file", type=_path, help="the recipe TOML")
-    recipe.add_argument("--group", default="group_a", help="fabric group (default: group_a)")
-    recipe.add_argument("--name", help="container name (default: the recipe's directory name)")
+    recipe.add_argument("recipe", metavar="file", type=_path, help="the recipe TOML")
+    recipe.add_argument("--authority", type=_path, help="authority log (JSON lines)")
+    recipe.add_argument("--now", help="ISO-8601 time to read the authority log at")
+    _recipe_options(recipe)
     recipe.add_argument(
         "--out", type=_path, help="report path (default: target/<name>-plan.txt); as dry-run's"
     )
     recipe.add_argument("--data", type=_path, help="data root (default: the fixtures directory)")
+    recipe.set_defaults(arm=None, scenario=None, inputs=None)
     _debug_option(recipe, argparse.SUPPRESS)
     coordinator.add_parser(commands, sorted(arms()))  # planner apply: planner/coordinator.py
+    apply = commands.choices["apply"]
+    apply.add_argument("--recipe", type=_path, help="apply a launcher recipe instead of an arm")
+    _recipe_options(apply)
     return parser
 
 
@@ -162,7 +194,10 @@ def _fabric_for(chosen: Arm, root: Path) -> Fabric:
 
 
 def dry_run(args: argparse.Namespace) -> DryRun:
-    """Read what the arguments name and let the arm plan its dry run from it."""
+    """Read what the arguments name and let the arm (or the recipe) plan its dry run."""
+    _one_of_arm_or_recipe(args)
+    if args.recipe is not None:
+        return _recipe_dry_run(args)
     chosen = arm(args.arm)
     root = args.data or data.default_data_root()
     authority, inputs_path, now = _sources(args, root)
@@ -173,6 +208,57 @@ def dry_run(args: argparse.Namespace) -> DryRun:
     return chosen.plan(
         ArmSources(fabric=fabric, root=root, inputs=inputs, inputs_source=source, state=state)
     )
+
+
+def _one_of_arm_or_recipe(args: argparse.Namespace) -> None:
+    """An arm or ``--recipe``, never both; the options of the other are usage errors."""
+    if args.arm is None and args.recipe is None:
+        raise PlannerInputError("arguments", "arm", "give an arm or --recipe FILE")
+    if args.arm is not None and args.recipe is not None:
+        raise PlannerInputError("arguments", "--recipe", "give an arm or --recipe FILE, not both")
+    if args.recipe is not None:
+        for option, value in (("--scenario", args.scenario), ("--inputs", args.inputs)):
+            if value is not None:
+                raise PlannerInputError("arguments", option, "is for arms, not --recipe")
+    else:
+        for option, value in (("--group", args.group), ("--name", args.name)):
+            if value is not None:
+                raise PlannerInputError("arguments", option, "is for --recipe, not an arm")
+
+
+def recipe_name(args: argparse.Namespace) -> str:
+    """The --name, else the recipe's directory for ``DIR/recipe.toml``, else its file stem."""
+    path: Path = args.recipe
+    stem = path.resolve().parent.name if path.name == "recipe.toml" else path.stem
+    name = args.name if args.name is not None else stem
+    try:
+        return safe_name(name)
+    except ValueError as exc:
+        raise PlannerInputError(
+            "--name" if args.name is not None else "recipe", name, str(exc)
+        ) from exc
+
+
+def _recipe_dry_run(args: argparse.Namespace) -> DryRun:
+    root = args.data or data.default_data_root()
+    recipe = load_recipe(args.recipe)
+    name = recipe_name(args)
+    group = _group(data.fabric(root), args.group or RECIPE_GROUP)
+    state = None
+    if args.authority is not None:
+        now = _parse_now(args.now) if args.now is not None else datetime.now(UTC)
+        state = read_state(args.authority, now)
+    elif args.now is not None:
+        raise PlannerInputError("arguments", "--now", "reads the authority log: give --authority")
+    sources = RecipeSources(
+        recipe=recipe,
+        source=str(args.recipe),
+        name=name,
+        group=group,
+        manifest=data.snapshot_manifest(recipe.model, root),
+        state=state,
+    )
+    return recipe_dry_run(sources)
 
 
 def _written(out: Path, text: str) -> bool:
@@ -191,14 +277,27 @@ def _written(out: Path, text: str) -> bool:
 
 def _run_dry_run(args: argparse.Namespace) -> int:
     run = dry_run(args)
-    out = args.out or Path(arm(args.arm).report)
+    if args.recipe is not None and not run.rendered:
+        print(f"{run.arm}: no host rendered, so no report written")
+        return _verdict_lines(run)
+    if args.out is not None:
+        out = args.out
+    elif args.recipe is not None:
+        out = Path("target") / f"{run.arm}-plan.txt"
+    else:
+        out = Path(arm(args.arm).report)
     if not _written(out, render_report(run)):
         return EXIT_USAGE
     print(f"{run.arm}: report written to {printable(str(out))} ({len(run.hosts)} hosts rendered)")
-    for line in (text for r in run.refusals for text in r.lines()):
+    return _verdict_lines(run)
+
+
+def _verdict_lines(run: DryRun) -> int:
+    """Print the warnings, each refusal with its hint, and the verdict; return its exit."""
+    for line in (*run.warnings, *(text for r in run.refusals for text in r.lines())):
         print(printable(line))
-    print(f"{run.arm}: {'ADMITTED' if run.admitted else 'REFUSED'}")
-    return EXIT_ADMITTED if run.admitted else EXIT_REFUSED
+    print(f"{run.arm}: {run.verdict}")
+    return EXIT_REFUSED if run.verdict == "REFUSED" else EXIT_ADMITTED
 
 
 def _group(fabric: Fabric, name: str) -> FabricGroup:
@@ -207,48 +306,6 @@ def _group(fabric: Fabric, name: str) -> FabricGroup:
         return fabric.group(name)
     except KeyError as exc:
         raise PlannerInputError("--group", name, str(exc.args[0])) from exc
-
-
-def _container_name(name: str) -> str:
-    try:
-        return safe_name(name)
-    except ValueError as exc:
-        raise PlannerInputError("--name", name, str(exc)) from exc
-
-
-def _composed_snapshot(recipe: Recipe, root: Path, source: str) -> CheckpointManifest | None:
-    """The snapshot a ``[composed_model]`` links from: the recipe's model's, which its first
-    source must name; another repo is a located error in the recipe."""
-    if recipe.composed_model is None:
-        return None
-    snapshot = data.snapshot_manifest(recipe.model, root)
-    repo = recipe.composed_model.sources[0].repo
-    if repo != snapshot.model:
-        message = f"{repo!r} is not the recipe's model {recipe.model!r}, whose snapshot it is"
-        raise PlannerInputError(source, "composed_model.sources[0].repo", message)
-    return snapshot
-
-
-def _run_recipe(args: argparse.Namespace) -> int:
-    root = args.data or data.default_data_root()
-    # recipes live as <name>/recipe.toml or as <name>.toml
-    stem = args.file.resolve().parent.name if args.file.name == "recipe.toml" else args.file.stem
-    name = args.name if args.name is not None else stem
-    source = str(args.file)
-    recipe = load_recipe(args.file)
-    group = _group(data.fabric(root), args.group)
-    refused = group_refusals(recipe, group, source)
-    if refused:  # valid, but not on this group: exit 1, nothing written
-        for line in (text for r in refused for text in r.lines()):
-            print(printable(line), file=sys.stderr)
-        return EXIT_REFUSED
-    snapshot = _composed_snapshot(recipe, root, source)
-    plan = plan_recipe(recipe, group, _container_name(name), snapshot)
-    out = args.out or Path("target") / f"{name}-plan.txt"
-    if not _written(out, render_recipe_report(plan)):
-        return EXIT_USAGE
-    print(f"{plan.name}: {len(plan.ranks)} nodes planned; report written to {printable(str(out))}")
-    return EXIT_ADMITTED
 
 
 def _list_scenarios() -> int:
@@ -284,8 +341,6 @@ def internal_error_line(prog: str, exc: BaseException) -> str:
 
 def _dispatch(args: argparse.Namespace) -> int:
     try:
-        if args.command == "recipe":
-            return _run_recipe(args)
         if args.command == "scenarios":
             return _list_scenarios()
         if args.command == "apply":

@@ -389,7 +389,7 @@ def add_parser(
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    apply.add_argument("arm", choices=arms, help="which arm to apply")
+    apply.add_argument("arm", nargs="?", choices=arms, help="which arm to apply (or --recipe)")
     apply.add_argument("--scenario", help="a named scenario from fixtures/scenarios/")
     apply.add_argument("--authority", type=path_argument, help="authority log (JSON lines)")
     apply.add_argument("--inputs", type=path_argument, help="frontier inputs (JSON)")

@@ -44,11 +44,12 @@ def manifest(relative: str, root: Path | None = None) -> CheckpointManifest:
     return found
 
 
-def snapshot_manifest(model: str, root: Path | None = None) -> CheckpointManifest:
-    """The checkpoint manifest of ``model`` among the data's ``checkpoints/*.manifest.json``."""
+def snapshot_manifest(model: str, root: Path | None = None) -> CheckpointManifest | None:
+    """The checkpoint manifest of ``model`` among the data's ``checkpoints/*.manifest.json``;
+    ``None`` when none is (a malformed manifest there is still a located error)."""
     base = (root or default_data_root()) / "checkpoints"
     for path in sorted(base.glob("*.manifest.json")):
         found = load_manifest(path)
         if found.model == model:
             return found
-    raise PlannerInputError(str(base), model, "no snapshot manifest for this model")
+    return None

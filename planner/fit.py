@@ -8,13 +8,36 @@ pool share the profile leaves outside the engine:
 
 from __future__ import annotations
 
-from planner.checkpoint import CheckpointRow, PageCacheFromNonKvHeadroom
+from typing import Protocol
+
+from planner.checkpoint import PageCacheFromNonKvHeadroom, ResidentBeyondWeights
 from planner.measure import GIB, ceil_div, gibibyte_ceiling
-from planner.profile import ServingLaunchProfile
 from planner.refusal import Refusal, refusal
 from planner.values import Frozen
 
 MARGIN_NUMERATOR, MARGIN_DENOMINATOR = 5, 4
+
+
+class Weighed(Protocol):
+    """What the wall reads of a checkpoint: an arm's :class:`CheckpointRow`, or a recipe's
+    weight read from its model's manifest."""
+
+    @property
+    def reference(self) -> str: ...
+    @property
+    def weight_gib(self) -> int: ...
+    @property
+    def resident_beyond_weights(self) -> ResidentBeyondWeights: ...
+
+
+class Utilized(Protocol):
+    """What the wall reads of a launch: its ``--gpu-memory-utilization``, in basis points
+    and as vLLM reads it (an arm's :class:`ServingLaunchProfile`, or a recipe's args)."""
+
+    @property
+    def gpu_memory_utilization_bp(self) -> int: ...
+    @property
+    def utilization_text(self) -> str: ...
 
 
 class Fit(Frozen):
@@ -61,13 +84,13 @@ def page_cache_allowance_gib(pool_gib: int, utilization_bp: int) -> int:
     return gibibyte_ceiling(outside_bytes)
 
 
-def allowance_gib(row: CheckpointRow, profile: ServingLaunchProfile, pool_gib: int) -> int:
+def allowance_gib(row: Weighed, profile: Utilized, pool_gib: int) -> int:
     if isinstance(row.resident_beyond_weights, PageCacheFromNonKvHeadroom):
         return page_cache_allowance_gib(pool_gib, profile.gpu_memory_utilization_bp)
     return 0
 
 
-def serving_arm_admits(row: CheckpointRow, pool_gib: int, ranks: int) -> Refusal | None:
+def serving_arm_admits(row: Weighed, pool_gib: int, ranks: int) -> Refusal | None:
     """The wall without a profile: a row with resident extras cannot be fitted."""
     if isinstance(row.resident_beyond_weights, PageCacheFromNonKvHeadroom):
         return refusal(
@@ -83,7 +106,7 @@ def serving_arm_admits(row: CheckpointRow, pool_gib: int, ranks: int) -> Refusal
 
 
 def serving_arm_admits_under(
-    row: CheckpointRow, profile: ServingLaunchProfile, pool_gib: int, ranks: int
+    row: Weighed, profile: Utilized, pool_gib: int, ranks: int
 ) -> tuple[Fit, Refusal | None]:
     """The wall with a profile: the fit arithmetic and, when it does not fit, the refusal."""
     fit = Fit(
@@ -95,7 +118,7 @@ def serving_arm_admits_under(
     return fit, _refuse_unless_fits(fit, profile)
 
 
-def _refuse_unless_fits(fit: Fit, profile: ServingLaunchProfile | None = None) -> Refusal | None:
+def _refuse_unless_fits(fit: Fit, profile: Utilized | None = None) -> Refusal | None:
     if fit.fits:
         return None
     utilization = f" at utilization {profile.utilization_text}" if profile else ""

@@ -8,10 +8,12 @@ LOG_ROOT = "/var/log/gunbc"
 
 
 class BindMount(Frozen):
-    """A host path mounted at the same path inside the container."""
+    """A host path mounted inside the container: at the same path unless ``target`` is set
+    (a recipe's composed model is mounted where its args read the model)."""
 
     source: SafePath
     read_only: bool = True
+    target: SafePath | None = None
 
 
 class ArmContainerIdentity(Frozen):
@@ -21,6 +23,8 @@ class ArmContainerIdentity(Frozen):
     rendezvous_port: int
     shm_size: SafeName
     extra_mounts: tuple[BindMount, ...] = ()
+    entrypoint: SafeName = "vllm"
+    """The image's program the serve argv is given to (a recipe names its own)."""
 
 
 class ArmUnitIdentity(Frozen):

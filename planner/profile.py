@@ -18,6 +18,12 @@ from planner.values import Frozen
 KvCacheDtype = Literal["auto", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_ds_mla", "bfloat16"]
 
 
+def utilization_text(basis_points: int) -> str:
+    """Basis points as the decimal vLLM reads (8000 → ``0.8``), exactly."""
+    whole, frac = divmod(basis_points, 10000)
+    return f"{whole}.{frac:04d}".rstrip("0").rstrip(".") if frac else f"{whole}.0"
+
+
 class VllmEngramConfigRequest(Frozen):
     """vLLM's EngramConfig, as a request rendered in upstream's dotted form."""
 
@@ -50,9 +56,7 @@ class ServingLaunchProfile(Frozen):
 
     @property
     def utilization_text(self) -> str:
-        """Basis points as the decimal vLLM reads (8000 → ``0.8``), exactly."""
-        whole, frac = divmod(self.gpu_memory_utilization_bp, 10000)
-        return f"{whole}.{frac:04d}".rstrip("0").rstrip(".") if frac else f"{whole}.0"
+        return utilization_text(self.gpu_memory_utilization_bp)
 
     def content_key(self) -> str:
         """A digest of the profile's content; an unset Engram request is left out."""

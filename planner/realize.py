@@ -23,8 +23,9 @@ class HostRealization(Frozen):
 
 
 def mount_flag(mount: BindMount) -> tuple[str, str]:
-    """A bind mount at the same path inside the container, read-only unless writable."""
-    spec = f"type=bind,source={mount.source},target={mount.source}"
+    """A bind mount (at the same path inside the container unless it names a target),
+    read-only unless writable."""
+    spec = f"type=bind,source={mount.source},target={mount.target or mount.source}"
     return ("--mount", spec + (",readonly" if mount.read_only else ""))
 
 
@@ -33,9 +34,10 @@ def create_argv(
     arm: str,
     container: ArmContainerIdentity,
     mounts: tuple[BindMount, ...],
-    image_digest: str,
+    image: str,
 ) -> tuple[str, ...]:
-    """The ``docker create`` argv for one rank, as a tuple of strings."""
+    """The ``docker create`` argv for one rank, as a tuple of strings; ``image`` is the
+    reference docker creates from (an arm's digest, a recipe's digest or tag)."""
     labels = ("--label", f"gunbc.arm={arm}", "--label", f"gunbc.rank={launch.rank}")
     mount_flags = tuple(flag for m in mounts + container.extra_mounts for flag in mount_flag(m))
     env_flags = tuple(flag for k, v in launch.env for flag in ("--env", f"{k}={v}"))
@@ -47,8 +49,8 @@ def create_argv(
         "--gpus", "all",
         "--shm-size", container.shm_size,
         *labels, *mount_flags, *env_flags,
-        "--entrypoint", "vllm",
-        image_digest,
+        "--entrypoint", container.entrypoint,
+        image,
         *launch.serve_argv,
     )  # fmt: skip
 

@@ -28,7 +28,6 @@ from pydantic import Field, ValidationError
 from planner.checkpoint import CheckpointManifest
 from planner.engram import FileTreeScope
 from planner.fabric import FabricGroup, serving_head
-from planner.launch import host_env
 from planner.refusal import PlannerInputError, Refusal, refusal, render_location
 from planner.values import (
     INT_RANGE,
@@ -36,7 +35,9 @@ from planner.values import (
     OneLine,
     SafeName,
     SafePath,
+    printable,
     read_text_file,
+    safe_name,
     safe_path,
 )
 from planner.vllm_serve_options import APPEND_DESTS, SERVE_ACTIONS, VLLM_VERSION
@@ -352,10 +353,26 @@ def arg_and_env_problems(args: object, env: object) -> tuple[RecipeProblem, ...]
                 message = f"not JSON: {exc.msg}"
         if message is not None:
             found.append(RecipeProblem(where=f"args[{i}]", message=message))
-    for key in env if isinstance(env, dict) else ():
-        if key in LAUNCHER_OWNED_ENV:
-            found.append(RecipeProblem(where=f"env.{key}", message="set per node by the launcher"))
+    for key, value in env.items() if isinstance(env, dict) else ():
+        message = _env_problem(key, value)
+        if message is not None:
+            found.append(RecipeProblem(where=f"env.{printable(key)}", message=message))
     return tuple(found)
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _env_problem(key: str, value: object) -> str | None:
+    """An env entry reaches ``docker create --env KEY=value`` and readback's line match: a
+    name of letters, digits and ``_``, a value on one line without NUL."""
+    if key in LAUNCHER_OWNED_ENV:
+        return "set per node by the launcher"
+    if _ENV_NAME.fullmatch(key) is None:
+        return f"{key!r} is not an environment variable name (letters, digits, _)"
+    if isinstance(value, str) and any(c in value for c in "\0\n\r"):
+        return f"{value!r} holds a NUL byte or a line break"
+    return None
 
 
 def _arg_problem(arg: str, reading: ArgReading, seen: list[ArgReading]) -> str | None:
@@ -373,6 +390,11 @@ def _arg_problem(arg: str, reading: ArgReading, seen: list[ArgReading]) -> str |
         return f"{arg} is launcher-owned{read_as}"
     if dest in REFUSED_DESTS:
         return f"{arg} {REFUSED_DESTS[dest]}"
+    if dest == "gpu_memory_utilization":
+        try:
+            utilization_bp(reading.value or "")
+        except ValueError as exc:
+            return f"{arg}: {exc} (the fit wall reads it)"
     if dest in APPEND_DESTS:
         return None
     earlier = next((r for r in seen if _same_setting(r, reading)), None)
@@ -381,6 +403,21 @@ def _arg_problem(arg: str, reading: ArgReading, seen: list[ArgReading]) -> str |
         return None
     shown = ".".join((canonical, *reading.key))
     return f"{arg} sets {shown} again (first at args[{earlier.at}]); vLLM keeps only the last"
+
+
+_DECIMAL = re.compile(r"(?:0|1)?(?:\.[0-9]{1,4})?")
+
+
+def utilization_bp(text: str) -> int:
+    """``--gpu-memory-utilization`` as basis points: a decimal above 0 and at most 1, with at
+    most four places (``0.88`` → 8800), so no float decides a fit; anything else raises."""
+    if not text or text == "." or _DECIMAL.fullmatch(text) is None:
+        raise ValueError(f"{text!r} is not a decimal of at most four places")
+    whole, _, frac = text.partition(".")
+    points = int(whole or "0") * 10000 + int((frac or "0").ljust(4, "0"))
+    if not 0 < points <= 10000:
+        raise ValueError(f"{text} is not above 0 and at most 1")
+    return points
 
 
 def _same_setting(one: ArgReading, other: ArgReading) -> bool:
@@ -444,6 +481,13 @@ def value_problems(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
             message = f"{value!r} holds a space or a control character: it is one word"
         if message is not None:
             found.append(RecipeProblem(where=field, message=message))
+    entrypoint = raw.get("entrypoint")
+    program = entrypoint[0] if isinstance(entrypoint, list) and entrypoint else None
+    if isinstance(program, str):
+        try:
+            safe_name(program)
+        except ValueError as exc:
+            found.append(RecipeProblem(where="entrypoint[0]", message=str(exc)))
     return tuple(found)
 
 
@@ -464,6 +508,12 @@ def composed_problems(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
         where = composed_dir(model)
     except ValueError as exc:
         return (RecipeProblem(where="model", message=str(exc)),)
+    sources = composed.get("sources")
+    first = sources[0] if isinstance(sources, list) and sources else None
+    repo = first.get("repo") if isinstance(first, dict) else None
+    if isinstance(repo, str) and repo != model:
+        message = f"{repo!r} is not the recipe's model {model!r}, whose snapshot is linked"
+        found.append(RecipeProblem(where="composed_model.sources[0].repo", message=message))
     files = composed.get("local_files")
     for i, item in enumerate(files if isinstance(files, list) else []):
         host = item.get("host") if isinstance(item, dict) else None
@@ -504,21 +554,6 @@ def shape_problems(recipe: Recipe) -> tuple[RecipeProblem, ...]:
     )
 
 
-class RecipeRank(Frozen):
-    """One node of a recipe launch: its create argv and its composed-model steps."""
-
-    rank: int
-    host_name: str
-    create_argv: tuple[str, ...]
-    composed_steps: tuple[tuple[str, ...], ...]
-
-
-class RecipePlan(Frozen):
-    name: str
-    container_name: str
-    ranks: tuple[RecipeRank, ...]
-
-
 def _snapshot_dir(manifest: CheckpointManifest, hf_cache_root: str) -> str:
     """The snapshot dir in the HF cache; the repo folder is ``models--`` then the repo id with
     '/' as '--', so a namespace-free id such as ``gpt2`` lives in ``models--gpt2``."""
@@ -529,11 +564,9 @@ def _snapshot_dir(manifest: CheckpointManifest, hf_cache_root: str) -> str:
 def composed_steps(
     composed: ComposedModel, snapshot: CheckpointManifest, composed_dir: str, hf_cache_root: str
 ) -> tuple[tuple[str, ...], ...]:
-    """Symlink the whole snapshot, then hardlink each local file over its name (local wins)."""
-    if composed.sources[0].repo != snapshot.model:
-        raise ValueError(
-            f"snapshot {snapshot.model} is not the recipe's {composed.sources[0].repo}"
-        )
+    """Symlink the whole snapshot, then hardlink each local file over its name (local wins).
+    ``snapshot`` is the manifest of the recipe's model, which its first source names (checked
+    when the recipe was read)."""
     source = _snapshot_dir(snapshot, hf_cache_root)
     scope = FileTreeScope(root=composed_dir)
     links = []
@@ -584,59 +617,3 @@ def recipe_serve_argv(
     )
     role = ("--port", str(RECIPE_SERVE_PORT)) if rank == 0 else ("--headless",)
     return (*recipe.entrypoint[1:], model_path, *args, *tp, *pp, *owned, *role)
-
-
-def plan_recipe(
-    recipe: Recipe,
-    group: FabricGroup,
-    container_name: str,
-    snapshot: CheckpointManifest | None = None,
-    composed_root: str = COMPOSED_ROOT,
-    hf_cache_root: str = HF_CACHE_ROOT,
-) -> RecipePlan:
-    """Plan the recipe over ``group``: one create argv and composed-model steps per node."""
-    if recipe.required_nodes != group.size:
-        raise ValueError(
-            f"recipe needs {recipe.required_nodes} nodes, {group.name} has {group.size}"
-        )
-    composed = recipe.composed_model
-    if composed is not None and snapshot is None:
-        raise ValueError("a composed model needs the snapshot manifest of its source repo")
-    steps: tuple[tuple[str, ...], ...] = ()
-    mounts: tuple[str, ...] = ()
-    model_path = recipe.model
-    if composed is not None and snapshot is not None:
-        composed_at = composed_dir(recipe.model, composed_root)
-        steps = composed_steps(composed, snapshot, composed_at, hf_cache_root)
-        model_path = composed.mount
-        mounts = (
-            f"type=bind,source={composed_at},target={composed.mount},readonly",
-            f"type=bind,source={hf_cache_root},target={hf_cache_root},readonly",
-        )
-    ranks = []
-    for rank, host in enumerate(group.hosts):
-        env = (*recipe.env.items(), *host_env(host))
-        argv = (
-            "docker",
-            "create",
-            "--name",
-            container_name,
-            "--network",
-            "host",
-            "--ipc",
-            "host",
-            "--gpus",
-            "all",
-            "--shm-size",
-            recipe.shm_size,
-            *(f for m in mounts for f in ("--mount", m)),
-            *(f for k, v in env for f in ("--env", f"{k}={v}")),
-            "--entrypoint",
-            recipe.entrypoint[0],
-            recipe.docker_image,
-            *recipe_serve_argv(recipe, group, rank, model_path),
-        )
-        ranks.append(
-            RecipeRank(rank=rank, host_name=host.name, create_argv=argv, composed_steps=steps)
-        )
-    return RecipePlan(name=recipe.name, container_name=container_name, ranks=tuple(ranks))

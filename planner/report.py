@@ -17,7 +17,6 @@ from types import FrameType
 from planner.apply import FORWARD_STAGES
 from planner.arm_launch import DryRun, RenderedHost
 from planner.engram import MkdirStep, PlannedRemoteStep
-from planner.recipe import RecipePlan
 
 RULE = "=" * 78
 APPLY_ORDER = (
@@ -37,6 +36,12 @@ def _host_section(host: RenderedHost) -> list[str]:
         RULE,
         f"host {real.host_name} — node rank {real.rank}{' (head)' if real.rank == 0 else ''}",
         RULE,
+    ]
+    if host.composed:
+        lines.append("## composed model (run on the host before apply)")
+        lines += [f"{i}. {shlex.join(argv)}" for i, argv in enumerate(host.composed, 1)]
+        lines.append("")
+    lines += [
         "## docker create",
         shlex.join(real.create_argv),
         "",
@@ -57,29 +62,38 @@ def _host_section(host: RenderedHost) -> list[str]:
 
 
 def _verdict(run: DryRun) -> list[str]:
-    lines = [
-        RULE,
-        "verdict",
-        RULE,
-        f"candidate: {run.candidate.key}",
-        f"authority read at: {run.read_at.isoformat()}",
-    ]
+    read_at = (
+        f"authority read at: {run.read_at.isoformat()}"
+        if run.read_at is not None
+        else "authority: no log given"
+    )
+    lines = [RULE, "verdict", RULE, f"candidate: {run.candidate.key}", read_at, *run.warnings]
     if run.fit is not None:
         lines.append(f"fit: {run.fit.summary()}")
     if run.launch is not None:
         lines.append(f"profile key: {run.launch.profile_key}")
         lines.append(f"apply order (each stage head first): {APPLY_ORDER}")
-    if run.admission is None:
+    if run.admission is None and run.read_at is None:
+        lines.append("admission: not checked (no authority log; planner apply refuses it)")
+    elif run.admission is None:
         lines.append("admission: not evaluated (the plan did not render)")
     elif run.admission.admitted:
-        lines.append("admission: admitted (all four conjuncts hold)")
+        held = (
+            "every checked conjunct holds" if run.admission.unchecked else "all four conjuncts hold"
+        )
+        lines.append(f"admission: admitted ({held})")
+    if run.admission is not None:
+        lines += [f"admission: not checked: {why}" for why in run.admission.unchecked]
     lines += [text for r in run.refusals for text in r.lines()]
-    lines.append("result: ADMITTED" if run.admitted else f"result: REFUSED ({len(run.refusals)})")
+    result = {"ADMITTED": "ADMITTED", "PLANNED": "PLANNED (admission not checked)"}
+    lines.append(f"result: {result.get(run.verdict, f'REFUSED ({len(run.refusals)})')}")
     return lines
 
 
 def render_report(run: DryRun) -> str:
     header = [f"dry run: {run.arm} — a modeled launch; nothing here has run on any host", ""]
+    if run.recipe is not None:
+        header.insert(1, f"recipe: {run.recipe}")
     body = [line for host in run.hosts for line in _host_section(host)]
     if not run.hosts:
         body = ["(no host artifacts: the plan did not render; see the refusals below)", ""]
@@ -241,18 +255,3 @@ def _deferred_signals() -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, blocked)
-
-
-def render_recipe_report(plan: RecipePlan) -> str:
-    """A recipe plan: per node, the composed-model steps and the create argv."""
-    lines = [f"recipe plan: {plan.name} — a modeled launch; nothing here has run on any host", ""]
-    for rank in plan.ranks:
-        lines += [
-            RULE,
-            f"host {rank.host_name} — node rank {rank.rank}{' (head)' if rank.rank == 0 else ''}",
-            RULE,
-            "## composed model",
-        ]
-        lines += [shlex.join(step) for step in rank.composed_steps] or ["(none)"]
-        lines += ["", "## docker create", shlex.join(rank.create_argv), ""]
-    return "\n".join(lines)

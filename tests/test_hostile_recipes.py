@@ -81,7 +81,7 @@ def test_a_name_is_one_line_or_refused_at_name(name: str) -> None:
         return
     assert ran.code == 0, ran.err
     report = (out / "plan.txt").read_text(encoding="utf-8").split("\n")
-    assert report[0] == f"recipe plan: {name} — a modeled launch; nothing here has run on any host"
+    assert report[1] == f"recipe: {path} ({name})"
     assert len(report) == BASELINE_LINES
 
 

@@ -1,8 +1,10 @@
 """The planner's rendered artifacts, checked by the REAL tools (tests/realtools.py).
 
-Every V4.1 and GLM host's ``docker create`` argv goes through the docker client's own flag
-parser, its unit through ``systemd-analyze verify``, every stage script through ``bash -n``
-and shellcheck, and every rank's serve argv through vLLM's own ``vllm serve`` parser.
+Every V4.1, GLM and seed-recipe host's ``docker create`` argv goes through the docker
+client's own flag parser, its unit through ``systemd-analyze verify``, every stage script
+through ``bash -n`` and shellcheck, and every arm rank's serve argv through vLLM's own ``vllm
+serve`` parser (the seed recipe's image is a fork: its serve argv is checked against the stock
+parser in tests/test_recipe_vllm_spellings.py).
 
 As in tests/test_realtools.py: a missing docker, systemd-analyze, bash or shellcheck raises
 ``ToolMissing`` and fails (it is never a pass); only the vLLM checks skip, when the vLLM
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures.builders import glm_dry_run, v41_dry_run
+from fixtures.builders import glm_dry_run, seed_recipe_plan, v41_dry_run
 from planner.apply import ApplyStep
 from planner.arm_launch import DryRun
 from planner.launch import RankLaunch
@@ -36,11 +38,11 @@ def _supplied_runs() -> tuple[DryRun, DryRun]:
 
 
 V41_RUN, GLM_RUN = _supplied_runs()
-RUNS = (V41_RUN, GLM_RUN)
+RUNS = (V41_RUN, GLM_RUN, seed_recipe_plan())
 HOSTS: tuple[HostRealization, ...] = tuple(h.realization for r in RUNS for h in r.hosts)
 STEPS: tuple[ApplyStep, ...] = tuple(s for r in RUNS for s in r.apply_order)
 RANKS: tuple[tuple[str, RankLaunch], ...] = tuple(
-    (r.arm, rank) for r in RUNS if r.launch is not None for rank in r.launch.ranks
+    (r.arm, rank) for r in RUNS[:2] if r.launch is not None for rank in r.launch.ranks
 )
 
 
@@ -53,8 +55,8 @@ def step_id(step: ApplyStep) -> str:
 
 
 def test_every_artifact_is_fed() -> None:
-    assert len(HOSTS) == 8
-    assert len(STEPS) == 64
+    assert len(HOSTS) == 12
+    assert len(STEPS) == 96
     assert len(RANKS) == 8
 
 

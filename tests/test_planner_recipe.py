@@ -16,10 +16,12 @@ from planner.checkpoint import CheckpointManifest, ManifestFile
 from planner.recipe import (
     LAUNCHER_OWNED_FLAGS,
     RecipeInvalid,
+    composed_dir,
+    composed_steps,
     load_recipe,
     normalized_args,
-    plan_recipe,
 )
+from planner.recipe_launch import RecipeSources, recipe_dry_run
 from planner.refusal import PlannerInputError
 
 SEED_RECIPE = data.default_data_root() / "recipes" / "dsv41-flash-jovian-r37-4x.toml"
@@ -50,14 +52,19 @@ def test_seed_recipe_loads_and_normalizes_its_quoted_json() -> None:
 def test_seed_recipe_plans_four_nodes_with_launcher_owned_flags() -> None:
     recipe = load_recipe(SEED_RECIPE)
     group = data.fabric().group("group_a")
-    plan = plan_recipe(recipe, group, "dsv41-r37", data.snapshot_manifest(recipe.model))
+    manifest = data.snapshot_manifest(recipe.model)
+    sources = RecipeSources(
+        recipe=recipe, source="seed", name="dsv41-r37", group=group, manifest=manifest, state=None
+    )
+    run = recipe_dry_run(sources)
     head = group.hosts[0].rail_address
-    for rank in plan.ranks:
-        argv = rank.create_argv
-        assert argv[argv.index("--node-rank") + 1] == str(rank.rank)
+    assert len(run.hosts) == 4 and run.verdict == "PLANNED"
+    for host in run.hosts:
+        argv, rank = host.realization.create_argv, host.realization.rank
+        assert argv[argv.index("--node-rank") + 1] == str(rank)
         assert argv[argv.index("--master-addr") + 1] == head
-        assert ("--headless" in argv) == (rank.rank != 0)
-        assert f"VLLM_HOST_IP={group.hosts[rank.rank].rail_address}" in argv
+        assert ("--headless" in argv) == (rank != 0)
+        assert f"VLLM_HOST_IP={group.hosts[rank].rail_address}" in argv
         assert argv[argv.index("--entrypoint") + 2] == "jovian-r37-ds41:local"
 
 
@@ -132,9 +139,9 @@ def test_composed_model_links_snapshot_and_local_files_win(tmp_path: Path) -> No
         f'[[composed_model.local_files]]\nhost = "{local}/table.safetensors"\n'
     )
     recipe = load_recipe(_write(tmp_path, text))
-    roots = {"composed_root": str(tmp_path / "composed"), "hf_cache_root": str(cache)}
-    plan = plan_recipe(recipe, data.fabric().group("group_b"), "tiny", snapshot, **roots)
-    for step in plan.ranks[0].composed_steps:
+    assert recipe.composed_model is not None
+    where = composed_dir(recipe.model, str(tmp_path / "composed"))
+    for step in composed_steps(recipe.composed_model, snapshot, where, str(cache)):
         subprocess.run(step, check=True)
     composed = tmp_path / "composed" / "org--tiny"
     assert (composed / "config.json").is_symlink()
@@ -176,11 +183,13 @@ def test_five_nodes_on_a_four_host_group_is_refused_not_an_input_error(tmp_path:
     )
     done = _cli(tmp_path, text)
     assert done.returncode == 1, done.stderr
-    lines = done.stderr.splitlines()
-    assert lines[0].startswith("refused: recipe.group_size at required_nodes: ")
-    assert lines[0].endswith("recipe.toml needs 5 nodes; group_a has 4 hosts")
-    assert lines[1] == "  hint: plan it over a group of 5 hosts (--group)"
-    assert done.stdout == "" and not (tmp_path / "o").exists()
+    lines = done.stdout.splitlines()
+    assert lines[0].endswith(": no host rendered, so no report written")
+    assert lines[1].startswith("refused: recipe.group_size at required_nodes: ")
+    assert lines[1].endswith("recipe.toml needs 5 nodes; group_a has 4 hosts")
+    assert lines[2] == "  hint: plan it over a group of 5 hosts (--group)"
+    assert len(lines) == 4 and lines[3].endswith(": REFUSED")
+    assert done.stderr == "" and not (tmp_path / "o").exists()
 
 
 @pytest.mark.parametrize(
@@ -226,7 +235,7 @@ def test_a_positional_that_reads_as_an_option_exits_2(tmp_path: Path, key: str, 
 def test_a_manifest_path_escaping_the_composed_dir_exits_2(tmp_path: Path) -> None:
     data_root = tmp_path / "data"
     shutil.copytree(data.default_data_root(), data_root)
-    manifest = data_root / "checkpoints" / "tiny.manifest.json"
+    manifest = data_root / "checkpoints" / "tiny-1a2b3c4d.manifest.json"  # org/tiny's
     files = [{"path": "../../../etc/cron.d/x", "bytes": 1, "role": "weights"}]
     manifest.write_text(json.dumps({"model": "org/tiny", "revision": "r1", "files": files}))
     composed = '[composed_model]\nmount = "/model"\n[[composed_model.sources]]\nrepo = "org/tiny"\n'

@@ -29,7 +29,16 @@ CASES = (
 
 def _args(arm: str, name: str, now: str | None) -> argparse.Namespace:
     return argparse.Namespace(
-        arm=arm, scenario=name, authority=None, inputs=None, now=now, out=None, data=DATA_ROOT
+        arm=arm,
+        scenario=name,
+        authority=None,
+        inputs=None,
+        now=now,
+        out=None,
+        data=DATA_ROOT,
+        recipe=None,
+        group=None,
+        name=None,
     )
 
 

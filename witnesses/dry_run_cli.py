@@ -52,9 +52,11 @@ from planner.arms.glm_group_b import MANIFEST as GLM_MANIFEST
 from planner.arms.v41_group_a import MANIFEST as V41_MANIFEST
 from planner.arms.v41_group_a import v41_group_a_launch_dry_run
 from planner.cli import main
+from planner.data import snapshot_manifest
 from planner.engram import MkdirStep
 from planner.frontiers import PlanInputs
-from planner.recipe import RecipePlan, load_recipe, plan_recipe
+from planner.recipe import load_recipe
+from planner.recipe_launch import RecipeSources, recipe_dry_run
 from planner.refusal import Refusal
 from planner.report import render_report, write_atomically
 from planner.scenarios import load_inputs
@@ -404,6 +406,31 @@ def _usage_cases(tmp: Path) -> list[tuple[str, list[str], str]]:
         ),
         ("no command", [], "planner: error: the following arguments are required: command\n"),
         (
+            "neither an arm nor --recipe",
+            ["dry-run", "--scenario", "supplied"],
+            "planner: error: arguments: arm: give an arm or --recipe FILE\n",
+        ),
+        (
+            "an arm and --recipe",
+            [*dry, "--recipe", str(SEED_RECIPE)],
+            "planner: error: arguments: --recipe: give an arm or --recipe FILE, not both\n",
+        ),
+        (
+            "--recipe with --scenario",
+            ["dry-run", "--recipe", str(SEED_RECIPE), "--scenario", "supplied"],
+            "planner: error: arguments: --scenario: is for arms, not --recipe\n",
+        ),
+        (
+            "an arm with --group",
+            [*dry, "--scenario", "supplied", "--group", "group_b"],
+            "planner: error: arguments: --group: is for --recipe, not an arm\n",
+        ),
+        (
+            "--recipe with --now and no log",
+            ["dry-run", "--recipe", str(SEED_RECIPE), "--now", now],
+            "planner: error: arguments: --now: reads the authority log: give --authority\n",
+        ),
+        (
             "unknown arm",
             ["dry-run", "v5_group_c", "--scenario", "supplied"],
             "planner dry-run: error: argument arm: invalid choice: 'v5_group_c' "
@@ -466,8 +493,9 @@ def an_unwritable_out_exits_2_and_leaves_nothing_behind() -> Verdict:
 @claim(ClaimKind.REFUSAL)
 def every_data_file_is_read_from_the_data_root() -> Verdict:
     """With --data, the inventory, the checkpoint manifests and the snapshot manifests are
-    read from that root: a root without one of them exits 2 naming that file in that root
-    (both arms and recipes); a complete root plans as the fixtures do."""
+    read from that root: a root without the inventory or an arm's manifest exits 2 naming
+    that file in that root (both arms and recipes); a root without the seed recipe's model's
+    manifest refuses it, weight unknown (exit 1); a complete root plans as the fixtures do."""
     seed = ("recipe", SEED_RECIPE)
     supplied = ("dry-run", V41, "--scenario", "supplied")
     glm = ("dry-run", GLM, "--scenario", "supplied")
@@ -476,18 +504,21 @@ def every_data_file_is_read_from_the_data_root() -> Verdict:
         (supplied, V41_MANIFEST, "cannot read"),
         (glm, GLM_MANIFEST, "cannot read"),
         (seed, "fabric.json", "cannot read inventory"),
-        # the seed recipe composes DeepSeek-V4.1-Flash's snapshot
-        (seed, V41_MANIFEST, "deepseek-ai/DeepSeek-V4.1-Flash: no snapshot manifest"),
     ]
     problems = []
     with tempfile.TemporaryDirectory() as tmp:
         for number, (argv, missing, says) in enumerate(cases):
             root = _mirror(DATA_ROOT, Path(tmp) / f"root{number}", missing)
             ran = _run_main(*argv, "--data", root, "--out", Path(tmp) / "r.txt")
-            named = f"{root}/{missing}" if "snapshot" not in says else f"{root}/checkpoints"
-            head = f"planner: error: {named}: "
+            head = f"planner: error: {root}/{missing}: "
             if ran.code != 2 or not ran.err.startswith(head) or says not in ran.err:
                 problems.append(f"{' '.join(map(str, argv[:2]))} without {missing}: {ran.err!r}")
+        # the seed recipe composes DeepSeek-V4.1-Flash's snapshot, whose manifest weighs it
+        root = _mirror(DATA_ROOT, Path(tmp) / "no-weight", V41_MANIFEST)
+        ran = _run_main(*seed, "--data", root, "--out", Path(tmp) / "r.txt")
+        unknown = "refused: fit.weight_unknown at model: "
+        if ran.code != 1 or not any(line.startswith(unknown) for line in ran.out):
+            problems.append(f"recipe without {V41_MANIFEST}: exit {ran.code}, {ran.out}")
         whole = _mirror(DATA_ROOT, Path(tmp) / "whole", "-")
         for argv, code in ((supplied, 0), (glm, 0), (seed, 0)):
             ran = _run_main(*argv, "--data", whole, "--out", Path(tmp) / "r.txt")
@@ -629,8 +660,14 @@ def _host_title(name: str, rank: int) -> str:
 def _check_hosts(cursor: _Cursor, run: DryRun) -> None:
     for host in run.hosts:
         real = host.realization
-        for want in (RULE, _host_title(real.host_name, real.rank), RULE, "## docker create"):
+        for want in (RULE, _host_title(real.host_name, real.rank), RULE):
             cursor.expect(want)
+        if host.composed:  # a recipe's composed model, numbered, before its create argv
+            cursor.expect("## composed model (run on the host before apply)")
+            for number, argv in enumerate(host.composed, 1):
+                cursor.expect_argv([f"{number}.", *argv], f"{real.host_name} composed {number}")
+            cursor.expect("")
+        cursor.expect("## docker create")
         cursor.expect_argv(real.create_argv, f"{real.host_name} create argv")
         cursor.expect("")
         cursor.expect(f"## unit {real.unit_name}")
@@ -671,11 +708,16 @@ def _check_hosts(cursor: _Cursor, run: DryRun) -> None:
         cursor.expect("")
 
 
-def _verdict_lines(run: DryRun, read_at: datetime) -> list[str]:
-    """The verdict the user reads: candidate, read time, the fit and profile when planned,
-    the admission line, every refusal, the result with the count."""
+def _verdict_lines(run: DryRun, read_at: datetime | None) -> list[str]:
+    """The verdict the user reads: candidate, read time (or that no log was given), any
+    warning, the fit and profile when planned, the admission line and any conjunct not
+    checked, every refusal, the result with the count (PLANNED when no log was given)."""
     lines = [RULE, "verdict", RULE, f"candidate: {run.candidate.key}"]
-    lines.append(f"authority read at: {read_at.isoformat()}")
+    if read_at is None:
+        lines.append("authority: no log given")
+    else:
+        lines.append(f"authority read at: {read_at.isoformat()}")
+    lines += run.warnings
     if run.fit is not None:
         lines.append(f"fit: {run.fit.summary()}")
     if run.launch is not None:
@@ -687,22 +729,40 @@ def _verdict_lines(run: DryRun, read_at: datetime) -> list[str]:
             f"apply order (each stage head first): {forward}; on any failure: rollback; "
             "then cleanup"
         )
-    if run.admission is None:
+    if run.admission is None and read_at is None:
+        lines.append("admission: not checked (no authority log; planner apply refuses it)")
+    elif run.admission is None:
         lines.append("admission: not evaluated (the plan did not render)")
     elif run.admission.admitted:
         # the admission fold's own result; a fit refusal still refuses the run below
-        lines.append("admission: admitted (all four conjuncts hold)")
+        held = (
+            "every checked conjunct holds" if run.admission.unchecked else "all four conjuncts hold"
+        )
+        lines.append(f"admission: admitted ({held})")
+    if run.admission is not None:
+        lines += [f"admission: not checked: {why}" for why in run.admission.unchecked]
     lines += [line for r in run.refusals for line in _refusal_lines(r)]
-    lines.append("result: ADMITTED" if run.admitted else f"result: REFUSED ({len(run.refusals)})")
+    if run.admitted:
+        lines.append("result: ADMITTED")
+    elif read_at is None and run.hosts and not run.refusals:
+        lines.append("result: PLANNED (admission not checked)")
+    else:
+        lines.append(f"result: REFUSED ({len(run.refusals)})")
     return lines
 
 
-def _check_report(text: str, run: DryRun, read_at: datetime) -> list[str]:
+def _check_report(
+    text: str, run: DryRun, read_at: datetime | None, recipe: str | None = None
+) -> list[str]:
+    """The report of ``run`` line by line; ``recipe`` is the header's recipe line (its
+    file and name) of a recipe's dry run, whose ``read_at`` is ``None`` without a log."""
     problems: list[str] = []
     if not text.endswith("\n") or text.endswith("\n\n"):
         problems.append("the report does not end with exactly one newline")
     cursor = _Cursor(text.removesuffix("\n"), problems)
     cursor.expect(f"dry run: {run.arm} — a modeled launch; nothing here has run on any host")
+    if recipe is not None:
+        cursor.expect(f"recipe: {recipe}")
     cursor.expect("")
     if not run.hosts:
         cursor.expect("(no host artifacts: the plan did not render; see the refusals below)")
@@ -782,65 +842,63 @@ def scenarios_lists_every_scenario_with_its_description() -> Verdict:
 # --------------------------------------------------------------------------- recipes
 
 
-def _check_recipe_report(text: str, plan: RecipePlan) -> list[str]:
-    problems: list[str] = []
-    cursor = _Cursor(text, problems)
-    cursor.expect(f"recipe plan: {plan.name} — a modeled launch; nothing here has run on any host")
-    cursor.expect("")
-    for rank in plan.ranks:
-        for want in (RULE, _host_title(rank.host_name, rank.rank), RULE, "## composed model"):
-            cursor.expect(want)
-        if not rank.composed_steps:
-            cursor.expect("(none)")
-        for number, step in enumerate(rank.composed_steps):
-            cursor.expect_argv(step, f"{rank.host_name} composed step {number}")
-        cursor.expect("")
-        cursor.expect("## docker create")
-        cursor.expect_argv(rank.create_argv, f"{rank.host_name} create argv")
-        cursor.expect("")
-    if cursor.lines[cursor.at :]:
-        problems.append(f"after the last node: {cursor.lines[cursor.at :][:3]}")
-    return problems
+def _recipe_run(recipe: Path, group: str, name: str) -> DryRun:
+    loaded = load_recipe(recipe)
+    sources = RecipeSources(
+        recipe=loaded,
+        source=str(recipe),
+        name=name,
+        group=inventory().group(group),
+        manifest=snapshot_manifest(loaded.model, DATA_ROOT),
+        state=None,
+    )
+    return recipe_dry_run(sources)
 
 
-def _recipe_cases(tmp: Path) -> list[tuple[list[str | Path], RecipePlan, Path]]:
-    """(argv, the plan, where the report must land) for the seed recipe with --out, the tiny
-    recipe over group_b under --name, and a `<dir>/recipe.toml` with no options."""
+def _recipe_cases(tmp: Path) -> list[tuple[list[str | Path], DryRun, str, Path]]:
+    """(argv, the dry run, its recipe line, where the report must land) for the seed recipe
+    by ``dry-run --recipe`` with --out, the tiny recipe over group_b under --name by its
+    alias ``recipe``, and a `<dir>/recipe.toml` with no options."""
     named = tmp / "my-tiny" / "recipe.toml"
     named.parent.mkdir()
     shutil.copyfile(TINY_RECIPE, named)
-    tiny = load_recipe(TINY_RECIPE)
-    groups = inventory()
+    tiny_name = load_recipe(TINY_RECIPE).name
     seed_out = tmp / "seed.txt"
+    seed = seed_recipe_plan()
     return [
-        (["recipe", SEED_RECIPE, "--out", seed_out], seed_recipe_plan(), seed_out),
-        (
-            ["recipe", TINY_RECIPE, "--group", "group_b", "--name", "tiny-b"],
-            plan_recipe(tiny, groups.group("group_b"), "tiny-b", None),
-            tmp / "target" / "tiny-b-plan.txt",
-        ),
+        (["dry-run", "--recipe", SEED_RECIPE, "--out", seed_out], seed, seed.recipe or "",
+         seed_out),
+        (["recipe", TINY_RECIPE, "--group", "group_b", "--name", "tiny-b"],
+         _recipe_run(TINY_RECIPE, "group_b", "tiny-b"), f"{TINY_RECIPE} ({tiny_name})",
+         tmp / "target" / "tiny-b-plan.txt"),
         # a recipe kept as <name>/recipe.toml is named after its directory
-        (["recipe", named], plan_recipe(tiny, groups.group("group_a"), "my-tiny", None),
-         tmp / "target" / "my-tiny-plan.txt"),
+        (["recipe", named], _recipe_run(named, "group_a", "my-tiny"),
+         f"{named} ({tiny_name})", tmp / "target" / "my-tiny-plan.txt"),
     ]  # fmt: skip
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
 def recipe_prints_its_nodes_and_writes_each_nodes_plan() -> Verdict:
-    """`planner recipe FILE` exits 0, prints `NAME: N nodes planned; report written to OUT`
-    and writes per node, in rank order, its composed-model steps and a create argv line that
-    splits back into exactly the planned argv (default report: target/<name>-plan.txt)."""
+    """`planner dry-run --recipe FILE` (and its alias `planner recipe FILE`) exits 0 when the
+    recipe plans with no refusal and no authority log, prints `NAME: report written to OUT
+    (N hosts rendered)` and `NAME: PLANNED`, and writes the arms' report: per host, in rank
+    order, the composed-model steps, the create argv, the unit, every apply stage; then the
+    verdict with the fit, `admission: not checked` and `result: PLANNED` (default report:
+    target/<name>-plan.txt)."""
     problems = []
     with tempfile.TemporaryDirectory() as tmp, _cwd(Path(tmp)):
-        for argv, plan, out in _recipe_cases(Path(tmp)):
+        for argv, run, recipe, out in _recipe_cases(Path(tmp)):
             ran = _run_main(*argv)
             shown = out if "--out" in argv else out.relative_to(tmp)
-            want = [f"{plan.name}: {len(plan.ranks)} nodes planned; report written to {shown}"]
+            want = [
+                f"{run.arm}: report written to {shown} ({len(run.hosts)} hosts rendered)",
+                f"{run.arm}: PLANNED",
+            ]
             if (ran.code, ran.out, ran.err) != (0, want, ""):
                 problems.append(f"{argv[1]}: exit {ran.code}, stdout {ran.out}, stderr {ran.err!r}")
                 continue
             text = out.read_text(encoding="utf-8") if out.is_file() else ""
-            problems += [f"{out.name}: {p}" for p in _check_recipe_report(text, plan)]
+            problems += [f"{out.name}: {p}" for p in _check_report(text, run, None, recipe)]
     return expect(not problems, "3 recipes planned and reported", "; ".join(problems[:4]))
 
 
@@ -1101,7 +1159,14 @@ def help_states_the_exit_codes_and_its_examples_run() -> Verdict:
             problems.append(f"{command or 'planner'} --help lacks the refusal line form")
     # Exit codes the inputs promise: supplied admits (README), live refuses (README), the
     # authority example is given supplied's log and inputs at its own time, which admits.
-    promised = {"supplied": 0, "live": 1, "log.jsonl": 0, "scenarios": 0, "recipe": 0}
+    promised = {
+        "supplied": 0,
+        "live": 1,
+        "log.jsonl": 0,
+        "scenarios": 0,
+        "recipe": 0,
+        "--recipe": 0,
+    }
     examples = _examples(_help()) + _examples(_help("recipe"))
     if len(examples) < 5 or _examples(_help("dry-run")) != _examples(_help()):
         problems.append(f"{len(examples)} examples; dry-run --help shows other examples")

@@ -617,29 +617,23 @@ def the_data_root_is_the_environment_or_the_fixtures() -> Verdict:
 
 
 @claim(ClaimKind.REFUSAL)
-def a_snapshot_manifest_is_found_by_model_or_refused_by_name() -> Verdict:
+def a_snapshot_manifest_is_found_by_model_or_known_absent() -> Verdict:
     """snapshot_manifest finds a model's manifest among checkpoints/*.manifest.json (other
-    files are not manifests) and refuses an unknown model naming the directory and the model."""
+    files are not manifests, so a model only such a file names has none: ``None``, which a
+    recipe's dry run refuses as weight unknown); each shipped model's is found."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         checkpoints = root / "checkpoints"
         for stem, model in (("a.manifest", "org/a"), ("b.manifest", "org/b"), ("c", "org/c")):
             _write(checkpoints / f"{stem}.json", json.dumps({**_MANIFEST, "model": model}))
-        found = data.snapshot_manifest("org/b", root).model
-        # the refusal's source is the checkpoints directory searched
-        unknown = _mismatch(
-            lambda _: data.snapshot_manifest("org/c", root),
-            checkpoints,
-            Exact("org/c", "no snapshot manifest for this model"),
-        )
-    shipped = (
-        data.snapshot_manifest("zai-org/GLM-4.6-FP8", FIXTURES).revision,
-        data.snapshot_manifest("deepseek-ai/DeepSeek-V4.1-Flash", FIXTURES).revision,
-    )
+        found = data.snapshot_manifest("org/b", root)
+        unknown = data.snapshot_manifest("org/c", root)
+    models = ("zai-org/GLM-4.6-FP8", "deepseek-ai/DeepSeek-V4.1-Flash", "org/tiny")
+    shipped = tuple(getattr(data.snapshot_manifest(m, FIXTURES), "revision", None) for m in models)
     return expect_equal(
-        ("org/b", None, ("5c7e1f3b", "dba1be0a")),
-        (found, unknown, shipped),
-        "(found model, refusal of org/c, shipped revisions)",
+        ("org/b", None, ("5c7e1f3b", "dba1be0a", "1a2b3c4d")),
+        (getattr(found, "model", None), unknown, shipped),
+        "(found model, manifest of org/c, shipped revisions)",
     )
 
 

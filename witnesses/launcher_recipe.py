@@ -12,6 +12,9 @@ spelling vLLM's parser accepts (underscores, prefixes, short aliases).
 from __future__ import annotations
 
 import io
+import json
+import re
+import shlex
 import subprocess
 import tempfile
 import tomllib
@@ -22,16 +25,28 @@ from typing import Any
 
 from claims import ClaimKind, Verdict, claim, expect, expect_equal
 from fixtures.builders import (
+    DATA_ROOT,
     SEED_RECIPE,
     TINY_RECIPE,
     inventory,
     seed_recipe_plan,
+    v41_dry_run,
     v41_manifest,
 )
+from planner.arm_launch import DryRun
 from planner.checkpoint import CheckpointManifest, ManifestFile
 from planner.cli import main
 from planner.fabric import FabricGroup
-from planner.recipe import ArgReading, Recipe, RecipeInvalid, load_recipe, plan_recipe, read_args
+from planner.recipe import (
+    ArgReading,
+    Recipe,
+    RecipeInvalid,
+    composed_dir,
+    composed_steps,
+    load_recipe,
+    read_args,
+)
+from planner.recipe_launch import RecipeSources, recipe_dry_run
 from planner.refusal import PlannerInputError
 
 _MINIMAL = TINY_RECIPE.read_text(encoding="utf-8")
@@ -100,6 +115,28 @@ def _group(name: str = "group_a") -> FabricGroup:
     return inventory().group(name)
 
 
+def _plan(
+    recipe: Recipe,
+    group: FabricGroup | None = None,
+    manifest: CheckpointManifest | None = None,
+    name: str = "tiny",
+) -> DryRun:
+    """The recipe's dry run over ``group`` (Group A) with ``manifest`` as its model's, no log."""
+    sources = RecipeSources(
+        recipe=recipe,
+        source="recipe.toml",
+        name=name,
+        group=group or _group(),
+        manifest=manifest,
+        state=None,
+    )
+    return recipe_dry_run(sources)
+
+
+def _argvs(run: DryRun) -> list[tuple[str, ...]]:
+    return [h.realization.create_argv for h in run.hosts]
+
+
 def _create_argv(
     group: FabricGroup,
     rank: int,
@@ -114,9 +151,10 @@ def _create_argv(
     args: tuple[str, ...],
 ) -> tuple[str, ...]:
     """The documented create argv of node ``rank``: host network and IPC, every GPU, the
-    recipe's shm size, mounts, the recipe env then this host's fabric env (from its own
-    inventory entry), the recipe's entrypoint split into --entrypoint and its arguments, the
-    model path, the recipe's args, then the multi-node flags the launcher owns."""
+    recipe's shm size, the arm and rank labels (the arm is the container's name), mounts,
+    this host's fabric env (from its own inventory entry) then the recipe env, the recipe's
+    entrypoint split into --entrypoint and its arguments, the model path, the recipe's args,
+    then the multi-node flags the launcher owns."""
     host = group.hosts[rank]
     fabric_env = (
         ("VLLM_HOST_IP", host.rail_address),
@@ -128,8 +166,9 @@ def _create_argv(
     return (
         *("docker", "create", "--name", container),
         *("--network", "host", "--ipc", "host", "--gpus", "all", "--shm-size", shm),
+        *("--label", f"gunbc.arm={container}", "--label", f"gunbc.rank={rank}"),
         *(f for m in mounts for f in ("--mount", m)),
-        *(f for k, v in (*env, *fabric_env) for f in ("--env", f"{k}={v}")),
+        *(f for k, v in (*fabric_env, *env) for f in ("--env", f"{k}={v}")),
         *("--entrypoint", entrypoint[0], image, *entrypoint[1:], model_path, *args),
         *("--nnodes", str(len(group.hosts)), "--node-rank", str(rank)),
         *("--master-addr", head, "--master-port", _RENDEZVOUS_PORT),
@@ -145,12 +184,12 @@ def the_launcher_adds_the_multi_node_flags_per_rank() -> Verdict:
     head = inventory().group("group_a").hosts[0].rail_address
     shape = [
         (
-            _value_after(r.create_argv, "--nnodes"),
-            _value_after(r.create_argv, "--node-rank"),
-            _value_after(r.create_argv, "--master-addr"),
-            "--headless" in r.create_argv,
+            _value_after(argv, "--nnodes"),
+            _value_after(argv, "--node-rank"),
+            _value_after(argv, "--master-addr"),
+            "--headless" in argv,
         )
-        for r in plan.ranks
+        for argv in _argvs(plan)
     ]
     expected = [("4", str(r), head, r != 0) for r in range(4)]
     return expect_equal(expected, shape, "(nnodes, node rank, master addr, headless) per node")
@@ -159,7 +198,7 @@ def the_launcher_adds_the_multi_node_flags_per_rank() -> Verdict:
 @claim(ClaimKind.PLANNED_SHAPE)
 def the_recipe_args_arrive_unquoted() -> Verdict:
     """Multi-line, shell-quoted JSON values reach vLLM as plain JSON."""
-    argv = seed_recipe_plan().ranks[0].create_argv
+    argv = _argvs(seed_recipe_plan())[0]
     config = _value_after(argv, "--compilation-config")
     return expect_equal('{"cudagraph_mode":"FULL_AND_PIECEWISE"}', config, "--compilation-config")
 
@@ -170,8 +209,8 @@ def each_node_gets_the_recipe_env_and_its_own_fabric_env() -> Verdict:
     plan = seed_recipe_plan()
     hosts = inventory().group("group_a").hosts
     seen = [
-        ("NCCL_NCHANNELS=16" in r.create_argv, f"VLLM_HOST_IP={h.rail_address}" in r.create_argv)
-        for r, h in zip(plan.ranks, hosts, strict=True)
+        ("NCCL_NCHANNELS=16" in argv, f"VLLM_HOST_IP={h.rail_address}" in argv)
+        for argv, h in zip(_argvs(plan), hosts, strict=True)
     ]
     return expect_equal([(True, True)] * 4, seen, "(recipe env, own host IP) per node")
 
@@ -200,15 +239,10 @@ def local_files_win_over_the_snapshot() -> Verdict:
                 ManifestFile(path="table.bin", bytes=6, role="engram_table"),
             ),
         )
-        plan = plan_recipe(
-            load_recipe(base / "recipe.toml"),
-            inventory().group("group_a"),
-            "tiny",
-            snapshot,
-            composed_root=str(base / "composed"),
-            hf_cache_root=str(base / "cache"),
-        )
-        for step in plan.ranks[0].composed_steps:
+        recipe = load_recipe(base / "recipe.toml")
+        assert recipe.composed_model is not None
+        where = composed_dir(recipe.model, str(base / "composed"))
+        for step in composed_steps(recipe.composed_model, snapshot, where, str(base / "cache")):
             subprocess.run(step, check=True, capture_output=True)
         composed = base / "composed" / "org--tiny"
         found = (
@@ -249,12 +283,13 @@ def every_recipe_problem_is_reported_together() -> Verdict:
 
 @claim(ClaimKind.POSITIVE_CONTROL)
 def the_seed_recipe_is_accepted() -> Verdict:
-    """The seed recipe validates and plans over Group A's four nodes."""
+    """The seed recipe validates and plans over Group A's four nodes with no refusal (its
+    weight fits; with no authority log it is PLANNED, admission not checked)."""
     plan = seed_recipe_plan()
     return expect(
-        len(plan.ranks) == 4 and SEED_RECIPE.is_file(),
-        f"{plan.name}: {len(plan.ranks)} nodes",
-        "the seed recipe did not plan",
+        len(plan.hosts) == 4 and not plan.refusals and plan.verdict == "PLANNED",
+        f"{plan.arm}: {len(plan.hosts)} nodes, {plan.verdict}",
+        f"the seed recipe did not plan: {[r.code for r in plan.refusals]}, {plan.verdict}",
     )
 
 
@@ -295,7 +330,7 @@ def every_seed_rank_gets_its_whole_create_argv() -> Verdict:
         )
         for rank, host in enumerate(group.hosts)
     ]
-    found = [(r.host_name, r.create_argv) for r in seed_recipe_plan().ranks]
+    found = [(h.realization.host_name, h.realization.create_argv) for h in seed_recipe_plan().hosts]
     return expect_equal(expected, found, "(host, create argv) per node")
 
 
@@ -320,14 +355,14 @@ def the_seed_composed_model_is_the_snapshot_then_the_local_shards() -> Verdict:
             for f in raw["composed_model"]["local_files"]
         ),
     )
-    found = [r.composed_steps for r in seed_recipe_plan().ranks]
+    found = [h.composed for h in seed_recipe_plan().hosts]
     return expect_equal([steps] * 4, found, "composed-model steps per node")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
 def a_plain_recipe_serves_its_model_id_with_nothing_composed() -> Verdict:
     """A recipe without [composed_model] plans no steps and no mounts and serves the model
-    id itself, whether or not a snapshot manifest is at hand (over Group B here)."""
+    id itself, whether or not its manifest is at hand (over Group B here)."""
     recipe = _load(_MINIMAL)
     group = _group("group_b")
     expected = [
@@ -349,9 +384,14 @@ def a_plain_recipe_serves_its_model_id_with_nothing_composed() -> Verdict:
         )
         for rank in range(4)
     ]
+    tiny = CheckpointManifest(
+        model="org/tiny",
+        revision="r1",
+        files=(ManifestFile(path="w.safetensors", bytes=2**30, role="weights"),),
+    )
     found = [
-        [(r.composed_steps, r.create_argv) for r in plan_recipe(recipe, group, "tiny", s).ranks]
-        for s in (None, v41_manifest())
+        [(h.composed, h.realization.create_argv) for h in _plan(recipe, group, s).hosts]
+        for s in (None, tiny)
     ]
     return expect_equal([expected, expected], found, "(steps, create argv) per node")
 
@@ -367,7 +407,7 @@ def parallel_sizes_set_in_the_args_are_not_repeated() -> Verdict:
     both = _load(text + 'args = ["--pipeline-parallel-size", "2", "--tensor-parallel-size", "2"]\n')
     only_tp = _load(text + 'args = ["--tensor-parallel-size", "2"]\n')
     group = _group()
-    argvs = [plan_recipe(r, group, "tiny").ranks[1].create_argv for r in (both, only_tp)]
+    argvs = [_argvs(_plan(r, group))[1] for r in (both, only_tp)]
     found = [argv[argv.index("org/tiny") :] for argv in argvs]
     owned = ("--nnodes", "4", "--node-rank", "1", "--master-addr", group.hosts[0].rail_address)
     tail = (*owned, "--master-port", _RENDEZVOUS_PORT, "--headless")
@@ -387,7 +427,7 @@ def shell_quoting_is_stripped_once() -> Verdict:
         _MINIMAL + 'args = ["  --chat-template  ", "\'\'", "\'\'x\'\'", "\'", "it\'s", '
         '"\\n\'{\\"a\\":1}\'\\n"]\n'
     )
-    argv = plan_recipe(recipe, _group(), "tiny").ranks[0].create_argv
+    argv = _argvs(_plan(recipe))[0]
     start = argv.index("org/tiny") + 1
     found = argv[start : start + 6]
     return expect_equal(
@@ -630,7 +670,7 @@ def args_may_not_override_the_checked_parallel_fields() -> Verdict:
     refused = [_problems(_MINIMAL + f"args = [{args}]\n") for args, _ in cases]
     wanted = [problems for _, problems in cases]
     agreeing = _load(_MINIMAL + _toml_args(["-tp", "4", "--pipeline_parallel_size=1"]))
-    argv = plan_recipe(agreeing, _group(), "tiny").ranks[1].create_argv
+    argv = _argvs(_plan(agreeing))[1]
     served = argv[argv.index("org/tiny") :]
     group = _group()
     tail = (
@@ -763,8 +803,8 @@ def a_tp_that_does_not_cover_the_nodes_is_reported_with_the_other_problems() -> 
 def tp_times_pp_covering_the_nodes_is_accepted() -> Verdict:
     """TP 2 × PP 2 covers four nodes: the recipe loads and plans."""
     text = _MINIMAL.replace("tensor_parallel_size = 4", "tensor_parallel_size = 2")
-    plan = plan_recipe(_load(text + "pipeline_parallel_size = 2\n"), _group(), "tiny")
-    return expect_equal(4, len(plan.ranks), "nodes planned")
+    plan = _plan(_load(text + "pipeline_parallel_size = 2\n"))
+    return expect_equal(4, len(plan.hosts), "nodes planned")
 
 
 @claim(ClaimKind.REFUSAL)
@@ -828,42 +868,40 @@ def unreadable_and_malformed_files_are_located() -> Verdict:
 @claim(ClaimKind.REFUSAL)
 def a_recipe_plans_over_exactly_its_node_count() -> Verdict:
     """The planner promises a recipe exactly the group it is given: a recipe for fewer nodes
-    than the group is not planned on a subset, nor one for more on the group; both refused
-    naming the counts and the group."""
+    than the group is not planned on a subset, nor one for more on the group; both are
+    refused (``recipe.group_size``, naming the counts and the group) with no host rendered."""
     found = []
     for nodes in (2, 8):
         text = _MINIMAL.replace("required_nodes = 4", f"required_nodes = {nodes}").replace(
             "tensor_parallel_size = 4", f"tensor_parallel_size = {nodes}"
         )
-        try:
-            plan_recipe(_load(text), _group(), "tiny")
-            found.append("planned")
-        except ValueError as error:
-            found.append(str(error))
-    wanted = ["recipe needs 2 nodes, group_a has 4", "recipe needs 8 nodes, group_a has 4"]
-    return expect_equal(wanted, found, "refusals")
+        run = _plan(_load(text))
+        sized = [r.message for r in run.refusals if r.code == "recipe.group_size"]
+        found.append((len(run.hosts), sized, run.verdict))
+    wanted = [(0, [f"recipe.toml needs {n} nodes; group_a has 4 hosts"], "REFUSED") for n in (2, 8)]
+    return expect_equal(wanted, found, "(hosts rendered, size refusals, verdict)")
 
 
 @claim(ClaimKind.REFUSAL)
 def a_composed_model_is_not_planned_without_its_own_snapshot() -> Verdict:
-    """A composed model planned with no snapshot manifest, or with the manifest of another
-    repo, is refused: its links would point nowhere."""
-    recipe = _load(
-        _MINIMAL + '[composed_model]\nmount = "/model"\n[[composed_model.sources]]\n'
-        'repo = "org/tiny"\n'
+    """A composed model whose model has no manifest in the data is refused, weight unknown,
+    with no host rendered (its links would point nowhere and its weight is never guessed);
+    a composed model linking another repo than the recipe's model is a problem of the
+    recipe at ``composed_model.sources[0].repo``."""
+    composed = '[composed_model]\nmount = "/model"\n[[composed_model.sources]]\n'
+    run = _plan(_load(_MINIMAL + composed + 'repo = "org/tiny"\n'))
+    unknown = (len(run.hosts), [(r.code, r.where) for r in run.refusals], run.verdict)
+    other = _problems(_MINIMAL + composed + 'repo = "org/other"\n')
+    wanted = (
+        (0, [("fit.weight_unknown", "model")], "REFUSED"),
+        [
+            (
+                "composed_model.sources[0].repo",
+                "'org/other' is not the recipe's model 'org/tiny', whose snapshot is linked",
+            )
+        ],
     )
-    found = []
-    for snapshot in (None, v41_manifest()):
-        try:
-            plan_recipe(recipe, _group(), "tiny", snapshot)
-            found.append("planned")
-        except ValueError as error:
-            found.append(str(error))
-    wanted = [
-        "a composed model needs the snapshot manifest of its source repo",
-        "snapshot deepseek-ai/DeepSeek-V4.1-Flash is not the recipe's org/tiny",
-    ]
-    return expect_equal(wanted, found, "refusals")
+    return expect_equal(wanted, (unknown, other), "(no manifest, another repo)")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
@@ -886,15 +924,10 @@ def composed_links_resolve_into_the_hf_cache_folder_of_the_repo() -> Verdict:
             text = _MINIMAL.replace('model = "org/tiny"', f'model = "{repo}"') + (
                 f'[composed_model]\nmount = "/model"\n[[composed_model.sources]]\nrepo = "{repo}"\n'
             )
-            plan = plan_recipe(
-                _load(text),
-                _group(),
-                "tiny",
-                snapshot,
-                composed_root=str(base / "composed"),
-                hf_cache_root=str(base / "cache"),
-            )
-            for step in plan.ranks[0].composed_steps:
+            recipe = _load(text)
+            assert recipe.composed_model is not None
+            where = composed_dir(repo, str(base / "composed"))
+            for step in composed_steps(recipe.composed_model, snapshot, where, str(base / "cache")):
                 subprocess.run(step, check=True, capture_output=True)
             linked = base / "composed" / folder / "config.json"
             found.append(linked.read_text() if linked.exists() else "dangling or absent")
@@ -972,7 +1005,7 @@ def composed_model_paths_stay_inside_the_composed_directory() -> Verdict:
             ),
         )
         try:
-            plan_recipe(recipe, _group(), "tiny", snapshot)
+            _plan(recipe, manifest=snapshot)
             planned.append(("planned", "", ""))
         except PlannerInputError as error:
             planned.append((error.source, error.where, error.message))
@@ -1009,35 +1042,319 @@ def composed_model_paths_stay_inside_the_composed_directory() -> Verdict:
 def a_recipe_for_another_group_size_is_refused_with_its_hint() -> Verdict:
     """A valid recipe asking for more (5) or fewer (2) nodes than the group's 4 hosts is not
     an input error: ``planner recipe`` exits 1 with the README's refusal line (code, where,
-    message naming the file, the counts and the group) and its hint, on stderr; nothing is
-    written."""
-    Seen = tuple[int | str | None, str, list[str], list[str]]
+    message naming the file, the counts and the group) and its hint on stdout, then the
+    verdict; no host rendered, so no report is written."""
+    Seen = tuple[int | str | None, list[str], str, list[str]]
     found: list[Seen] = []
     wanted: list[Seen] = []
     with tempfile.TemporaryDirectory() as tmp:
         for nodes in (5, 2):
             path = Path(tmp) / f"n{nodes}.toml"
-            path.write_text(
-                _replacing("required_nodes", str(nodes)).replace(
-                    "tensor_parallel_size = 4", f"tensor_parallel_size = {nodes}"
-                ),
-                encoding="utf-8",
+            text = _replacing("required_nodes", str(nodes)).replace(
+                "tensor_parallel_size = 4", f"tensor_parallel_size = {nodes}"
             )
+            # a model whose manifest the data holds: its weight is known, only the size fails
+            seed_model = f'model = "{v41_manifest().model}"'
+            path.write_text(text.replace('model = "org/tiny"', seed_model), encoding="utf-8")
             out, err = io.StringIO(), io.StringIO()
             with redirect_stdout(out), redirect_stderr(err):
                 code = main(["recipe", str(path), "--out", str(Path(tmp) / "plan.txt")])
             left = sorted(p.name for p in Path(tmp).iterdir())
-            found.append((code, out.getvalue(), err.getvalue().splitlines(), left))
+            found.append((code, out.getvalue().splitlines(), err.getvalue(), left))
             wanted.append(
                 (
                     1,
-                    "",
                     [
+                        f"n{nodes}: no host rendered, so no report written",
                         f"refused: recipe.group_size at required_nodes: {path} needs {nodes} "
                         "nodes; group_a has 4 hosts",
                         f"  hint: plan it over a group of {nodes} hosts (--group)",
+                        f"n{nodes}: REFUSED",
                     ],
+                    "",
                     sorted(f"n{n}.toml" for n in (5, 2)[: len(wanted) + 1]),
                 )
             )
-    return expect_equal(wanted, found, "(exit, stdout, stderr lines, files left) per recipe")
+    return expect_equal(wanted, found, "(exit, stdout lines, stderr, files left) per recipe")
+
+
+# --------------------------------------------------------------------------- a recipe as an arm
+
+_GIB = 2**30
+
+
+def _ceil_gib(count: int) -> int:
+    return -(-count // _GIB)
+
+
+def _expected_fit(
+    manifest: CheckpointManifest, group: FabricGroup, utilization_bp: int, engram: bool
+) -> tuple[int, int, int, bool]:
+    """(weights, allowance, pool, fits) as the README's fit wall states it: weights are the
+    manifest's ``weights`` files in GiB rounded up; with Engram the allowance is the pool's
+    share outside ``--gpu-memory-utilization``, rounded up once; fits when resident × 5/4 is
+    at most the pool."""
+    weights = _ceil_gib(sum(f.bytes for f in manifest.files if f.role == "weights"))
+    pool = sum(h.memory_gib for h in group.hosts)
+    allowance = _ceil_gib(-(-pool * _GIB * (10000 - utilization_bp) // 10000)) if engram else 0
+    return weights, allowance, pool, (weights + allowance) * 5 <= pool * 4
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_fit_weighs_the_manifest_at_the_recipes_utilization() -> Verdict:
+    """The fit wall weighs a recipe's model by its manifest's weights files and, when the
+    recipe configures Engram, charges the page-cache allowance at the recipe's own
+    ``--gpu-memory-utilization`` (vLLM's default 0.9 when it sets none): the seed recipe
+    (Engram, 0.88) over Group A's pool; tiny (no Engram) with no allowance; tiny with a dotted
+    Engram key at the default 0.9."""
+    group = _group()
+    tiny = CheckpointManifest(
+        model="org/tiny",
+        revision="r1",
+        files=(
+            ManifestFile(path="config.json", bytes=4096, role="config"),
+            ManifestFile(path="w.safetensors", bytes=40 * _GIB, role="weights"),
+            ManifestFile(path="t.safetensors", bytes=7 * _GIB, role="engram_table"),
+        ),
+    )
+    engram = _load(_MINIMAL + 'args = ["--engram-config.cpu_offload", "false"]\n')
+    cases = {
+        "seed": (seed_recipe_plan(), _expected_fit(v41_manifest(), group, 8800, True)),
+        "tiny": (_plan(_load(_MINIMAL), group, tiny), _expected_fit(tiny, group, 9000, False)),
+        "tiny + engram": (_plan(engram, group, tiny), _expected_fit(tiny, group, 9000, True)),
+    }
+    found = {
+        name: (run.fit.weights_gib, run.fit.allowance_gib, run.fit.pool_gib, run.fit.fits)
+        if run.fit is not None
+        else None
+        for name, (run, _) in cases.items()
+    }
+    wanted = {name: want for name, (_, want) in cases.items()}
+    return expect_equal(wanted, found, "(weights, allowance, pool, fits) per recipe")
+
+
+@claim(ClaimKind.REFUSAL)
+def a_model_without_a_manifest_is_refused_weight_unknown() -> Verdict:
+    """A recipe whose model has no checkpoint manifest is refused by name, weight unknown,
+    never fitted on a guess: no fit line, one refusal at ``model`` naming the file and the
+    model, REFUSED (its hosts still render: nothing else is missing)."""
+    run = _plan(_load(_MINIMAL), manifest=None)
+    found = (
+        run.fit,
+        [(r.code, r.where, r.message.split(": ")[:2]) for r in run.refusals],
+        len(run.hosts),
+        run.verdict,
+    )
+    wanted = (
+        None,
+        [("fit.weight_unknown", "model", ["recipe.toml serves org/tiny", "weight unknown"])],
+        4,
+        "REFUSED",
+    )
+    return expect_equal(wanted, found, "(fit, refusals, hosts rendered, verdict)")
+
+
+@claim(ClaimKind.REFUSAL)
+def a_utilization_the_fit_cannot_read_is_refused_where_it_stands() -> Verdict:
+    """``--gpu-memory-utilization`` decides the fit, so it must be a decimal above 0 and at
+    most 1 with at most four places: 1.5, 0, abc and 0.88888 are refused at args[i]; 0.88,
+    =.9 and 1 are read."""
+    flag = "--gpu-memory-utilization"
+    cases = {
+        "1.5": [("args[0]", f"{flag}: 1.5 is not above 0 and at most 1 (the fit wall reads it)")],
+        "0": [("args[0]", f"{flag}: 0 is not above 0 and at most 1 (the fit wall reads it)")],
+        "abc": [
+            ("args[0]", f"{flag}: 'abc' is not a decimal of at most four places (the fit wall "
+             "reads it)")
+        ],
+        "0.88888": [
+            ("args[0]", f"{flag}: '0.88888' is not a decimal of at most four places (the fit "
+             "wall reads it)")
+        ],
+        "0.88": [],
+        "1": [],
+    }  # fmt: skip
+    found = {v: _problems(_MINIMAL + _toml_args([flag, v])) for v in cases}
+    found["=.9"] = _problems(_MINIMAL + _toml_args([f"{flag}=.9"]))
+    return expect_equal({**cases, "=.9": []}, found, "problems per utilization")
+
+
+def _log(path: Path, successor: str, srv8: str) -> Path:
+    """A log suspending group_a for ``successor`` under a live lease, srv5-7 held by
+    group-a-serving and srv8 by ``srv8``."""
+    held = [("srv5", "group-a-serving"), ("srv6", "group-a-serving")]
+    held += [("srv7", "group-a-serving"), ("srv8", srv8)]
+    lines = [
+        f'{{"seq":{i},"at":"2026-11-20T09:05:00Z","event":"host_held","host":"{h}",'
+        f'"subject":"{s}"}}'
+        for i, (h, s) in enumerate(held, 1)
+    ]
+    lines.append(
+        '{"seq":5,"at":"2026-11-29T10:00:00Z","event":"group_suspended","group":"group_a",'
+        f'"successor":"{successor}","lease_expires_at":"2026-11-29T18:00:00Z"}}'
+    )
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@claim(ClaimKind.REFUSAL)
+def with_a_log_the_recipe_is_admitted_by_its_group_and_hosts() -> Verdict:
+    """Given an authority log, a recipe's dry run is admitted when group_a is suspended for
+    exactly its candidate (``<name>:<model>@<revision>:<build profile>``) and every host is
+    held by the group's subject, and says the image conjunct was not checked (the image is a
+    tag); a suspension for another candidate or a host held by another subject refuses it,
+    located, exit 1."""
+    raw: dict[str, Any] = tomllib.loads(SEED_RECIPE.read_text(encoding="utf-8"))
+    manifest = v41_manifest()
+    mine = f"{SEED_RECIPE.stem}:{manifest.model}@{manifest.revision}:{raw['build_profile']}"
+    other = (
+        "v41_group_a:deepseek-ai/DeepSeek-V4.1-Flash@dba1be0a:gunbc-deepseek-v41-engram-produced"
+    )
+    unchecked = (
+        f"admission: not checked: image admitted for runtime key {raw['build_profile']!r}: "
+        f"the recipe names its image by tag ({raw['docker_image']}), not by digest"
+    )
+    found: dict[str, object] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for case, successor, srv8 in (
+            ("admitted", mine, "group-a-serving"),
+            ("another candidate", other, "group-a-serving"),
+            ("srv8 held elsewhere", mine, "group-b-serving"),
+        ):
+            log = _log(Path(tmp) / "log.jsonl", successor, srv8)
+            out = Path(tmp) / "report.txt"
+            argv = ["dry-run", "--recipe", str(SEED_RECIPE), "--authority", str(log)]
+            with redirect_stdout(io.StringIO()) as said, redirect_stderr(io.StringIO()):
+                code = main([*argv, "--now", "2026-11-29T12:00:00Z", "--out", str(out)])
+            report = out.read_text(encoding="utf-8").splitlines() if out.is_file() else []
+            codes = [ln.split()[1] for ln in said.getvalue().splitlines() if "refused:" in ln]
+            found[case] = (code, codes, unchecked in report, report[-1:])
+    wanted = {
+        "admitted": (0, [], True, ["result: ADMITTED"]),
+        "another candidate": (1, ["admission.other_successor"], True, ["result: REFUSED (1)"]),
+        "srv8 held elsewhere": (1, ["admission.host_not_held"], True, ["result: REFUSED (1)"]),
+    }
+    return expect_equal(wanted, found, "(exit, refusal codes, image unchecked, result) per log")
+
+
+@claim(ClaimKind.REFUSAL)
+def a_recipe_planned_without_a_log_is_not_applied() -> Verdict:
+    """With no authority log a recipe's dry run is PLANNED, not admitted: ``planner apply
+    --recipe`` refuses it (exit 1, nothing ran) and writes no stage script."""
+    hosts = ",".join(f"srv{n}=root@127.0.0.{n}" for n in (5, 6, 7, 8))
+    with tempfile.TemporaryDirectory() as tmp:
+        scripts = Path(tmp) / "scripts"
+        argv = ["apply", "--recipe", str(SEED_RECIPE), "--hosts", hosts, "--dry-run"]
+        with redirect_stdout(io.StringIO()) as said, redirect_stderr(io.StringIO()):
+            code = main([*argv, "--scripts", str(scripts)])
+        found = (code, said.getvalue().splitlines()[-1:], scripts.exists())
+    wanted = (
+        1,
+        [f"apply {SEED_RECIPE.stem}: REFUSED: the plan is not admitted; nothing ran"],
+        False,
+    )
+    return expect_equal(wanted, found, "(exit, last line, scripts written)")
+
+
+def _big_root(tmp: Path, hosts: int) -> Path:
+    """A data root like the fixtures with a group ``group_c`` of ``hosts`` more hosts."""
+    root = tmp / "data"
+    root.mkdir()
+    for entry in DATA_ROOT.iterdir():
+        if entry.name != "fabric.json":
+            (root / entry.name).symlink_to(entry)
+    fabric = json.loads((DATA_ROOT / "fabric.json").read_text(encoding="utf-8"))
+    extra = [
+        {
+            "name": f"big{i:02d}",
+            "memory_gib": 121,
+            "rail_address": f"10.78.1.{i + 1}",
+            "rail_interface": "enp1s0f1np1",
+        }
+        for i in range(hosts)
+    ]
+    fabric["hosts"] += extra
+    fabric["groups"].append(
+        {"name": "group_c", "subject": "group-c-serving", "hosts": [h["name"] for h in extra]}
+    )
+    (root / "fabric.json").write_text(json.dumps(fabric), encoding="utf-8")
+    return root
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_sixteen_host_group_plans_as_four_do() -> Verdict:
+    """Group size is data: a recipe for 16 nodes (TP 4 × PP 4) over an inventory group of 16
+    hosts plans every host in order, each told --nnodes 16, its own --node-rank and rail
+    address, the head's address to meet at, and fits against the 16 hosts' pool."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = _big_root(Path(tmp), 16)
+        text = _replacing("required_nodes", "16") + "pipeline_parallel_size = 4\n"
+        path = Path(tmp) / "big.toml"
+        path.write_text(text, encoding="utf-8")
+        out = Path(tmp) / "big.txt"
+        with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()) as err:
+            code = main(["dry-run", "--recipe", str(path), "--group", "group_c", "--data",
+                         str(root), "--out", str(out)])  # fmt: skip
+        report = out.read_text(encoding="utf-8") if out.is_file() else ""
+        group = json.loads((root / "fabric.json").read_text(encoding="utf-8"))["groups"][-1]
+    names = group["hosts"]
+    head = "10.78.1.1"
+    found = (code, err.getvalue(), [
+        (
+            line.split()[1],
+            _value_after(tuple(argv), "--nnodes"),
+            _value_after(tuple(argv), "--node-rank"),
+            _value_after(tuple(argv), "--master-addr"),
+            next((a for a in argv if a.startswith("VLLM_HOST_IP=")), None),
+        )
+        for line, argv in zip(
+            re.findall(r"^host .*$", report, re.M),
+            [shlex.split(ln) for ln in re.findall(r"^docker create .*$", report, re.M)],
+            strict=False,
+        )
+    ], re.findall(r"^fit: .*$", report, re.M))  # fmt: skip
+    wanted = (
+        0,
+        "",
+        [(n, "16", str(i), head, f"VLLM_HOST_IP=10.78.1.{i + 1}") for i, n in enumerate(names)],
+        [f"fit: (16 weights + 0 allowance) x 5/4 = 20 GiB vs pool {16 * 121} GiB: fits by "
+         f"{16 * 121 - 20} GiB"],
+    )  # fmt: skip
+    return expect_equal(wanted, found, "(exit, stderr, per host planned, fit line)")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def readback_compares_a_tag_with_the_name_created_from() -> Verdict:
+    """A tag names no content, so each host's readback of the seed recipe compares the
+    container's ``.Config.Image`` (the reference it was created from) with the recipe's
+    image; an arm's image is a digest and its readback compares ``.Image``."""
+    raw: dict[str, Any] = tomllib.loads(SEED_RECIPE.read_text(encoding="utf-8"))
+    tag_check = '[ "$(inspect \'{{.Config.Image}}\')" = "$expected_image" ]'
+    digest_check = '[ "$(inspect \'{{.Image}}\')" = "$expected_image" ]'
+
+    def readbacks(run: DryRun) -> list[tuple[bool, bool, bool]]:
+        scripts = [s.script for h in run.hosts for s in h.steps if s.stage.value == "readback"]
+        return [
+            (tag_check in text, digest_check in text, f"expected_image={image(run)}" in text)
+            for text in scripts
+        ]
+
+    def image(run: DryRun) -> str:
+        return run.launch.image_digest if run.launch is not None else "?"
+
+    found = (readbacks(seed_recipe_plan()), readbacks(v41_dry_run("supplied")))
+    wanted = ([(True, False, True)] * 4, [(False, True, True)] * 4)
+    same_image = image(seed_recipe_plan()) == raw["docker_image"]
+    return expect_equal((wanted, True), (found, same_image), "(tag, digest, image) per readback")
+
+
+@claim(ClaimKind.REFUSAL)
+def env_and_entrypoint_that_would_break_the_argv_are_refused() -> Verdict:
+    """Env entries reach ``docker create --env KEY=value`` and readback's line match, and the
+    entrypoint is docker's ``--entrypoint`` value: a key that is not a variable name, a value
+    with a line break, and an entrypoint starting with '-' are each refused where they stand."""
+    text = _replacing("entrypoint", '["--privileged", "serve"]') + (
+        '[env]\n"A-B" = "1"\nGOOD = "x"\nBROKEN = "a\\nb"\n'
+    )
+    wheres = [where for where, _ in _problems(text)]
+    return expect_equal(["entrypoint[0]", "env.A-B", "env.BROKEN"], wheres, "problem locations")

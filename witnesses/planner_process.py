@@ -346,8 +346,8 @@ def a_composed_model_linking_another_repo_is_located_in_the_recipe() -> Verdict:
         ran = _run("recipe", recipe, "--out", Path(tmp) / "p.txt")
         left = _tree(Path(tmp))
     line = (
-        f"planner: error: {recipe}: composed_model.sources[0].repo: 'org/other' is not the "
-        f"recipe's model '{model}', whose snapshot it is\n"
+        f"planner: error: {recipe}: 1 problem(s): composed_model.sources[0].repo: 'org/other' "
+        f"is not the recipe's model '{model}', whose snapshot is linked\n"
     )
     return expect_equal(
         ("", line, ["other.toml"]), (ran.out, ran.err, left), "(stdout, stderr, left)"

@@ -17,7 +17,8 @@ from typing import Any
 
 from claims import ClaimKind, Verdict, claim, expect
 from fixtures.builders import DATA_ROOT, TINY_RECIPE, inventory
-from planner.recipe import load_recipe, plan_recipe
+from planner.recipe import load_recipe
+from planner.recipe_launch import RecipeSources, recipe_dry_run
 
 EVERY_FIELD = """
 docker_image_dir = "tiny-build"
@@ -76,12 +77,24 @@ def a_recipe_is_read_as_its_toml_says() -> Verdict:
 
 @claim(ClaimKind.PLANNED_SHAPE)
 def each_recipe_node_is_its_group_host_by_rank() -> Verdict:
-    """tiny planned over Group A names itself as its file does, runs under the container
-    name it was given, and plans node rank i on the group's i-th host, srv5 the head, one
-    node per host."""
-    plan = plan_recipe(load_recipe(TINY_RECIPE), inventory().group("group_a"), "tiny-4x")
+    """tiny planned over Group A names its file and itself as the file does, runs as the
+    arm (and container) name it was given, and plans node rank i on the group's i-th host,
+    srv5 the head, one node per host."""
+    sources = RecipeSources(
+        recipe=load_recipe(TINY_RECIPE),
+        source=str(TINY_RECIPE),
+        name="tiny-4x",
+        group=inventory().group("group_a"),
+        manifest=None,
+        state=None,
+    )
+    plan = recipe_dry_run(sources)
     hosts = _group_host_names("group_a")
     name = tomllib.loads(TINY_RECIPE.read_text(encoding="utf-8"))["name"]
-    want = (name, "tiny-4x", list(enumerate(hosts)))
-    got = (plan.name, plan.container_name, [(r.rank, r.host_name) for r in plan.ranks])
+    want = (f"{TINY_RECIPE} ({name})", "tiny-4x", list(enumerate(hosts)))
+    got = (
+        plan.recipe,
+        plan.arm,
+        [(h.realization.rank, h.realization.host_name) for h in plan.hosts],
+    )
     return expect(want == got, f"{len(hosts)} nodes on {hosts}, rank by rank", f"{got} != {want}")
