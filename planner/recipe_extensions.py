@@ -248,8 +248,10 @@ def _field_problem(
         return f"{entry!r} is not <option>.<field> (as in --engram-config.table_memory)"
     option, field = shape.groups()
     dest = read([option])[0].dest
-    if dest is None or dest not in _CHECKED:
-        return f"{_STOCK} parser checks no fields of {option}: declare a flag in flags"
+    if dest is None:
+        return f"{option} is not an option of {_STOCK} serve parser: declare it in flags"
+    if dest not in _CHECKED:
+        return f"{_STOCK} serve parser checks no fields of {option}: nothing to declare"
     if option != _LONG[dest]:
         return f"write the option as vLLM names it: {_LONG[dest]}.{field}"
     config_class, fields = _CHECKED[dest]
