@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -34,6 +34,18 @@ from planner.recipe import (
     shape_problems,
     structure_problems,
     value_problems,
+)
+from planner.recipe_extensions import (
+    _CHECKED,
+    _LONG,
+    ImageExtensions,
+    Reader,
+    StockParserFinding,
+    Unknown,
+    _field_problem,
+    _flag_problem,
+    _json_keys,
+    unknown_settings,
 )
 from planner.refusal import PlannerInputError, Refusal, render_location
 
@@ -71,6 +83,11 @@ FILES = f"{W}.unreadable_and_malformed_files_are_located"
 NODE_COUNT = f"{W}.a_recipe_plans_over_exactly_its_node_count"
 SNAPSHOT = f"{W}.a_composed_model_is_not_planned_without_its_own_snapshot"
 LINKS = f"{W}.composed_links_resolve_into_the_hf_cache_folder_of_the_repo"
+SEED_WARNS = f"{W}.the_seed_recipe_warns_of_each_flag_and_field_stock_vllm_refuses"
+DECLARED = f"{W}.a_declared_extension_is_recorded_instead_of_a_warning"
+BAD_DECLARATION = f"{W}.a_stale_or_stock_declaration_is_a_located_problem"
+UNKNOWN_SPELLINGS = f"{W}.an_unknown_flag_or_field_is_found_in_every_spelling_vllm_reads"
+KNOWN_SILENT = f"{W}.flags_and_fields_vllm_knows_yield_nothing"
 
 
 @mutant(
@@ -92,7 +109,8 @@ def every_node_told_it_is_rank_zero(
 
 @mutant(
     replaces="planner.recipe.normalized_args",
-    turns_red={f"{W}.the_recipe_args_arrive_unquoted", WHOLE_ARGV, QUOTING},
+    # the seed's quoted Engram JSON is not read as JSON, so its table_memory is not found
+    turns_red={f"{W}.the_recipe_args_arrive_unquoted", WHOLE_ARGV, QUOTING, SEED_WARNS, DECLARED},
 )
 def recipe_args_passed_with_their_shell_quotes(recipe: Recipe) -> tuple[str, ...]:
     """The args keep the recipe's shell quoting, so vLLM receives '...' around its JSON."""
@@ -161,6 +179,10 @@ def launcher_owned_settings_let_through(args: object, env: object) -> tuple[Reci
         "dry_run_cli.help_states_the_exit_codes_and_its_examples_run",
         "dry_run_cli.recipe_errors_exit_2_with_every_problem_located",
         "dry_run_cli.recipe_prints_its_nodes_and_writes_each_nodes_plan",
+        SEED_WARNS,
+        DECLARED,
+        UNKNOWN_SPELLINGS,
+        KNOWN_SILENT,
     },
     independent=False,
 )
@@ -488,7 +510,12 @@ def a_name_may_break_lines(value: str) -> str:
 # --------------------------------------------------------------- reading args as vLLM does
 
 
-@mutant(replaces="planner.recipe._flexible", turns_red={SPELLINGS, READING, TWICE, FIELDS})
+@mutant(
+    replaces="planner.recipe._flexible",
+    # the seed's --max_cudagraph_capture_size and the underscored spellings become unknown
+    turns_red={SPELLINGS, READING, TWICE, FIELDS, SEED_WARNS, DECLARED, UNKNOWN_SPELLINGS}
+    | {KNOWN_SILENT},
+)
 def underscores_stay_underscores(arg: str) -> str:
     """vLLM's rewrite of ``_`` to ``-`` in a flag's name is not applied: ``--node_rank``
     passes as a flag vLLM does not know, though vLLM reads it as ``--node-rank``."""
@@ -498,7 +525,11 @@ def underscores_stay_underscores(arg: str) -> str:
 Resolved = tuple[str | None, str, str | None, tuple[str, ...]]
 
 
-@mutant(replaces="planner.recipe.resolve_option", turns_red={SPELLINGS, READING, TWICE, FIELDS})
+@mutant(
+    replaces="planner.recipe.resolve_option",
+    # --max-num-seq is unknown and the declared --max-model stale instead of stock
+    turns_red={SPELLINGS, READING, TWICE, FIELDS, KNOWN_SILENT, BAD_DECLARATION},
+)
 def prefixes_are_not_flags(arg: str) -> Resolved:
     """Only a flag's whole name (with or without ``=value``) is recognised: argparse's
     abbreviations (``--nnode``, ``--head``) pass, though vLLM reads them as the flag."""
@@ -655,3 +686,121 @@ def the_group_refusal_has_no_hint(
 ) -> tuple[Refusal, ...]:
     """The refusal says what is wrong but not what to do about it."""
     return tuple(r.model_copy(update={"hint": ""}) for r in group_refusals(recipe, group, source))
+
+
+# --- what the image adds to stock vLLM (planner.recipe_extensions) ---
+
+
+@mutant(
+    replaces="planner.recipe_extensions.unknown_settings",
+    turns_red={SEED_WARNS, DECLARED, BAD_DECLARATION, UNKNOWN_SPELLINGS},
+)
+def config_fields_are_not_checked(readings: Sequence[ArgReading]) -> tuple[Unknown, ...]:
+    """Only unknown flags are found: the seed's Engram ``table_memory`` passes silently to a
+    stock parser that refuses it."""
+    return tuple(u for u in unknown_settings(readings) if u.config_class is None)
+
+
+@mutant(
+    replaces="planner.recipe_extensions._unknown_fields",
+    turns_red={SEED_WARNS, DECLARED, UNKNOWN_SPELLINGS, KNOWN_SILENT},
+)
+def every_config_key_is_unknown(reading: ArgReading, dest: str) -> list[Unknown]:
+    """The fields stock vLLM has are not consulted: every key of a checked config flag is
+    reported (``cudagraph_mode``, ``cpu_offload``), so a correct recipe is flooded with
+    warnings."""
+    config_class, _ = _CHECKED[dest]
+    keys = [reading.key[0].removesuffix("+")] if reading.key else _json_keys(reading.value)
+    spellings = [f"{_LONG[dest]}.{key}" for key in keys]
+    return [Unknown(reading.at, s, s, config_class) for s in spellings]
+
+
+@mutant(
+    replaces="planner.recipe_extensions._json_keys",
+    turns_red={SEED_WARNS, DECLARED, UNKNOWN_SPELLINGS},
+)
+def json_config_values_are_not_read(value: str | None) -> list[str]:
+    """A config flag's JSON value is not looked into: only dotted keys are checked, so the
+    seed's ``{"table_memory":"disk"}`` passes."""
+    return []
+
+
+@mutant(
+    replaces="planner.recipe_extensions.StockParserFinding.line",
+    turns_red={SEED_WARNS, DECLARED, UNKNOWN_SPELLINGS},
+)
+def the_line_does_not_name_the_build_profile(self: StockParserFinding) -> str:
+    """The line names the image but not its build profile (nor that there is none)."""
+    text = StockParserFinding.line(self)
+    profile = f"build profile {self.build_profile}" if self.build_profile else "no build profile"
+    return text.replace(f" ({profile})", "")
+
+
+@mutant(
+    replaces="planner.recipe_extensions.StockParserFinding.line",
+    turns_red={UNKNOWN_SPELLINGS},
+    independent=False,
+)
+def the_line_hides_how_the_arg_was_written(self: StockParserFinding) -> str:
+    """An arg written ``--prefill_compute_share`` or as a prefix is shown only under its
+    vLLM name, so the recipe line it came from is not recognisable."""
+    return StockParserFinding.line(self.model_copy(update={"written": self.spelling}))
+
+
+@mutant(
+    replaces="planner.recipe_extensions._declared_at",
+    turns_red={DECLARED, UNKNOWN_SPELLINGS},
+)
+def a_declaration_changes_nothing(
+    unknown: Unknown, declared: ImageExtensions
+) -> tuple[str, str | None]:
+    """A declared flag or field still warns: the declaration is validated but never used."""
+    return unknown.spelling, None
+
+
+@mutant(
+    replaces="planner.recipe_extensions.declared_spelling",
+    turns_red={UNKNOWN_SPELLINGS},
+)
+def only_a_whole_declared_flag_covers_an_arg(unknown: Unknown, flags: Sequence[str]) -> str | None:
+    """A prefix of a declared flag (``--zq-long-fl``) is not read as that flag, though the
+    image's argparse reads it so."""
+    return unknown.spelling if unknown.spelling in flags else None
+
+
+@mutant(
+    replaces="planner.recipe_extensions._flag_problem",
+    turns_red={BAD_DECLARATION},
+)
+def a_stale_flag_declaration_passes(
+    flag: str, unknowns: Sequence[Unknown], flags: Sequence[str], read: Reader
+) -> str | None:
+    """A declared flag no arg sets is accepted: the declaration outlives the flag."""
+    message = _flag_problem(flag, unknowns, flags, read)
+    return None if message is not None and message.startswith("no arg sets") else message
+
+
+@mutant(
+    replaces="planner.recipe_extensions._flag_problem",
+    turns_red={BAD_DECLARATION},
+    independent=False,
+)
+def a_stock_flag_may_be_declared(
+    flag: str, unknowns: Sequence[Unknown], flags: Sequence[str], read: Reader
+) -> str | None:
+    """A flag stock vLLM has (``--max-model-len``, or the prefix ``--max-model``) may be
+    declared as the image's own, where it would hide nothing."""
+    message = _flag_problem(flag, unknowns, flags, read)
+    return None if message is not None and "hides nothing" in message else message
+
+
+@mutant(
+    replaces="planner.recipe_extensions._field_problem",
+    turns_red={BAD_DECLARATION},
+)
+def any_config_field_may_be_declared(
+    entry: str, unknowns: Sequence[Unknown], entries: Sequence[str], read: Reader
+) -> str | None:
+    """A declared config field is only checked for its shape: a field stock vLLM has or no
+    arg sets passes."""
+    return None if "." in entry else _field_problem(entry, unknowns, entries, read)

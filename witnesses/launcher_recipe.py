@@ -1156,7 +1156,7 @@ def an_unknown_flag_or_field_is_found_in_every_spelling_vllm_reads() -> Verdict:
     return expect_equal(wanted, found, "findings")
 
 
-@claim(ClaimKind.POSITIVE_CONTROL)
+@claim(ClaimKind.PLANNED_SHAPE)
 def flags_and_fields_vllm_knows_yield_nothing() -> Verdict:
     """Flags and config fields vLLM 0.33.0 has, in any spelling it reads (underscores, a
     prefix, ``=value``, a dotted key, a JSON key, a nested dotted key, a short alias), yield
