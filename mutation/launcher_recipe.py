@@ -206,6 +206,7 @@ def every_json_config_value_refused(args: object, env: object) -> tuple[RecipePr
         STRICT,
         POSITIONALS,
         SEALED,
+        BAD_DECLARATION,  # a declared flag that is not a string, with the other problems
     },
 )
 def argument_problems_hidden_behind_structure(path: Path) -> Recipe:
@@ -407,7 +408,8 @@ def gloo_interface_left_to_the_recipe(args: object, env: object) -> tuple[Recipe
 
 @mutant(
     replaces="planner.recipe.structure_problems",
-    turns_red={IN_ORDER, FIELDS, SEALED},  # both locate a list item's type problem too
+    # each locates a list item's type problem too
+    turns_red={IN_ORDER, FIELDS, SEALED, BAD_DECLARATION},
 )
 def list_items_located_with_dots(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
     """Structure problems locate list items as args.1 while arg problems say args[1]."""
@@ -549,7 +551,11 @@ def a_short_flag_takes_no_glued_value(arg: str) -> Resolved:
     return dest, option, value, matches
 
 
-@mutant(replaces="planner.recipe.resolve_option", turns_red={SPELLINGS, READING}, independent=False)
+@mutant(
+    replaces="planner.recipe.resolve_option",
+    turns_red={SPELLINGS, READING, BAD_DECLARATION},  # a declared --master too
+    independent=False,
+)
 def an_ambiguous_prefix_is_its_first_match(arg: str) -> Resolved:
     """An ambiguous prefix is read as the first option it could be, where argparse refuses
     it: ``--master`` is reported as ``--master-addr``."""

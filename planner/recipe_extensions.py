@@ -58,6 +58,7 @@ _CHECKED = {dest: (name, frozenset(fields)) for dest, name, fields in CONFIG_FIE
 _FLAG = re.compile(r"--[A-Za-z0-9][A-Za-z0-9-]*")
 _FIELD = re.compile(r"(--[A-Za-z0-9][A-Za-z0-9-]*)\.([A-Za-z_][A-Za-z0-9_]*)")
 _STOCK = f"vLLM {VLLM_VERSION}'s"
+_HIDES = "declaring it hides nothing"
 
 
 class ImageExtensions(Frozen):
@@ -79,10 +80,11 @@ class Unknown(NamedTuple):
 
 def unknown_settings(readings: Sequence[ArgReading]) -> tuple[Unknown, ...]:
     """Every flag and config field of the args stock vLLM's parser does not know, in order
-    (an ambiguous prefix or ``--`` is a problem of its own, not listed)."""
+    (an ambiguous prefix is a problem of its own, not listed; so is ``--``, which a recipe
+    may not hold)."""
     found: list[Unknown] = []
     for reading in readings:
-        if reading.dest is None and reading.option != "--" and not reading.matches:
+        if reading.dest is None and not reading.matches:
             found.append(Unknown(reading.at, _name(reading.arg), reading.option, None))
         elif reading.dest in _CHECKED:
             found += _unknown_fields(reading, reading.dest)
@@ -96,7 +98,7 @@ def _name(arg: str) -> str:
 def _unknown_fields(reading: ArgReading, dest: str) -> list[Unknown]:
     config_class, fields = _CHECKED[dest]
     if reading.key:
-        keys = [reading.key[0].removesuffix("+") if len(reading.key) == 1 else reading.key[0]]
+        keys = [reading.key[0].removesuffix("+")]  # vLLM's list append, on the last key
     else:
         keys = _json_keys(reading.value)
     return [
@@ -231,10 +233,12 @@ def _flag_problem(
         return f"{flag!r} is not a flag as vLLM reads it ('--', then letters, digits, '-'){hint}"
     reading = read([flag])[0]
     if reading.dest is not None and reading.option == flag:
-        return f"{flag} is an option of {_STOCK} serve parser: declaring it hides nothing"
-    if reading.dest is not None or reading.matches:
-        known = reading.option if reading.dest else ", ".join(reading.matches)
-        return f"{_STOCK} serve parser reads {flag} as its own {known}: declaring it hides nothing"
+        return f"{flag} is an option of {_STOCK} serve parser: {_HIDES}"
+    if reading.dest is not None:
+        return f"{_STOCK} serve parser reads {flag} as its own {reading.option}: {_HIDES}"
+    if reading.matches:
+        known = ", ".join(reading.matches)
+        return f"{_STOCK} serve parser reads {flag} as a prefix of its own {known}: {_HIDES}"
     if not any(u.config_class is None and declared_spelling(u, flags) == flag for u in unknowns):
         return f"no arg sets {flag}: a stale declaration (remove it)"
     return None
@@ -256,7 +260,7 @@ def _field_problem(
         return f"write the option as vLLM names it: {_LONG[dest]}.{field}"
     config_class, fields = _CHECKED[dest]
     if field in fields:
-        return f"{field} is a field of {_STOCK} {config_class}: declaring it hides nothing"
+        return f"{field} is a field of {_STOCK} {config_class}: {_HIDES}"
     if not any(u.spelling == entry for u in unknowns if u.config_class is not None):
         return f"no arg sets {entry}: a stale declaration (remove it)"
     return None

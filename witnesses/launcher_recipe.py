@@ -1099,29 +1099,33 @@ def a_declared_extension_is_recorded_instead_of_a_warning() -> Verdict:
 @claim(ClaimKind.REFUSAL)
 def a_stale_or_stock_declaration_is_a_located_problem() -> Verdict:
     """A declaration that would hide nothing or nothing uses is refused at its place, with
-    the recipe's other problems: a flag stock vLLM has (as written or as a prefix it reads),
-    a field its EngramConfig has, a flag or field no arg sets (stale), a malformed name (an
-    underscore says the dashed spelling), and one declared twice. Well-formed declarations
-    the args use pass."""
-    flags = ["--zq", "--max-model-len", "--max-model", "--gone", "--x_y", "--zq"]
+    the recipe's other problems: a flag stock vLLM has (as written, as a prefix it reads as
+    one of its flags, or an ambiguous prefix of several), a field its EngramConfig has, a
+    flag or field no arg sets (stale), a malformed name (an underscore says the dashed
+    spelling), an entry that is not a string, and one declared twice. Well-formed
+    declarations the args use pass."""
+    flags = ["--zq", "--max-model-len", "--max-model", "--gone", 1, "--x_y", "-z", "--master"]
+    flags += ["--zq"]
     fields = ["--engram-config.table_memory", "--engram-config.cpu_offload"]
     fields += ["--engram-config.gone"]
     declared = f"\n[image_extensions]\nflags = {flags}\nconfig_fields = {fields}\n"
     args = _toml_args(["--zq", "1", "--engram-config.table_memory", "disk"])
     at, field_at = "image_extensions.flags", "image_extensions.config_fields"
     hides = "declaring it hides nothing"
+    reads = "vLLM 0.33.0's serve parser reads"
+    not_a_flag = "is not a flag as vLLM reads it ('--', then letters, digits, '-')"
     wanted = [
+        (f"{at}[4]", "Input should be a valid string (value 1)"),
         (f"{at}[1]", f"--max-model-len is an option of vLLM 0.33.0's serve parser: {hides}"),
-        (
-            f"{at}[2]",
-            f"vLLM 0.33.0's serve parser reads --max-model as its own --max-model-len: {hides}",
-        ),
+        (f"{at}[2]", f"{reads} --max-model as its own --max-model-len: {hides}"),
         (f"{at}[3]", "no arg sets --gone: a stale declaration (remove it)"),
+        (f"{at}[5]", f"'--x_y' {not_a_flag}: write --x-y"),
+        (f"{at}[6]", f"'-z' {not_a_flag}"),
         (
-            f"{at}[4]",
-            "'--x_y' is not a flag as vLLM reads it ('--', then letters, digits, '-'): write --x-y",
+            f"{at}[7]",
+            f"{reads} --master as a prefix of its own --master-addr, --master-port: {hides}",
         ),
-        (f"{at}[5]", "--zq is declared again (first at flags[0])"),
+        (f"{at}[8]", "--zq is declared again (first at flags[0])"),
         (f"{field_at}[1]", f"cpu_offload is a field of vLLM 0.33.0's EngramConfig: {hides}"),
         (f"{field_at}[2]", "no arg sets --engram-config.gone: a stale declaration (remove it)"),
     ]
@@ -1160,9 +1164,11 @@ def an_unknown_flag_or_field_is_found_in_every_spelling_vllm_reads() -> Verdict:
 def flags_and_fields_vllm_knows_yield_nothing() -> Verdict:
     """Flags and config fields vLLM 0.33.0 has, in any spelling it reads (underscores, a
     prefix, ``=value``, a dotted key, a JSON key, a nested dotted key, a short alias), yield
-    no finding."""
+    no finding; nor does a config value that is not a JSON object, or no value at all (it has
+    no field to judge)."""
     args = ["--max_model_len", "4", "--max-num-seq=2", "--attention-config", '{"backend":"x"}']
     args += ["--engram-config.use_thp", "false", "--compilation-config.pass_config.x", "1"]
-    args += ["-cc.mode", "3", "--kv-cache-dtype", "fp8"]
+    args += ["-cc.mode", "3", "--kv-cache-dtype", "fp8", "--kernel-config", '["not", "an object"]']
+    args += ["--reasoning-config"]  # the last arg: a config flag with no value
     found = _finding_lines(_load(_MINIMAL + _toml_args(args)))
     return expect_equal([], found, "findings")
