@@ -457,8 +457,8 @@ def value_problems(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
 def extension_problems(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
     """``image_extensions`` against the args as vLLM reads them: each declared flag or config
     field well-formed, declared once, unknown to stock vLLM and used by an arg
-    (:func:`planner.recipe_extensions.declaration_problems`)."""
-    args = raw.get("args")
+    (:func:`planner.recipe_extensions.declaration_problems`); with no args, each is stale."""
+    args = raw.get("args", [])
     if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
         return ()
     readings = read_args([normalize_arg(a) for a in args])

@@ -80,8 +80,8 @@ class Unknown(NamedTuple):
 
 def unknown_settings(readings: Sequence[ArgReading]) -> tuple[Unknown, ...]:
     """Every flag and config field of the args stock vLLM's parser does not know, in order
-    (an ambiguous prefix is a problem of its own, not listed; so is ``--``, which a recipe
-    may not hold)."""
+    (an ambiguous prefix is a problem of its own and is not listed; a recipe may not hold
+    ``--``)."""
     found: list[Unknown] = []
     for reading in readings:
         if reading.dest is None and not reading.matches:

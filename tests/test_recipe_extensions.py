@@ -158,3 +158,17 @@ def test_stock_vllm_refuses_exactly_what_the_findings_name() -> None:
     assert "EngramConfig" in (refused_field.error or "")
     assert "table_memory" in (refused_field.error or "")
     assert accepted.stage != "parse", str(accepted)
+
+
+def test_a_declaration_in_a_recipe_with_no_args_is_stale(tmp_path: Path) -> None:
+    text = TINY_RECIPE.read_text(encoding="utf-8") + DECLARED
+    assert _problems(tmp_path, text) == [
+        (
+            "image_extensions.flags[0]",
+            "no arg sets --prefill-compute-share: a stale declaration (remove it)",
+        ),
+        (
+            "image_extensions.config_fields[0]",
+            "no arg sets --engram-config.table_memory: a stale declaration (remove it)",
+        ),
+    ]

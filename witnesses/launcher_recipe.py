@@ -1102,8 +1102,8 @@ def a_stale_or_stock_declaration_is_a_located_problem() -> Verdict:
     the recipe's other problems: a flag stock vLLM has (as written, as a prefix it reads as
     one of its flags, or an ambiguous prefix of several), a field its EngramConfig has, a
     flag or field no arg sets (stale), a malformed name (an underscore says the dashed
-    spelling), an entry that is not a string, and one declared twice. Well-formed
-    declarations the args use pass."""
+    spelling), an entry that is not a string, and one declared twice; in a recipe with no
+    args every declaration is stale. Well-formed declarations the args use pass."""
     flags = ["--zq", "--max-model-len", "--max-model", "--gone", 1, "--x_y", "-z", "--master"]
     flags += ["--zq"]
     fields = ["--engram-config.table_memory", "--engram-config.cpu_offload"]
@@ -1129,7 +1129,16 @@ def a_stale_or_stock_declaration_is_a_located_problem() -> Verdict:
         (f"{field_at}[1]", f"cpu_offload is a field of vLLM 0.33.0's EngramConfig: {hides}"),
         (f"{field_at}[2]", "no arg sets --engram-config.gone: a stale declaration (remove it)"),
     ]
-    return expect_equal(wanted, _problems(_MINIMAL + args + declared), "recipe problems")
+    stale = "no arg sets --prefill-compute-share: a stale declaration (remove it)"
+    no_args = [
+        (f"{at}[0]", stale),
+        (
+            f"{field_at}[0]",
+            stale.replace("--prefill-compute-share", "--engram-config.table_memory"),
+        ),
+    ]
+    found = (_problems(_MINIMAL + args + declared), _problems(_MINIMAL + _SEED_DECLARED))
+    return expect_equal((wanted, no_args), found, "(recipe problems, with no args)")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
