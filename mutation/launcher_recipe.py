@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from collections.abc import Callable, Sequence
@@ -36,18 +37,15 @@ from planner.recipe import (
     value_problems,
 )
 from planner.recipe_extensions import (
-    _CHECKED,
-    _LONG,
     ImageExtensions,
     Reader,
     StockParserFinding,
     Unknown,
-    _field_problem,
-    _flag_problem,
-    _json_keys,
+    declaration_problems,
     unknown_settings,
 )
 from planner.refusal import PlannerInputError, Refusal, render_location
+from planner.vllm_serve_options import CONFIG_FIELDS, SERVE_ACTIONS
 
 W = "launcher_recipe"
 STRICT = f"{W}.a_recipe_is_read_strictly_and_every_place_named"
@@ -715,10 +713,11 @@ def every_config_key_is_unknown(reading: ArgReading, dest: str) -> list[Unknown]
     """The fields stock vLLM has are not consulted: every key of a checked config flag is
     reported (``cudagraph_mode``, ``cpu_offload``), so a correct recipe is flooded with
     warnings."""
-    config_class, _ = _CHECKED[dest]
-    keys = [reading.key[0].removesuffix("+")] if reading.key else _json_keys(reading.value)
-    spellings = [f"{_LONG[dest]}.{key}" for key in keys]
-    return [Unknown(reading.at, s, s, config_class) for s in spellings]
+    config_class = next(name for d, name, _ in CONFIG_FIELDS if d == dest)
+    long = next(o for d, options in SERVE_ACTIONS if d == dest for o in options if o[1] == "-")
+    decoded = json.loads(reading.value) if reading.value and not reading.key else {}
+    keys = [reading.key[0].removesuffix("+")] if reading.key else list(decoded)
+    return [Unknown(reading.at, f"{long}.{k}", f"{long}.{k}", config_class) for k in keys]
 
 
 @mutant(
@@ -774,39 +773,54 @@ def only_a_whole_declared_flag_covers_an_arg(unknown: Unknown, flags: Sequence[s
     return unknown.spelling if unknown.spelling in flags else None
 
 
-@mutant(
-    replaces="planner.recipe_extensions._flag_problem",
-    turns_red={BAD_DECLARATION},
-)
+Declared = tuple[tuple[str, str], ...]
+
+
+def _declaration_problems_but(
+    declared: object,
+    readings: Sequence[ArgReading],
+    read: Reader,
+    dropped: Callable[[str, str], bool],
+) -> Declared:
+    found = declaration_problems(declared, readings, read)
+    return tuple((where, message) for where, message in found if not dropped(where, message))
+
+
+@mutant(replaces="planner.recipe_extensions.declaration_problems", turns_red={BAD_DECLARATION})
 def a_stale_flag_declaration_passes(
-    flag: str, unknowns: Sequence[Unknown], flags: Sequence[str], read: Reader
-) -> str | None:
+    declared: object, readings: Sequence[ArgReading], read: Reader
+) -> Declared:
     """A declared flag no arg sets is accepted: the declaration outlives the flag."""
-    message = _flag_problem(flag, unknowns, flags, read)
-    return None if message is not None and message.startswith("no arg sets") else message
+    return _declaration_problems_but(
+        declared, readings, read, lambda w, m: ".flags[" in w and m.startswith("no arg sets")
+    )
 
 
 @mutant(
-    replaces="planner.recipe_extensions._flag_problem",
+    replaces="planner.recipe_extensions.declaration_problems",
     turns_red={BAD_DECLARATION},
     independent=False,
 )
 def a_stock_flag_may_be_declared(
-    flag: str, unknowns: Sequence[Unknown], flags: Sequence[str], read: Reader
-) -> str | None:
+    declared: object, readings: Sequence[ArgReading], read: Reader
+) -> Declared:
     """A flag stock vLLM has (``--max-model-len``, or the prefix ``--max-model``) may be
     declared as the image's own, where it would hide nothing."""
-    message = _flag_problem(flag, unknowns, flags, read)
-    return None if message is not None and "hides nothing" in message else message
+    return _declaration_problems_but(
+        declared, readings, read, lambda w, m: ".flags[" in w and "hides nothing" in m
+    )
 
 
 @mutant(
-    replaces="planner.recipe_extensions._field_problem",
+    replaces="planner.recipe_extensions.declaration_problems",
     turns_red={BAD_DECLARATION},
+    independent=False,
 )
 def any_config_field_may_be_declared(
-    entry: str, unknowns: Sequence[Unknown], entries: Sequence[str], read: Reader
-) -> str | None:
+    declared: object, readings: Sequence[ArgReading], read: Reader
+) -> Declared:
     """A declared config field is only checked for its shape: a field stock vLLM has or no
     arg sets passes."""
-    return None if "." in entry else _field_problem(entry, unknowns, entries, read)
+    return _declaration_problems_but(
+        declared, readings, read, lambda w, m: ".config_fields[" in w and "<option>" not in m
+    )
