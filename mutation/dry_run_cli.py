@@ -27,7 +27,7 @@ from planner.arm_launch import DryRun
 from planner.arms import arm
 from planner.authority import AuthorityState
 from planner.checkpoint import CheckpointManifest, load_manifest
-from planner.cli import dry_run, main
+from planner.cli import dry_run, main, print_verdict
 from planner.data import default_data_root
 from planner.fabric import FabricGroup
 from planner.frontiers import PlanInputs
@@ -574,3 +574,24 @@ def the_other_commands_options_are_ignored(args: argparse.Namespace) -> None:
             "arm" if args.arm is None else "--recipe",
             "give an arm or --recipe FILE" + ("" if args.arm is None else ", not both"),
         )
+
+
+@mutant(
+    replaces="planner.cli.print_verdict",
+    turns_red={f"{W}.recipe_prints_its_nodes_and_writes_each_nodes_plan"},
+)
+def warnings_kept_out_of_stdout(run: DryRun) -> int:
+    """The flags a recipe's image adds to stock vLLM are in the report only: a user reading
+    the terminal never learns the stock parser would refuse them."""
+    return print_verdict(run.model_copy(update={"warnings": ()}))
+
+
+@mutant(
+    replaces="planner.report.render_report",
+    turns_red={f"{W}.recipe_prints_its_nodes_and_writes_each_nodes_plan"},
+    independent=False,
+)
+def warnings_kept_out_of_the_report(run: DryRun) -> str:
+    """The report leaves out the warnings stdout prints: the record of the dry run does not
+    say which flags stock vLLM would refuse."""
+    return render_report(run.model_copy(update={"warnings": ()}))

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -41,6 +43,14 @@ from planner.recipe import (
     structure_problems,
     value_problems,
 )
+from planner.recipe_extensions import (
+    ImageExtensions,
+    Reader,
+    StockParserFinding,
+    Unknown,
+    declaration_problems,
+    unknown_settings,
+)
 from planner.recipe_launch import (
     VLLM_DEFAULT_UTILIZATION_BP,
     RecipeSources,
@@ -53,6 +63,7 @@ from planner.recipe_launch import (
     recipe_weight,
 )
 from planner.refusal import PlannerInputError, Refusal, render_location
+from planner.vllm_serve_options import CONFIG_FIELDS, SERVE_ACTIONS
 
 W = "launcher_recipe"
 STRICT = f"{W}.a_recipe_is_read_strictly_and_every_place_named"
@@ -88,6 +99,11 @@ FILES = f"{W}.unreadable_and_malformed_files_are_located"
 NODE_COUNT = f"{W}.a_recipe_plans_over_exactly_its_node_count"
 SNAPSHOT = f"{W}.a_composed_model_is_not_planned_without_its_own_snapshot"
 LINKS = f"{W}.composed_links_resolve_into_the_hf_cache_folder_of_the_repo"
+SEED_WARNS = f"{W}.the_seed_recipe_warns_of_each_flag_and_field_stock_vllm_refuses"
+DECLARED = f"{W}.a_declared_extension_is_recorded_instead_of_a_warning"
+BAD_DECLARATION = f"{W}.a_stale_or_stock_declaration_is_a_located_problem"
+UNKNOWN_SPELLINGS = f"{W}.an_unknown_flag_or_field_is_found_in_every_spelling_vllm_reads"
+KNOWN_SILENT = f"{W}.flags_and_fields_vllm_knows_yield_nothing"
 
 
 @mutant(
@@ -110,7 +126,8 @@ def every_node_told_it_is_rank_zero(
 
 @mutant(
     replaces="planner.recipe.normalized_args",
-    turns_red={f"{W}.the_recipe_args_arrive_unquoted", WHOLE_ARGV, QUOTING},
+    # the seed's quoted Engram JSON is not read as JSON, so its table_memory is not found
+    turns_red={f"{W}.the_recipe_args_arrive_unquoted", WHOLE_ARGV, QUOTING, SEED_WARNS, DECLARED},
 )
 def recipe_args_passed_with_their_shell_quotes(recipe: Recipe) -> tuple[str, ...]:
     """The args keep the recipe's shell quoting, so vLLM receives '...' around its JSON."""
@@ -177,6 +194,10 @@ def launcher_owned_settings_let_through(args: object, env: object) -> tuple[Reci
         "dry_run_cli.help_states_the_exit_codes_and_its_examples_run",
         "dry_run_cli.recipe_errors_exit_2_with_every_problem_located",
         "dry_run_cli.recipe_prints_its_nodes_and_writes_each_nodes_plan",
+        SEED_WARNS,
+        DECLARED,
+        UNKNOWN_SPELLINGS,
+        KNOWN_SILENT,
     },
     independent=False,
 )
@@ -200,6 +221,7 @@ def every_json_config_value_refused(args: object, env: object) -> tuple[RecipePr
         STRICT,
         POSITIONALS,
         SEALED,
+        BAD_DECLARATION,  # a declared flag that is not a string, with the other problems
     },
 )
 def argument_problems_hidden_behind_structure(path: Path) -> Recipe:
@@ -242,25 +264,21 @@ def hf_cache_mounted_for_a_plain_recipe(recipe: Recipe) -> tuple[BindMount, ...]
     turns_red={NODE_COUNT, f"{W}.a_recipe_for_another_group_size_is_refused_with_its_hint"},
     independent=False,
 )
-def a_smaller_recipe_planned_on_the_first_hosts(
-    sources: RecipeSources, warnings: tuple[str, ...] = ()
-) -> DryRun:
+def a_smaller_recipe_planned_on_the_first_hosts(sources: RecipeSources) -> DryRun:
     """A recipe for fewer nodes than the group is planned on the group's first hosts."""
     group, nodes = sources.group, sources.recipe.required_nodes
     part = group.model_copy(update={"hosts": group.hosts[:nodes]})
-    return recipe_dry_run(sources.model_copy(update={"group": part}), warnings)
+    return recipe_dry_run(sources.model_copy(update={"group": part}))
 
 
 @mutant(replaces="planner.recipe_launch.recipe_dry_run", turns_red={SNAPSHOT}, independent=False)
-def composed_model_served_by_id_without_a_manifest(
-    sources: RecipeSources, warnings: tuple[str, ...] = ()
-) -> DryRun:
+def composed_model_served_by_id_without_a_manifest(sources: RecipeSources) -> DryRun:
     """Without its model's manifest the composed model is silently dropped and the repo id
     served instead of the composed dir."""
     if sources.manifest is not None:
-        return recipe_dry_run(sources, warnings)
+        return recipe_dry_run(sources)
     recipe = sources.recipe.model_copy(update={"composed_model": None})
-    return recipe_dry_run(sources.model_copy(update={"recipe": recipe}), warnings)
+    return recipe_dry_run(sources.model_copy(update={"recipe": recipe}))
 
 
 @mutant(
@@ -356,7 +374,8 @@ def gloo_interface_left_to_the_recipe(args: object, env: object) -> tuple[Recipe
 
 @mutant(
     replaces="planner.recipe.structure_problems",
-    turns_red={IN_ORDER, FIELDS, SEALED},  # both locate a list item's type problem too
+    # each locates a list item's type problem too
+    turns_red={IN_ORDER, FIELDS, SEALED, BAD_DECLARATION},
 )
 def list_items_located_with_dots(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
     """Structure problems locate list items as args.1 while arg problems say args[1]."""
@@ -459,7 +478,12 @@ def a_name_may_break_lines(value: str) -> str:
 # --------------------------------------------------------------- reading args as vLLM does
 
 
-@mutant(replaces="planner.recipe._flexible", turns_red={SPELLINGS, READING, TWICE, FIELDS})
+@mutant(
+    replaces="planner.recipe._flexible",
+    # the seed's --max_cudagraph_capture_size and the underscored spellings become unknown
+    turns_red={SPELLINGS, READING, TWICE, FIELDS, SEED_WARNS, DECLARED, UNKNOWN_SPELLINGS}
+    | {KNOWN_SILENT},
+)
 def underscores_stay_underscores(arg: str) -> str:
     """vLLM's rewrite of ``_`` to ``-`` in a flag's name is not applied: ``--node_rank``
     passes as a flag vLLM does not know, though vLLM reads it as ``--node-rank``."""
@@ -469,7 +493,11 @@ def underscores_stay_underscores(arg: str) -> str:
 Resolved = tuple[str | None, str, str | None, tuple[str, ...]]
 
 
-@mutant(replaces="planner.recipe.resolve_option", turns_red={SPELLINGS, READING, TWICE, FIELDS})
+@mutant(
+    replaces="planner.recipe.resolve_option",
+    # --max-num-seq is unknown and the declared --max-model stale instead of stock
+    turns_red={SPELLINGS, READING, TWICE, FIELDS, KNOWN_SILENT, BAD_DECLARATION},
+)
 def prefixes_are_not_flags(arg: str) -> Resolved:
     """Only a flag's whole name (with or without ``=value``) is recognised: argparse's
     abbreviations (``--nnode``, ``--head``) pass, though vLLM reads them as the flag."""
@@ -489,7 +517,11 @@ def a_short_flag_takes_no_glued_value(arg: str) -> Resolved:
     return dest, option, value, matches
 
 
-@mutant(replaces="planner.recipe.resolve_option", turns_red={SPELLINGS, READING}, independent=False)
+@mutant(
+    replaces="planner.recipe.resolve_option",
+    turns_red={SPELLINGS, READING, BAD_DECLARATION},  # a declared --master too
+    independent=False,
+)
 def an_ambiguous_prefix_is_its_first_match(arg: str) -> Resolved:
     """An ambiguous prefix is read as the first option it could be, where argparse refuses
     it: ``--master`` is reported as ``--master-addr``."""
@@ -794,3 +826,137 @@ def readback_compares_the_image_id_with_a_tag(image: str) -> str:
 def only_launcher_owned_env_is_refused(key: str, value: object) -> str | None:
     """Env keys and values are taken as written unless the launcher owns the key."""
     return "set per node by the launcher" if key in LAUNCHER_OWNED_ENV else None
+
+
+# --- what the image adds to stock vLLM (planner.recipe_extensions) ---
+
+
+@mutant(
+    replaces="planner.recipe_extensions.unknown_settings",
+    turns_red={SEED_WARNS, DECLARED, BAD_DECLARATION, UNKNOWN_SPELLINGS},
+)
+def config_fields_are_not_checked(readings: Sequence[ArgReading]) -> tuple[Unknown, ...]:
+    """Only unknown flags are found: the seed's Engram ``table_memory`` passes silently to a
+    stock parser that refuses it."""
+    return tuple(u for u in unknown_settings(readings) if u.config_class is None)
+
+
+@mutant(
+    replaces="planner.recipe_extensions._unknown_fields",
+    turns_red={SEED_WARNS, DECLARED, UNKNOWN_SPELLINGS, KNOWN_SILENT},
+)
+def every_config_key_is_unknown(reading: ArgReading, dest: str) -> list[Unknown]:
+    """The fields stock vLLM has are not consulted: every key of a checked config flag is
+    reported (``cudagraph_mode``, ``cpu_offload``), so a correct recipe is flooded with
+    warnings."""
+    config_class = next(name for d, name, _ in CONFIG_FIELDS if d == dest)
+    long = next(o for d, options in SERVE_ACTIONS if d == dest for o in options if o[1] == "-")
+    decoded = json.loads(reading.value) if reading.value and not reading.key else {}
+    keys = [reading.key[0].removesuffix("+")] if reading.key else list(decoded)
+    return [Unknown(reading.at, f"{long}.{k}", f"{long}.{k}", config_class) for k in keys]
+
+
+@mutant(
+    replaces="planner.recipe_extensions._json_keys",
+    turns_red={SEED_WARNS, DECLARED, UNKNOWN_SPELLINGS},
+)
+def json_config_values_are_not_read(value: str | None) -> list[str]:
+    """A config flag's JSON value is not looked into: only dotted keys are checked, so the
+    seed's ``{"table_memory":"disk"}`` passes."""
+    return []
+
+
+@mutant(
+    replaces="planner.recipe_extensions.StockParserFinding.line",
+    turns_red={SEED_WARNS, DECLARED, UNKNOWN_SPELLINGS},
+)
+def the_line_does_not_name_the_build_profile(self: StockParserFinding) -> str:
+    """The line names the image but not its build profile (nor that there is none)."""
+    text = StockParserFinding.line(self)
+    profile = f"build profile {self.build_profile}" if self.build_profile else "no build profile"
+    return text.replace(f" ({profile})", "")
+
+
+@mutant(
+    replaces="planner.recipe_extensions.StockParserFinding.line",
+    turns_red={UNKNOWN_SPELLINGS},
+    independent=False,
+)
+def the_line_hides_how_the_arg_was_written(self: StockParserFinding) -> str:
+    """An arg written ``--prefill_compute_share`` or as a prefix is shown only under its
+    vLLM name, so the recipe line it came from is not recognisable."""
+    return StockParserFinding.line(self.model_copy(update={"written": self.spelling}))
+
+
+@mutant(
+    replaces="planner.recipe_extensions._declared_at",
+    turns_red={DECLARED, UNKNOWN_SPELLINGS},
+)
+def a_declaration_changes_nothing(
+    unknown: Unknown, declared: ImageExtensions
+) -> tuple[str, str | None]:
+    """A declared flag or field still warns: the declaration is validated but never used."""
+    return unknown.spelling, None
+
+
+@mutant(
+    replaces="planner.recipe_extensions.declared_spelling",
+    turns_red={UNKNOWN_SPELLINGS},
+)
+def only_a_whole_declared_flag_covers_an_arg(unknown: Unknown, flags: Sequence[str]) -> str | None:
+    """A prefix of a declared flag (``--zq-long-fl``) is not read as that flag, though the
+    image's argparse reads it so."""
+    return unknown.spelling if unknown.spelling in flags else None
+
+
+Declared = tuple[tuple[str, str], ...]
+
+
+def _declaration_problems_but(
+    declared: object,
+    readings: Sequence[ArgReading],
+    read: Reader,
+    dropped: Callable[[str, str], bool],
+) -> Declared:
+    found = declaration_problems(declared, readings, read)
+    return tuple((where, message) for where, message in found if not dropped(where, message))
+
+
+@mutant(replaces="planner.recipe_extensions.declaration_problems", turns_red={BAD_DECLARATION})
+def a_stale_flag_declaration_passes(
+    declared: object, readings: Sequence[ArgReading], read: Reader
+) -> Declared:
+    """A declared flag no arg sets is accepted: the declaration outlives the flag."""
+    return _declaration_problems_but(
+        declared, readings, read, lambda w, m: ".flags[" in w and m.startswith("no arg sets")
+    )
+
+
+@mutant(
+    replaces="planner.recipe_extensions.declaration_problems",
+    turns_red={BAD_DECLARATION},
+    independent=False,
+)
+def a_stock_flag_may_be_declared(
+    declared: object, readings: Sequence[ArgReading], read: Reader
+) -> Declared:
+    """A flag stock vLLM has (``--max-model-len``, or the prefix ``--max-model``) may be
+    declared as the image's own, where it would hide nothing."""
+    return _declaration_problems_but(
+        declared, readings, read, lambda w, m: ".flags[" in w and "hides nothing" in m
+    )
+
+
+@mutant(
+    replaces="planner.recipe_extensions.declaration_problems",
+    turns_red={BAD_DECLARATION},
+    independent=False,
+)
+def any_config_field_may_be_declared(
+    declared: object, readings: Sequence[ArgReading], read: Reader
+) -> Declared:
+    """A declared config field is only checked for its shape: a field stock vLLM has or no
+    arg sets passes."""
+    return _declaration_problems_but(
+        declared, readings, read, lambda w, m: ".config_fields[" in w and "<option>" not in m
+    )

@@ -33,9 +33,9 @@ def the_build_profile_is_read_as_the_image_dir(path: Path) -> Recipe:
     },
     independent=False,
 )
-def nodes_are_numbered_from_one(sources: RecipeSources, warnings: tuple[str, ...] = ()) -> DryRun:
+def nodes_are_numbered_from_one(sources: RecipeSources) -> DryRun:
     """The plan numbers its nodes from 1 (each node's argv is still its own rank's)."""
-    run = recipe_dry_run(sources, warnings)
+    run = recipe_dry_run(sources)
     hosts = tuple(
         h.model_copy(update={"realization": h.realization.model_copy(update={"rank": rank})})
         for rank, h in enumerate(run.hosts, 1)

@@ -279,7 +279,7 @@ def _run_dry_run(args: argparse.Namespace) -> int:
     run = dry_run(args)
     if args.recipe is not None and not run.rendered:
         print(f"{run.arm}: no host rendered, so no report written")
-        return _verdict_lines(run)
+        return print_verdict(run)
     if args.out is not None:
         out = args.out
     elif args.recipe is not None:
@@ -289,10 +289,10 @@ def _run_dry_run(args: argparse.Namespace) -> int:
     if not _written(out, render_report(run)):
         return EXIT_USAGE
     print(f"{run.arm}: report written to {printable(str(out))} ({len(run.hosts)} hosts rendered)")
-    return _verdict_lines(run)
+    return print_verdict(run)
 
 
-def _verdict_lines(run: DryRun) -> int:
+def print_verdict(run: DryRun) -> int:
     """Print the warnings, each refusal with its hint, and the verdict; return its exit."""
     for line in (*run.warnings, *(text for r in run.refusals for text in r.lines())):
         print(printable(line))

@@ -28,6 +28,7 @@ from pydantic import Field, ValidationError
 from planner.checkpoint import CheckpointManifest
 from planner.engram import FileTreeScope
 from planner.fabric import FabricGroup, serving_head
+from planner.recipe_extensions import ImageExtensions, declaration_problems
 from planner.refusal import PlannerInputError, Refusal, refusal, render_location
 from planner.values import (
     INT_RANGE,
@@ -97,6 +98,11 @@ class Recipe(Frozen):
     args: tuple[str, ...] = ()
     env: dict[str, str] = Field(default_factory=dict)
     composed_model: ComposedModel | None = None
+    image_extensions: ImageExtensions | None = None
+
+    def arg_readings(self) -> tuple[ArgReading, ...]:
+        """The args as vLLM's serve parser reads them (:func:`read_args`)."""
+        return read_args(normalized_args(self))
 
 
 class RecipeProblem(Frozen):
@@ -261,6 +267,7 @@ def load_recipe(path: Path) -> Recipe:
         + arg_and_env_problems(raw.get("args"), raw.get("env"))
         + field_problems(raw)
         + composed_problems(raw)
+        + extension_problems(raw)
         + (shape_problems(recipe) if recipe is not None else ())
     )
     if problems or recipe is None:
@@ -489,6 +496,18 @@ def value_problems(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
         except ValueError as exc:
             found.append(RecipeProblem(where="entrypoint[0]", message=str(exc)))
     return tuple(found)
+
+
+def extension_problems(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
+    """``image_extensions`` against the args as vLLM reads them: each declared flag or config
+    field well-formed, declared once, unknown to stock vLLM and used by an arg
+    (:func:`planner.recipe_extensions.declaration_problems`); with no args, each is stale."""
+    args = raw.get("args", [])
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        return ()
+    readings = read_args([normalize_arg(a) for a in args])
+    found = declaration_problems(raw.get("image_extensions"), readings, read_args)
+    return tuple(RecipeProblem(where=where, message=message) for where, message in found)
 
 
 def composed_dir(model: str, composed_root: str = COMPOSED_ROOT) -> str:

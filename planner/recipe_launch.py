@@ -63,6 +63,7 @@ from planner.recipe import (
     recipe_serve_argv,
     utilization_bp,
 )
+from planner.recipe_extensions import stock_parser_findings
 from planner.refusal import Refusal, refusal
 from planner.values import Frozen
 
@@ -218,9 +219,10 @@ def _candidate(sources: RecipeSources) -> Candidate:
     return Candidate(arm=sources.name, checkpoint=checkpoint, runtime_key=runtime)
 
 
-def recipe_dry_run(sources: RecipeSources, warnings: tuple[str, ...] = ()) -> DryRun:
+def recipe_dry_run(sources: RecipeSources) -> DryRun:
     """Plan, fit, render every host when the recipe can run on the group, and admit when a
-    log was given. ``warnings`` are carried to the report as they are."""
+    log was given; what the recipe's image adds to stock vLLM is a warning (or, declared, an
+    extension) line of the report and stdout."""
     recipe, group = sources.recipe, sources.group
     sized = group_refusals(recipe, group, sources.source)
     fit, fit_refusals = recipe_fit(sources)
@@ -261,5 +263,5 @@ def recipe_dry_run(sources: RecipeSources, warnings: tuple[str, ...] = ()) -> Dr
         apply_order=order,
         admission=admission,
         recipe=f"{sources.source} ({recipe.name})",
-        warnings=warnings,
+        warnings=tuple(f.line() for f in stock_parser_findings(recipe)),
     )

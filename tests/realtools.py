@@ -100,6 +100,7 @@ class VllmFacts:
     options: tuple[str, ...]
     actions: tuple[tuple[str, tuple[str, ...]], ...]
     append_dests: tuple[str, ...]
+    config_fields: tuple[tuple[str, str, tuple[str, ...]], ...]
 
 
 def _which(tool: str, *candidates: str) -> str:
@@ -475,7 +476,23 @@ def vllm_serve_parser_facts() -> VllmFacts:
         options=_str_tuple(raw.get("options")),
         actions=_actions(raw.get("actions")),
         append_dests=_str_tuple(raw.get("append_dests")),
+        config_fields=_config_fields(raw.get("config_fields")),
     )
+
+
+def _config_fields(value: object) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    if not isinstance(value, list):
+        raise VllmHarnessError(f"expected a list of config flags, got {value!r}")
+    found = []
+    for item in value:
+        if (
+            not isinstance(item, list)
+            or len(item) != 3
+            or not all(isinstance(i, str) for i in item[:2])
+        ):
+            raise VllmHarnessError(f"expected [dest, class, [fields]], got {item!r}")
+        found.append((item[0], item[1], _str_tuple(item[2])))
+    return tuple(found)
 
 
 def _actions(value: object) -> tuple[tuple[str, tuple[str, ...]], ...]:

@@ -17,7 +17,7 @@ import re
 import pytest
 
 from planner.recipe import FIELD_DESTS, LAUNCHER_OWNED_DESTS, read_args
-from planner.vllm_serve_options import APPEND_DESTS, SERVE_ACTIONS, VLLM_VERSION
+from planner.vllm_serve_options import APPEND_DESTS, CONFIG_FIELDS, SERVE_ACTIONS, VLLM_VERSION
 from tests.realtools import VllmParse, vllm_serve_parser_facts, vllm_serve_parses, vllm_venv_python
 
 pytestmark = pytest.mark.skipif(
@@ -66,6 +66,7 @@ def test_the_option_table_is_vllms_own() -> None:
     assert facts.vllm_version == VLLM_VERSION
     assert facts.actions == SERVE_ACTIONS
     assert frozenset(facts.append_dests) == APPEND_DESTS
+    assert facts.config_fields == CONFIG_FIELDS
 
 
 def _vllm_reading(parsed: VllmParse) -> tuple[str, ...]:

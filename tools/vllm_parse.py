@@ -43,12 +43,15 @@ positional included. stdout: one JSON object per argv, one per line, in order:
 (e.g. "Found duplicate keys").
 
 `--facts` instead prints one JSON object describing what this vLLM accepts:
-tokenizer modes, tool/reasoning parser names, kv-cache dtypes, version.
+tokenizer modes, tool/reasoning parser names, kv-cache dtypes, version, the serve
+parser's option table and the fields of each config flag it checks (`config_fields`).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import inspect
 import io
 import json
 import logging
@@ -320,6 +323,7 @@ def facts(serve: RaisingParser) -> dict[str, Any]:
     return {
         "actions": actions,
         "append_dests": appending,
+        "config_fields": config_fields(serve),
         "vllm_version": importlib.metadata.version("vllm"),
         "tokenizer_modes": sorted(["auto", *TokenizerRegistry.tokenizers]),
         "tool_call_parsers": sorted(ToolParserManager.list_registered()),
@@ -327,6 +331,31 @@ def facts(serve: RaisingParser) -> dict[str, Any]:
         "kv_cache_dtypes": list(KV_CACHE_DTYPES),
         "options": options,
     }
+
+
+def _checked_config_class(parse: Any) -> Any:
+    """The config class whose fields the parser itself checks for this action's value, or
+    None: vLLM types a config flag with `parse_dataclass` (its class the default of `cls`),
+    possibly wrapped in `optional_type` (the wrapped type in the closure's `return_type`)."""
+    while inspect.isfunction(parse):
+        if getattr(parse, "__name__", "") == "parse_dataclass":
+            return (parse.__defaults__ or (None,))[0]
+        parse = inspect.getclosurevars(parse).nonlocals.get("return_type")
+    return None
+
+
+def config_fields(serve: RaisingParser) -> list[list[Any]]:
+    """[dest, class name, [field names]] of each config flag whose JSON value (or dotted key)
+    the parser validates against a config class that forbids unknown fields, in action order:
+    a key not listed is refused at parse time (`Unexpected keyword argument`)."""
+    found: list[list[Any]] = []
+    for action in serve._actions:
+        cls = _checked_config_class(action.type)
+        config = getattr(cls, "__pydantic_config__", None) or {}
+        if cls is not None and config.get("extra") == "forbid":
+            names = [f.name for f in dataclasses.fields(cls)]
+            found.append([action.dest, cls.__name__, names])
+    return found
 
 
 def main(args: list[str]) -> int:

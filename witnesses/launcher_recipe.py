@@ -46,6 +46,7 @@ from planner.recipe import (
     load_recipe,
     read_args,
 )
+from planner.recipe_extensions import stock_parser_findings
 from planner.recipe_launch import RecipeSources, recipe_dry_run
 from planner.refusal import PlannerInputError
 
@@ -1358,3 +1359,143 @@ def env_and_entrypoint_that_would_break_the_argv_are_refused() -> Verdict:
     )
     wheres = [where for where, _ in _problems(text)]
     return expect_equal(["entrypoint[0]", "env.A-B", "env.BROKEN"], wheres, "problem locations")
+
+
+# --- what the image adds to stock vLLM (planner.recipe_extensions) ---
+
+_SEED_IMAGE = "image jovian-r37-ds41:local (build profile jovian-r37-ds41)"
+_NOT_AN_OPTION = "is not an option of vLLM 0.33.0's serve parser"
+_NOT_AN_ENGRAM_FIELD = "is not a field of vLLM 0.33.0's EngramConfig"
+_SEED_DECLARED = (
+    "\n[image_extensions]\n"
+    'flags = ["--prefill-compute-share"]\n'
+    'config_fields = ["--engram-config.table_memory"]\n'
+)
+
+
+def _finding_lines(recipe: Recipe) -> list[str]:
+    return [finding.line() for finding in stock_parser_findings(recipe)]
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_seed_recipe_warns_of_each_flag_and_field_stock_vllm_refuses() -> Verdict:
+    """The seed recipe's image is a fork: vLLM 0.33.0's serve parser refuses its
+    ``--prefill-compute-share`` flag (args[15]) and its Engram ``table_memory`` field
+    (args[35]). The dry run's findings are exactly one warning line each, naming the flag or
+    field, its arg, the image and its build profile; nothing else in the seed is flagged."""
+    wanted = [
+        f"warning: args[15] --prefill-compute-share {_NOT_AN_OPTION}; {_SEED_IMAGE} must add it",
+        f"warning: args[35] --engram-config.table_memory {_NOT_AN_ENGRAM_FIELD}; "
+        f"{_SEED_IMAGE} must add it",
+    ]
+    return expect_equal(wanted, _finding_lines(load_recipe(SEED_RECIPE)), "seed findings")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_declared_extension_is_recorded_instead_of_a_warning() -> Verdict:
+    """A recipe that declares what its image adds (``[image_extensions] flags`` and
+    ``config_fields``) gets one extension line per declared flag or field, saying where it
+    is declared, and no warning; declaring changes nothing the launcher runs (the seed
+    planned with and without the declaration is the same plan)."""
+    seed_text = SEED_RECIPE.read_text(encoding="utf-8")
+    declared = _load(seed_text + _SEED_DECLARED)
+    wanted = [
+        f"extension: args[15] --prefill-compute-share {_NOT_AN_OPTION}; "
+        f"declared at image_extensions.flags[0] for {_SEED_IMAGE}",
+        f"extension: args[35] --engram-config.table_memory {_NOT_AN_ENGRAM_FIELD}; "
+        f"declared at image_extensions.config_fields[0] for {_SEED_IMAGE}",
+    ]
+    plans = [
+        _plan(r, manifest=v41_manifest(), name=SEED_RECIPE.stem)
+        for r in (load_recipe(SEED_RECIPE), declared)
+    ]
+    same = (plans[1].launch, plans[1].hosts) == (plans[0].launch, plans[0].hosts)
+    found = (_finding_lines(declared), same)
+    return expect_equal((wanted, True), found, "(findings, plan unchanged)")
+
+
+@claim(ClaimKind.REFUSAL)
+def a_stale_or_stock_declaration_is_a_located_problem() -> Verdict:
+    """A declaration that would hide nothing or nothing uses is refused at its place, with
+    the recipe's other problems: a flag stock vLLM has (as written, as a prefix it reads as
+    one of its flags, or an ambiguous prefix of several), a field its EngramConfig has, a
+    flag or field no arg sets (stale), a malformed name (an underscore says the dashed
+    spelling), an entry that is not a string, and one declared twice; in a recipe with no
+    args every declaration is stale. Well-formed declarations the args use pass."""
+    flags = ["--zq", "--max-model-len", "--max-model", "--gone", 1, "--x_y", "-z", "--master"]
+    flags += ["--zq"]
+    fields = ["--engram-config.table_memory", "--engram-config.cpu_offload"]
+    fields += ["--engram-config.gone"]
+    declared = f"\n[image_extensions]\nflags = {flags}\nconfig_fields = {fields}\n"
+    args = _toml_args(["--zq", "1", "--engram-config.table_memory", "disk"])
+    at, field_at = "image_extensions.flags", "image_extensions.config_fields"
+    hides = "declaring it hides nothing"
+    reads = "vLLM 0.33.0's serve parser reads"
+    not_a_flag = "is not a flag as vLLM reads it ('--', then letters, digits, '-')"
+    wanted = [
+        (f"{at}[4]", "Input should be a valid string (value 1)"),
+        (f"{at}[1]", f"--max-model-len is an option of vLLM 0.33.0's serve parser: {hides}"),
+        (f"{at}[2]", f"{reads} --max-model as its own --max-model-len: {hides}"),
+        (f"{at}[3]", "no arg sets --gone: a stale declaration (remove it)"),
+        (f"{at}[5]", f"'--x_y' {not_a_flag}: write --x-y"),
+        (f"{at}[6]", f"'-z' {not_a_flag}"),
+        (
+            f"{at}[7]",
+            f"{reads} --master as a prefix of its own --master-addr, --master-port: {hides}",
+        ),
+        (f"{at}[8]", "--zq is declared again (first at flags[0])"),
+        (f"{field_at}[1]", f"cpu_offload is a field of vLLM 0.33.0's EngramConfig: {hides}"),
+        (f"{field_at}[2]", "no arg sets --engram-config.gone: a stale declaration (remove it)"),
+    ]
+    stale = "no arg sets --prefill-compute-share: a stale declaration (remove it)"
+    no_args = [
+        (f"{at}[0]", stale),
+        (
+            f"{field_at}[0]",
+            stale.replace("--prefill-compute-share", "--engram-config.table_memory"),
+        ),
+    ]
+    found = (_problems(_MINIMAL + args + declared), _problems(_MINIMAL + _SEED_DECLARED))
+    return expect_equal((wanted, no_args), found, "(recipe problems, with no args)")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def an_unknown_flag_or_field_is_found_in_every_spelling_vllm_reads() -> Verdict:
+    """Each arg is read as vLLM reads it before it is judged: an unknown flag with
+    underscores or ``=value`` is found under its dashed name (saying how it was written), a
+    prefix of a declared flag is that flag, and an Engram field is found as a dotted key
+    (underscored flag name, ``+`` list append), and any checked config's field as a JSON
+    key. A recipe with no build profile
+    says so."""
+    args = ["--prefill_compute_share=0.4", "--zq-long-fl", "1", "--engram_config.table_memory"]
+    args += ["disk", "--engram-config.mirror+", "a,b", "--attention-config", '{"gone": 1}']
+    declared = '[image_extensions]\nflags = ["--zq-long-flag"]\n'
+    tail = "; image tiny:local (no build profile) must add it"
+    field = _NOT_AN_ENGRAM_FIELD
+    wanted = [
+        f"warning: args[0] --prefill-compute-share (written --prefill_compute_share) "
+        f"{_NOT_AN_OPTION}{tail}",
+        f"extension: args[1] --zq-long-flag (written --zq-long-fl) {_NOT_AN_OPTION}; "
+        "declared at image_extensions.flags[0] for image tiny:local (no build profile)",
+        f"warning: args[3] --engram-config.table_memory (written --engram_config.table_memory) "
+        f"{field}{tail}",
+        f"warning: args[5] --engram-config.mirror (written --engram-config.mirror+) {field}{tail}",
+        f"warning: args[7] --attention-config.gone is not a field of vLLM 0.33.0's "
+        f"AttentionConfig{tail}",
+    ]
+    found = _finding_lines(_load(_MINIMAL + _toml_args(args) + declared))
+    return expect_equal(wanted, found, "findings")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def flags_and_fields_vllm_knows_yield_nothing() -> Verdict:
+    """Flags and config fields vLLM 0.33.0 has, in any spelling it reads (underscores, a
+    prefix, ``=value``, a dotted key, a JSON key, a nested dotted key, a short alias), yield
+    no finding; nor does a config value that is not a JSON object, or no value at all (it has
+    no field to judge)."""
+    args = ["--max_model_len", "4", "--max-num-seq=2", "--attention-config", '{"backend":"x"}']
+    args += ["--engram-config.use_thp", "false", "--compilation-config.pass_config.x", "1"]
+    args += ["-cc.mode", "3", "--kv-cache-dtype", "fp8", "--kernel-config", '["not", "an object"]']
+    args += ["--reasoning-config"]  # the last arg: a config flag with no value
+    found = _finding_lines(_load(_MINIMAL + _toml_args(args)))
+    return expect_equal([], found, "findings")

@@ -1,0 +1,174 @@
+"""What a recipe's image adds to stock vLLM: a warning per flag or config field, or a
+declared extension; the declaration validated with locations; the real parser agrees."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fixtures.builders import SEED_RECIPE, TINY_RECIPE, inventory
+from planner.data import default_data_root, snapshot_manifest
+from planner.recipe import Recipe, RecipeInvalid, load_recipe, normalized_args, plan_recipe
+from planner.recipe_extensions import stock_parser_findings
+from tests.realtools import vllm_serve_parses, vllm_venv_python
+
+SEED_IMAGE = "image jovian-r37-ds41:local (build profile jovian-r37-ds41)"
+STOCK_FLAG = "is not an option of vLLM 0.33.0's serve parser"
+ENGRAM_FIELD = "is not a field of vLLM 0.33.0's EngramConfig"
+DECLARED = (
+    "\n[image_extensions]\n"
+    'flags = ["--prefill-compute-share"]\n'
+    'config_fields = ["--engram-config.table_memory"]\n'
+)
+
+
+def _load(tmp_path: Path, text: str) -> Recipe:
+    path = tmp_path / "recipe.toml"
+    path.write_text(text, encoding="utf-8")
+    return load_recipe(path)
+
+
+def _problems(tmp_path: Path, text: str) -> list[tuple[str, str]]:
+    with pytest.raises(RecipeInvalid) as caught:
+        _load(tmp_path, text)
+    return [(p.where, p.message) for p in caught.value.problems]
+
+
+def _tiny(args: list[str], declared: str = "") -> str:
+    listed = ", ".join(f"'{a}'" for a in args)
+    return TINY_RECIPE.read_text(encoding="utf-8") + f"args = [{listed}]\n" + declared
+
+
+def _lines(recipe: Recipe) -> list[str]:
+    return [finding.line() for finding in stock_parser_findings(recipe)]
+
+
+def test_the_seed_recipe_warns_of_its_flag_and_its_engram_field() -> None:
+    assert _lines(load_recipe(SEED_RECIPE)) == [
+        f"warning: args[15] --prefill-compute-share {STOCK_FLAG}; {SEED_IMAGE} must add it",
+        f"warning: args[35] --engram-config.table_memory {ENGRAM_FIELD}; {SEED_IMAGE} must add it",
+    ]
+
+
+def test_a_declared_extension_is_recorded_and_the_argv_is_unchanged(tmp_path: Path) -> None:
+    seed = load_recipe(SEED_RECIPE)
+    declared = _load(tmp_path, SEED_RECIPE.read_text(encoding="utf-8") + DECLARED)
+    assert _lines(declared) == [
+        f"extension: args[15] --prefill-compute-share {STOCK_FLAG}; "
+        f"declared at image_extensions.flags[0] for {SEED_IMAGE}",
+        f"extension: args[35] --engram-config.table_memory {ENGRAM_FIELD}; "
+        f"declared at image_extensions.config_fields[0] for {SEED_IMAGE}",
+    ]
+    group = inventory().group("group_a")
+    snapshot = snapshot_manifest(seed.model, default_data_root())
+    plans = [plan_recipe(r, group, "c", snapshot) for r in (seed, declared)]
+    assert plans[0] == plans[1]
+
+
+@pytest.mark.parametrize(
+    ("args", "spelling", "written"),
+    [
+        (["--prefill_compute_share=0.4"], "--prefill-compute-share", "--prefill_compute_share"),
+        (["--prefill-compute-share", "0.4"], "--prefill-compute-share", "--prefill-compute-share"),
+        (["--x-y.z", "1"], "--x-y", "--x-y.z"),
+        (["--engram_config.table_memory", "disk"], "--engram-config.table_memory", None),
+        (["--engram-config.table_memory+", "a,b"], "--engram-config.table_memory", None),
+        (['--engram-config={"table_memory": 1}'], "--engram-config.table_memory", None),
+        (["-cc.zzz", "1"], "--compilation-config.zzz", "-cc.zzz"),
+    ],
+)
+def test_every_spelling_vllm_reads_is_found(
+    tmp_path: Path, args: list[str], spelling: str, written: str | None
+) -> None:
+    (finding,) = stock_parser_findings(_load(tmp_path, _tiny(args)))
+    assert (finding.at, finding.spelling, finding.declared_at) == (0, spelling, None)
+    if written is not None:
+        assert finding.written == written
+    assert finding.line().endswith("; image tiny:local (no build profile) must add it")
+
+
+def test_a_prefix_of_a_declared_flag_is_that_flag(tmp_path: Path) -> None:
+    text = _tiny(
+        ["--prefill-comp", "1"], '[image_extensions]\nflags = ["--prefill-compute-share"]\n'
+    )
+    assert _lines(_load(tmp_path, text)) == [
+        f"extension: args[0] --prefill-compute-share (written --prefill-comp) {STOCK_FLAG}; "
+        "declared at image_extensions.flags[0] for image tiny:local (no build profile)"
+    ]
+
+
+def test_flags_and_fields_vllm_knows_yield_nothing(tmp_path: Path) -> None:
+    args = ["--max_model_len", "4", "--max-num-seq=2", "--attention-config", '{"backend":"x"}']
+    args += ["--engram-config.use_thp", "false", "--compilation-config.pass_config.x", "1"]
+    assert stock_parser_findings(_load(tmp_path, _tiny(args))) == ()
+
+
+def test_every_bad_declaration_is_a_located_problem(tmp_path: Path) -> None:
+    flags = ["--max-model-len", "--max-model", "--foo", "--x_y", "-z", "--zq", "--zq"]
+    fields = ["--engram-config.cpu_offload", "--engram-config.zzz", "--engram.table_memory"]
+    fields += ["--speculative-config.x", "nope", "--zq.x"]
+    declared = f"[image_extensions]\nflags = {flags}\nconfig_fields = {fields}\n"
+    at = "image_extensions.flags"
+    fat = "image_extensions.config_fields"
+    hides = "declaring it hides nothing"
+    assert _problems(tmp_path, _tiny(["--zq", "1"], declared)) == [
+        (f"{at}[0]", f"--max-model-len is an option of vLLM 0.33.0's serve parser: {hides}"),
+        (
+            f"{at}[1]",
+            f"vLLM 0.33.0's serve parser reads --max-model as its own --max-model-len: {hides}",
+        ),
+        (f"{at}[2]", "no arg sets --foo: a stale declaration (remove it)"),
+        (
+            f"{at}[3]",
+            "'--x_y' is not a flag as vLLM reads it ('--', then letters, digits, '-'): write --x-y",
+        ),
+        (f"{at}[4]", "'-z' is not a flag as vLLM reads it ('--', then letters, digits, '-')"),
+        (f"{at}[6]", "--zq is declared again (first at flags[5])"),
+        (f"{fat}[0]", f"cpu_offload is a field of vLLM 0.33.0's EngramConfig: {hides}"),
+        (f"{fat}[1]", "no arg sets --engram-config.zzz: a stale declaration (remove it)"),
+        (f"{fat}[2]", "write the option as vLLM names it: --engram-config.table_memory"),
+        (
+            f"{fat}[3]",
+            "vLLM 0.33.0's serve parser checks no fields of --speculative-config: "
+            "nothing to declare",
+        ),
+        (f"{fat}[4]", "'nope' is not <option>.<field> (as in --engram-config.table_memory)"),
+        (f"{fat}[5]", "--zq is not an option of vLLM 0.33.0's serve parser: declare it in flags"),
+    ]
+
+
+def test_a_declaration_of_the_wrong_type_is_a_structure_problem(tmp_path: Path) -> None:
+    text = _tiny([], "[image_extensions]\nflags = [1]\nother = []\n")
+    wheres = [where for where, _ in _problems(tmp_path, text)]
+    assert wheres == ["image_extensions.flags[0]", "image_extensions.other"]
+
+
+@pytest.mark.skipif(vllm_venv_python() is None, reason="the vLLM venv is not built")
+def test_stock_vllm_refuses_exactly_what_the_findings_name() -> None:
+    """Each finding's arg is refused by the real parser; the seed args without them pass it."""
+    recipe = load_recipe(SEED_RECIPE)
+    args = list(normalized_args(recipe))
+    findings = stock_parser_findings(recipe)
+    flag, field = (f.at for f in findings)
+    alone = [[recipe.model, *args[flag : flag + 2]], [recipe.model, *args[field : field + 2]]]
+    rest = [a for i, a in enumerate(args) if i not in {flag, flag + 1, field, field + 1}]
+    refused_flag, refused_field, accepted = vllm_serve_parses([*alone, [recipe.model, *rest]])
+    assert "unrecognized arguments: --prefill-compute-share" in (refused_flag.error or "")
+    assert "EngramConfig" in (refused_field.error or "")
+    assert "table_memory" in (refused_field.error or "")
+    assert accepted.stage != "parse", str(accepted)
+
+
+def test_a_declaration_in_a_recipe_with_no_args_is_stale(tmp_path: Path) -> None:
+    text = TINY_RECIPE.read_text(encoding="utf-8") + DECLARED
+    assert _problems(tmp_path, text) == [
+        (
+            "image_extensions.flags[0]",
+            "no arg sets --prefill-compute-share: a stale declaration (remove it)",
+        ),
+        (
+            "image_extensions.config_fields[0]",
+            "no arg sets --engram-config.table_memory: a stale declaration (remove it)",
+        ),
+    ]
