@@ -401,6 +401,7 @@ def inputs_read_leniently(path: Path) -> PlanInputs:
 @mutant(
     replaces="planner.cli.dry_run",
     turns_red={
+        "dry_run_cli.usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing",
         "dry_run_cli.every_data_file_is_read_from_the_data_root",
         "dry_run_cli.help_states_the_defaults_the_commands_use",
         "dry_run_cli.help_states_the_exit_codes_and_its_examples_run",

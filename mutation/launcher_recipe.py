@@ -181,6 +181,7 @@ def launcher_owned_settings_let_through(args: object, env: object) -> tuple[Reci
     # the bad JSON args of the all-problems claims are then reported twice, and the quoting
     # claim's JSON value is refused
     turns_red={
+        "dry_run_cli.usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing",
         "launcher_recipe.a_recipe_planned_without_a_log_is_not_applied",
         "launcher_recipe.readback_compares_a_tag_with_the_name_created_from",
         "launcher_recipe.the_fit_weighs_the_manifest_at_the_recipes_utilization",
@@ -844,6 +845,9 @@ def config_fields_are_not_checked(readings: Sequence[ArgReading]) -> tuple[Unkno
 @mutant(
     replaces="planner.recipe_extensions._unknown_fields",
     turns_red={SEED_WARNS, DECLARED, UNKNOWN_SPELLINGS, KNOWN_SILENT},
+    # it reads the config JSON itself: combined with the mutant that keeps the args' shell
+    # quotes, that JSON no longer parses and the seed recipe cannot be planned at all
+    independent=False,
 )
 def every_config_key_is_unknown(reading: ArgReading, dest: str) -> list[Unknown]:
     """The fields stock vLLM has are not consulted: every key of a checked config flag is

@@ -15,6 +15,8 @@ W = "recipe_values"
 @mutant(
     replaces="planner.recipe.load_recipe",
     turns_red={
+        "launcher_recipe.a_declared_extension_is_recorded_instead_of_a_warning",
+        "launcher_recipe.the_seed_recipe_warns_of_each_flag_and_field_stock_vllm_refuses",
         "launcher_recipe.with_a_log_the_recipe_is_admitted_by_its_group_and_hosts",
         f"{W}.a_recipe_is_read_as_its_toml_says",
     },
