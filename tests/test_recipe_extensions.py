@@ -9,8 +9,9 @@ import pytest
 
 from fixtures.builders import SEED_RECIPE, TINY_RECIPE, inventory
 from planner.data import default_data_root, snapshot_manifest
-from planner.recipe import Recipe, RecipeInvalid, load_recipe, normalized_args, plan_recipe
+from planner.recipe import Recipe, RecipeInvalid, load_recipe, normalized_args
 from planner.recipe_extensions import stock_parser_findings
+from planner.recipe_launch import RecipeSources, recipe_dry_run
 from tests.realtools import vllm_serve_parses, vllm_venv_python
 
 SEED_IMAGE = "image jovian-r37-ds41:local (build profile jovian-r37-ds41)"
@@ -62,8 +63,17 @@ def test_a_declared_extension_is_recorded_and_the_argv_is_unchanged(tmp_path: Pa
     ]
     group = inventory().group("group_a")
     snapshot = snapshot_manifest(seed.model, default_data_root())
-    plans = [plan_recipe(r, group, "c", snapshot) for r in (seed, declared)]
-    assert plans[0] == plans[1]
+    plans = [
+        recipe_dry_run(
+            RecipeSources(
+                recipe=r, source="c", name="c", group=group, manifest=snapshot, state=None
+            )
+        )
+        for r in (seed, declared)
+    ]
+    # the same launch and hosts; only the report's finding lines differ
+    assert (plans[0].launch, plans[0].hosts) == (plans[1].launch, plans[1].hosts)
+    assert [w.split(":")[0] for w in plans[1].warnings] == ["extension", "extension"]
 
 
 @pytest.mark.parametrize(
