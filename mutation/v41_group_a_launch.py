@@ -210,7 +210,7 @@ def image_named_by_a_floating_tag(
     arm: str,
     container: ArmContainerIdentity,
     mounts: tuple[BindMount, ...],
-    image_digest: str,
+    image: str,
 ) -> tuple[str, ...]:
     """Each host creates its container from a floating image tag, not the produced image's
     config digest."""
@@ -515,11 +515,11 @@ def containers_left_unlabelled(
     arm: str,
     container: ArmContainerIdentity,
     mounts: tuple[BindMount, ...],
-    image_digest: str,
+    image: str,
 ) -> tuple[str, ...]:
     """Containers are created without their gunbc.arm/gunbc.rank labels, so the occupancy
     check cannot tell another arm's container from this one's."""
-    argv = create_argv(launch, arm, container, mounts, image_digest)
+    argv = create_argv(launch, arm, container, mounts, image)
     at = argv.index("--label")
     return argv[:at] + argv[at + 4 :]
 
