@@ -17,7 +17,7 @@ from planner.authority import AuthorityState
 from planner.checkpoint import CheckpointManifest
 from planner.fabric import FabricGroup, serving_head
 from planner.fit import Fit
-from planner.identity import BindMount
+from planner.identity import ArmContainerIdentity, ArmUnitIdentity, BindMount
 from planner.launch import LaunchPlan
 from planner.recipe import (
     HF_CACHE_ROOT,
@@ -58,6 +58,8 @@ from planner.recipe_launch import (
     RecipeWeight,
     recipe_dry_run,
     recipe_fit,
+    recipe_identities,
+    recipe_key,
     recipe_launch_plan,
     recipe_mounts,
     recipe_weight,
@@ -964,3 +966,23 @@ def any_config_field_may_be_declared(
     return _declaration_problems_but(
         declared, readings, read, lambda w, m: ".config_fields[" in w and "<option>" not in m
     )
+
+
+NAMED = f"{W}.a_recipe_runs_as_its_name_from_its_own_entrypoint"
+KEY = f"{W}.the_profile_key_digests_what_the_recipe_tells_the_engine"
+
+
+@mutant(replaces="planner.recipe_launch.recipe_identities", turns_red={NAMED})
+def every_recipe_started_by_vllm(
+    recipe: Recipe, name: str
+) -> tuple[ArmContainerIdentity, ArmUnitIdentity]:
+    """The recipe's entrypoint program is dropped: every container starts ``vllm``, so a
+    recipe whose image runs vLLM another way starts the wrong program."""
+    container, units = recipe_identities(recipe, name)
+    return container.model_copy(update={"entrypoint": "vllm"}), units
+
+
+@mutant(replaces="planner.recipe_launch.recipe_key", turns_red={KEY})
+def the_key_ignores_the_env(recipe: Recipe) -> str:
+    """The profile key leaves the env out: two recipes serving differently share a key."""
+    return recipe_key(recipe.model_copy(update={"env": {}}))

@@ -220,3 +220,13 @@ def no_profile_means_no_wall(call: ArmCall) -> tuple[Fit | None, tuple[Refusal, 
     ):
         return None, ()
     return fit_wall(call)
+
+
+@mutant(
+    replaces="planner.profile.utilization_text",
+    turns_red={f"{W}.the_utilization_is_written_as_the_decimal_it_is"},
+)
+def utilization_written_to_two_places(basis_points: int) -> str:
+    """The utilization is written rounded to two places: 0.885 becomes 0.89, a share the
+    engine was never told."""
+    return f"{basis_points / 10000:.2f}".rstrip("0").rstrip(".") or "0"

@@ -20,6 +20,7 @@ import json
 import re
 import tomllib
 from collections.abc import Sequence
+from decimal import Decimal
 from pathlib import Path, PurePosixPath
 from typing import Literal, NamedTuple
 
@@ -398,8 +399,10 @@ def _arg_problem(arg: str, reading: ArgReading, seen: list[ArgReading]) -> str |
     if dest in REFUSED_DESTS:
         return f"{arg} {REFUSED_DESTS[dest]}"
     if dest == "gpu_memory_utilization":
+        if reading.value is None:
+            return f"{arg} needs a value (the fit wall reads it)"
         try:
-            utilization_bp(reading.value or "")
+            utilization_bp(reading.value)
         except ValueError as exc:
             return f"{arg}: {exc} (the fit wall reads it)"
     if dest in APPEND_DESTS:
@@ -412,16 +415,16 @@ def _arg_problem(arg: str, reading: ArgReading, seen: list[ArgReading]) -> str |
     return f"{arg} sets {shown} again (first at args[{earlier.at}]); vLLM keeps only the last"
 
 
-_DECIMAL = re.compile(r"(?:0|1)?(?:\.[0-9]{1,4})?")
+_DECIMAL = re.compile(r"[01]?\.[0-9]{1,4}|[01]")
 
 
 def utilization_bp(text: str) -> int:
     """``--gpu-memory-utilization`` as basis points: a decimal above 0 and at most 1, with at
-    most four places (``0.88`` → 8800), so no float decides a fit; anything else raises."""
-    if not text or text == "." or _DECIMAL.fullmatch(text) is None:
+    most four places (``0.88`` → 8800), read exactly, so no float decides a fit; anything
+    else raises."""
+    if _DECIMAL.fullmatch(text) is None:
         raise ValueError(f"{text!r} is not a decimal of at most four places")
-    whole, _, frac = text.partition(".")
-    points = int(whole or "0") * 10000 + int((frac or "0").ljust(4, "0"))
+    points = int(Decimal(text) * 10000)
     if not 0 < points <= 10000:
         raise ValueError(f"{text} is not above 0 and at most 1")
     return points

@@ -56,6 +56,7 @@ from planner.data import snapshot_manifest
 from planner.engram import MkdirStep
 from planner.frontiers import PlanInputs
 from planner.recipe import load_recipe
+from planner.recipe_extensions import stock_parser_findings
 from planner.recipe_launch import RecipeSources, recipe_dry_run
 from planner.refusal import Refusal
 from planner.report import render_report, write_atomically
@@ -419,6 +420,16 @@ def _usage_cases(tmp: Path) -> list[tuple[str, list[str], str]]:
             "--recipe with --scenario",
             ["dry-run", "--recipe", str(SEED_RECIPE), "--scenario", "supplied"],
             "planner: error: arguments: --scenario: is for arms, not --recipe\n",
+        ),
+        (
+            "--recipe with --inputs",
+            ["dry-run", "--recipe", str(SEED_RECIPE), "--inputs", str(inputs)],
+            "planner: error: arguments: --inputs: is for arms, not --recipe\n",
+        ),
+        (
+            "an arm with --name",
+            [*dry, "--scenario", "supplied", "--name", "x"],
+            "planner: error: arguments: --name: is for --recipe, not an arm\n",
         ),
         (
             "an arm with --group",
@@ -855,25 +866,22 @@ def _recipe_run(recipe: Path, group: str, name: str) -> DryRun:
     return recipe_dry_run(sources)
 
 
-def _recipe_cases(tmp: Path) -> list[tuple[list[str | Path], DryRun, str, Path]]:
-    """(argv, the dry run, its recipe line, where the report must land) for the seed recipe
+def _recipe_cases(tmp: Path) -> list[tuple[list[str | Path], Path, DryRun, Path]]:
+    """(argv, the recipe file, its dry run, where the report must land) for the seed recipe
     by ``dry-run --recipe`` with --out, the tiny recipe over group_b under --name by its
     alias ``recipe``, and a `<dir>/recipe.toml` with no options."""
     named = tmp / "my-tiny" / "recipe.toml"
     named.parent.mkdir()
     shutil.copyfile(TINY_RECIPE, named)
-    tiny_name = load_recipe(TINY_RECIPE).name
     seed_out = tmp / "seed.txt"
-    seed = seed_recipe_plan()
     return [
-        (["dry-run", "--recipe", SEED_RECIPE, "--out", seed_out], seed, seed.recipe or "",
-         seed_out),
-        (["recipe", TINY_RECIPE, "--group", "group_b", "--name", "tiny-b"],
-         _recipe_run(TINY_RECIPE, "group_b", "tiny-b"), f"{TINY_RECIPE} ({tiny_name})",
-         tmp / "target" / "tiny-b-plan.txt"),
+        (["dry-run", "--recipe", SEED_RECIPE, "--out", seed_out], SEED_RECIPE,
+         seed_recipe_plan(), seed_out),
+        (["recipe", TINY_RECIPE, "--group", "group_b", "--name", "tiny-b"], TINY_RECIPE,
+         _recipe_run(TINY_RECIPE, "group_b", "tiny-b"), tmp / "target" / "tiny-b-plan.txt"),
         # a recipe kept as <name>/recipe.toml is named after its directory
-        (["recipe", named], _recipe_run(named, "group_a", "my-tiny"),
-         f"{named} ({tiny_name})", tmp / "target" / "my-tiny-plan.txt"),
+        (["recipe", named], named, _recipe_run(named, "group_a", "my-tiny"),
+         tmp / "target" / "my-tiny-plan.txt"),
     ]  # fmt: skip
 
 
@@ -881,27 +889,31 @@ def _recipe_cases(tmp: Path) -> list[tuple[list[str | Path], DryRun, str, Path]]
 def recipe_prints_its_nodes_and_writes_each_nodes_plan() -> Verdict:
     """`planner dry-run --recipe FILE` (and its alias `planner recipe FILE`) exits 0 when the
     recipe plans with no refusal and no authority log, prints `NAME: report written to OUT
-    (N hosts rendered)`, each warning about a flag the stock vLLM parser does not know (the
-    seed has two), and `NAME: PLANNED`, and writes the arms' report: per host, in rank
-    order, the composed-model steps, the create argv, the unit, every apply stage; then the
-    verdict with the warnings, the fit, `admission: not checked` and `result: PLANNED`
-    (default report:
-    target/<name>-plan.txt)."""
+    (N hosts rendered)`, each warning about what its image adds to stock vLLM (the seed has
+    two), and `NAME: PLANNED`, and writes the arms' report headed by the recipe's file and
+    name: per host, in rank order, the composed-model steps, the create argv, the unit,
+    every apply stage; then the verdict with the same warnings, the fit, `admission: not
+    checked` and `result: PLANNED` (default report: target/<name>-plan.txt)."""
     problems = []
     with tempfile.TemporaryDirectory() as tmp, _cwd(Path(tmp)):
-        for argv, run, recipe, out in _recipe_cases(Path(tmp)):
+        for argv, path, run, out in _recipe_cases(Path(tmp)):
+            recipe = load_recipe(path)
+            warnings = [f.line() for f in stock_parser_findings(recipe)]
             ran = _run_main(*argv)
             shown = out if "--out" in argv else out.relative_to(tmp)
             want = [
                 f"{run.arm}: report written to {shown} ({len(run.hosts)} hosts rendered)",
-                *run.warnings,  # what the image adds to stock vLLM, as the report has them
+                *warnings,
                 f"{run.arm}: PLANNED",
             ]
             if (ran.code, ran.out, ran.err) != (0, want, ""):
                 problems.append(f"{argv[1]}: exit {ran.code}, stdout {ran.out}, stderr {ran.err!r}")
                 continue
             text = out.read_text(encoding="utf-8") if out.is_file() else ""
-            problems += [f"{out.name}: {p}" for p in _check_report(text, run, None, recipe)]
+            if [w for w in warnings if f"\n{w}\n" not in text]:
+                problems.append(f"{out.name}: the report lacks a warning")
+            head = f"{path} ({recipe.name})"
+            problems += [f"{out.name}: {p}" for p in _check_report(text, run, None, head)]
     return expect(not problems, "3 recipes planned and reported", "; ".join(problems[:4]))
 
 
@@ -1041,11 +1053,14 @@ COMMANDS: dict[str, tuple[str, ...]] = {
         "--authority",
         "--inputs",
         "--now",
+        "--recipe",
+        "--group",
+        "--name",
         "--out",
         "--data",
     ),
     "scenarios": (),
-    "recipe": ("file", "--group", "--name", "--out", "--data"),
+    "recipe": ("file", "--authority", "--now", "--group", "--name", "--out", "--data"),
 }
 
 

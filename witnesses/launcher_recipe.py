@@ -11,6 +11,7 @@ spelling vLLM's parser accepts (underscores, prefixes, short aliases).
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import re
@@ -20,6 +21,7 @@ import tempfile
 import tomllib
 from collections.abc import Iterator
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -965,8 +967,12 @@ def a_recipe_is_read_strictly_and_every_place_named() -> Verdict:
         seen[case] = [place for place, _ in _problems(text)]
         want[case] = [where]
     huge = _input_error(_replacing("required_nodes", "9" * 5000))
-    seen["required_nodes of 5,000 digits"] = (huge[0] == huge[1], huge[2])
-    want["required_nodes of 5,000 digits"] = (True, f"line {lines}, column 18")
+    seen["required_nodes of 5,000 digits"] = (
+        huge[0] == huge[1],
+        huge[2],
+        huge[3].startswith("unreadable integer: "),
+    )
+    want["required_nodes of 5,000 digits"] = (True, f"line {lines}, column 18", True)
     deep = _input_error(_MINIMAL + "x = " + "[" * 3000 + "]" * 3000 + "\n")
     seen["arrays 3,000 deep"] = (deep[0] == deep[1], deep[2], deep[3])
     want["arrays 3,000 deep"] = (True, "<file>", "arrays or tables nested too deeply")
@@ -1118,11 +1124,15 @@ def the_fit_weighs_the_manifest_at_the_recipes_utilization() -> Verdict:
             ManifestFile(path="t.safetensors", bytes=7 * _GIB, role="engram_table"),
         ),
     )
+    heavy = tiny.model_copy(
+        update={"files": (ManifestFile(path="w.safetensors", bytes=400 * _GIB, role="weights"),)}
+    )
     engram = _load(_MINIMAL + 'args = ["--engram-config.cpu_offload", "false"]\n')
     cases = {
         "seed": (seed_recipe_plan(), _expected_fit(v41_manifest(), group, 8800, True)),
         "tiny": (_plan(_load(_MINIMAL), group, tiny), _expected_fit(tiny, group, 9000, False)),
         "tiny + engram": (_plan(engram, group, tiny), _expected_fit(tiny, group, 9000, True)),
+        "too heavy": (_plan(engram, group, heavy), _expected_fit(heavy, group, 9000, True)),
     }
     found = {
         name: (run.fit.weights_gib, run.fit.allowance_gib, run.fit.pool_gib, run.fit.fits)
@@ -1131,24 +1141,35 @@ def the_fit_weighs_the_manifest_at_the_recipes_utilization() -> Verdict:
         for name, (run, _) in cases.items()
     }
     wanted = {name: want for name, (_, want) in cases.items()}
-    return expect_equal(wanted, found, "(weights, allowance, pool, fits) per recipe")
+    # a fit that fails refuses the plan, naming the utilization it was charged at
+    heavy_run = cases["too heavy"][0]
+    refused = [(r.code, "at utilization 0.9:" in r.message) for r in heavy_run.refusals]
+    return expect_equal(
+        (wanted, [("fit.exceeds_pool", True)], "REFUSED"),
+        (found, refused, heavy_run.verdict),
+        "((weights, allowance, pool, fits) per recipe, the heavy one's refusals, verdict)",
+    )
 
 
 @claim(ClaimKind.REFUSAL)
 def a_model_without_a_manifest_is_refused_weight_unknown() -> Verdict:
     """A recipe whose model has no checkpoint manifest is refused by name, weight unknown,
     never fitted on a guess: no fit line, one refusal at ``model`` naming the file and the
-    model, REFUSED (its hosts still render: nothing else is missing)."""
+    model and saying why, with a hint naming where the manifest goes; REFUSED (its hosts
+    still render: nothing else is missing)."""
     run = _plan(_load(_MINIMAL), manifest=None)
-    found = (
-        run.fit,
-        [(r.code, r.where, r.message.split(": ")[:2]) for r in run.refusals],
-        len(run.hosts),
-        run.verdict,
-    )
+    found = (run.fit, [list(r.lines()) for r in run.refusals], len(run.hosts), run.verdict)
     wanted = (
         None,
-        [("fit.weight_unknown", "model", ["recipe.toml serves org/tiny", "weight unknown"])],
+        [
+            [
+                "refused: fit.weight_unknown at model: recipe.toml serves org/tiny: weight "
+                "unknown: the data holds no checkpoint manifest of it, so the fit wall cannot "
+                "be checked (a weight is never guessed)",
+                "  hint: add the model's manifest as checkpoints/<name>.manifest.json under the "
+                "data root",
+            ]
+        ],
         4,
         "REFUSED",
     )
@@ -1158,8 +1179,8 @@ def a_model_without_a_manifest_is_refused_weight_unknown() -> Verdict:
 @claim(ClaimKind.REFUSAL)
 def a_utilization_the_fit_cannot_read_is_refused_where_it_stands() -> Verdict:
     """``--gpu-memory-utilization`` decides the fit, so it must be a decimal above 0 and at
-    most 1 with at most four places: 1.5, 0, abc and 0.88888 are refused at args[i]; 0.88,
-    =.9 and 1 are read."""
+    most 1 with at most four places: 1.5, 0, 1.0001, abc and 0.88888 are refused at args[i],
+    and the flag with no value; 0.88, =.9, 0.0001 and 1 are read."""
     flag = "--gpu-memory-utilization"
     cases = {
         "1.5": [("args[0]", f"{flag}: 1.5 is not above 0 and at most 1 (the fit wall reads it)")],
@@ -1172,17 +1193,29 @@ def a_utilization_the_fit_cannot_read_is_refused_where_it_stands() -> Verdict:
             ("args[0]", f"{flag}: '0.88888' is not a decimal of at most four places (the fit "
              "wall reads it)")
         ],
+        "1.0001": [
+            ("args[0]", f"{flag}: 1.0001 is not above 0 and at most 1 (the fit wall reads it)")
+        ],
         "0.88": [],
+        "0.0001": [],
         "1": [],
     }  # fmt: skip
     found = {v: _problems(_MINIMAL + _toml_args([flag, v])) for v in cases}
     found["=.9"] = _problems(_MINIMAL + _toml_args([f"{flag}=.9"]))
-    return expect_equal({**cases, "=.9": []}, found, "problems per utilization")
+    found["no value"] = _problems(_MINIMAL + _toml_args([flag]))
+    alone = [("args[0]", f"{flag} needs a value (the fit wall reads it)")]
+    return expect_equal({**cases, "=.9": [], "no value": alone}, found, "problems per utilization")
 
 
-def _log(path: Path, successor: str, srv8: str) -> Path:
-    """A log suspending group_a for ``successor`` under a live lease, srv5-7 held by
-    group-a-serving and srv8 by ``srv8``."""
+def _log(
+    path: Path,
+    successor: str,
+    srv8: str,
+    lease: str = "2026-11-29T18:00:00Z",
+    admitted: tuple[str, str] | None = None,
+) -> Path:
+    """A log suspending group_a for ``successor`` until ``lease``, srv5-7 held by
+    group-a-serving and srv8 by ``srv8``; ``admitted`` (runtime key, digest) admits an image."""
     held = [("srv5", "group-a-serving"), ("srv6", "group-a-serving")]
     held += [("srv7", "group-a-serving"), ("srv8", srv8)]
     lines = [
@@ -1190,52 +1223,98 @@ def _log(path: Path, successor: str, srv8: str) -> Path:
         f'"subject":"{s}"}}'
         for i, (h, s) in enumerate(held, 1)
     ]
+    if admitted is not None:
+        lines.append(
+            '{"seq":5,"at":"2026-11-28T10:00:00Z","event":"image_admitted",'
+            f'"runtime_key":"{admitted[0]}","config_digest":"{admitted[1]}"}}'
+        )
     lines.append(
-        '{"seq":5,"at":"2026-11-29T10:00:00Z","event":"group_suspended","group":"group_a",'
-        f'"successor":"{successor}","lease_expires_at":"2026-11-29T18:00:00Z"}}'
+        f'{{"seq":6,"at":"2026-11-29T10:00:00Z","event":"group_suspended","group":"group_a",'
+        f'"successor":"{successor}","lease_expires_at":"{lease}"}}'
     )
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+_DIGEST = "sha256:" + "5e" * 32
 
 
 @claim(ClaimKind.REFUSAL)
 def with_a_log_the_recipe_is_admitted_by_its_group_and_hosts() -> Verdict:
     """Given an authority log, a recipe's dry run is admitted when group_a is suspended for
     exactly its candidate (``<name>:<model>@<revision>:<build profile>``) and every host is
-    held by the group's subject, and says the image conjunct was not checked (the image is a
-    tag); a suspension for another candidate or a host held by another subject refuses it,
-    located, exit 1."""
+    held by the group's subject; the report says when the log was read, that every checked
+    conjunct holds and that the image conjunct was not checked (the image is a tag). A
+    suspension for another candidate or a host held by another subject refuses it, located,
+    exit 1. A recipe whose image is a digest gets all four conjuncts: admitted when the log
+    admitted that digest for its build profile, refused (``admission.image_not_admitted``)
+    when not. With no --now the log is read at the wall clock."""
     raw: dict[str, Any] = tomllib.loads(SEED_RECIPE.read_text(encoding="utf-8"))
     manifest = v41_manifest()
-    mine = f"{SEED_RECIPE.stem}:{manifest.model}@{manifest.revision}:{raw['build_profile']}"
-    other = (
-        "v41_group_a:deepseek-ai/DeepSeek-V4.1-Flash@dba1be0a:gunbc-deepseek-v41-engram-produced"
-    )
+    profile = raw["build_profile"]
+    mine = f"{SEED_RECIPE.stem}:{manifest.model}@{manifest.revision}:{profile}"
+    other = f"v41_group_a:{manifest.model}@{manifest.revision}:gunbc-deepseek-v41-engram-produced"
     unchecked = (
-        f"admission: not checked: image admitted for runtime key {raw['build_profile']!r}: "
+        f"admission: not checked: image admitted for runtime key {profile!r}: "
         f"the recipe names its image by tag ({raw['docker_image']}), not by digest"
     )
     found: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for case, successor, srv8 in (
-            ("admitted", mine, "group-a-serving"),
-            ("another candidate", other, "group-a-serving"),
-            ("srv8 held elsewhere", mine, "group-b-serving"),
-        ):
-            log = _log(Path(tmp) / "log.jsonl", successor, srv8)
+        # the seed recipe with its image given by digest, kept under the seed's own name
+        by_digest = Path(tmp) / "digest" / f"{SEED_RECIPE.stem}.toml"
+        by_digest.parent.mkdir()
+        by_digest.write_text(
+            SEED_RECIPE.read_text(encoding="utf-8").replace(
+                f'docker_image = "{raw["docker_image"]}"', f'docker_image = "{_DIGEST}"'
+            ),
+            encoding="utf-8",
+        )
+        cases: dict[str, tuple[Path, str, str, tuple[str, str] | None]] = {
+            "admitted": (SEED_RECIPE, mine, "group-a-serving", None),
+            "another candidate": (SEED_RECIPE, other, "group-a-serving", None),
+            "srv8 held elsewhere": (SEED_RECIPE, mine, "group-b-serving", None),
+            "digest admitted": (by_digest, mine, "group-a-serving", (profile, _DIGEST)),
+            "digest not admitted": (by_digest, mine, "group-a-serving", None),
+        }
+        for case, (recipe, successor, srv8, admitted) in cases.items():
+            log = _log(Path(tmp) / "log.jsonl", successor, srv8, admitted=admitted)
             out = Path(tmp) / "report.txt"
-            argv = ["dry-run", "--recipe", str(SEED_RECIPE), "--authority", str(log)]
+            argv = ["dry-run", "--recipe", str(recipe), "--authority", str(log)]
             with redirect_stdout(io.StringIO()) as said, redirect_stderr(io.StringIO()):
                 code = main([*argv, "--now", "2026-11-29T12:00:00Z", "--out", str(out)])
             report = out.read_text(encoding="utf-8").splitlines() if out.is_file() else []
             codes = [ln.split()[1] for ln in said.getvalue().splitlines() if "refused:" in ln]
-            found[case] = (code, codes, unchecked in report, report[-1:])
+            admission = [ln for ln in report if ln.startswith(("admission:", "authority"))]
+            found[case] = (code, codes, admission, report[-1:])
+        log = _log(Path(tmp) / "log.jsonl", mine, "group-a-serving", "2099-01-01T00:00:00Z")
+        before = datetime.now(UTC)
+        with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+            code = main(["dry-run", "--recipe", str(SEED_RECIPE), "--authority", str(log),
+                         "--out", str(Path(tmp) / "now.txt")])  # fmt: skip
+        after = datetime.now(UTC)
+        read = re.findall(r"^authority read at: (.*)$", (Path(tmp) / "now.txt").read_text(), re.M)
+        at = datetime.fromisoformat(read[0]) if read else None
+        found["no --now"] = (code, at is not None and before <= at <= after)
+    read_at = "authority read at: 2026-11-29T12:00:00+00:00"
+    held = "admission: admitted (every checked conjunct holds)"
     wanted = {
-        "admitted": (0, [], True, ["result: ADMITTED"]),
-        "another candidate": (1, ["admission.other_successor"], True, ["result: REFUSED (1)"]),
-        "srv8 held elsewhere": (1, ["admission.host_not_held"], True, ["result: REFUSED (1)"]),
-    }
-    return expect_equal(wanted, found, "(exit, refusal codes, image unchecked, result) per log")
+        "admitted": (0, [], [read_at, held, unchecked], ["result: ADMITTED"]),
+        "another candidate": (
+            1, ["admission.other_successor"], [read_at, unchecked], ["result: REFUSED (1)"]
+        ),
+        "srv8 held elsewhere": (
+            1, ["admission.host_not_held"], [read_at, unchecked], ["result: REFUSED (1)"]
+        ),
+        "digest admitted": (
+            0, [], [read_at, "admission: admitted (all four conjuncts hold)"],
+            ["result: ADMITTED"],
+        ),
+        "digest not admitted": (
+            1, ["admission.image_not_admitted"], [read_at], ["result: REFUSED (1)"]
+        ),
+        "no --now": (0, True),
+    }  # fmt: skip
+    return expect_equal(wanted, found, "(exit, refusal codes, admission lines, result) per log")
 
 
 @claim(ClaimKind.REFUSAL)
@@ -1353,12 +1432,34 @@ def readback_compares_a_tag_with_the_name_created_from() -> Verdict:
 def env_and_entrypoint_that_would_break_the_argv_are_refused() -> Verdict:
     """Env entries reach ``docker create --env KEY=value`` and readback's line match, and the
     entrypoint is docker's ``--entrypoint`` value: a key that is not a variable name, a value
-    with a line break, and an entrypoint starting with '-' are each refused where they stand."""
+    with a line break, and an entrypoint starting with '-' are each refused where they stand
+    (any other value, ``aXb`` here, passes); an empty entrypoint or composed-model source list,
+    or a source that is not a table, is a type problem only."""
     text = _replacing("entrypoint", '["--privileged", "serve"]') + (
-        '[env]\n"A-B" = "1"\nGOOD = "x"\nBROKEN = "a\\nb"\n'
+        '[env]\n"A-B" = "1"\nGOOD = "aXb"\nBROKEN = "a\\nb"\n'
     )
-    wheres = [where for where, _ in _problems(text)]
-    return expect_equal(["entrypoint[0]", "env.A-B", "env.BROKEN"], wheres, "problem locations")
+    found = [(where, message.split(": ")[0]) for where, message in _problems(text)]
+    wanted = [
+        ("entrypoint[0]", "'--privileged' is not a safe name"),
+        ("env.A-B", "'A-B' is not an environment variable name (letters, digits, _)"),
+        ("env.BROKEN", "'a\\nb' holds a NUL byte or a line break"),
+    ]
+    composed = '[composed_model]\nmount = "/model"\n'
+    empty = [
+        [where for where, _ in _problems(text)]
+        for text in (
+            _replacing("entrypoint", "[]"),
+            _MINIMAL + composed + "sources = []\n",
+            _MINIMAL + composed + 'sources = ["x"]\n',
+        )
+    ]
+    wanted_empty = [
+        ["entrypoint"],
+        ["composed_model.sources"],
+        # pydantic then finds no valid item left either
+        ["composed_model.sources[0]", "composed_model.sources"],
+    ]
+    return expect_equal((wanted, wanted_empty), (found, empty), "(problems, empty lists)")
 
 
 # --- what the image adds to stock vLLM (planner.recipe_extensions) ---
@@ -1499,3 +1600,79 @@ def flags_and_fields_vllm_knows_yield_nothing() -> Verdict:
     args += ["--reasoning-config"]  # the last arg: a config flag with no value
     found = _finding_lines(_load(_MINIMAL + _toml_args(args)))
     return expect_equal([], found, "findings")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_recipe_runs_as_its_name_from_its_own_entrypoint() -> Verdict:
+    """A recipe's arm, container and units are named after it: each host's unit is
+    ``<name>-head.service`` on rank 0 and ``<name>-rank.service`` elsewhere, described as the
+    launcher recipe of that name, and starts the container ``<name>``; the create argv gives
+    the recipe's entrypoint program to ``--entrypoint`` and the rest of it before the model,
+    and every node meets at the launcher's rendezvous port."""
+    recipe = _load(
+        _replacing("entrypoint", '["python3", "-m", "vllm.entrypoints.cli.main", "serve"]')
+    )
+    run = _plan(recipe, name="tiny-x")
+    found = []
+    for host in run.hosts:
+        real = host.realization
+        argv = real.create_argv
+        at = argv.index("--entrypoint")
+        found.append(
+            (
+                real.container_name,
+                real.unit_name,
+                "Description=launcher recipe tiny-x: " in real.unit_text,
+                "ExecStart=/usr/bin/docker start --attach tiny-x" in real.unit_text,
+                argv[at + 1 : at + 6],
+                _value_after(argv, "--master-port"),
+            )
+        )
+    wanted = [
+        (
+            "tiny-x",
+            "tiny-x-head.service" if rank == 0 else "tiny-x-rank.service",
+            True,
+            True,
+            ("python3", "tiny:local", "-m", "vllm.entrypoints.cli.main", "serve"),
+            _RENDEZVOUS_PORT,
+        )
+        for rank in range(4)
+    ]
+    return expect_equal(wanted, found, "(container, unit, description, start, entrypoint, port)")
+
+
+_KEYED = (
+    "docker_image",
+    "model",
+    "entrypoint",
+    "args",
+    "env",
+    "tensor_parallel_size",
+    "pipeline_parallel_size",
+    "composed_model",
+)
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_profile_key_digests_what_the_recipe_tells_the_engine() -> Verdict:
+    """A recipe's profile key is ``sha256:`` then the SHA-256 of the canonical JSON (keys
+    sorted, no spaces) of what it tells the engine: image, model, entrypoint, args (as
+    written), env, TP, PP and composed model, absent fields at their defaults. So the key
+    changes with any of them and not with the recipe's name or its declared extensions."""
+    seed = load_recipe(SEED_RECIPE)
+    raw: dict[str, Any] = tomllib.loads(SEED_RECIPE.read_text(encoding="utf-8"))
+    body = {key: raw.get(key) for key in _KEYED}
+    body["pipeline_parallel_size"] = raw.get("pipeline_parallel_size", 1)
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"))
+    want = "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+
+    def key(recipe: Recipe) -> str:
+        run = _plan(recipe, manifest=v41_manifest())
+        return run.launch.profile_key if run.launch is not None else "not rendered"
+
+    text = SEED_RECIPE.read_text(encoding="utf-8")
+    renamed = _load(text.replace(f'name = "{raw["name"]}"', 'name = "another name"'))
+    other_env = _load(text.replace('OMP_NUM_THREADS = "8"', 'OMP_NUM_THREADS = "4"'))
+    found = (key(seed), key(renamed) == key(seed), key(other_env) != key(seed))
+    return expect_equal((want, True, True), found, "(key, same renamed, differs by env)")

@@ -315,18 +315,26 @@ def an_interrupt_exits_130_and_a_closed_pipe_exits_0() -> Verdict:
 @claim(ClaimKind.REFUSAL)
 def a_bad_container_name_is_an_input_error_at_name() -> Verdict:
     """``planner recipe FILE --name NAME`` with a NAME unsafe to render (here with a space)
-    prints one line naming ``--name``, the value and why it is refused; nothing is
-    written."""
+    prints one line naming ``--name``, the value and why it is refused; a recipe file whose
+    own name is unsafe, with no --name, is named ``recipe``; nothing is written."""
     name = "two words"
     with tempfile.TemporaryDirectory() as tmp:
         ran = _run("recipe", TINY_RECIPE, "--name", name, "--out", Path(tmp) / "p.txt")
+        unnamed = Path(tmp) / f"{name}.toml"
+        unnamed.write_bytes(TINY_RECIPE.read_bytes())
+        stem = _run("recipe", unnamed, "--out", Path(tmp) / "p.txt")
         left = _tree(Path(tmp))
     why = f"{name!r} is not a safe name: start with a letter or digit"
-    got = (ran.out, ran.err.partition(" and use")[0], left)
+    got = (ran.out, ran.err.partition(" and use")[0], stem.err.partition(" and use")[0], left)
     return expect_equal(
-        ("", f"planner: error: --name: {name}: {why}", []),
+        (
+            "",
+            f"planner: error: --name: {name}: {why}",
+            f"planner: error: recipe: {name}: {why}",
+            [unnamed.name],
+        ),
         got,
-        "(stdout, stderr up to ' and use', left)",
+        "(stdout, stderr up to ' and use' with --name and without, left)",
     )
 
 

@@ -35,7 +35,7 @@ from planner.fit import (
     serving_arm_admits_under,
 )
 from planner.measure import GIB
-from planner.profile import deepseek_v41_measurement_profile
+from planner.profile import deepseek_v41_measurement_profile, utilization_text
 from planner.refusal import Refusal
 
 _EXAMPLES = settings(max_examples=150)
@@ -319,3 +319,16 @@ def an_arm_called_without_a_profile_is_fitted_on_its_own_group() -> Verdict:
         ),
     )
     return expect_equal(expected, seen, "(fit, refusals) on four hosts, then on three")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_utilization_is_written_as_the_decimal_it_is() -> Verdict:
+    """A utilization in basis points is written as the exact decimal vLLM reads, with no
+    trailing zeros and at least one decimal place: 1 → 0.0001, 5 → 0.0005, 8000 → 0.8,
+    8850 → 0.885, 9999 → 0.9999, 10000 → 1.0 (the --gpu-memory-utilization an arm renders
+    and the utilization a fit refusal names)."""
+    points = (1, 5, 8000, 8850, 9999, 10000)
+    found = [utilization_text(bp) for bp in points]
+    profiles = [deepseek_v41_measurement_profile(bp, 8192, False).utilization_text for bp in points]
+    want = ["0.0001", "0.0005", "0.8", "0.885", "0.9999", "1.0"]
+    return expect_equal((want, want), (found, profiles), "(written, a profile's) per bp")
