@@ -535,6 +535,7 @@ def a_signal_mid_write_is_ignored(path: Path, text: str) -> None:
 @mutant(
     replaces="planner.refusal.Refusal.lines",
     turns_red={
+        "launcher_recipe.a_model_without_a_manifest_is_refused_weight_unknown",
         HINTS,
         f"{W}.refused_dry_runs_exit_1_printing_every_refusal_in_order",
         f"{W}.now_overrides_the_scenario_time",

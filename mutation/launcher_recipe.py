@@ -138,7 +138,11 @@ def recipe_args_passed_with_their_shell_quotes(recipe: Recipe) -> tuple[str, ...
 
 @mutant(
     replaces="planner.recipe_launch.recipe_launch_plan",
-    turns_red={f"{W}.each_node_gets_the_recipe_env_and_its_own_fabric_env", WHOLE_ARGV},
+    turns_red={
+        "launcher_recipe.the_profile_key_digests_what_the_recipe_tells_the_engine",
+        f"{W}.each_node_gets_the_recipe_env_and_its_own_fabric_env",
+        WHOLE_ARGV,
+    },
 )
 def recipe_env_dropped(recipe: Recipe, group: FabricGroup) -> LaunchPlan:
     """The recipe's [env] table never reaches the containers."""
@@ -183,6 +187,7 @@ def launcher_owned_settings_let_through(args: object, env: object) -> tuple[Reci
     # the bad JSON args of the all-problems claims are then reported twice, and the quoting
     # claim's JSON value is refused
     turns_red={
+        "launcher_recipe.the_profile_key_digests_what_the_recipe_tells_the_engine",
         "dry_run_cli.usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing",
         "launcher_recipe.a_recipe_planned_without_a_log_is_not_applied",
         "launcher_recipe.readback_compares_a_tag_with_the_name_created_from",
@@ -378,7 +383,13 @@ def gloo_interface_left_to_the_recipe(args: object, env: object) -> tuple[Recipe
 @mutant(
     replaces="planner.recipe.structure_problems",
     # each locates a list item's type problem too
-    turns_red={IN_ORDER, FIELDS, SEALED, BAD_DECLARATION},
+    turns_red={
+        "launcher_recipe.env_and_entrypoint_that_would_break_the_argv_are_refused",
+        IN_ORDER,
+        FIELDS,
+        SEALED,
+        BAD_DECLARATION,
+    },
 )
 def list_items_located_with_dots(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
     """Structure problems locate list items as args.1 while arg problems say args[1]."""
@@ -734,6 +745,7 @@ def every_manifest_file_weighed(recipe: Recipe, manifest: CheckpointManifest) ->
 @mutant(
     replaces="planner.recipe_launch.recipe_fit",
     turns_red={
+        "launcher_recipe.the_fit_weighs_the_manifest_at_the_recipes_utilization",
         "dry_run_cli.every_data_file_is_read_from_the_data_root",
         "launcher_recipe.a_composed_model_is_not_planned_without_its_own_snapshot",
         UNKNOWN,

@@ -127,6 +127,7 @@ def per_rank_bets_compared_with_the_whole_allowance(
 @mutant(
     replaces="planner.fit.serving_arm_admits_under",
     turns_red={
+        "launcher_recipe.the_fit_weighs_the_manifest_at_the_recipes_utilization",
         LOW,
         BOUNDARY,
         "v41_group_a_launch.low_utilization_refuses_naming_the_declared_allowance",
