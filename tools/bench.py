@@ -214,6 +214,18 @@ def _timed_in(tree: Path, argv: Sequence[str]) -> tuple[float, str]:
     return seconds, done.stdout + done.stderr
 
 
+def _twice(tree: Path, argv: Sequence[str]) -> tuple[float, str]:
+    """One retry when a claim flakes (the ssh claims count this machine's ssh processes, and
+    other sessions share it); the timed run is the one that finished. ``mutants/`` is
+    regenerated from scratch by both tools, so the retry starts clean."""
+    try:
+        return _timed_in(tree, argv)
+    except RuntimeError as error:
+        print(f"bench: retrying once: {str(error)[:300]}", file=sys.stderr, flush=True)
+        shutil.rmtree(tree / "mutants", ignore_errors=True)
+        return _timed_in(tree, argv)
+
+
 def _mutmut_ran(tree: Path, files: Sequence[str]) -> int:
     """The mutants of ``files`` mutmut actually ran (its ``.meta`` exit code per mutant)."""
     ran = 0
@@ -246,7 +258,7 @@ def bench_survey_vs_mutmut(files: Sequence[str], jobs: int) -> list[Figure]:
     with tempfile.TemporaryDirectory(prefix="bench-mutmut-") as theirs_dir:
         theirs = Path(theirs_dir)
         _tree_copy(theirs)
-        theirs_wall, theirs_out = _timed_in(
+        theirs_wall, theirs_out = _twice(
             theirs, [str(mutmut), "run", "--max-children", str(jobs), *globs]
         )
         theirs_ran = _mutmut_ran(theirs, files)
@@ -260,7 +272,7 @@ def bench_survey_vs_mutmut(files: Sequence[str], jobs: int) -> list[Figure]:
         report = ours / "target" / "survey.json"
         argv = [sys.executable, "-m", "claims.cli", "mutate", "--generated", "--jobs", str(jobs)]
         argv += [a for name in files for a in ("--file", name)] + ["--report", str(report)]
-        ours_wall, ours_out = _timed_in(ours, argv)
+        ours_wall, ours_out = _twice(ours, argv)
         ours_ran = _ours_ran(report, files)
         phase = OURS_PHASE.search(ours_out)
         if phase is None:
@@ -471,9 +483,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         steps.append(("survey vs mutmut", lambda: bench_survey_vs_mutmut(files, jobs)))
     if not args.skip_mutate:
         steps.append(("claims mutate --all", lambda: [bench_mutate_all()]))
+    failed: dict[str, str] = {}
     for label, step in steps:
         print(f"bench: {label} ...", file=sys.stderr, flush=True)
-        figures += step()
+        try:
+            figures += step()
+        except Exception as error:  # one step failing leaves the others' figures standing
+            failed[label] = f"{type(error).__name__}: {error}"
+            print(f"bench: {label} FAILED: {failed[label]}", file=sys.stderr, flush=True)
     rows = [
         [
             f.name,
@@ -491,6 +508,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "quick": args.quick,
         "cpus": os.cpu_count(),
         "peak_rss_kib_of_this_process": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        "failed": failed,
         "figures": [
             {**asdict(f), "ratio": round(f.ratio, 4), "goal_text": f.goal_text, "holds": f.holds}
             for f in figures
