@@ -1,10 +1,8 @@
 """The ``claims`` command: load plugins, build the parser they extend, run one handler.
 
-Exit codes: 0 every selected claim passed and nothing is unresolved; 1 a claim failed or
-errored, or a witness is unresolved; 2 a usage error, an input file that cannot be read, a
-floor violation or a plugin that would not load; 70 an internal error (a bug in the framework,
-not in the input: one line naming where it was raised; ``--debug`` adds the traceback); 130
-interrupted. Plugin subcommands return their own codes as well.
+Its exit codes are :class:`claims.Exit`; ``claims --help`` lists them from the enum's own
+docstrings (:func:`claims.exits.help_lines`). An internal error (exit 70) is one line naming
+where it was raised; ``--debug`` adds the traceback.
 """
 
 from __future__ import annotations
@@ -18,13 +16,13 @@ from pathlib import Path
 
 from claims.commands import add_builtin_commands
 from claims.errors import ClaimsError
-from claims.exits import Exit
+from claims.exits import Exit, help_lines
 from claims.session import Session
 
 DISTRIBUTION = "gunbc-claims"
 DESCRIPTION = "Run claim batches (witnesses) against the planner and report their verdicts."
 
-EPILOG = """\
+EPILOG_EXAMPLES = """\
 examples:
   claims list
   claims run v41_group_a_launch
@@ -36,11 +34,19 @@ examples:
 Plugins come built in, from the `claims` entry-point group, and from -p MODULE;
 -p no:NAME leaves one out (a built-in such as junit, or an entry point such as mutation).
 `claims COMMAND --help` explains each command.
-
-exit codes: 0 passed; 1 a claim failed or errored, or a witness is unresolved; 2 usage or
-input error; 70 internal error (a bug, not your input: one line saying where; --debug
-shows the traceback); 130 interrupted; `claims mutate` adds 3-8 (see its --help).
 """
+
+
+def epilog() -> str:
+    """The examples, then the exit codes as :class:`claims.Exit` states them (generated, so
+    the help cannot drift from the codes the commands return)."""
+    return (
+        EPILOG_EXAMPLES
+        + "\nexit codes (claims.Exit; `claims mutate --help` says which of 3-8 wins when "
+        "several apply;\n--debug adds the traceback to an internal error's one line):\n"
+        + "\n".join(help_lines())
+        + "\n"
+    )
 
 
 def _add_plugin_option(parser: argparse.ArgumentParser) -> None:
@@ -97,7 +103,7 @@ def build_parser(session: Session) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="claims",
         description=DESCRIPTION,
-        epilog=EPILOG,
+        epilog=epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_plugin_option(parser)

@@ -6,7 +6,11 @@ its own codes (``planner/cli.py``): the kernel never imports the planner, nor it
 
 from __future__ import annotations
 
+import ast
+import textwrap
 from enum import IntEnum
+from functools import cache
+from pathlib import Path
 
 
 class Exit(IntEnum):
@@ -23,7 +27,8 @@ class Exit(IntEnum):
     FAILED = 1
     """A claim failed or errored, or a witness is unresolved."""
     USAGE = 2
-    """A bad command line, or an input it cannot read (a file, a ledger, a report)."""
+    """A bad command line, an input it cannot read (a file, a ledger, a report), a floor
+    violation of a witness or of a mutant declaration, or a plugin that would not load."""
     SURVIVOR = 3
     """A mutant some declared claim missed, or a survey below its floors."""
     COLLATERAL = 4
@@ -42,3 +47,46 @@ class Exit(IntEnum):
     """``EX_SOFTWARE`` (sysexits.h): a bug in the framework or a plugin, not in the input."""
     INTERRUPTED = 130
     """Interrupted (Ctrl-C), as a shell reports SIGINT."""
+
+
+@cache
+def meanings() -> dict[str, str]:
+    """Each member's name (aliases too) to its docstring, the string under it in this file."""
+    tree = ast.parse(Path(__file__).read_text(encoding="utf-8"))
+    body = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == Exit.__name__)
+    found: dict[str, str] = {}
+    for statement, following in zip(body.body, body.body[1:], strict=False):
+        if (
+            isinstance(statement, ast.Assign)
+            and isinstance(statement.targets[0], ast.Name)
+            and isinstance(following, ast.Expr)
+            and isinstance(following.value, ast.Constant)
+            and isinstance(following.value.value, str)
+        ):
+            found[statement.targets[0].id] = " ".join(following.value.value.split())
+    return found
+
+
+def _plain(text: str) -> str:
+    text = text.replace("``", "`").rstrip(".")
+    return text[:1].lower() + text[1:]
+
+
+def help_lines(width: int = 88) -> list[str]:
+    """``claims --help``'s exit-code lines: one per code, in the enum's order, with the
+    member's name, its aliases and its docstring."""
+    names: dict[int, list[str]] = {}
+    for name, member in Exit.__members__.items():
+        names.setdefault(int(member), []).append(name)
+    known = meanings()
+    lines = []
+    for code, members in names.items():
+        label = members[0] + "".join(f" ({alias})" for alias in members[1:])
+        head = f"  {code:<3} {label}: "
+        lines += textwrap.wrap(
+            _plain(known.get(members[0], "")),
+            width=width,
+            initial_indent=head,
+            subsequent_indent=" " * 6,
+        ) or [head.rstrip()]
+    return lines

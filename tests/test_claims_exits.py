@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from claims import Exit
+from claims import Exit, exits
 from claims.cli import main as claims_main
 from tests.fakes.support import REPO
 
@@ -51,3 +51,29 @@ def test_the_numbers_the_readme_documents_stay() -> None:
 def test_an_unknown_witness_exits_usage(capsys: pytest.CaptureFixture[str]) -> None:
     assert claims_main(["run", "no_such_witness"]) == Exit.USAGE
     assert "no_such_witness" in capsys.readouterr().err
+
+
+def test_the_help_footer_lists_every_exit_code_from_the_enum(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``claims --help`` states each code once, in the enum's order, with the member's name,
+    its aliases and its docstring: generated from ``claims.Exit``, so it cannot drift."""
+    with pytest.raises(SystemExit):
+        claims_main(["--help"])
+    footer = capsys.readouterr().out.split("\nexit codes")[1]
+    entries = re.findall(r"^  (\d+) +(\w+(?: \(\w+\))*): (.*(?:\n {6}.*)*)", footer, re.M)
+    names: dict[int, list[str]] = {}
+    for name, member in Exit.__members__.items():
+        names.setdefault(int(member), []).append(name)
+    assert [(int(code), re.findall(r"\w+", label)) for code, label, _ in entries] == list(
+        names.items()
+    )
+    meanings = exits.meanings()
+    for _, label, text in entries:
+        said = " ".join(text.split())
+        documented = " ".join(meanings[label.split()[0]].replace("``", "`").split()).rstrip(".")
+        assert said == documented[:1].lower() + documented[1:]
+
+
+def test_every_member_has_a_docstring_for_the_help() -> None:
+    assert set(exits.meanings()) == set(Exit.__members__)

@@ -74,3 +74,33 @@ def test_a_patch_stays_in_its_child(planned: tuple[Planner, Runner]) -> None:
     [result] = runner.run_all([request], 60.0, 1)
     assert result.ok and result.red
     assert planner.engram.engram_staging_steps is before
+
+
+def test_the_baseline_times_every_claim_and_every_setup(planned: tuple[Planner, Runner]) -> None:
+    harness, runner = planned
+    claims = {c.id for c in harness.book.of(SCOPE)}
+    assert claims | {f"setup:{w}" for w in SCOPE} >= set(runner.seconds) >= claims
+    assert all(wall >= 0 and cpu >= 0 for wall, cpu in runner.seconds.values())
+
+
+def test_a_run_that_mostly_waited_in_the_baseline_is_waiting(
+    planned: tuple[Planner, Runner],
+) -> None:
+    """Its kind decides only which slots it takes (``jobs`` each), never its verdict."""
+    _, runner = planned
+    saved = dict(runner.seconds)
+    lease = "authority_admission.a_lease_is_live_strictly_before_its_expiry"
+    staged = "engram_staging.staging_is_two_mkdirs_then_one_sealed_write"
+    try:
+        runner.seconds.clear()
+        runner.seconds.update(
+            {lease: (3.0, 0.2), staged: (3.0, 2.9), "setup:engram_staging": (0.5, 0.5)}
+        )
+        assert runner.waits({lease}) and not runner.waits({staged})
+        assert runner.estimate({staged}) == (3.5, 3.4)  # its witness's setup counts
+        assert not runner.waits({lease, staged})  # 6.5 s, 3.6 s of it computing
+        runner.seconds[lease] = (0.5, 0.0)
+        assert not runner.waits({lease})  # too short to matter
+    finally:
+        runner.seconds.clear()
+        runner.seconds.update(saved)

@@ -2,7 +2,7 @@
 
 Each figure is a ratio of two costs measured here, now, on this machine; none is asserted.
 ``make bench`` prints the table and writes ``target/bench.json`` (one entry per figure: its
-value, its baseline, the ratio, the goal, whether the goal holds on this run).
+value, its baseline, the ratio, the goal and its direction, whether it holds on this run).
 
 - ``claims run W`` against its realistic floor, per witness: a fresh ``python`` that imports
   W's module and calls its claims (goal ≤ 1.15×). Medians of paired, interleaved runs.
@@ -13,6 +13,11 @@ value, its baseline, the ratio, the goal, whether the goal holds on this run).
   of 1,024 hosts against a group of 4 (goal ≤ 1.2×).
 - The authority log: folding 1,000,000 events against ``json.loads`` of each line (goal ≤
   1.5×), and the fold's peak memory at 10⁶ events against 10⁴ (goal ≤ 1.2×: flat).
+- The generated survey against mutmut 3.8 (goal ≥ 4×, a speed: the ratio must reach it):
+  mutants per second of ``claims mutate --generated --file planner/fit.py`` and of mutmut's
+  own ``mutmut run`` on the same file with the same claims (every witness, as pytest items)
+  and processes, each in a fresh copy of the checkout; the mutant phase (mutmut's printed
+  mutations/second) and end to end, counting only the mutants each ran.
 - Kernel overhead and planning cost, as before: claims through the session against the same
   functions called directly; a full V4.1 dry run against reading and folding its inputs.
 
@@ -24,7 +29,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -58,6 +65,8 @@ class Figure:
     unit: str
     goal: float | None
     what: str
+    direction: str = "at most"
+    """How the ratio is held to the goal: ``at most`` (a cost) or ``at least`` (a speed)."""
 
     @property
     def ratio(self) -> float:
@@ -65,7 +74,15 @@ class Figure:
 
     @property
     def holds(self) -> bool | None:
-        return None if self.goal is None else self.ratio <= self.goal
+        if self.goal is None:
+            return None
+        return self.ratio >= self.goal if self.direction == "at least" else self.ratio <= self.goal
+
+    @property
+    def goal_text(self) -> str:
+        if self.goal is None:
+            return "-"
+        return f"{'>=' if self.direction == 'at least' else '<='} {self.goal}x"
 
 
 def _median(action: Callable[[], object], repeats: int) -> float:
@@ -160,6 +177,131 @@ def bench_mutate_all() -> Figure:
         "wall time / (one interpreter start + baseline claims + the claims each run must "
         "execute, timed in-process)",
     )
+
+
+MUTMUT_FILES = ("planner/fit.py",)
+"""The planner file both surveys mutate: about 90 mutants, a few minutes for both sides."""
+MUTMUT_QUICK_FILES = ("planner/refusal.py",)
+MUTMUT_RAN = re.compile(r"([0-9.]+) mutations/second")
+OURS_PHASE = re.compile(r"mutant phase: (\d+) mutants in ([0-9.]+) s")
+MUTMUT_NOT_RUN = (None, 33, 34, 37)
+"""mutmut's exit codes of a mutant it did not run: not tried, no tests, skipped, caught by
+the type checker."""
+
+
+def _tree_copy(dest: Path) -> None:
+    """The checkout's files (tracked and untracked, not ignored: no ``mutants/``, no venv)."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    for name in filter(None, listed.split("\0")):
+        if (ROOT / name).is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, dest / name)
+
+
+def _timed_in(tree: Path, argv: Sequence[str]) -> tuple[float, str]:
+    start = time.perf_counter()
+    done = subprocess.run(
+        argv, cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)}, capture_output=True, text=True
+    )
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv[:3])} failed: {done.stdout[-400:]}{done.stderr[-400:]}")
+    return seconds, done.stdout + done.stderr
+
+
+def _twice(tree: Path, argv: Sequence[str]) -> tuple[float, str]:
+    """One retry when a claim flakes (the ssh claims count this machine's ssh processes, and
+    other sessions share it); the timed run is the one that finished. ``mutants/`` is
+    regenerated from scratch by both tools, so the retry starts clean."""
+    try:
+        return _timed_in(tree, argv)
+    except RuntimeError as error:
+        print(f"bench: retrying once: {str(error)[:300]}", file=sys.stderr, flush=True)
+        shutil.rmtree(tree / "mutants", ignore_errors=True)
+        return _timed_in(tree, argv)
+
+
+def _mutmut_ran(tree: Path, files: Sequence[str]) -> int:
+    """The mutants of ``files`` mutmut actually ran (its ``.meta`` exit code per mutant)."""
+    ran = 0
+    for name in files:
+        meta = json.loads((tree / "mutants" / f"{name}.meta").read_text(encoding="utf-8"))
+        ran += sum(1 for c in meta["exit_code_by_key"].values() if c not in MUTMUT_NOT_RUN)
+    return ran
+
+
+def _ours_ran(report: Path, files: Sequence[str]) -> int:
+    """The mutants of ``files`` the survey ran some claim under (covered ones)."""
+    body = json.loads(report.read_text(encoding="utf-8"))
+    return sum(
+        1
+        for name in files
+        for m in body["files"][name]["mutants"]
+        if m["status"] not in ("NoCoverage", "Ignored")
+    )
+
+
+def bench_survey_vs_mutmut(files: Sequence[str], jobs: int) -> list[Figure]:
+    """``claims mutate --generated --file F`` against mutmut 3.8's own ``mutmut run`` on the
+    same file, the same claims (every witness, as pytest items through the bridge) and the
+    same number of processes, each in a fresh copy of the checkout. Mutants per second of
+    each: the mutant phase (mutmut's own "mutations/second"; ours from the first worker
+    ready to the last result) and end to end (wall time of the command, generation and
+    baseline included), counting only the mutants each actually ran."""
+    mutmut = Path(sys.executable).parent / "mutmut"
+    globs = [name.removesuffix(".py").replace("/", ".") + ".*" for name in files]
+    with tempfile.TemporaryDirectory(prefix="bench-mutmut-") as theirs_dir:
+        theirs = Path(theirs_dir)
+        _tree_copy(theirs)
+        theirs_wall, theirs_out = _twice(
+            theirs, [str(mutmut), "run", "--max-children", str(jobs), *globs]
+        )
+        theirs_ran = _mutmut_ran(theirs, files)
+        rate = MUTMUT_RAN.findall(theirs_out)
+        if not rate:
+            raise RuntimeError(f"mutmut printed no mutations/second: {theirs_out[-400:]}")
+        theirs_phase = float(rate[-1])
+    with tempfile.TemporaryDirectory(prefix="bench-survey-") as ours_dir:
+        ours = Path(ours_dir)
+        _tree_copy(ours)
+        report = ours / "target" / "survey.json"
+        argv = [sys.executable, "-m", "claims.cli", "mutate", "--generated", "--jobs", str(jobs)]
+        argv += [a for name in files for a in ("--file", name)] + ["--report", str(report)]
+        ours_wall, ours_out = _twice(ours, argv)
+        ours_ran = _ours_ran(report, files)
+        phase = OURS_PHASE.search(ours_out)
+        if phase is None:
+            raise RuntimeError(f"the survey printed no mutant phase: {ours_out[-400:]}")
+        ours_phase = int(phase.group(1)) / float(phase.group(2))
+    shown = ", ".join(files)
+    return [
+        Figure(
+            f"survey vs mutmut, mutant phase ({shown})",
+            ours_phase,
+            theirs_phase,
+            "mutants/s",
+            4.0,
+            f"mutants per second once set up: ours ({ours_ran} run) / mutmut run's own "
+            f"mutations/second ({theirs_ran} run), {jobs} processes each",
+            "at least",
+        ),
+        Figure(
+            f"survey vs mutmut, end to end ({shown})",
+            ours_ran / ours_wall,
+            theirs_ran / theirs_wall,
+            "mutants/s",
+            4.0,
+            f"mutants run / wall time of the whole command: claims mutate --generated "
+            f"({ours_wall:.0f} s) / mutmut run ({theirs_wall:.0f} s), generation and "
+            "baseline included",
+            "at least",
+        ),
+    ]
 
 
 def _group_call(hosts: int) -> tuple[object, object]:
@@ -316,6 +458,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="fewer repeats, smaller sizes")
     parser.add_argument("--skip-mutate", action="store_true", help="leave out claims mutate --all")
+    parser.add_argument(
+        "--skip-mutmut", action="store_true", help="leave out the survey against mutmut"
+    )
     parser.add_argument("--out", type=Path, default=OUT, help=f"default: {OUT.relative_to(ROOT)}")
     args = parser.parse_args(argv)
     repeats = 2 if args.quick else 5
@@ -332,18 +477,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         ),
         ("kernel", lambda: bench_kernel(3 if args.quick else 15)),
     ]
+    if not args.skip_mutmut:
+        files = MUTMUT_QUICK_FILES if args.quick else MUTMUT_FILES
+        jobs = os.cpu_count() or 1
+        steps.append(("survey vs mutmut", lambda: bench_survey_vs_mutmut(files, jobs)))
     if not args.skip_mutate:
         steps.append(("claims mutate --all", lambda: [bench_mutate_all()]))
+    failed: dict[str, str] = {}
     for label, step in steps:
         print(f"bench: {label} ...", file=sys.stderr, flush=True)
-        figures += step()
+        try:
+            figures += step()
+        except Exception as error:  # one step failing leaves the others' figures standing
+            failed[label] = f"{type(error).__name__}: {error}"
+            print(f"bench: {label} FAILED: {failed[label]}", file=sys.stderr, flush=True)
     rows = [
         [
             f.name,
             f"{f.value:.4g} {f.unit}",
             f"{f.baseline:.4g} {f.unit}",
             f"{f.ratio:.2f}x",
-            "-" if f.goal is None else f"<= {f.goal}x",
+            f.goal_text,
             {None: "", True: "holds", False: "MISSED"}[f.holds],
         ]
         for f in figures
@@ -354,7 +508,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "quick": args.quick,
         "cpus": os.cpu_count(),
         "peak_rss_kib_of_this_process": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-        "figures": [{**asdict(f), "ratio": round(f.ratio, 4), "holds": f.holds} for f in figures],
+        "failed": failed,
+        "figures": [
+            {**asdict(f), "ratio": round(f.ratio, 4), "goal_text": f.goal_text, "holds": f.holds}
+            for f in figures
+        ],
     }
     args.out.write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")

@@ -92,7 +92,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         type=int,
         default=max(1, os.cpu_count() or 1),
         metavar="N",
-        help="runs at once (default: one per core)",
+        help="runs at once (default: one per core); declared mutants: as many runs that "
+        "mostly wait (the sshd fleets) may run beside them",
     )
     parser.add_argument(
         "--timeout",

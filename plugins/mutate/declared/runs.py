@@ -16,6 +16,15 @@ claim, the targets it calls (a witness's ``setup()`` counts for all its claims).
 run patches some targets: a claim that called none of them executes exactly as in the
 baseline (claims never cache; see ``witnesses/``), so it is recorded as *not reached* and
 not run. ``tests/test_mutation_runs.py`` checks the shortcut against running every claim.
+
+**Waiting runs get their own slots.** The baseline also times each witness's ``setup()`` and
+each claim, in wall and CPU seconds. A run whose claims (and their witnesses' setups) spent
+the baseline mostly waiting — the sshd fleets of ``transaction_fleet`` and ``ssh_transport``
+sit on ssh sessions, timeouts and teardown, using about a sixth of a core — is *waiting*:
+up to ``jobs`` of those run beside up to ``jobs`` others, so the fleets no longer hold the
+cores' slots idle (at most ``jobs`` waiting runs at once: as many fleets as before). Within
+each kind the longest runs start first. Verdicts do not depend on either: every run is the
+same child, with the same patches, claims and timeout.
 """
 
 from __future__ import annotations
@@ -23,6 +32,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import resource
 import selectors
 import signal
 import sys
@@ -44,6 +54,10 @@ from plugins.mutate.profile import load_verdict_profile
 
 OUTPUT_TAIL_LINES = 12
 CHILD_ERROR_EXIT = 70
+WAITING_MIN_SECONDS = 1.0
+"""A run is *waiting* when its baseline estimate is at least this long..."""
+WAITING_CPU_SHARE = 0.5
+"""... and its claims and setups used at most this share of a core over that time."""
 
 
 class PatchSpec(BaseModel):
@@ -119,6 +133,7 @@ class _Reach:
     def __init__(self) -> None:
         self.current: str | None = None
         self.hits: dict[str, set[str]] = {}
+        self.seconds: dict[str, tuple[float, float]] = {}
 
     def recorder(self, target: Target) -> Callable[..., Any]:
         original = target.callable()
@@ -133,10 +148,18 @@ class _Reach:
     @contextmanager
     def as_(self, who: str) -> Iterator[None]:
         self.current = who
+        wall, cpu = time.perf_counter(), _cpu_seconds()
         try:
             yield
         finally:
             self.current = None
+            self.seconds[who] = (time.perf_counter() - wall, _cpu_seconds() - cpu)
+
+
+def _cpu_seconds() -> float:
+    """CPU time of this process (every thread) and of its children that were waited for."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
 
 
 class Runner:
@@ -148,6 +171,8 @@ class Runner:
         self.plugins = tuple(plugins)
         self.resolutions = self.session.resolve_all(witnesses)
         self.reach: dict[str, frozenset[str]] | None = None
+        self.seconds: dict[str, tuple[float, float]] = {}
+        """Baseline wall and CPU seconds of each claim and of each ``setup:W``."""
 
     # -- in the child -------------------------------------------------------------------
 
@@ -194,7 +219,8 @@ class Runner:
                 if chosen:
                     outcomes.update(self._run_witness(resolution, chosen, reach))
         hits = {who: sorted(targets) for who, targets in reach.hits.items()} if reach else {}
-        return {"outcomes": outcomes, "unresolved": unresolved, "reach": hits}
+        seconds = reach.seconds if reach else {}
+        return {"outcomes": outcomes, "unresolved": unresolved, "reach": hits, "seconds": seconds}
 
     # -- in the parent ------------------------------------------------------------------
 
@@ -204,6 +230,7 @@ class Runner:
         result, body = child.wait(timeout)
         if result.ok:
             self.reach = self._reach_of(body.get("reach", {}))
+            self.seconds = {k: (float(w), float(c)) for k, (w, c) in body["seconds"].items()}
         return result
 
     def _reach_of(self, hits: Mapping[str, Sequence[str]]) -> dict[str, frozenset[str]]:
@@ -234,6 +261,22 @@ class Runner:
         wanted = {c for c in asked if self.reach.get(c, frozenset()) & patched_targets}
         return wanted, tuple(c for c in asked if c not in wanted)
 
+    def estimate(self, wanted: set[str]) -> tuple[float, float]:
+        """Baseline wall and CPU seconds of ``wanted`` and their witnesses' setups."""
+        setups = {
+            f"setup:{c.witness}" for r in self._resolved() for c in r.claims if c.id in wanted
+        }
+        spent = [self.seconds.get(who, (0.0, 0.0)) for who in (*wanted, *setups)]
+        return sum(w for w, _ in spent), sum(c for _, c in spent)
+
+    def waits(self, wanted: set[str]) -> bool:
+        """Whether a run of ``wanted`` spent the baseline mostly waiting, not computing."""
+        wall, cpu = self.estimate(wanted)
+        return wall >= WAITING_MIN_SECONDS and cpu <= WAITING_CPU_SHARE * wall
+
+    def _resolved(self) -> list[Witness]:
+        return [r for r in self.resolutions if isinstance(r, Witness)]
+
     def run_all(
         self,
         requests: Sequence[RunRequest],
@@ -241,28 +284,38 @@ class Runner:
         jobs: int,
         progress: Progress | None = None,
     ) -> list[RunResult]:
-        """Run every request, ``jobs`` children at a time; results in request order."""
+        """Run every request, up to ``jobs`` computing and ``jobs`` waiting children at a
+        time, the longest first; results in request order."""
         results: dict[int, RunResult] = {}
-        waiting = list(enumerate(requests))
         running: dict[int, _Child] = {}
+        queues: dict[bool, list[tuple[int, set[str], tuple[str, ...]]]] = {False: [], True: []}
 
         def finished(index: int, result: RunResult) -> None:
             results[index] = result
             if progress is not None:
                 progress(result, len(results), len(requests))
 
-        while waiting or running:
-            while waiting and len(running) < max(1, jobs):
-                index, request = waiting.pop(0)
-                wanted, unreached = self._wanted(request)
-                if not wanted:
-                    unresolved = self._unresolved(request)
-                    finished(
-                        index,
-                        RunResult(request, RunStatus.OK, 0.0, {}, {}, unresolved, "", unreached),
+        for index, request in enumerate(requests):
+            wanted, unreached = self._wanted(request)
+            if not wanted:
+                unresolved = self._unresolved(request)
+                finished(
+                    index,
+                    RunResult(request, RunStatus.OK, 0.0, {}, {}, unresolved, "", unreached),
+                )
+                continue
+            queues[self.waits(wanted)].append((index, wanted, unreached))
+        for queue in queues.values():
+            queue.sort(key=lambda item: -self.estimate(item[1])[0])  # stable: ties keep order
+        kinds: dict[int, bool] = {}
+        while any(queues.values()) or running:
+            for kind, queue in queues.items():
+                while queue and sum(1 for k in running if kinds[k] is kind) < max(1, jobs):
+                    index, wanted, unreached = queue.pop(0)
+                    kinds[index] = kind
+                    running[index] = _Child.fork(
+                        self, requests[index], wanted, (), unreached, timeout
                     )
-                    continue
-                running[index] = _Child.fork(self, request, wanted, (), unreached, timeout)
             for index in _Child.next_done(running) if running else ():
                 result, _ = running.pop(index).wait(timeout)
                 finished(index, result)

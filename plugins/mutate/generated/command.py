@@ -246,6 +246,12 @@ def _header(
         + (f" ({', '.join(selected)})" if selected else "")
         + f" in {seconds:.1f} s with {plan.jobs} worker(s)",
     ]
+    if survey.results and survey.mutant_seconds > 0:
+        lines.append(
+            f"mutant phase: {len(survey.results)} mutants in {survey.mutant_seconds:.1f} s "
+            f"({len(survey.results) / survey.mutant_seconds:.2f} mutants/s, from the first "
+            "worker ready to the last result)"
+        )
     return lines + (survey_health(survey, "trampoline", "mutated function") if chosen else [])
 
 

@@ -66,6 +66,18 @@ class Survey(Generic[M]):
     results: dict[str, MutantResult[M]] = field(default_factory=dict)
     restarts: int = 0
     canaries: int = 0
+    first_ready: float | None = None
+    """When the first worker finished its forced-fail run (``time.monotonic``)."""
+    last_result: float | None = None
+    """When the last mutant's result arrived."""
+
+    @property
+    def mutant_seconds(self) -> float:
+        """The mutant phase: from the first worker ready to the last result (no
+        generation, baseline, coverage, forced fail or worker start-up)."""
+        if self.first_ready is None or self.last_result is None:
+            return 0.0
+        return max(0.0, self.last_result - self.first_ready)
 
 
 def event_of(line: str) -> dict[str, Any] | None:
@@ -268,6 +280,8 @@ class Pool(Generic[M]):
             worker.ready = True
         elif kind == "forced_fail":
             self.survey.forced_fail_red = event["red"]
+            if self.survey.first_ready is None:
+                self.survey.first_ready = time.monotonic()
         elif kind == "mutant":
             self._mutant(worker, event)
         elif kind == "canary":
@@ -296,6 +310,7 @@ class Pool(Generic[M]):
         if worker.pending and worker.pending[0] == name:
             worker.pending.pop(0)
         self.survey.results[name] = _result(self.mutants[name], event)
+        self.survey.last_result = time.monotonic()
 
     def stop(self) -> None:
         for worker in self.workers:
