@@ -9,7 +9,6 @@ input (one line naming where it happened; ``--debug`` adds the traceback); 130 i
 from __future__ import annotations
 
 import argparse
-import functools
 import sys
 import traceback
 from collections.abc import Sequence
@@ -94,9 +93,9 @@ def _recipe_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-@functools.cache
 def build_parser() -> argparse.ArgumentParser:
-    """Built once per process (parsing does not change it)."""
+    """The command line's parser, built afresh for each parse (under a millisecond): a
+    parser kept for the life of a process would show a later change to it to nobody."""
     parser = argparse.ArgumentParser(
         prog="planner",
         description="Plan a multi-host vLLM launch and render every host's artifacts, "

@@ -19,9 +19,10 @@ KvCacheDtype = Literal["auto", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_ds_mla", "bfl
 
 
 def utilization_text(basis_points: int) -> str:
-    """Basis points as the decimal vLLM reads (8000 → ``0.8``), exactly."""
+    """Basis points as the decimal vLLM reads (8000 → ``0.8``), exactly: a fraction that is
+    not zero keeps a digit that is not 0, so stripping the zeros leaves no bare point."""
     whole, frac = divmod(basis_points, 10000)
-    return f"{whole}.{frac:04d}".rstrip("0").rstrip(".") if frac else f"{whole}.0"
+    return f"{whole}.{frac:04d}".rstrip("0") if frac else f"{whole}.0"
 
 
 class VllmEngramConfigRequest(Frozen):

@@ -392,13 +392,13 @@ HELP = (
 
 
 def _fresh_parser(*argv: str) -> Ran:
-    """What the ``planner`` parser does with ``argv``: the CLI's own parser, built now (the
-    CLI keeps the one it built first, which a mutant switched later would not reach)."""
+    """What the ``planner`` parser does with ``argv``: the CLI's own parser (built afresh
+    for each parse, so a mutant switched later reaches it)."""
     out, err = io.StringIO(), io.StringIO()
     code: int | str | None = 0
     try:
         with redirect_stdout(out), redirect_stderr(err):
-            cli_parser.__wrapped__().parse_args(list(argv))
+            cli_parser().parse_args(list(argv))
     except SystemExit as exc:
         code = exc.code
     return Ran(code, out.getvalue().splitlines(), err.getvalue())

@@ -84,16 +84,6 @@ def _run_argv(argv: list[str] | None, stdout: io.StringIO | None = None) -> Ran:
     return Ran(code, text, err.getvalue(), err.closed_by_command)
 
 
-@contextmanager
-def _parser_built_now() -> Iterator[None]:
-    """``planner`` builds its parser once per process; drop it before and after the block."""
-    cli.build_parser.cache_clear()
-    try:
-        yield
-    finally:
-        cli.build_parser.cache_clear()
-
-
 class _PlantedBug(Exception):
     """What a bug in the planner looks like to the command line."""
 
@@ -155,7 +145,7 @@ def debug_before_or_after_the_command_prints_the_traceback_of_a_bug() -> Verdict
     ``dry_run_cli.a_bug_exits_70_in_one_located_line``)."""
     head = "planner: internal error: _PlantedBug: the renderer broke"
     got = []
-    with tempfile.TemporaryDirectory() as tmp, _parser_built_now(), _renderer(_planted_bug):
+    with tempfile.TemporaryDirectory() as tmp, _renderer(_planted_bug):
         out = Path(tmp) / "r.txt"
         command = ("dry-run", V41, "--scenario", "supplied", "--out", out)
         for argv in (command, ("--debug", *command), (*command, "--debug")):
@@ -176,19 +166,18 @@ def debug_counts_even_when_the_command_line_cannot_be_built() -> Verdict:
     with tempfile.TemporaryDirectory() as tmp, _module_beside_the_arms(Path(tmp)):
         command = ("dry-run", V41, "--scenario", "supplied", "--out", Path(tmp) / "r.txt")
         for argv in (command, ("--debug", *command), (*command, "--debug")):
-            with _parser_built_now():
-                got.append(_shape(_run(*argv), head))
+            got.append(_shape(_run(*argv), head))
     want = [(False, True, False)] + [(True, True, True)] * 2
     return expect_equal(want, got, "(traceback first, the internal error last, more than one line)")
 
 
 def _help_says(*command: str) -> bool:
-    """Whether ``planner COMMAND --help``, from the parser built now (not through ``main``,
+    """Whether ``planner COMMAND --help``, from the parser itself (not through ``main``,
     whose exit codes are ``dry_run_cli``'s), exits 0 listing ``--debug`` as it should."""
     out = io.StringIO()
     try:
         with redirect_stdout(out), redirect_stderr(io.StringIO()):
-            cli.build_parser.__wrapped__().parse_args([*command, "--help"])
+            cli.build_parser().parse_args([*command, "--help"])
     except SystemExit as exc:
         return exc.code == 0 and DEBUG_HELP in " ".join(out.getvalue().split())
     return False
@@ -204,11 +193,11 @@ def every_commands_help_says_what_debug_does() -> Verdict:
 
 
 def _inputs_help() -> str:
-    """The --inputs paragraph of ``planner dry-run --help``, from the parser built now."""
+    """The --inputs paragraph of ``planner dry-run --help``, from the parser itself."""
     out = io.StringIO()
     try:
         with redirect_stdout(out), redirect_stderr(io.StringIO()):
-            cli.build_parser.__wrapped__().parse_args(["dry-run", "--help"])
+            cli.build_parser().parse_args(["dry-run", "--help"])
     except SystemExit:
         pass
     text = " ".join(out.getvalue().split())
