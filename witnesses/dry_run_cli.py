@@ -1186,7 +1186,11 @@ def help_states_the_exit_codes_and_its_examples_run() -> Verdict:
         "--recipe": 0,
     }
     examples = _examples(_help()) + _examples(_help("recipe"))
-    if len(examples) < 5 or _examples(_help("dry-run")) != _examples(_help()):
+    if (
+        len(examples) < 6
+        or not _examples(_help("recipe"))
+        or _examples(_help("dry-run")) != _examples(_help())
+    ):
         problems.append(f"{len(examples)} examples; dry-run --help shows other examples")
     with tempfile.TemporaryDirectory() as tmp, _cwd(Path(tmp)):
         shutil.copyfile(SCENARIOS / "supplied" / "authority.jsonl", "log.jsonl")

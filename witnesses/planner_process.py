@@ -140,17 +140,20 @@ def _shape(ran: Ran, head: str) -> tuple[bool, bool, bool]:
 @claim(ClaimKind.REFUSAL)
 def debug_before_or_after_the_command_prints_the_traceback_of_a_bug() -> Verdict:
     """On a bug (a planted one: the report renderer raises), ``planner --debug dry-run …``
-    and ``planner dry-run … --debug`` both print the traceback and then the one located
-    internal-error line; without ``--debug`` only that line (its exit 70 is
+    and ``planner dry-run … --debug`` (and so for ``recipe``) both print the traceback and
+    then the one located internal-error line; without ``--debug`` only that line (its exit 70 is
     ``dry_run_cli.a_bug_exits_70_in_one_located_line``)."""
     head = "planner: internal error: _PlantedBug: the renderer broke"
     got = []
     with tempfile.TemporaryDirectory() as tmp, _renderer(_planted_bug):
         out = Path(tmp) / "r.txt"
-        command = ("dry-run", V41, "--scenario", "supplied", "--out", out)
-        for argv in (command, ("--debug", *command), (*command, "--debug")):
-            got.append(_shape(_run(*argv), head))
-    want = [(False, True, False)] + [(True, True, True)] * 2
+        for command in (
+            ("dry-run", V41, "--scenario", "supplied", "--out", out),
+            ("recipe", TINY_RECIPE, "--out", out),
+        ):
+            for argv in (command, ("--debug", *command), (*command, "--debug")):
+                got.append(_shape(_run(*argv), head))
+    want = ([(False, True, False)] + [(True, True, True)] * 2) * 2
     return expect_equal(want, got, "(traceback first, the internal error last, more than one line)")
 
 
