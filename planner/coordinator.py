@@ -22,7 +22,8 @@ the stage timeout plus the kill grace and the connect timeout (:func:`wait_secon
 step's effect is then unknown, as with a dropped connection (ssh's exit 255).
 
 Exit codes: 0 committed on every host; 1 refused (the plan is not admitted; nothing ran);
-2 usage or input error (nothing ran); 10 rolled back (every touched host restored);
+2 usage or input error (nothing ran); 10 rolled back (every touched host restored, or none
+was touched);
 11 not restored (a touched host's rollback or cleanup failed: the report names it and where
 its backup is); 12 committed, commit pending on a host (it runs the planned arm and keeps its
 backup). A Ctrl-C during a step fails that step (exit 130), so the coordinator rolls back.
@@ -367,7 +368,7 @@ examples:
 exit codes: {EXIT_COMMITTED} committed on every host; {EXIT_REFUSED} refused (not admitted; \
 nothing ran);
 {EXIT_USAGE} usage or input error (nothing ran); {EXIT_ROLLED_BACK} rolled back (every touched \
-host restored);
+host restored, or none was touched);
 {EXIT_NOT_RESTORED} not restored (a touched host's rollback or cleanup failed; named); \
 {EXIT_COMMIT_PENDING} committed,
 commit pending on a host (it runs the plan and keeps its backup).

@@ -116,7 +116,7 @@ def test_help_states_the_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
         "0 committed on every host",
         "1 refused (not admitted; nothing ran)",
         "2 usage or input error (nothing ran)",
-        "10 rolled back (every touched host restored)",
+        "10 rolled back (every touched host restored, or none was touched)",
         "11 not restored",
         "12 committed, commit pending on a host",
     ):

@@ -385,7 +385,8 @@ HELP = (
     "--commit-attempts COMMIT_ATTEMPTS runs of a failing commit before it is left pending "
     "(default: 3)",
     "exit codes: 0 committed on every host; 1 refused (not admitted; nothing ran); 2 usage "
-    "or input error (nothing ran); 10 rolled back (every touched host restored); 11 not "
+    "or input error (nothing ran); 10 rolled back (every touched host restored, or none was "
+    "touched); 11 not "
     "restored (a touched host's rollback or cleanup failed; named); 12 committed, commit "
     "pending on a host (it runs the plan and keeps its backup).",
 )
