@@ -22,15 +22,7 @@ from planner.recipe_launch import RecipeSources, recipe_dry_run
 from planner.transaction import EXIT_COMMITTED
 
 
-def _available() -> str | None:
-    try:
-        fleet.require()
-    except fleet.FleetUnavailable as error:
-        return str(error)
-    return None
-
-
-_MISSING = _available()
+_MISSING = fleet.unavailable()
 pytestmark = pytest.mark.skipif(_MISSING is not None, reason=f"{_MISSING} (CI runs as root)")
 
 

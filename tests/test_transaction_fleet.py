@@ -21,15 +21,7 @@ from fixtures.sandbox import HostSeed, HostState
 from planner.cli import main
 
 
-def _available() -> str | None:
-    try:
-        fleet.require()
-    except fleet.FleetUnavailable as error:
-        return str(error)
-    return None
-
-
-_MISSING = _available()
+_MISSING = fleet.unavailable()
 pytestmark = pytest.mark.skipif(_MISSING is not None, reason=f"{_MISSING} (CI runs as root)")
 
 
