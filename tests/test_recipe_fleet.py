@@ -21,7 +21,6 @@ from planner.recipe import load_recipe
 from planner.recipe_launch import RecipeSources, recipe_dry_run
 from planner.transaction import EXIT_COMMITTED
 
-
 _MISSING = fleet.unavailable()
 pytestmark = pytest.mark.skipif(_MISSING is not None, reason=f"{_MISSING} (CI runs as root)")
 

@@ -20,7 +20,6 @@ from fixtures.fleet import Fault, Fleet
 from fixtures.sandbox import HostSeed, HostState
 from planner.cli import main
 
-
 _MISSING = fleet.unavailable()
 pytestmark = pytest.mark.skipif(_MISSING is not None, reason=f"{_MISSING} (CI runs as root)")
 
