@@ -1,4 +1,6 @@
-"""Launcher recipes (TOML): another way in, validated with locations and planned over N hosts.
+"""Launcher recipes (TOML): read and validated with every problem located; the serve argv
+and composed-model steps each node runs. :mod:`planner.recipe_launch` plans a recipe through
+the arms' own path (fit, realization, apply scripts, admission, report).
 
 A recipe names an image, a model, vLLM args and env, and optionally a composed model: a
 per-node directory where the repo snapshot is symlinked from the HF cache and local files
