@@ -1,12 +1,13 @@
-"""Witness: launcher recipes (seed 003) validated with locations and planned over N hosts.
+"""Witness: launcher recipes (seed 003) read with every problem located, then planned as an
+arm built from data.
 
 The seed recipe is DeepSeek-V4.1-Flash on four GB10 nodes with a composed model: the repo
 snapshot symlinked from the HF cache and the two Engram table shards hardlinked from
-node-local copies. The launcher owns the multi-node flags and the per-node fabric env.
-A recipe plans over exactly the group it is given (no subset, no spill-over), and a refused
-recipe lists every problem, located, in one error. Validation knows today's spellings of the
-launcher's flags (``--flag value``, ``--flag=value``, quoted or padded), not yet every
-spelling vLLM's parser accepts (underscores, prefixes, short aliases).
+node-local copies. The launcher owns the multi-node flags (in every spelling vLLM's own
+parser reads) and the per-node fabric env. A recipe plans over exactly the group it is given
+(any size the inventory holds), through the arms' own fit wall, create argv, units, apply
+scripts, admission and report; a refused recipe lists every problem, located, in one error;
+what its image adds to stock vLLM is a warning line, or a declared extension.
 """
 
 from __future__ import annotations
