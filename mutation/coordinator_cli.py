@@ -65,7 +65,10 @@ def zero_taken_as_a_timeout(text: str) -> int:
 
 @mutant(
     replaces="planner.coordinator.run",
-    turns_red={f"{W}.a_plan_that_is_not_admitted_exits_1_and_runs_nothing"},
+    turns_red={
+        "launcher_recipe.a_recipe_planned_without_a_log_is_not_applied",
+        f"{W}.a_plan_that_is_not_admitted_exits_1_and_runs_nothing",
+    },
 )
 def refused_plan_exits_0(
     args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun]

@@ -191,6 +191,7 @@ def now_ignored_with_a_scenario(argv: Sequence[str] | None = None) -> int:
 @mutant(
     replaces="planner.cli.main",
     turns_red={
+        "planner_process.debug_before_or_after_the_command_prints_the_traceback_of_a_bug",
         f"{W}.recipe_errors_exit_2_with_every_problem_located",
     },
     independent=False,
@@ -401,6 +402,7 @@ def inputs_read_leniently(path: Path) -> PlanInputs:
 @mutant(
     replaces="planner.cli.dry_run",
     turns_red={
+        "planner_process.debug_before_or_after_the_command_prints_the_traceback_of_a_bug",
         "dry_run_cli.usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing",
         "dry_run_cli.every_data_file_is_read_from_the_data_root",
         "dry_run_cli.help_states_the_defaults_the_commands_use",

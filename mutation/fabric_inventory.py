@@ -216,6 +216,7 @@ def a_trailing_slash_is_accepted(value: str) -> str:
 @mutant(
     replaces="planner.refusal.render_location",
     turns_red={
+        "launcher_recipe.env_and_entrypoint_that_would_break_the_argv_are_refused",
         "launcher_recipe.a_stale_or_stock_declaration_is_a_located_problem",
         f"{W}.a_refusal_renders_its_location_and_one_line",
         "launcher_recipe.every_problem_of_a_recipe_is_listed_in_order",

@@ -119,6 +119,7 @@ def engram_request_left_out_of_the_key(self: ServingLaunchProfile) -> str:
 @mutant(
     replaces="planner.fabric.serving_head",
     turns_red={
+        "launcher_recipe.a_sixteen_host_group_plans_as_four_do",
         f"{W}.glm_followers_are_headless_behind_srv1",
         SERVE,
         "v41_group_a_launch.every_rank_serve_argv_is_planned_whole",

@@ -163,7 +163,10 @@ def rollback_leaves_the_preserved_container(ctx: ApplyContext) -> list[str]:
 
 @mutant(
     replaces="planner.apply.apply_body",
-    turns_red={f"{W}.create_lists_one_flag_and_its_value_per_line"},
+    turns_red={
+        "launcher_recipe.a_sixteen_host_group_plans_as_four_do",
+        f"{W}.create_lists_one_flag_and_its_value_per_line",
+    },
     independent=False,
 )
 def create_on_one_line(ctx: ApplyContext) -> list[str]:

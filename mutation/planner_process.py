@@ -32,7 +32,10 @@ W = "planner_process"
 # built the parser; alone, only the claims that build it now can.
 @mutant(
     replaces="planner.cli._debug_option",
-    turns_red={f"{W}.debug_before_or_after_the_command_prints_the_traceback_of_a_bug"},
+    turns_red={
+        "dry_run_cli.a_bug_exits_70_in_one_located_line",
+        f"{W}.debug_before_or_after_the_command_prints_the_traceback_of_a_bug",
+    },
     independent=False,
 )
 def a_debug_before_the_command_is_overwritten(

@@ -196,6 +196,9 @@ def head_serves_on_the_rendezvous_port(
 @mutant(
     replaces="planner.realize.create_argv",
     turns_red={
+        "launcher_recipe.a_plain_recipe_serves_its_model_id_with_nothing_composed",
+        "launcher_recipe.a_recipe_runs_as_its_name_from_its_own_entrypoint",
+        "launcher_recipe.every_seed_rank_gets_its_whole_create_argv",
         f"{W}.image_is_the_produced_config_digest",
         CREATE,
         GLM_CREATE,
@@ -262,6 +265,7 @@ def unit_without_a_service_section(
 @mutant(
     replaces="planner.fit.page_cache_allowance_gib",
     turns_red={
+        "launcher_recipe.the_fit_weighs_the_manifest_at_the_recipes_utilization",
         ALLOWANCE,
         *FIT_ARITHMETIC,
         "serving_fit.low_utilization_is_refused_with_the_walls_exact_arithmetic",
@@ -345,6 +349,7 @@ def active_incumbent_taken_for_a_suspension(
 @mutant(
     replaces="planner.admission.successor_is_candidate",
     turns_red={
+        "launcher_recipe.with_a_log_the_recipe_is_admitted_by_its_group_and_hosts",
         f"{W}.suspension_for_another_successor_is_refused",
         "authority_admission.every_failed_conjunct_is_reported_in_conjunct_order",
         "dry_run_cli.refused_dry_runs_exit_1_printing_every_refusal_in_order",
@@ -378,6 +383,7 @@ def image_admitted_for_any_runtime_key(
 @mutant(
     replaces="planner.admission.hosts_held_by_subject",
     turns_red={
+        "launcher_recipe.with_a_log_the_recipe_is_admitted_by_its_group_and_hosts",
         HELD,
         "authority_admission.every_failed_conjunct_is_reported_in_conjunct_order",
         "authority_admission.exactly_the_two_failed_conjuncts_are_reported",
@@ -392,6 +398,7 @@ def held_host_conjunct_removed(state: AuthorityState, group: FabricGroup) -> tup
 @mutant(
     replaces="planner.arm_launch.DryRun.admitted",
     turns_red={
+        "launcher_recipe.with_a_log_the_recipe_is_admitted_by_its_group_and_hosts",
         f"{W}.the_correct_suspension_admits",
         "glm_group_b_launch.glm_supplied_admits",
         "dry_run_cli.admitted_dry_runs_exit_0_and_say_where_the_report_went",
@@ -465,6 +472,7 @@ def checkpoint_mount_lost_beside_the_engram_mounts(call: ArmCall) -> tuple[BindM
 @mutant(
     replaces="planner.identity.ArmUnitIdentity.unit_for_rank",
     turns_red={
+        "launcher_recipe.a_recipe_runs_as_its_name_from_its_own_entrypoint",
         "glm_group_b_launch.glm_apply_lands_each_hosts_whole_unit",
         "glm_group_b_launch.glm_apply_order_is_every_stage_head_first_on_group_b",
         "v41_group_a_launch.the_apply_order_is_every_stage_head_first_on_group_a",
@@ -503,6 +511,8 @@ def nccl_left_on_the_default_interface(host: Host) -> tuple[tuple[str, str], ...
 @mutant(
     replaces="planner.realize.create_argv",
     turns_red={
+        "launcher_recipe.a_plain_recipe_serves_its_model_id_with_nothing_composed",
+        "launcher_recipe.every_seed_rank_gets_its_whole_create_argv",
         f"{W}.containers_are_labelled_with_their_arm_and_rank",
         CREATE,
         GLM_CREATE,
@@ -661,6 +671,7 @@ def followers_rendezvous_on_the_serve_port(
 @mutant(
     replaces="planner.profile.ServingLaunchProfile.utilization_text",
     turns_red={
+        "serving_fit.the_utilization_is_written_as_the_decimal_it_is",
         SERVE,
         GLM_SERVE,
         ALLOWANCE,
@@ -886,6 +897,7 @@ def arm_wall_refusal_without_its_hint(image: ProducedImage) -> Refusal | None:
 @mutant(
     replaces="planner.measure.ceil_div",
     turns_red={
+        "launcher_recipe.a_sixteen_host_group_plans_as_four_do",
         ALLOWANCE,
         "serving_fit.a_row_with_nothing_beyond_weights_is_fitted_on_its_weights",
         "serving_fit.an_arm_called_without_a_profile_is_fitted_on_its_own_group",
