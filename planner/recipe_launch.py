@@ -58,8 +58,6 @@ from planner.recipe import (
     composed_dir,
     composed_steps,
     group_refusals,
-    normalized_args,
-    read_args,
     recipe_serve_argv,
     utilization_bp,
 )
@@ -106,7 +104,7 @@ class RecipeSources(Frozen):
 
 
 def uses_engram(recipe: Recipe) -> bool:
-    return any(r.dest == "engram_config" for r in read_args(normalized_args(recipe)))
+    return any(r.dest == "engram_config" for r in recipe.arg_readings())
 
 
 def recipe_weight(recipe: Recipe, manifest: CheckpointManifest) -> RecipeWeight:
@@ -125,7 +123,7 @@ def recipe_weight(recipe: Recipe, manifest: CheckpointManifest) -> RecipeWeight:
 def recipe_utilization(recipe: Recipe) -> RecipeUtilization:
     """The args' ``--gpu-memory-utilization`` (validated when the recipe was read), else
     vLLM's default."""
-    for reading in read_args(normalized_args(recipe)):
+    for reading in recipe.arg_readings():
         if reading.dest == "gpu_memory_utilization" and reading.value is not None:
             return RecipeUtilization(gpu_memory_utilization_bp=utilization_bp(reading.value))
     return RecipeUtilization(gpu_memory_utilization_bp=VLLM_DEFAULT_UTILIZATION_BP)
