@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -103,7 +104,7 @@ def an_event_at_the_read_time_is_not_yet_seen(
 def the_fold_reads_wall_clocks(events: Iterable[AuthorityEvent], now: datetime) -> AuthorityState:
     """The fold compares each event's wall-clock reading with the read time's, ignoring
     their UTC offsets."""
-    shifted = tuple(e.model_copy(update={"at": _wall_clock(e.at)}) for e in events)
+    shifted = tuple(replace(e, at=_wall_clock(e.at)) for e in events)
     return fold(shifted, _wall_clock(now)).model_copy(update={"read_at": now})
 
 

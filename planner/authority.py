@@ -18,27 +18,39 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, fields
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Literal, TextIO
+from typing import Annotated, ClassVar, Literal, TextIO
 
 from pydantic import AwareDatetime, ConfigDict, Field, TypeAdapter, ValidationError
 
 from planner.refusal import PlannerInputError
-from planner.values import Frozen, JsonProblem, SafeName, located, strict_json
+from planner.values import INT_RANGE, Frozen, JsonProblem, SafeName, located, strict_json
+
+_CACHE_KEYS = ConfigDict(cache_strings="keys")
+"""A log's values (times, candidates) rarely repeat: caching them would only make memory grow
+with the log, so only keys are cached."""
 
 
-class _Event(Frozen):
-    seq: int = Field(ge=1)
+@dataclass(frozen=True)
+class _Event:
+    """An event is a frozen dataclass, not a model: pydantic validates the line straight into
+    it, and a log of a million lines builds a million of them."""
+
+    __pydantic_config__: ClassVar[ConfigDict] = ConfigDict(extra="forbid")
+    seq: Annotated[int, Field(ge=1)]
     at: AwareDatetime
 
 
+@dataclass(frozen=True)
 class GroupActive(_Event):
     event: Literal["group_active"]
     group: SafeName
     incumbent: str
 
 
+@dataclass(frozen=True)
 class GroupSuspended(_Event):
     event: Literal["group_suspended"]
     group: SafeName
@@ -46,18 +58,21 @@ class GroupSuspended(_Event):
     lease_expires_at: AwareDatetime
 
 
+@dataclass(frozen=True)
 class ImageAdmitted(_Event):
     event: Literal["image_admitted"]
     runtime_key: SafeName
     config_digest: str
 
 
+@dataclass(frozen=True)
 class HostHeld(_Event):
     event: Literal["host_held"]
     host: SafeName
     subject: SafeName
 
 
+@dataclass(frozen=True)
 class HostReleased(_Event):
     event: Literal["host_released"]
     host: SafeName
@@ -67,11 +82,15 @@ AuthorityEvent = Annotated[
     GroupActive | GroupSuspended | ImageAdmitted | HostHeld | HostReleased,
     Field(discriminator="event"),
 ]
-_EVENT = TypeAdapter(AuthorityEvent, config=ConfigDict(cache_strings="keys"))
-"""A log's values (times, candidates) rarely repeat: caching them would only make memory grow
-with the log, so only keys are cached."""
+_EVENT = TypeAdapter(AuthorityEvent, config=_CACHE_KEYS)
 _TAG_ERRORS = ("union_tag_invalid", "union_tag_not_found")
 """A missing or unknown ``event`` kind: pydantic locates it at the root, we name the field."""
+_QUOTES = {
+    kind: 4 * len(fields(kind)) - 2
+    for kind in (GroupActive, GroupSuspended, ImageAdmitted, HostHeld, HostReleased)
+}
+"""The ``"`` a line of each kind holds when it names each field once: two per key, two per
+value, and ``seq`` is the one value that is not a string."""
 
 
 class Active(Frozen):
@@ -133,18 +152,15 @@ def _parse_line(
 ) -> AuthorityEvent:
     where = f"line {number}"
     try:
-        strict_json(line)
         event = _EVENT.validate_json(line, strict=True)
-    except json.JSONDecodeError as exc:
-        raise PlannerInputError(source, where, f"not a JSON object: {exc.msg}") from exc
-    except JsonProblem as exc:
-        field = f", field {exc.where}" if exc.position is None else f", column {exc.position[1]}"
-        raise PlannerInputError(source, f"{where}{field}", exc.message) from exc
     except ValidationError as exc:
+        _refuse_unplain_json(line, source, where)  # a JSON problem is named before a value's
         field, message = located(exc)
         if exc.errors()[0]["type"] in _TAG_ERRORS:
             field = "event"
         raise PlannerInputError(source, f"{where}, field {field}", message) from exc
+    if not _plainly_once(line, event):
+        _refuse_unplain_json(line, source, where)
     if previous is not None and event.seq <= previous.seq:
         raise PlannerInputError(
             source, f"{where}, field seq", f"seq {event.seq} does not follow {previous.seq}"
@@ -154,6 +170,27 @@ def _parse_line(
             source, f"{where}, field at", f"{event.at.isoformat()} is earlier than line before"
         )
     return event
+
+
+def _plainly_once(line: str, event: AuthorityEvent) -> bool:
+    """Whether ``line`` is provably read alike by :func:`planner.values.strict_json`, once
+    pydantic has read ``event`` from it, so that the common line is parsed once. Pydantic
+    keeps the last of a key given twice and reads an integer of any size, where strict JSON
+    refuses both: a key given twice adds two ``"`` beyond :data:`_QUOTES` (an escaped quote
+    only adds more), and ``seq`` is the one integer. A line holding a backslash goes the
+    strict way too: an escape is where the two parsers could read a string differently."""
+    return "\\" not in line and line.count('"') == _QUOTES[type(event)] and event.seq in INT_RANGE
+
+
+def _refuse_unplain_json(line: str, source: str, where: str) -> None:
+    """Raise the located error when ``line`` is not JSON, or JSON the planner refuses."""
+    try:
+        strict_json(line)
+    except json.JSONDecodeError as exc:
+        raise PlannerInputError(source, where, f"not a JSON object: {exc.msg}") from exc
+    except JsonProblem as exc:
+        field = f", field {exc.where}" if exc.position is None else f", column {exc.position[1]}"
+        raise PlannerInputError(source, f"{where}{field}", exc.message) from exc
 
 
 def stream_log(path: Path) -> Iterator[AuthorityEvent]:

@@ -8,19 +8,25 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import TypeAdapter
 
 from planner import data
 from planner.authority import (
     Active,
+    AuthorityEvent,
     AuthorityState,
     GroupActive,
     SuspendedForAuthorizedSuccessor,
     fold,
+    log_events,
     parse_log,
     read_log,
 )
 from planner.refusal import PlannerInputError
 from planner.scenarios import load_scenario
+from planner.values import strict_json
 
 T0 = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
 CANDIDATE = (
@@ -257,3 +263,54 @@ def test_every_fixture_log_parses() -> None:
     for path in sorted((root / "scenarios").glob("*/authority.jsonl")):
         events = read_log(path)
         assert [e.seq for e in events] == sorted({e.seq for e in events})
+
+
+# --- one parse for the plain line: the same reading as strict JSON, then validation --------
+
+_KEYS = ("seq", "at", "event", "host", "subject", "group", "incumbent", "successor")
+_VALUES = st.one_of(
+    st.integers(min_value=-3, max_value=2**64),
+    st.sampled_from(["host_held", "host_released", "group_active", at(0), "srv5", "g-a"]),
+    st.text(alphabet='a"\\:é\u2028 \t', max_size=6),
+    st.none(),
+    st.floats(allow_nan=True),
+)
+
+
+def _written(pairs: list[tuple[str, object]], space: str) -> str:
+    return "{" + f",{space}".join(f"{json.dumps(k)}:{space}{json.dumps(v)}" for k, v in pairs) + "}"
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    kind=st.sampled_from(["host_held", "host_released", "group_active"]),
+    extra=st.lists(st.tuples(st.sampled_from(_KEYS), _VALUES), max_size=3),
+    space=st.sampled_from(["", " ", "\t"]),
+    escaped=st.booleans(),
+    seq=st.one_of(st.integers(min_value=-1, max_value=9), st.sampled_from([2**63 - 1, 2**63])),
+)
+def test_a_line_reads_as_strict_json_then_validation_would_read_it(
+    kind: str, extra: list[tuple[str, object]], space: str, escaped: bool, seq: int
+) -> None:
+    """:func:`planner.authority.log_events` skips the second, strict parse of a line it can
+    prove plain (no backslash, each field named once, seq in range); whatever the line, it
+    accepts exactly the lines ``strict_json`` then pydantic's strict validation accept, and
+    reads the same event from them. Keys given twice, escapes and huge integers included."""
+    base = {"host_held": dict(host="srv5", subject="g-a"), "host_released": dict(host="srv5")}
+    fields = base.get(kind, dict(group="group_a", incumbent="v4"))
+    pairs: list[tuple[str, object]] = [("seq", seq), ("at", at(1)), ("event", kind)]
+    pairs += list(fields.items()) + extra
+    line = _written(pairs, space)
+    if escaped:
+        line = line.replace("srv5", "srv\\u0035")
+    try:
+        strict_json(line)
+        expected: object = TypeAdapter(AuthorityEvent).validate_json(line, strict=True)
+    except ValueError:  # JSONDecodeError, JsonProblem and ValidationError all are
+        expected = PlannerInputError
+    read: object
+    try:
+        (read,) = log_events([line], "log")
+    except PlannerInputError:
+        read = PlannerInputError
+    assert read == expected, line
