@@ -86,6 +86,21 @@ def version() -> str:
     return text
 
 
+class _Version(argparse.Action):
+    """``--version``, its text found only when asked: reading every installed distribution's
+    file list costs more than the rest of a small ``claims run``."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        print(f"{parser.prog} {version()}")
+        parser.exit()
+
+
 def shared_top_level_names() -> dict[str, list[str]]:
     """Each top-level package of this distribution that another distribution installs too
     (pip lets the later install overwrite the earlier's files), with those distributions."""
@@ -107,7 +122,9 @@ def build_parser(session: Session) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_plugin_option(parser)
-    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
+    parser.add_argument(
+        "--version", action=_Version, nargs=0, help="show the version and where it runs from; exit"
+    )
     parser.add_argument(
         "--debug",
         action="store_true",

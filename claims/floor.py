@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import ast
 import dis
+import functools
 import inspect
-from collections import defaultdict
-from collections.abc import Iterator, Mapping
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator, Mapping
 from types import CodeType, FunctionType, ModuleType
 
 from claims.errors import Violation
@@ -30,6 +32,7 @@ from claims.model import CLAIM_KIND_ATTR, ClaimKind
 #: (:mod:`claims.revisions`).
 ALLOWED_PUBLIC = frozenset({"setup", "artifacts"})
 _GLOBAL_LOADS = frozenset({"LOAD_GLOBAL", "LOAD_NAME"})
+_TOP_LEVEL_DEF = re.compile(r"^(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
 
 
 def claim_kind(fn: object) -> ClaimKind | None:
@@ -137,12 +140,26 @@ def _aggregators(
 def _reached_claims(
     fn: FunctionType, claims: Mapping[str, FunctionType], helpers: Mapping[str, FunctionType]
 ) -> set[str]:
-    """Claim names ``fn`` loads as globals, itself or through the module's helpers."""
+    """Claim names ``fn`` loads as globals, itself or through the module's helpers.
+
+    Walked first on every name the code names (``co_names``: globals and attributes alike,
+    no disassembly), which can only find more; only a claim that finds some is walked again
+    on the names it loads as globals."""
+    found = _reached(fn, claims, helpers, _named)
+    return _reached(fn, claims, helpers, _global_names) if found else found
+
+
+def _reached(
+    fn: FunctionType,
+    claims: Mapping[str, FunctionType],
+    helpers: Mapping[str, FunctionType],
+    names_of: Callable[[CodeType], frozenset[str]],
+) -> set[str]:
     found: set[str] = set()
     seen: set[str] = set()
     pending = [inspect.unwrap(fn).__code__]
     while pending:
-        for name in _global_names(pending.pop()):
+        for name in names_of(pending.pop()):
             if name in claims:
                 found.add(name)
             elif name in helpers and name not in seen:
@@ -151,13 +168,24 @@ def _reached_claims(
     return found
 
 
-def _global_names(code: CodeType) -> set[str]:
+@functools.cache
+def _named(code: CodeType) -> frozenset[str]:
+    """Every name ``code`` and the code objects nested in it use, as globals or attributes."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            names |= _named(const)
+    return frozenset(names)
+
+
+@functools.cache
+def _global_names(code: CodeType) -> frozenset[str]:
     """Global names loaded by ``code`` and every code object nested in it."""
     names = {str(i.argval) for i in dis.get_instructions(code) if i.opname in _GLOBAL_LOADS}
     for const in code.co_consts:
         if isinstance(const, CodeType):
             names |= _global_names(const)
-    return names
+    return frozenset(names)
 
 
 def _duplicates(
@@ -187,10 +215,20 @@ def _duplicate(witness: str, name: str, why: str) -> Violation:
 
 
 def _redefinitions(module: ModuleType) -> dict[str, list[int]]:
-    """Top-level function names defined more than once, with their line numbers."""
+    """Top-level function names defined more than once, with their line numbers.
+
+    Every top-level ``def`` starts a line at column 0, so a name the source never starts two
+    lines with ``def NAME`` is not redefined, and the module is parsed only when some is."""
     try:
-        tree = ast.parse(inspect.getsource(module))
-    except (OSError, TypeError, SyntaxError):
+        source = inspect.getsource(module)
+    except (OSError, TypeError):
+        return {}
+    starts = Counter(_TOP_LEVEL_DEF.findall(source))
+    if all(count == 1 for count in starts.values()):
+        return {}
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
         return {}
     lines: dict[str, list[int]] = defaultdict(list)
     for node in tree.body:

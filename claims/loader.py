@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from types import ModuleType
 
 import pluggy
@@ -79,9 +79,14 @@ class ClaimsPluginManager(pluggy.PluginManager):
                 self.unregister(plugin)
             raise PluginLoadError(name, origin, error) from error
 
-    def load_entry_points(self, blocked: frozenset[str] = frozenset()) -> None:
-        """Load the ``claims`` entry-point group, sorted by entry-point name."""
-        for ep in _unique_entry_points():
+    def load_entry_points(
+        self,
+        blocked: frozenset[str] = frozenset(),
+        found: Sequence[importlib.metadata.EntryPoint] | None = None,
+    ) -> None:
+        """Load the ``claims`` entry-point group (``found``, when already read), sorted by
+        entry-point name."""
+        for ep in _unique_entry_points() if found is None else found:
             if {ep.name, ep.module} & blocked:
                 continue
             try:
@@ -120,27 +125,30 @@ def load_plugins(extra: Iterable[str] = (), *, autoload: bool | None = None) -> 
     if RUNNER in blocked or "runner" in blocked:
         raise UsageError(f"-p no:{RUNNER}: the kernel's runner runs every claim; it stays loaded")
     autoloading = autoload if autoload is not None else not os.environ.get(AUTOLOAD_ENV)
-    _check_blockable(blocked, extra, autoloading)
+    # Read once: finding them reads every installed distribution's metadata.
+    entry_points = _unique_entry_points() if autoloading else []
+    _check_blockable(blocked, extra, entry_points)
     pm = ClaimsPluginManager()
     for name in BUILTIN_PLUGINS:
         if not {name, name.rpartition(".")[2]} & blocked:
             pm.load_module(name, "built-in plugin")
     if autoloading:
-        pm.load_entry_points(blocked)
+        pm.load_entry_points(blocked, entry_points)
     for name in extra:
         if not name.startswith(DISABLE) and name not in blocked:
             pm.load_module(name, "-p option")
     return pm
 
 
-def _check_blockable(blocked: frozenset[str], extra: list[str], autoloading: bool) -> None:
+def _check_blockable(
+    blocked: frozenset[str], extra: list[str], entry_points: Sequence[importlib.metadata.EntryPoint]
+) -> None:
     names = {n for b in BUILTIN_PLUGINS for n in (b, b.rpartition(".")[2])}
-    if autoloading:
-        names |= {n for ep in _unique_entry_points() for n in (ep.name, ep.module)}
+    names |= {n for ep in entry_points for n in (ep.name, ep.module)}
     names |= {e for e in extra if not e.startswith(DISABLE)}
     unknown = sorted(blocked - names)
     if unknown:
-        known = [*BUILTIN_PLUGINS, *(ep.name for ep in _unique_entry_points() if autoloading)]
+        known = [*BUILTIN_PLUGINS, *(ep.name for ep in entry_points)]
         raise UsageError(
             f"-p no:{unknown[0]}: no plugin of that name to leave out; plugins: {', '.join(known)}"
         )

@@ -32,11 +32,11 @@ class WitnessEntry:
 
 @dataclass(frozen=True)
 class Registry:
-    """Everything the plugins registered, each collection in registration order."""
+    """What the plugins registered, each collection in registration order (frontiers are
+    collected apart, by :func:`collect_frontiers`, only when a command reads them)."""
 
     witnesses: tuple[WitnessEntry, ...] = ()
     mutants: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    frontiers: tuple[Any, ...] = ()
 
     def witness(self, name: str) -> WitnessEntry | None:
         return next((w for w in self.witnesses if w.name == name), None)
@@ -58,7 +58,6 @@ def collect_registry(pm: ClaimsPluginManager) -> tuple[Registry, tuple[Violation
     registry = Registry(
         witnesses=witnesses,
         mutants=_mutants(pm),
-        frontiers=tuple(_frontiers(pm)),
     )
     return registry, tuple(_duplicate_witnesses(witnesses))
 
@@ -94,10 +93,11 @@ def _mutants(pm: ClaimsPluginManager) -> dict[str, tuple[str, ...]]:
     return {witness: tuple(found) for witness, found in modules.items()}
 
 
-def _frontiers(pm: ClaimsPluginManager) -> list[Any]:
+def collect_frontiers(pm: ClaimsPluginManager) -> tuple[Any, ...]:
+    """The declared frontiers the plugins registered, in registration order."""
     found: list[Any] = []
     _call_each(pm, "claims_register_frontiers", found.append)
-    return found
+    return tuple(found)
 
 
 def collect_formats(pm: ClaimsPluginManager) -> dict[str, str]:

@@ -18,7 +18,7 @@ from typing import Any, TextIO
 from claims.errors import ClaimsError, FloorViolation, UsageError, Violation, describe
 from claims.loader import ClaimsPluginManager, load_plugins
 from claims.model import ClaimKind, Outcome, Verdict
-from claims.registry import Registry, collect_formats, collect_registry
+from claims.registry import Registry, collect_formats, collect_frontiers, collect_registry
 from claims.results import ClaimResult, RunReport, WitnessReport
 from claims.runner import run_setup
 from claims.witness import Claim, Resolution, Unresolved, Witness, resolve_witness
@@ -103,9 +103,10 @@ class Session:
     def mutants(self) -> dict[str, tuple[str, ...]]:
         return self.registry.mutants
 
-    @property
+    @cached_property
     def frontiers(self) -> tuple[Any, ...]:
-        return self.registry.frontiers
+        """The declared frontiers (collected on first use: ``claims run`` never needs them)."""
+        return collect_frontiers(self.pm)
 
     def check_known(self, names: Sequence[str]) -> None:
         """Raise :class:`UsageError` naming every unknown witness and listing the known."""

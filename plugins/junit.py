@@ -15,11 +15,16 @@ more).
 from __future__ import annotations
 
 import argparse
-import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from claims import ClaimResult, Outcome, RunReport, UsageError, WitnessReport, hookimpl
-from claims.files import write_atomically
+
+if TYPE_CHECKING:
+    import xml.etree.ElementTree as ET
+
+# The XML library and the atomic writer are imported where a document is built or written:
+# this plugin loads on every ``claims`` command, and most runs write no JUnit XML.
 
 
 @hookimpl
@@ -37,6 +42,8 @@ def claims_run_finished(report: RunReport, args: argparse.Namespace) -> None:
     target = getattr(args, "junit_xml", None)
     if target is None:
         return
+    from claims.files import write_atomically
+
     try:
         write_atomically(Path(target), junit_xml(report))
     except OSError as error:
@@ -47,6 +54,8 @@ def claims_run_finished(report: RunReport, args: argparse.Namespace) -> None:
 
 def junit_xml(report: RunReport) -> bytes:
     """The serialized ``testsuites`` document for ``report``."""
+    import xml.etree.ElementTree as ET
+
     root = ET.Element("testsuites", name="claims")
     suites = [_testsuite(w) for w in report.witnesses]
     root.extend(suites)
@@ -57,6 +66,8 @@ def junit_xml(report: RunReport) -> bytes:
 
 
 def _testsuite(witness: WitnessReport) -> ET.Element:
+    import xml.etree.ElementTree as ET
+
     suite = ET.Element("testsuite", name=witness.name)
     if witness.unresolved is not None:
         case = ET.SubElement(suite, "testcase", classname=witness.name, name="setup", time="0")
@@ -68,6 +79,8 @@ def _testsuite(witness: WitnessReport) -> ET.Element:
 
 
 def _testcase(result: ClaimResult) -> ET.Element:
+    import xml.etree.ElementTree as ET
+
     case = ET.Element(
         "testcase",
         classname=result.witness,

@@ -17,7 +17,8 @@ from tabulate import tabulate
 from claims import ClaimKind, ClaimResult, Outcome, RunReport, Verdict, WitnessReport, hookimpl
 
 FORMATS: dict[str, str] = {
-    "table": "a table of claims, then one summary line per witness (default)",
+    "table": "a table of claims (evidence cut at 3,000 characters), then one summary line "
+    "per witness (default)",
     "json": "witnesses -> claims with id, kind, verdict, reason, evidence, duration_ms",
     "markdown": "an evidence block to paste into a pull request",
     "github": "GitHub Actions ::error annotations for what did not pass, then the summary",
@@ -26,6 +27,10 @@ FORMATS: dict[str, str] = {
 TABLE_HEADERS = ("claim", "kind", "verdict", "evidence or reason", "ms")
 #: Long evidence (an argv, a unit) wraps in its column instead of widening the table.
 DETAIL_WIDTH = 72
+DETAIL_LIMIT = 3000
+"""The characters of evidence or reason a table cell shows; the rest is counted, and
+``--format json`` carries all of it (a 50,000-character evidence wrapped into a terminal
+table is read by no one, and wrapping it cost more than the claims it reports)."""
 
 
 @hookimpl
@@ -87,7 +92,7 @@ def render_table(report: RunReport, colour: bool = False) -> str:
             r.id,
             r.kind.value,
             _paint(word := r.outcome.value.upper(), _verdict_colour(word), colour),
-            r.detail,
+            _cut(r.detail),
             r.duration_ms,
         ]
         for r in report.results
@@ -99,6 +104,13 @@ def render_table(report: RunReport, colour: bool = False) -> str:
         "\n".join(_paint(ln, _summary_colour(ln), colour) for ln in report.summary_lines())
     )
     return "\n\n".join(parts) + "\n"
+
+
+def _cut(detail: str) -> str:
+    if len(detail) <= DETAIL_LIMIT:
+        return detail
+    rest = len(detail) - DETAIL_LIMIT
+    return f"{detail[:DETAIL_LIMIT]} … ({rest:,} more characters: --format json shows them)"
 
 
 # --- json -------------------------------------------------------------------------------

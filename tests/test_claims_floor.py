@@ -55,6 +55,12 @@ def test_a_claim_defined_twice_or_aliased_is_a_duplicate() -> None:
     assert any("lines" in v.message for v in found)
 
 
+def test_a_def_written_twice_in_text_is_not_a_redefinition() -> None:
+    """A top-level ``def`` starts a line at column 0; so can a line of a docstring, and the
+    module is then parsed to tell them apart."""
+    assert isinstance(resolve_witness("w", "tests.fakes.floor_def_in_text"), Witness)
+
+
 def test_a_claim_needing_arguments_is_refused() -> None:
     found = _violations("floor_takes_arguments")
     assert _rules(found) == {("w.hosts_are_four", "takes-arguments")}

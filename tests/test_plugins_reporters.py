@@ -9,10 +9,12 @@ import pytest
 
 from claims import RunReport
 from plugins.reporters import (
+    DETAIL_LIMIT,
     escape_data,
     escape_property,
     github_error,
     render_github,
+    render_json,
     render_markdown,
     render_table,
     run_report_from_json,
@@ -34,6 +36,23 @@ def test_the_table_lists_claims_then_ends_with_the_summary_lines(report: RunRepo
         "\n\nfake_green: 4/4 PASS\nfake_red: 1/7 FAIL\n"
         "fake_setup_error: unresolved: setup() failed: RuntimeError: "
         "authority log fixture is empty\n"
+    )
+
+
+def test_a_long_evidence_is_cut_in_the_table_and_whole_in_json(report: RunReport) -> None:
+    """The table shows the first DETAIL_LIMIT characters of a detail and counts the rest;
+    ``--format json`` keeps every character."""
+    result = report.witnesses[0].results[0]
+    long = "word " * 2000  # 10,000 characters
+    verdict = result.verdict.model_copy(update={"evidence": long, "reason": long})
+    changed = result.model_copy(update={"verdict": verdict})
+    witness = report.witnesses[0].model_copy(update={"results": (changed,)})
+    alone = report.model_copy(update={"witnesses": (witness,)})
+    table = " ".join(render_table(alone).split())  # the cell's wrapped lines, joined again
+    assert f"({10_000 - DETAIL_LIMIT:,} more characters: --format json shows them)" in table
+    assert table.count("word") == DETAIL_LIMIT // 5
+    assert (
+        json.loads(render_json(alone))["witnesses"][witness.name]["claims"][0]["evidence"] == long
     )
 
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 import pkgutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from claims import hookimpl
-from claims.frontiers import Frontier
-from planner.frontiers import V41_FRONTIERS
+
+if TYPE_CHECKING:
+    from claims.frontiers import Frontier
 
 PENDING = "frontier_sufficiency"
 
@@ -41,6 +43,10 @@ def claims_register_witnesses(register: Callable[..., None]) -> None:
 
 @hookimpl
 def claims_register_frontiers(register: Callable[[Frontier], None]) -> None:
+    # Imported here: only the frontier commands collect frontiers, never ``claims run``.
+    from claims.frontiers import Frontier
+    from planner.frontiers import V41_FRONTIERS
+
     for declared in V41_FRONTIERS:
         register(
             Frontier(
