@@ -13,7 +13,13 @@ from typing import Any
 
 import pytest
 
-from plugins.mutate.generated.mutmut_bridge import read_generated
+from plugins.mutate.generated.mutmut_bridge import (
+    MUTANTS_DIR,
+    GeneratedMutant,
+    Span,
+    read_generated,
+    untrampoline,
+)
 from plugins.mutate.stryker import REQUIRED_FILE, REQUIRED_MUTANT, REQUIRED_TOP, validate
 from tests.fakes_mutation.support import copy_project, run_generated, run_mutate, tree_digest
 
@@ -88,7 +94,7 @@ def test_the_report_has_the_schema_keys_locations_and_the_claims(full: Survey) -
 def test_the_summary_scores_the_witness_and_shows_survivor_diffs(full: Survey) -> None:
     out = full.done.stdout
     assert "worker restart(s)" in out and "1 worker restart(s)" in out
-    assert "claims that call no mutated function: gate.the_greeting_names_the_guest" in out
+    assert "claims that call no mutated function (1): gate.the_greeting_names_the_guest" in out
     assert "-    i = 0\n+    i = 1" in out
     assert "stale equivalence entry gate.rules.x_pairs__mutmut_6" in out
     assert "entry gate.rules.x_renamed_long_ago__mutmut_1 names no mutant" in out
@@ -157,3 +163,24 @@ def test_what_a_claims_subprocess_prints_never_reaches_the_survey_protocol() -> 
     assert [json.loads(line) for line in done.stdout.splitlines()] == [{"event": "done"}]
     assert "leaked from a child" in done.stderr
     assert "leaked from print" in done.stderr
+
+
+def test_only_the_surveyed_files_stay_trampolined(tmp_path: Path) -> None:
+    """A survey of some files puts every other generated file back as written: its calls
+    skip the trampoline, and none of its mutants is surveyed."""
+
+    def mutant(path: str) -> GeneratedMutant:
+        span = Span(1, 1, 1, 2)
+        return GeneratedMutant(f"{path}.x_f__mutmut_1", path, "x_f", "a", "b", span, "a", "b")
+
+    for path in ("pkg/kept.py", "pkg/back.py"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(f"# {path} as written\n")
+        (tmp_path / MUTANTS_DIR / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / MUTANTS_DIR / path).write_text(f"# {path} trampolined\n")
+    restored = untrampoline(
+        tmp_path, [mutant("pkg/kept.py"), mutant("pkg/back.py")], {"pkg/kept.py"}
+    )
+    assert restored == 1
+    assert (tmp_path / MUTANTS_DIR / "pkg/kept.py").read_text() == "# pkg/kept.py trampolined\n"
+    assert (tmp_path / MUTANTS_DIR / "pkg/back.py").read_text() == "# pkg/back.py as written\n"

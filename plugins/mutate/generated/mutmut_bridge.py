@@ -80,6 +80,17 @@ def _generate_here(jobs: int) -> None:
     create_mutants(jobs)
 
 
+def untrampoline(root: Path, mutants: Sequence[GeneratedMutant], surveyed: set[str]) -> int:
+    """Put each generated file outside ``surveyed`` back as its original source; returns how
+    many. Its functions then run as written: every call to a trampolined function pays the
+    dispatch to the active mutant, and a survey of a few files need not make the claims pay
+    it on the whole planner (no mutant of those files is surveyed)."""
+    restored = sorted({m.path for m in mutants} - surveyed)
+    for path in restored:
+        shutil.copyfile(root / path, root / MUTANTS_DIR / path)
+    return len(restored)
+
+
 @dataclass(frozen=True)
 class Span:
     """Where a mutation sits in the original file: 1-based lines and columns, end exclusive."""

@@ -4,9 +4,9 @@
 planner first on the import path, the project's own sources never). It streams one JSON
 object per line on stdout:
 
-- ``baseline``: every claim with no mutant (``MUTANT_UNDER_TEST=""``) and its time; a red
-  claim stops the survey here;
-- ``coverage``: per claim, the mutated functions it calls (mutmut's ``stats`` mode);
+- ``baseline``: every claim with no mutant and its time; a red claim stops the survey here;
+- ``coverage``: per mutated function, the claims that call it, recorded in the baseline's
+  own pass (mutmut's ``stats`` mode calls the originals, so its verdicts are the baseline's);
 - ``forced_fail``: the claims that go red when every trampoline raises (``"fail"``);
 - ``mutant``: per mutant, the claims that call its function (``coveredBy``; every claim
   with ``exhaustive``) and the ones that went red (``killedBy``), all of them — no claim
@@ -41,6 +41,8 @@ from claims.exits import Exit
 from claims.witness import Claim
 from plugins.mutate.profile import load_verdict_profile
 
+STATS = "stats"
+MUTANT_ENV = "MUTANT_UNDER_TEST"
 BUDGET_SECONDS = 2.0
 BUDGET_FACTOR = 10.0
 CANARY_EVERY = 250
@@ -109,10 +111,24 @@ def isolate_imports(project_root: Path) -> None:
 
 
 def set_mutant(name: str) -> None:
-    """Switch every trampoline (``""`` original, ``stats``, ``fail``, or a mutant name)."""
+    """Switch every trampoline (``""`` original, ``stats``, ``fail``, or a mutant name).
+
+    A mutant or ``fail`` reaches the processes a claim starts too (through the environment);
+    ``stats`` stays in this process: a subprocess would record into a state of its own that
+    no one reads, and, started elsewhere, fail to find mutmut's configuration."""
     from mutmut.mutation.trampoline import set_mutant_under_test
 
     set_mutant_under_test(name)
+    if name == STATS:
+        os.environ.pop(MUTANT_ENV, None)  # the process-local copy still says "stats"
+
+
+def _load_mutmut_config() -> None:
+    """Read mutmut's configuration now, from ``mutants/``: ``stats`` mode reads it at its
+    first recorded call, which may come from a claim working in a directory of its own."""
+    from mutmut.configuration import config
+
+    config()
 
 
 def recorded_hits() -> set[str]:
@@ -132,12 +148,16 @@ class Worker:
     """Runs the claims of the survey's witnesses, one at a time, through the kernel, inside a
     survey process (the pool in :mod:`.workers` holds a ``WorkerProcess`` handle on it)."""
 
+    baseline_mode = STATS
+    """What the baseline pass switches to: mutmut's ``stats`` mode records the calls."""
+
     def __init__(self, request: SurveyRequest, out: TextIO) -> None:
         self.request = request
         self.out = out
         self.session = Session.start(request.plugins)
         self.claims = self._claims()
         self.baseline_seconds: dict[str, float] = {}
+        self.covered: dict[str, list[str]] = {}
 
     def _claims(self) -> list[Claim]:
         found: list[Claim] = []
@@ -170,12 +190,21 @@ class Worker:
         return mutant.partition("__mutmut_")[0]
 
     def baseline(self) -> bool:
-        self.switch("")
+        """Every claim with no mutant, timed; in the same pass, which mutated functions each
+        claim calls (``baseline_mode``: mutmut's ``stats`` mode, which calls the originals,
+        so the verdicts are the baseline's)."""
+        self.switch(self.baseline_mode)
         red: dict[str, str] = {}
-        for claim in self.claims:
-            start = time.perf_counter()
-            red |= self.run([claim])
-            self.baseline_seconds[claim.id] = time.perf_counter() - start
+        try:
+            for claim in self.claims:
+                self.clear_hits()
+                start = time.perf_counter()
+                red |= self.run([claim])
+                self.baseline_seconds[claim.id] = time.perf_counter() - start
+                for function in sorted(self.hits()):
+                    self.covered.setdefault(function, []).append(claim.id)
+        finally:
+            self.switch("")
         self.emit(
             "baseline",
             claims=[_describe(c) for c in self.claims],
@@ -184,17 +213,17 @@ class Worker:
         )
         return not red
 
+    def hits(self) -> set[str]:
+        """The functions the baseline pass saw called since :meth:`clear_hits`."""
+        return recorded_hits()
+
+    def clear_hits(self) -> None:
+        clear_hits()
+
     def coverage(self) -> dict[str, list[str]]:
-        set_mutant("stats")
-        covered: dict[str, list[str]] = {}
-        for claim in self.claims:
-            clear_hits()
-            self.run([claim])
-            for function in sorted(recorded_hits()):
-                covered.setdefault(function, []).append(claim.id)
-        set_mutant("")
-        self.emit("coverage", functions=covered)
-        return covered
+        """Emit what the baseline pass recorded: per mutated function, its claims."""
+        self.emit("coverage", functions=self.covered)
+        return self.covered
 
     def forced_fail(self) -> None:
         set_mutant("fail")
@@ -275,7 +304,8 @@ def main(argv: Sequence[str]) -> int:
     ``mutants/``)."""
     request = SurveyRequest.model_validate_json(Path(argv[0]).read_text(encoding="utf-8"))
     isolate_imports(Path(request.project_root))
-    os.environ["MUTANT_UNDER_TEST"] = ""
+    _load_mutmut_config()
+    os.environ[MUTANT_ENV] = ""
     load_verdict_profile()
     with event_stream() as out:
         return survey(request, out)

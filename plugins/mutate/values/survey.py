@@ -69,6 +69,9 @@ def _key(value: Any) -> Any:
 class ValueWorker(Worker):
     """The survey worker with boundaries patched in memory instead of mutmut trampolines."""
 
+    baseline_mode = NONE
+    """Nothing patched: the coverage comes from the enumeration, not from the baseline."""
+
     def __init__(self, request: ValueSurveyRequest, out: TextIO) -> None:
         super().__init__(request, out)
         self.value_request = request
@@ -84,6 +87,12 @@ class ValueWorker(Worker):
 
     def coverage_key(self, mutant: str) -> str:
         return mutant
+
+    def hits(self) -> set[str]:
+        return set()
+
+    def clear_hits(self) -> None:
+        pass
 
     def switch(self, name: str) -> None:
         self._unpatch()
