@@ -21,6 +21,7 @@ from planner.arms import Arm, ArmSources, arm, arms
 from planner.authority import read_state
 from planner.fabric import Fabric, FabricGroup
 from planner.frontiers import PlanInputs
+from planner.kept import Kept
 from planner.recipe import RecipeInvalid, load_recipe
 from planner.recipe_launch import RecipeSources, recipe_dry_run
 from planner.refusal import PlannerInputError
@@ -93,9 +94,19 @@ def _recipe_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+_PARSERS: Kept[tuple[tuple[str, ...], str], argparse.ArgumentParser] = Kept(8)
+"""Parsers by what they show (:mod:`planner.kept`): building one costs more than many a dry
+run, and a claim run calls ``main`` hundreds of times."""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The command line's parser, built afresh for each parse (under a millisecond): a
-    parser kept for the life of a process would show a later change to it to nobody."""
+    """The command line's parser for the arms the package holds now."""
+    names, inputs_help = tuple(sorted(arms())), _inputs_help()
+    return _PARSERS.get((names, inputs_help), lambda: _parser(names, inputs_help))
+
+
+def _parser(arm_names: tuple[str, ...], inputs_help: str) -> argparse.ArgumentParser:
+    """The parser showing ``arm_names`` and ``inputs_help``."""
     parser = argparse.ArgumentParser(
         prog="planner",
         description="Plan a multi-host vLLM launch and render every host's artifacts, "
@@ -114,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     dry.add_argument(
-        "arm", nargs="?", choices=sorted(arms()), help="which arm to plan (or give --recipe)"
+        "arm", nargs="?", choices=arm_names, help="which arm to plan (or give --recipe)"
     )
     dry.add_argument(
         "--recipe",
@@ -124,7 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     dry.add_argument("--scenario", help="a named scenario from fixtures/scenarios/ (arms)")
     dry.add_argument("--authority", type=_path, help="authority log (JSON lines)")
-    dry.add_argument("--inputs", type=_path, help=_inputs_help())
+    dry.add_argument("--inputs", type=_path, help=inputs_help)
     dry.add_argument("--now", help="ISO-8601 time to read the authority log at (default: now)")
     _recipe_options(dry)
     dry.add_argument("--out", type=_path, help=OUT_HELP)
@@ -151,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     recipe.add_argument("--data", type=_path, help="data root (default: the fixtures directory)")
     recipe.set_defaults(arm=None, scenario=None, inputs=None)
     _debug_option(recipe, argparse.SUPPRESS)
-    coordinator.add_parser(commands, sorted(arms()))  # planner apply: planner/coordinator.py
+    coordinator.add_parser(commands, list(arm_names))  # planner apply: planner/coordinator.py
     apply = commands.choices["apply"]
     apply.add_argument("--recipe", type=_path, help="apply a launcher recipe instead of an arm")
     _recipe_options(apply)

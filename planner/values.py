@@ -15,10 +15,11 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import Annotated, TypeVar, cast
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
+from planner.kept import Kept
 from planner.refusal import PlannerInputError
 
 
@@ -82,18 +83,32 @@ def read_text_file(path: Path, what: str) -> str:
 
 
 def load_json_model(model: type[M], path: Path, what: str) -> M:
-    """Read ``path`` as strict JSON into ``model``; any error names the file and the field."""
-    text = read_text_file(path, what)
+    """Read ``path`` as strict JSON into ``model``; any error names the file and the field.
+
+    The file is read every time; its parse is kept for its exact text (:data:`_PARSED`)."""
+    text, source = read_text_file(path, what), str(path)
+    key = (model, source, what, text)
+    return cast(M, _PARSED.get(key, lambda: _json_model(model, source, what, text)))
+
+
+_PARSED: Kept[tuple[type[BaseModel], str, str, str], BaseModel] = Kept(128)
+"""Parsed files by model, name and exact text (:mod:`planner.kept`): the same text always
+validates to the same frozen value, so a process that reads one manifest a thousand times
+parses it once. An error is raised each time, never kept."""
+
+
+def _json_model(model: type[BaseModel], path: str, what: str, text: str) -> BaseModel:
+    """``text``, read from ``path``, validated into ``model``."""
     try:
         strict_json(text)
     except JsonProblem as problem:
-        raise PlannerInputError(str(path), problem.where, problem.message) from problem
+        raise PlannerInputError(path, problem.where, problem.message) from problem
     except json.JSONDecodeError as exc:
-        raise PlannerInputError(str(path), "<file>", f"cannot read {what}: {exc}") from exc
+        raise PlannerInputError(path, "<file>", f"cannot read {what}: {exc}") from exc
     try:
         return model.model_validate_json(text, strict=True)
     except ValidationError as exc:
-        raise PlannerInputError(str(path), *located(exc)) from exc
+        raise PlannerInputError(path, *located(exc)) from exc
 
 
 # --- strict JSON -------------------------------------------------------------------------------

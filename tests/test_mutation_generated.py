@@ -178,9 +178,14 @@ def test_only_the_surveyed_files_stay_trampolined(tmp_path: Path) -> None:
         (tmp_path / path).write_text(f"# {path} as written\n")
         (tmp_path / MUTANTS_DIR / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / MUTANTS_DIR / path).write_text(f"# {path} trampolined\n")
+        for index in (".meta", ".spans"):
+            (tmp_path / MUTANTS_DIR / f"{path}{index}").write_text("{}")
     restored = untrampoline(
         tmp_path, [mutant("pkg/kept.py"), mutant("pkg/back.py")], {"pkg/kept.py"}
     )
     assert restored == 1
     assert (tmp_path / MUTANTS_DIR / "pkg/kept.py").read_text() == "# pkg/kept.py trampolined\n"
     assert (tmp_path / MUTANTS_DIR / "pkg/back.py").read_text() == "# pkg/back.py as written\n"
+    assert (tmp_path / MUTANTS_DIR / "pkg/kept.py.meta").exists()
+    assert not (tmp_path / MUTANTS_DIR / "pkg/back.py.meta").exists()
+    assert not (tmp_path / MUTANTS_DIR / "pkg/back.py.spans").exists()

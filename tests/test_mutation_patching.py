@@ -12,6 +12,7 @@ from plugins.mutate.patching import (
     ForcedFailure,
     Target,
     TargetError,
+    drop_caches,
     forced_failure,
     install,
     patched,
@@ -19,7 +20,7 @@ from plugins.mutate.patching import (
     restore,
     signature_mismatch,
 )
-from tests.fakes_mutation import door
+from tests.fakes_mutation import cached, door
 
 
 def _always(key: str, lock: str) -> bool:
@@ -96,3 +97,26 @@ def test_a_replacement_with_other_parameters_is_named() -> None:
     assert signature_mismatch(target, lambda hour: True) is None
     why = signature_mismatch(target, lambda h, extra: True)
     assert why is not None and "takes (h, extra)" in why and "(hour)" in why
+
+
+def test_what_the_code_kept_is_dropped_when_a_patch_goes_in_and_when_it_comes_out() -> None:
+    """A value computed before a patch is not served under it, nor after it is undone."""
+    assert (cached.cached_greeting("ann"), cached.kept_greeting("ann")) == ("hello ann",) * 2
+    undo = install(resolve("tests.fakes_mutation.cached.greeting"), lambda name: f"bye {name}")
+    try:
+        assert (cached.cached_greeting("ann"), cached.kept_greeting("ann")) == ("bye ann",) * 2
+    finally:
+        restore(undo)
+    assert (cached.cached_greeting("ann"), cached.kept_greeting("ann")) == ("hello ann",) * 2
+
+
+def test_drop_caches_empties_only_the_packages_named() -> None:
+    drop_caches(["tests"])
+    cached.cached_greeting("bob")
+    cached.kept_greeting("bob")
+    drop_caches(["planner"])
+    assert cached.cached_greeting.cache_info().currsize == 1
+    assert cached.KEPT.cache_info().entries == 1
+    drop_caches(["tests"])
+    assert cached.cached_greeting.cache_info().currsize == 0
+    assert cached.KEPT.cache_info().entries == 0

@@ -18,7 +18,7 @@ import functools
 import importlib
 import inspect
 import sys
-from collections.abc import Callable, Iterator, MutableMapping
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import ModuleType
@@ -143,18 +143,56 @@ def _installed(target: Target, replacement: Callable[..., Any]) -> Any:
 Restore = list[tuple[MutableMapping[str, Any] | type, str, Any]]
 
 
+def drop_caches(packages: Iterable[str]) -> None:
+    """Empty every ``functools`` cache of the loaded modules of ``packages`` (and of the
+    classes they define).
+
+    The code under test may keep what it computed from its inputs (a parser, a parsed file).
+    A cache filled before a patch or a mutant switch would answer with what the code
+    computed before it, so the engines drop them whenever the code changes: on every
+    install and restore here, and on every switch of the generated survey. A pass that
+    records which code each claim calls drops them before each claim too, or a claim served
+    from another's cache would be recorded as calling less than it does."""
+    roots = set(packages)
+    for name, module in list(sys.modules.items()):
+        if not isinstance(module, ModuleType) or name.partition(".")[0] not in roots:
+            continue
+        for value in list(vars(module).values()):
+            _clear(value)
+            if isinstance(value, type) and value.__module__ == name:
+                for member in list(vars(value).values()):
+                    _clear(member)
+
+
+def _clear(value: object) -> None:
+    """Empty ``value`` if it is a cache: a ``functools`` cache, or any object (not a class,
+    whose methods these would be) answering ``cache_info`` and ``cache_clear``."""
+    if isinstance(value, type) or not hasattr(value, "cache_info"):
+        return
+    clear = getattr(value, "cache_clear", None)
+    if callable(clear):
+        clear()
+
+
+def _package(dotted: str) -> str:
+    return dotted.partition(".")[0]
+
+
 def install(target: Target, replacement: Callable[..., Any]) -> Restore:
-    """Install ``replacement``; returns what :func:`restore` needs to undo it."""
+    """Install ``replacement``; returns what :func:`restore` needs to undo it. The target's
+    package's caches are dropped (:func:`drop_caches`)."""
     new = _installed(target, replacement)
+    undo: Restore = []
     if target.on_class:
         setattr(target.owner, target.attribute, new)
-        return [(target.owner, target.attribute, target.original)]  # type: ignore[list-item]
-    undo: Restore = []
-    for module in _binding_modules(target.original):
-        namespace = vars(module)
-        for name in [n for n, v in namespace.items() if v is target.original]:
-            undo.append((namespace, name, target.original))
-            namespace[name] = new
+        undo.append((target.owner, target.attribute, target.original))  # type: ignore[arg-type]
+    else:
+        for module in _binding_modules(target.original):
+            namespace = vars(module)
+            for name in [n for n, v in namespace.items() if v is target.original]:
+                undo.append((namespace, name, target.original))
+                namespace[name] = new
+    drop_caches([_package(target.path)])
     return undo
 
 
@@ -172,12 +210,17 @@ def _binds(module: ModuleType, original: object) -> bool:
 
 
 def restore(undo: Restore) -> None:
-    """Put every original back, last installed first."""
+    """Put every original back, last installed first, and drop the caches of the packages
+    it touched (:func:`drop_caches`)."""
+    touched: set[str] = set()
     for where, name, original in reversed(undo):
         if isinstance(where, type):
             setattr(where, name, original)
+            touched.add(_package(where.__module__))
         else:
             where[name] = original
+            touched.add(_package(str(where.get("__name__", ""))))
+    drop_caches(touched)
 
 
 @contextmanager

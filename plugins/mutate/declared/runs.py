@@ -14,7 +14,8 @@ target of the plan wrapped by a transparent recorder (it calls the original with
 arguments and notes which claim reached it), so it yields both the clean verdicts and, per
 claim, the targets it calls (a witness's ``setup()`` counts for all its claims). A later
 run patches some targets: a claim that called none of them executes exactly as in the
-baseline (claims never cache; see ``witnesses/``), so it is recorded as *not reached* and
+baseline (what the planner keeps between calls is dropped before each claim of the baseline
+and at every patch: :func:`..patching.drop_caches`), so it is recorded as *not reached* and
 not run. ``tests/test_mutation_runs.py`` checks the shortcut against running every claim.
 
 **Waiting runs get their own slots.** The baseline also times each witness's ``setup()`` and
@@ -39,7 +40,7 @@ import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -49,7 +50,7 @@ from pydantic import BaseModel, ConfigDict
 
 from claims import Outcome, Session, Unresolved
 from claims.witness import Claim, Witness
-from plugins.mutate.patching import Target, forced_failure, patched, resolve
+from plugins.mutate.patching import Target, drop_caches, forced_failure, patched, resolve
 from plugins.mutate.profile import load_verdict_profile
 
 OUTPUT_TAIL_LINES = 12
@@ -130,7 +131,8 @@ def _replacement(spec: PatchSpec, target: Target) -> Callable[..., Any]:
 class _Reach:
     """Which claim is running now, and which targets each claim (or setup) called."""
 
-    def __init__(self) -> None:
+    def __init__(self, packages: Iterable[str]) -> None:
+        self.packages = frozenset(packages)
         self.current: str | None = None
         self.hits: dict[str, set[str]] = {}
         self.seconds: dict[str, tuple[float, float]] = {}
@@ -147,6 +149,7 @@ class _Reach:
 
     @contextmanager
     def as_(self, who: str) -> Iterator[None]:
+        drop_caches(self.packages)  # or a claim served from another's cache calls less
         self.current = who
         wall, cpu = time.perf_counter(), _cpu_seconds()
         try:
@@ -200,7 +203,7 @@ class Runner:
         recorded: Sequence[str] = (),
     ) -> dict[str, Any]:
         """Run ``request`` in this process (the child); ``recorded``: targets to watch."""
-        reach = _Reach() if recorded else None
+        reach = _Reach(t.partition(".")[0] for t in recorded) if recorded else None
         replacements = [
             (t, _replacement(p, t)) for p in request.patches for t in [resolve(p.target)]
         ]

@@ -88,6 +88,8 @@ def untrampoline(root: Path, mutants: Sequence[GeneratedMutant], surveyed: set[s
     restored = sorted({m.path for m in mutants} - surveyed)
     for path in restored:
         shutil.copyfile(root / path, root / MUTANTS_DIR / path)
+        for index in (".meta", ".spans"):  # the tree lists only the mutants it still holds
+            (root / MUTANTS_DIR / f"{path}{index}").unlink(missing_ok=True)
     return len(restored)
 
 

@@ -7,7 +7,8 @@ object per line on stdout:
 - ``baseline``: every claim with no mutant and its time; a red claim stops the survey here;
 - ``coverage``: per mutated function, the claims that call it, recorded in the baseline's
   own pass (mutmut's ``stats`` mode calls the originals, so its verdicts are the baseline's);
-- ``forced_fail``: the claims that go red when every trampoline raises (``"fail"``);
+- ``forced_fail``: which of the claims that call a mutated function go red when every
+  trampoline raises (``"fail"``);
 - ``mutant``: per mutant, the claims that call its function (``coveredBy``; every claim
   with ``exhaustive``) and the ones that went red (``killedBy``), all of them — no claim
   stops the others. A mutant gets a budget of ``2 s + 10 ×`` its claims' baseline time,
@@ -16,9 +17,10 @@ object per line on stdout:
   mutant left state behind (a red canary ends the worker);
 - ``done``.
 
-Claims never cache: each one re-plans on every call, so switching ``MUTANT_UNDER_TEST``
-between calls is all a mutant needs. The environment and working directory are restored
-after every mutant.
+Claims re-plan on every call; what the planner keeps between calls (a parser, a parsed file)
+is dropped at every switch (:func:`plugins.mutate.patching.drop_caches`), so switching the
+active mutant between claims is all a mutant needs. The environment and working directory
+are restored after every mutant.
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ from pydantic import BaseModel, ConfigDict
 from claims import Session, Unresolved
 from claims.exits import Exit
 from claims.witness import Claim
+from plugins.mutate.generated.mutmut_bridge import source_paths
+from plugins.mutate.patching import drop_caches
 from plugins.mutate.profile import load_verdict_profile
 
 STATS = "stats"
@@ -158,6 +162,12 @@ class Worker:
         self.claims = self._claims()
         self.baseline_seconds: dict[str, float] = {}
         self.covered: dict[str, list[str]] = {}
+        self.packages = self._packages()
+
+    def _packages(self) -> tuple[str, ...]:
+        """The packages under test, whose caches a switch drops (mutmut's source paths)."""
+        roots = source_paths(Path(self.request.project_root))
+        return tuple(p.as_posix().replace("/", ".") for p in roots)
 
     def _claims(self) -> list[Claim]:
         found: list[Claim] = []
@@ -182,8 +192,10 @@ class Worker:
         return red
 
     def switch(self, name: str) -> None:
-        """Make ``name`` the mutant every call reaches (``""``: none)."""
+        """Make ``name`` the mutant every call reaches (``""``: none); what the code under
+        test kept in its caches was computed by the code before the switch, and is dropped."""
         set_mutant(name)
+        drop_caches(self.packages)
 
     def coverage_key(self, mutant: str) -> str:
         """What :meth:`coverage` maps to the claims that reach ``mutant``."""
@@ -198,6 +210,7 @@ class Worker:
         try:
             for claim in self.claims:
                 self.clear_hits()
+                drop_caches(self.packages)  # each claim's calls recorded whole
                 start = time.perf_counter()
                 red |= self.run([claim])
                 self.baseline_seconds[claim.id] = time.perf_counter() - start
@@ -226,9 +239,15 @@ class Worker:
         return self.covered
 
     def forced_fail(self) -> None:
-        set_mutant("fail")
-        red = self.run(self.claims)
-        set_mutant("")
+        """The claims that call a mutated function, with every trampoline raising: each must
+        go red (one that stays green swallows the error, or its coverage is wrong). A claim
+        that calls none runs as in the baseline, so it is not run again here."""
+        calling = {c for claims in self.covered.values() for c in claims}
+        self.switch("fail")
+        try:
+            red = self.run([c for c in self.claims if c.id in calling])
+        finally:
+            self.switch("")
         self.emit("forced_fail", red=sorted(red))
 
     def canary(self, after: str) -> bool:

@@ -33,7 +33,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 from pydantic import Field
 
@@ -87,6 +87,9 @@ class ValueWorker(Worker):
 
     def coverage_key(self, mutant: str) -> str:
         return mutant
+
+    def _packages(self) -> tuple[str, ...]:
+        return cast(ValueSurveyRequest, self.request).packages
 
     def hits(self) -> set[str]:
         return set()

@@ -1,0 +1,46 @@
+"""planner.kept: values kept per key, the least recently used dropped, errors never kept."""
+
+from __future__ import annotations
+
+import pytest
+
+from planner.kept import Kept, KeptInfo
+
+
+def test_a_value_is_computed_once_per_key() -> None:
+    calls: list[str] = []
+    kept: Kept[str, int] = Kept(4)
+
+    def get(key: str) -> int:
+        def compute() -> int:
+            calls.append(key)
+            return len(key)
+
+        return kept.get(key, compute)
+
+    assert [get(k) for k in ("a", "bb", "a", "bb")] == [1, 2, 1, 2]
+    assert calls == ["a", "bb"]
+
+
+def test_past_its_size_the_least_recently_used_goes() -> None:
+    kept: Kept[str, str] = Kept(2)
+    kept.get("a", lambda: "A")
+    kept.get("b", lambda: "B")
+    kept.get("a", lambda: "not again")  # a is now the most recently used
+    kept.get("c", lambda: "C")  # so b goes
+    assert kept.get("a", lambda: "recomputed") == "A"
+    assert kept.get("b", lambda: "recomputed") == "recomputed"
+    assert kept.cache_info() == KeptInfo(entries=2, size=2)
+
+
+def test_an_error_keeps_nothing_and_clear_empties() -> None:
+    kept: Kept[str, str] = Kept(2)
+
+    def fail() -> str:
+        raise ValueError("bad input")
+
+    with pytest.raises(ValueError):
+        kept.get("x", fail)
+    assert kept.get("x", lambda: "ok") == "ok"
+    kept.cache_clear()
+    assert kept.cache_info().entries == 0
