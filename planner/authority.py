@@ -26,7 +26,7 @@ from typing import Annotated, ClassVar, Literal, TextIO
 from pydantic import AwareDatetime, ConfigDict, Field, TypeAdapter, ValidationError
 
 from planner.refusal import PlannerInputError
-from planner.values import INT_RANGE, Frozen, JsonProblem, SafeName, located, strict_json
+from planner.values import INT_RANGE, BulkSafeName, Frozen, JsonProblem, located, strict_json
 
 _CACHE_KEYS = ConfigDict(cache_strings="keys")
 """A log's values (times, candidates) rarely repeat: caching them would only make memory grow
@@ -46,14 +46,14 @@ class _Event:
 @dataclass(frozen=True)
 class GroupActive(_Event):
     event: Literal["group_active"]
-    group: SafeName
+    group: BulkSafeName
     incumbent: str
 
 
 @dataclass(frozen=True)
 class GroupSuspended(_Event):
     event: Literal["group_suspended"]
-    group: SafeName
+    group: BulkSafeName
     successor: str
     lease_expires_at: AwareDatetime
 
@@ -61,21 +61,21 @@ class GroupSuspended(_Event):
 @dataclass(frozen=True)
 class ImageAdmitted(_Event):
     event: Literal["image_admitted"]
-    runtime_key: SafeName
+    runtime_key: BulkSafeName
     config_digest: str
 
 
 @dataclass(frozen=True)
 class HostHeld(_Event):
     event: Literal["host_held"]
-    host: SafeName
-    subject: SafeName
+    host: BulkSafeName
+    subject: BulkSafeName
 
 
 @dataclass(frozen=True)
 class HostReleased(_Event):
     event: Literal["host_released"]
-    host: SafeName
+    host: BulkSafeName
 
 
 AuthorityEvent = Annotated[
@@ -83,6 +83,9 @@ AuthorityEvent = Annotated[
     Field(discriminator="event"),
 ]
 _EVENT = TypeAdapter(AuthorityEvent, config=_CACHE_KEYS)
+_VALIDATE_JSON = _EVENT.validator.validate_json
+"""The adapter's core validator, called without the adapter's per-call wrapper (a log is a
+million calls)."""
 _TAG_ERRORS = ("union_tag_invalid", "union_tag_not_found")
 """A missing or unknown ``event`` kind: pydantic locates it at the root, we name the field."""
 _QUOTES = {
@@ -137,7 +140,7 @@ def log_events(lines: Iterable[str], source: str) -> Iterator[AuthorityEvent]:
     first malformed or out-of-order line raises, naming file, line and field."""
     previous: AuthorityEvent | None = None
     for number, line in enumerate(lines, start=1):
-        if line.strip():
+        if line and not line.isspace():  # as line.strip(), without making a copy of each line
             previous = _parse_line(line, source, number, previous)
             yield previous
 
@@ -152,7 +155,7 @@ def _parse_line(
 ) -> AuthorityEvent:
     where = f"line {number}"
     try:
-        event = _EVENT.validate_json(line, strict=True)
+        event: AuthorityEvent = _VALIDATE_JSON(line, strict=True)
     except ValidationError as exc:
         _refuse_unplain_json(line, source, where)  # a JSON problem is named before a value's
         field, message = located(exc)
@@ -235,8 +238,8 @@ def fold(events: Iterable[AuthorityEvent], now: datetime) -> AuthorityState:
     holdings: dict[str, str] = {}
     later = False
     for event in events:
-        later = later or event.at > now
-        if later:
+        if later or event.at > now:
+            later = True
             continue
         match event:
             case GroupActive():

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, TypeVar, cast
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, StringConstraints, ValidationError
 
 from planner.kept import Kept
 from planner.refusal import PlannerInputError
@@ -36,12 +36,16 @@ _SAFE_PATH = re.compile(r"^/[A-Za-z0-9_.@+/-]*$")
 def safe_name(value: str) -> str:
     """``value`` when it is safe to render unquoted into scripts, units and argv; else raises."""
     if not _SAFE_NAME.fullmatch(value):
-        raise ValueError(
-            f"{value!r} is not a safe name: start with a letter or digit and use letters, "
-            "digits and _ . @ : - only "
-            "(it is rendered into shell scripts, units and docker argv)"
-        )
+        raise ValueError(_unsafe_name(value))
     return value
+
+
+def _unsafe_name(value: object) -> str:
+    return (
+        f"{value!r} is not a safe name: start with a letter or digit and use letters, "
+        "digits and _ . @ : - only "
+        "(it is rendered into shell scripts, units and docker argv)"
+    )
 
 
 def safe_path(value: str) -> str:
@@ -60,6 +64,11 @@ def safe_path(value: str) -> str:
 SafeName = Annotated[str, AfterValidator(safe_name)]
 """A name that is rendered unquoted-safe: no whitespace or shell metacharacters."""
 
+BulkSafeName = Annotated[str, StringConstraints(pattern=_SAFE_NAME.pattern)]
+""":data:`SafeName` checked by pydantic's own engine, with no Python call per value: for
+values read by the million (the authority log). :func:`located` words its refusal as
+:func:`safe_name` does."""
+
 SafePath = Annotated[str, AfterValidator(safe_path)]
 """An absolute, normalized path with no shell metacharacters."""
 
@@ -71,7 +80,13 @@ def located(exc: ValidationError) -> tuple[str, str]:
     """The first validation error as (dotted field, message quoting the bad value)."""
     first = exc.errors()[0]
     where = ".".join(str(p) for p in first["loc"]) or "<root>"
-    return where, f"{first['msg']} (value {first.get('input')!r})"
+    message = first["msg"]
+    if (
+        first["type"] == "string_pattern_mismatch"
+        and first.get("ctx", {}).get("pattern") == _SAFE_NAME.pattern
+    ):  # a BulkSafeName, refused in SafeName's words
+        message = f"Value error, {_unsafe_name(first['input'])}"
+    return where, f"{message} (value {first.get('input')!r})"
 
 
 def read_text_file(path: Path, what: str) -> str:

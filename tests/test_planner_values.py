@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from planner.refusal import PlannerInputError
-from planner.values import Frozen, SafeName, SafePath, load_json_model, located
+from planner.values import BulkSafeName, Frozen, SafeName, SafePath, load_json_model, located
 
 
 class Sample(Frozen):
@@ -127,3 +127,24 @@ def test_load_json_model_invalid_field_names_the_file_and_field(tmp_path: Path) 
         load_json_model(Sample, path, "sample")
     assert (info.value.source, info.value.where) == (str(path), "path")
     assert "'relative'" in info.value.message
+
+
+@pytest.mark.parametrize("value", ["has space", "-dash-first", "semi;colon", "", "ünï"])
+def test_a_bulk_safe_name_is_refused_in_safe_names_words(value: str) -> None:
+    """BulkSafeName (checked by pydantic's engine) refuses exactly what SafeName refuses, and
+    :func:`located` words both refusals alike."""
+
+    class Plain(BaseModel):
+        name: SafeName
+
+    class Bulk(BaseModel):
+        name: BulkSafeName
+
+    refusals = []
+    for model in (Plain, Bulk):
+        with pytest.raises(ValidationError) as caught:
+            model.model_validate({"name": value})
+        refusals.append(located(caught.value))
+    assert refusals[0] == refusals[1]
+    assert "is not a safe name" in refusals[1][1]
+    assert Bulk.model_validate({"name": "ok-1.2@x:y_z"}).name == "ok-1.2@x:y_z"
