@@ -286,23 +286,23 @@ def _written(pairs: list[tuple[str, object]], space: str) -> str:
     kind=st.sampled_from(["host_held", "host_released", "group_active"]),
     extra=st.lists(st.tuples(st.sampled_from(_KEYS), _VALUES), max_size=3),
     space=st.sampled_from(["", " ", "\t"]),
-    escaped=st.booleans(),
+    escaped=st.sampled_from(["", "\\u0035", "\\ud83d\\ude00", "\\udc00", "\\ud800\\u0041", '\\"']),
     seq=st.one_of(st.integers(min_value=-1, max_value=9), st.sampled_from([2**63 - 1, 2**63])),
 )
 def test_a_line_reads_as_strict_json_then_validation_would_read_it(
-    kind: str, extra: list[tuple[str, object]], space: str, escaped: bool, seq: int
+    kind: str, extra: list[tuple[str, object]], space: str, escaped: str, seq: int
 ) -> None:
     """:func:`planner.authority.log_events` skips the second, strict parse of a line it can
     prove plain (no backslash, each field named once, seq in range); whatever the line, it
     accepts exactly the lines ``strict_json`` then pydantic's strict validation accept, and
-    reads the same event from them. Keys given twice, escapes and huge integers included."""
+    reads the same event from them. Keys given twice, escapes (surrogate pairs, lone
+    surrogates, quotes) and huge integers included."""
     base = {"host_held": dict(host="srv5", subject="g-a"), "host_released": dict(host="srv5")}
     fields = base.get(kind, dict(group="group_a", incumbent="v4"))
     pairs: list[tuple[str, object]] = [("seq", seq), ("at", at(1)), ("event", kind)]
     pairs += list(fields.items()) + extra
     line = _written(pairs, space)
-    if escaped:
-        line = line.replace("srv5", "srv\\u0035")
+    line = line.replace("srv5", f"srv{escaped}")  # an escape: plain, a pair, lone, a quote
     try:
         strict_json(line)
         expected: object = TypeAdapter(AuthorityEvent).validate_json(line, strict=True)
