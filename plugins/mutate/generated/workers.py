@@ -25,7 +25,12 @@ from typing_extensions import TypeVar
 from claims.exits import Exit
 from claims.memo import MEMO_DIR_ENV, shared_memo
 from plugins.mutate.generated.mutmut_bridge import MUTANTS_DIR, GeneratedMutant
-from plugins.mutate.generated.survey import BUDGET_FACTOR, BUDGET_SECONDS, SurveyRequest
+from plugins.mutate.generated.survey import (
+    BUDGET_FACTOR,
+    BUDGET_SECONDS,
+    MUTANT_ENV,
+    SurveyRequest,
+)
 
 M = TypeVar("M", default=GeneratedMutant)
 """What a survey's mutants are: mutmut's by default, value sites for ``--values``."""
@@ -118,7 +123,7 @@ def worker_environment(root: Path) -> dict[str, str]:
     mutants, resolved = str(root / MUTANTS_DIR), root.resolve()
     rest = [p for p in sys.path if p and Path(p).is_dir() and Path(p).resolve() != resolved]
     env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys([mutants, *rest]))
-    env["MUTANT_UNDER_TEST"] = ""
+    env[MUTANT_ENV] = ""
     return env
 
 

@@ -33,6 +33,7 @@ from plugins.mutate.floors import hold_floors, load_floors
 from plugins.mutate.generated.command import SurveyPlan, Ticker, survey_health, survey_plan
 from plugins.mutate.generated.mutmut_bridge import source_paths
 from plugins.mutate.generated.selection import shard
+from plugins.mutate.generated.survey import MUTANT_ENV
 from plugins.mutate.generated.workers import (
     Launch,
     MutantResult,
@@ -126,7 +127,7 @@ def value_environment(root: Path) -> dict[str, str]:
     env = dict(os.environ)
     rest = [p for p in sys.path if p and Path(p).is_dir()]
     env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys([str(root), *rest]))
-    env.pop("MUTANT_UNDER_TEST", None)
+    env.pop(MUTANT_ENV, None)
     return env
 
 

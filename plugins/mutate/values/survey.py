@@ -38,7 +38,13 @@ from typing import Any, TextIO, cast
 from pydantic import Field
 
 from claims.exits import Exit
-from plugins.mutate.generated.survey import SurveyRequest, Worker, event_stream, survey
+from plugins.mutate.generated.survey import (
+    MUTANT_ENV,
+    SurveyRequest,
+    Worker,
+    event_stream,
+    survey,
+)
 from plugins.mutate.patching import Restore, Target, forced_failure, install, resolve, restore
 from plugins.mutate.profile import load_verdict_profile
 from plugins.mutate.values.boundaries import Boundary, discover
@@ -218,7 +224,7 @@ def run(request: ValueSurveyRequest, out: TextIO) -> int:
 def main(argv: Sequence[str]) -> int:
     """``python -m plugins.mutate.values.survey REQUEST.json`` (working directory: the project)."""
     request = ValueSurveyRequest.model_validate_json(Path(argv[0]).read_text(encoding="utf-8"))
-    os.environ.pop("MUTANT_UNDER_TEST", None)
+    os.environ.pop(MUTANT_ENV, None)
     load_verdict_profile()
     with event_stream() as out:
         return run(request, out)
