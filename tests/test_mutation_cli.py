@@ -41,7 +41,7 @@ def test_a_survivor_exits_3_and_names_the_claim_that_stayed_green() -> None:
     done = run_mutate("fake_door", mutants="survivor")
     assert done.returncode == Exit.SURVIVOR, done.stdout + done.stderr
     assert "SURVIVED: declared red, stayed green" in done.stdout
-    assert "(survived: closing_hour_still_open)" in done.stdout
+    assert "(survived: closing_hour_still_open [green: fake_door.night_is_refused])" in done.stdout
 
 
 def test_collateral_exits_4_and_names_the_undeclared_red_claim() -> None:

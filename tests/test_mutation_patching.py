@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -68,6 +69,29 @@ def test_replacements_of_one_run_compose_through_each_other() -> None:
     ]
     with patched(both):
         assert door.door_opens("x", "k", 22) is True
+
+
+def test_a_call_from_another_thread_reaches_the_replacement_while_one_runs_it() -> None:
+    """The coordinator's transport runs one host per thread: while one thread is inside a
+    replacement (delegating to the original), another thread's call must still reach the
+    replacement, or the mutant is missed at random."""
+    inside, leave = threading.Event(), threading.Event()
+
+    def slow_stricter(key: str, lock: str) -> bool:
+        if key == "wait":
+            inside.set()
+            leave.wait(10)
+        return door.key_fits(key, lock) and key != "k"
+
+    with patched([(resolve("tests.fakes_mutation.door.key_fits"), slow_stricter)]):
+        first = threading.Thread(target=door.key_fits, args=("wait", "wait"))
+        first.start()
+        try:
+            assert inside.wait(10)
+            assert door.key_fits("k", "k") is False
+        finally:
+            leave.set()
+            first.join()
 
 
 def test_a_dispatch_table_bound_at_import_is_out_of_reach() -> None:

@@ -7,7 +7,7 @@ claim that imported the name calls the replacement too. A method or property is 
 its class. Nothing is ever written to disk.
 
 What is installed is a dispatcher: a call from outside the replacement runs the replacement,
-and a call made while the replacement is running runs the original. So a mutant may delegate
+and a call the replacement makes (in its own thread) runs the original. So a mutant may delegate
 to the function it replaces by its ordinary name, while another mutant of the same run that
 calls that function reaches the replacement (combined runs compose).
 """
@@ -18,6 +18,7 @@ import functools
 import importlib
 import inspect
 import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -111,20 +112,23 @@ def forced_failure(target: Target) -> Callable[..., Any]:
 
 
 def dispatcher(target: Target, replacement: Callable[..., Any]) -> Callable[..., Any]:
-    """Call ``replacement``, except from inside it, where the original is called."""
+    """Call ``replacement``, except from inside it, where the original is called.
+
+    "Inside" is per thread: code that runs one host per thread calls the target from several
+    threads at once, and a call from another thread while one is inside the replacement is
+    still a call from outside it (a shared flag would hand that call the original)."""
     original = target.callable()
-    depth = 0
+    state = threading.local()
 
     @functools.wraps(original)
     def dispatch(*args: Any, **kwargs: Any) -> Any:
-        nonlocal depth
-        if depth:
+        if getattr(state, "inside", False):
             return original(*args, **kwargs)
-        depth += 1
+        state.inside = True
         try:
             return replacement(*args, **kwargs)
         finally:
-            depth -= 1
+            state.inside = False
 
     return dispatch
 

@@ -91,12 +91,19 @@ def _mutants_part(solo: Sequence[Judgement]) -> str:
     exact = [j for j in solo if j.exact]
     text = f"{len(exact)}/{len(solo)} mutants exact"
     problems = (
-        ("timeout/crash", [j for j in solo if not j.result.ok]),
-        ("survived", [j for j in solo if j.missing]),
-        ("collateral", [j for j in solo if j.collateral]),
+        ("timeout/crash", _names([j for j in solo if not j.result.ok])),
+        ("survived", ", ".join(_survivor(j) for j in solo if j.missing)),
+        ("collateral", _names([j for j in solo if j.collateral])),
     )
-    details = [f"{label}: {_names(found)}" for label, found in problems if found]
+    details = [f"{label}: {found}" for label, found in problems if found]
     return text + (f" ({'; '.join(details)})" if details else "")
+
+
+def _survivor(j: Judgement) -> str:
+    """A surviving mutant and the declared claims it left green (the last line of a CI log
+    is often all a reader has of the kill matrix above it)."""
+    green = ", ".join(sorted(j.missing))
+    return f"{_run_name(j)} [green: {green}]"
 
 
 def _combined_part(runs: Sequence[Judgement]) -> str:
