@@ -5,6 +5,7 @@ with a defect seen only over a real connection."""
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 from types import TracebackType
 
@@ -14,6 +15,7 @@ from planner.coordinator import (
     SshSettings,
     SshTransport,
     control_path,
+    exit_argv,
     remote_command,
 )
 from planner.transaction import HostAddress, StepResult, TransactionStep
@@ -31,6 +33,28 @@ F = "transaction_fleet"
 def connections_left_open(self: SshTransport) -> None:
     """Closing the transport removes its control directory but never sends ``ssh -O
     exit``: every host's connection stays up, unreachable, until ControlPersist ends it."""
+    self.opened.clear()
+    if self.control:
+        shutil.rmtree(self.control, ignore_errors=True)
+
+
+@mutant(
+    replaces="planner.coordinator.SshTransport.close",
+    turns_red={f"{W}.planner_apply_runs_each_step_over_ssh_and_reports_what_it_left"},
+    independent=False,
+)
+def ssh_tells_the_terminal_each_connection_it_closed(self: SshTransport) -> None:
+    """Closing a connection lets ``ssh -O exit`` write to the coordinator's own stderr: every
+    apply ends with ssh's ``Exit request sent.`` on the operator's terminal, once per host."""
+    for rank in sorted(self.opened):
+        host = self.plan.host(rank)
+        if Path(control_path(self.control, host)).exists():
+            subprocess.run(
+                exit_argv(self.settings, host, self.control),
+                stdin=subprocess.DEVNULL,
+                timeout=self.settings.connect_timeout + 5,
+                check=False,
+            )
     self.opened.clear()
     if self.control:
         shutil.rmtree(self.control, ignore_errors=True)

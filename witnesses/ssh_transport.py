@@ -396,12 +396,32 @@ def _private_tmp() -> Iterator[Path]:
             tempfile.tempdir = before
 
 
+@contextmanager
+def _descriptors_to(sink: Path) -> Iterator[None]:
+    """Point file descriptors 1 and 2 at ``sink`` for the block. ``redirect_stdout`` only
+    catches what Python prints; a process the coordinator starts inherits the descriptors
+    and writes to them, so what it writes lands here, not on the operator's terminal."""
+    saved = (os.dup(1), os.dup(2))
+    try:
+        with sink.open("wb") as written:
+            os.dup2(written.fileno(), 1)
+            os.dup2(written.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in saved:
+            os.close(fd)
+
+
 @claim(ClaimKind.PLANNED_SHAPE)
 def planner_apply_runs_each_step_over_ssh_and_reports_what_it_left() -> Verdict:
     """``planner apply`` (no ``--dry-run``) connects to each host with the given ssh config,
     identity, known hosts and timeouts, prints ``apply ARM: 4 hosts (…)``, then each step as
     it returns; when the first preflight is refused it stops there, reports no host touched
-    (srv5 ran preflight, the others nothing) and exits 10, leaving no control directory."""
+    (srv5 ran preflight, the others nothing) and exits 10, leaving no control directory.
+    The report is all the operator sees: none of the ssh processes it starts writes to the
+    terminal (``ssh -O exit`` would say ``Exit request sent.`` for every host it closes)."""
     host = _host()
     keys = host.base / "keys"
     address = host.addresses[0]
@@ -417,10 +437,14 @@ def planner_apply_runs_each_step_over_ssh_and_reports_what_it_left() -> Verdict:
     session = _sessions() + 1
     out, err = io.StringIO(), io.StringIO()
     with _private_tmp() as tmp, redirect_stdout(out), redirect_stderr(err):
-        try:
-            code: int | str | None = main(argv)
-        except SystemExit as exc:  # argparse refusing an argument
-            code = exc.code
+        terminal = Path(tmp) / "terminal"
+        with _descriptors_to(terminal):
+            try:
+                code: int | str | None = main(argv)
+            except SystemExit as exc:  # argparse refusing an argument
+                code = exc.code
+        children_wrote = terminal.read_text(errors="replace")
+        terminal.unlink()
         left = sorted(os.listdir(tmp))
     said = f"fleet: session {session} on host 0 refused before it ran (injected)"
     untouched = "untouched: no stage that changes it was started there"
@@ -435,6 +459,7 @@ def planner_apply_runs_each_step_over_ssh_and_reports_what_it_left() -> Verdict:
     ]
     problems = difference("exit", 10, code) + difference("stderr", "", err.getvalue())
     problems += difference("stdout", want, out.getvalue().splitlines())
+    problems += difference("what its ssh processes wrote to the terminal", "", children_wrote)
     problems += difference("sessions", session, _sessions())
     problems += difference("left behind", [], left)
     return holds_unless(problems, "stopped at the refused preflight, exit 10, nothing left")
