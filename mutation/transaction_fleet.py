@@ -114,6 +114,7 @@ def commit_before_readback_everywhere(apply_order: tuple[ApplyStep, ...]) -> tup
         f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
         f"{P}.a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on",
         f"{P}.the_report_lists_every_step_then_every_host_then_the_verdict",
+        f"{P}.the_report_records_every_call_as_it_was_made_and_answered",
         f"{T}.planner_apply_runs_each_step_over_ssh_and_reports_what_it_left",
     },
 )

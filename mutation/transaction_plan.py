@@ -10,10 +10,15 @@ from mutation import mutant
 from planner.arm_launch import DryRun
 from planner.coordinator import SshSettings, common_options, render_dry_run
 from planner.transaction import (
+    COMMIT_ATTEMPTS,
     HostAddress,
+    RunStep,
     StepRecord,
     StepResult,
     TransactionPlan,
+    TransactionReport,
+    TransactionStep,
+    coordinate,
     parse_hosts,
     plan_transaction,
     step_line,
@@ -93,7 +98,12 @@ def steps_numbered_from_0(n: int, record: StepRecord) -> str:
 
 @mutant(
     replaces="planner.transaction.StepResult.describe",
-    turns_red={f"{W}.a_steps_outcome_reads_as_its_status_and_its_last_line"},
+    turns_red={
+        f"{W}.a_steps_outcome_reads_as_its_status_and_its_last_line",
+        f"{W}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
+        f"{W}.a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on",
+        f"{W}.the_report_lists_every_step_then_every_host_then_the_verdict",
+    },
 )
 def first_line_of_the_output(self: StepResult) -> str:
     """A step's outcome quotes the first line it printed, not the last, so a stage that
@@ -120,3 +130,31 @@ def unrendered_plan_applied_as_nothing(
             arm=run.arm, hosts=hosts, preserve_dirs=(), forward=(), rollbacks=(), cleanups=()
         )
     return plan_transaction(run, hosts)
+
+
+@mutant(
+    replaces="planner.transaction.coordinate",
+    turns_red={f"{W}.the_report_records_every_call_as_it_was_made_and_answered"},
+    # not combined: with only the last line kept, first_line_of_the_output quotes the last
+    # line again, and the two defects hide each other from the report's lines
+    independent=False,
+)
+def the_report_keeps_only_each_steps_last_line(
+    plan: TransactionPlan, run_step: RunStep, commit_attempts: int = COMMIT_ATTEMPTS
+) -> TransactionReport:
+    """The report keeps of each step's answer only the line it quotes (the last one of
+    stdout and of stderr): the operator's summary reads the same, but whoever reads the
+    report for what a stage printed before it failed finds one line."""
+
+    def last_lines(step: TransactionStep) -> StepResult:
+        said = run_step(step)
+        return said.model_copy(
+            update={"stdout": _last_line(said.stdout), "stderr": _last_line(said.stderr)}
+        )
+
+    return coordinate(plan, last_lines, commit_attempts)  # the dispatcher runs the original
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.splitlines() if line.strip()]
+    return f"{lines[-1]}\n" if lines else text

@@ -941,6 +941,7 @@ V41_DRY_RUN = "planner.arms.v41_group_a.v41_group_a_launch_dry_run"
         "transaction_plan.the_plan_is_the_planners_order_with_commit_last",
         "ssh_transport.planner_apply_runs_each_step_over_ssh_and_reports_what_it_left",
         "transaction_plan.the_report_lists_every_step_then_every_host_then_the_verdict",
+        "transaction_plan.the_report_records_every_call_as_it_was_made_and_answered",
     },
     independent=False,
 )

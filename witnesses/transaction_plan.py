@@ -49,21 +49,37 @@ def _plan() -> TransactionPlan:
     return plan_transaction(v41_dry_run("supplied"), parse_hosts(HOSTS))
 
 
-def _answering(
-    plan: TransactionPlan, codes: dict[tuple[str, int], list[int | None]], attempts: int = 3
-) -> tuple[list[str], TransactionReport]:
+Codes = dict[tuple[str, int], list[int | None]]
+"""The statuses a step runner answers, in turn, for a (stage, rank); 0 when none is left."""
+
+
+def _calls(
+    plan: TransactionPlan, codes: Codes, attempts: int = 3
+) -> tuple[list[tuple[TransactionStep, StepResult]], TransactionReport]:
     """Run ``plan`` with a step runner that answers 0 unless ``codes`` lists the next
-    statuses of that (stage, rank); the steps it ran (``stage@host``) and the report."""
-    ran: list[str] = []
+    statuses of that (stage, rank); every call it answered (the step, the answer) and the
+    report. Each answer is its own: it names its call's number above its last line
+    (``done``, and ``no`` on stderr for a failure), which is what the report quotes."""
+    calls: list[tuple[TransactionStep, StepResult]] = []
     left = {key: list(value) for key, value in codes.items()}
 
     def run_step(step: TransactionStep) -> StepResult:
-        ran.append(step.label)
         queue = left.get((step.stage.value, step.rank), [])
         code = queue.pop(0) if queue else 0
-        return StepResult(exit_code=code, stdout="done\n", stderr="" if code == 0 else "no\n")
+        n = len(calls) + 1
+        err = "" if code == 0 else f"call {n}\nno\n"
+        calls.append((step, StepResult(exit_code=code, stdout=f"call {n}\ndone\n", stderr=err)))
+        return calls[-1][1]
 
-    return ran, coordinate(plan, run_step, attempts)
+    return calls, coordinate(plan, run_step, attempts)
+
+
+def _answering(
+    plan: TransactionPlan, codes: Codes, attempts: int = 3
+) -> tuple[list[str], TransactionReport]:
+    """:func:`_calls`, with the steps it ran as ``stage@host``."""
+    calls, report = _calls(plan, codes, attempts)
+    return [step.label for step, _ in calls], report
 
 
 def _forward() -> list[tuple[str, int]]:
@@ -438,6 +454,40 @@ def the_report_lists_every_step_then_every_host_then_the_verdict() -> Verdict:
 
 
 EXIT_255 = "exit 255: the connection failed or dropped (its effect is unknown)"
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_report_records_every_call_as_it_was_made_and_answered() -> Verdict:
+    """The report is the record of what ran, not a summary of it: its plan is the plan it
+    was given; its records are, in order, every call the coordinator made, each with the
+    step it passed and everything the runner answered for that call (status, all of stdout
+    and stderr); a step run again counts its attempts 1, 2, …; the failure is the record of
+    the forward step that stopped the run; the rollback order is the order of the rollback
+    records. Checked on a clean run, a failure with a failing rollback and cleanup, retried
+    and pending commits, and a step that never answered."""
+    plan = _plan()
+    scenarios: dict[str, tuple[Codes, tuple[str, int] | None]] = {
+        "clean": ({}, None),
+        "apply failed, rollback and cleanup failed": (
+            {("apply", 3): [1], ("rollback", 1): [1], ("cleanup", 0): [1]},
+            ("apply", 3),
+        ),
+        "commits retried and pending": ({("commit", 1): [1, 255], ("commit", 3): [1, 1, 1]}, None),
+        "preserve never answered": ({("preserve", 2): [None]}, ("preserve", 2)),
+    }
+    problems = []
+    for label, (codes, stops) in scenarios.items():
+        calls, report = _calls(plan, codes)
+        records = report.records
+        problems += difference(f"{label}: plan", True, report.plan == plan)
+        problems += difference(f"{label}: records", calls, [(r.step, r.result) for r in records])
+        attempts = [1 + sum(e.step == r.step for e in records[:k]) for k, r in enumerate(records)]
+        problems += difference(f"{label}: attempts", attempts, [r.attempt for r in records])
+        failed = [r for r in records if (r.step.stage.value, r.step.rank) == stops]
+        problems += difference(f"{label}: failure", failed[0] if failed else None, report.failure)
+        undone = tuple(r.step.rank for r in records if r.step.stage.value == "rollback")
+        problems += difference(f"{label}: rollback order", undone, report.rollback)
+    return holds_unless(problems, f"{len(scenarios)} runs recorded call by call")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
