@@ -261,6 +261,21 @@ def an_unknown_model_gets_the_first_manifest(
 
 
 @mutant(
+    replaces="planner.data.snapshot_manifest",
+    turns_red={f"{W}.a_snapshot_manifest_is_found_by_model_or_known_absent"},
+    independent=False,
+)
+def a_model_named_twice_stands_on_the_manifest_that_sorts_first(
+    model: str, root: Path | None = None
+) -> CheckpointManifest | None:
+    """Two manifests naming one model are not an error: the plan stands on whichever file
+    sorts first, so a manifest added for another revision is used or ignored by its name."""
+    base = (root or data.default_data_root()) / "checkpoints"
+    named = (load_manifest(p) for p in sorted(base.glob("*.manifest.json")))
+    return next((m for m in named if m.model == model), None)
+
+
+@mutant(
     replaces="planner.refusal.PlannerInputError.__init__",
     turns_red={
         f"{W}.an_unreadable_inventory_is_refused_at_the_file_or_its_lists",

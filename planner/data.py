@@ -46,10 +46,15 @@ def manifest(relative: str, root: Path | None = None) -> CheckpointManifest:
 
 def snapshot_manifest(model: str, root: Path | None = None) -> CheckpointManifest | None:
     """The checkpoint manifest of ``model`` among the data's ``checkpoints/*.manifest.json``;
-    ``None`` when none is (a malformed manifest there is still a located error)."""
+    ``None`` when none is (a malformed manifest there is still a located error). Two
+    manifests naming one model are a located error naming both: which snapshot (revision,
+    size) the plan stands on is never decided by how the files sort."""
     base = (root or default_data_root()) / "checkpoints"
-    for path in sorted(base.glob("*.manifest.json")):
-        found = load_manifest(path)
-        if found.model == model:
-            return found
-    return None
+    paths = sorted(base.glob("*.manifest.json"))
+    mine = [(p, m) for p, m in ((p, load_manifest(p)) for p in paths) if m.model == model]
+    if len(mine) > 1:
+        names = ", ".join(path.name for path, _ in mine)
+        raise PlannerInputError(
+            str(base), "model", f"{model} is named by {len(mine)} manifests ({names}): keep one"
+        )
+    return mine[0][1] if mine else None

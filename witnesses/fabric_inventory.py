@@ -620,7 +620,9 @@ def the_data_root_is_the_environment_or_the_fixtures() -> Verdict:
 def a_snapshot_manifest_is_found_by_model_or_known_absent() -> Verdict:
     """snapshot_manifest finds a model's manifest among checkpoints/*.manifest.json (other
     files are not manifests, so a model only such a file names has none: ``None``, which a
-    recipe's dry run refuses as weight unknown); each shipped model's is found."""
+    recipe's dry run refuses as weight unknown); each shipped model's is found. A model two
+    manifests name is a located error naming the checkpoints directory and both files, not
+    whichever sorts first."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         checkpoints = root / "checkpoints"
@@ -628,12 +630,30 @@ def a_snapshot_manifest_is_found_by_model_or_known_absent() -> Verdict:
             _write(checkpoints / f"{stem}.json", json.dumps({**_MANIFEST, "model": model}))
         found = data.snapshot_manifest("org/b", root)
         unknown = data.snapshot_manifest("org/c", root)
+        again = {**_MANIFEST, "model": "org/b", "revision": "0ther0ne"}
+        _write(checkpoints / "b2.manifest.json", json.dumps(again))
+        try:
+            twice: object = data.snapshot_manifest("org/b", root)
+        except PlannerInputError as error:
+            twice = (Path(error.source).relative_to(root).as_posix(), error.where, error.message)
+        alone = data.snapshot_manifest("org/a", root)
     models = ("zai-org/GLM-4.6-FP8", "deepseek-ai/DeepSeek-V4.1-Flash", "org/tiny")
     shipped = tuple(getattr(data.snapshot_manifest(m, FIXTURES), "revision", None) for m in models)
+    refusal = (
+        "checkpoints",
+        "model",
+        "org/b is named by 2 manifests (b.manifest.json, b2.manifest.json): keep one",
+    )
     return expect_equal(
-        ("org/b", None, ("5c7e1f3b", "dba1be0a", "1a2b3c4d")),
-        (getattr(found, "model", None), unknown, shipped),
-        "(found model, manifest of org/c, shipped revisions)",
+        ("org/b", None, refusal, "org/a", ("5c7e1f3b", "dba1be0a", "1a2b3c4d")),
+        (
+            getattr(found, "model", None),
+            unknown,
+            twice,
+            getattr(alone, "model", None),
+            shipped,
+        ),
+        "(found model, manifest of org/c, org/b named twice, org/a beside it, shipped revisions)",
     )
 
 
