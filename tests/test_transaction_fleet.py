@@ -8,7 +8,9 @@ a host key it does not know, and a rollback that fails.
 
 from __future__ import annotations
 
+import os
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -139,3 +141,25 @@ def test_a_rollback_that_fails_names_its_host_and_keeps_its_backup(
     assert "/var/lib/gunbc/preserve/v41_group_a/gunbc-v41-tp4-rank/" in srv7.files
     assert [c.step for c in srv7.calls if c.argv[:2] == ("docker", "create")] == [3]
     assert srv7.containers["gunbc-v41-tp4"].running  # what apply started stays
+
+
+def test_a_fleet_started_by_a_process_that_leaves_without_cleanup_leaves_no_directory() -> None:
+    """The declared harness's children leave with ``os._exit`` (no atexit runs) or are
+    killed at their timeout: the fleet a child started goes with it, directory included."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        os.close(read_end)
+        host = Fleet(("srv5",), (HostSeed(),), ())
+        host.start()
+        os.write(write_end, str(host.base).encode())
+        os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as said:
+        base = Path(said.read().decode())
+    os.waitpid(pid, 0)
+    deadline = time.monotonic() + 10
+    while base.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert str(base).startswith("/run/gunbc-fleet-")
+    assert not base.exists()
