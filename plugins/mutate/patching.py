@@ -147,9 +147,9 @@ def _installed(target: Target, replacement: Callable[..., Any]) -> Any:
 Restore = list[tuple[MutableMapping[str, Any] | type, str, Any]]
 
 
-def drop_caches(packages: Iterable[str]) -> None:
-    """Empty every ``functools`` cache of the loaded modules of ``packages`` (and of the
-    classes they define).
+def drop_caches(names: Iterable[str]) -> None:
+    """Empty every ``functools`` cache of the loaded modules of the packages ``names`` lie in
+    (each a dotted name: a package, a module or a target), and of the classes they define.
 
     The code under test may keep what it computed from its inputs (a parser, a parsed file).
     A cache filled before a patch or a mutant switch would answer with what the code
@@ -157,9 +157,9 @@ def drop_caches(packages: Iterable[str]) -> None:
     install and restore here, and on every switch of the generated survey. A pass that
     records which code each claim calls drops them before each claim too, or a claim served
     from another's cache would be recorded as calling less than it does."""
-    roots = set(packages)
+    roots = {_package(n) for n in names}
     for name, module in list(sys.modules.items()):
-        if not isinstance(module, ModuleType) or name.partition(".")[0] not in roots:
+        if not isinstance(module, ModuleType) or _package(name) not in roots:
             continue
         for value in list(vars(module).values()):
             _clear(value)
@@ -179,6 +179,7 @@ def _clear(value: object) -> None:
 
 
 def _package(dotted: str) -> str:
+    """The top-level package a dotted name lies in."""
     return dotted.partition(".")[0]
 
 
@@ -196,7 +197,7 @@ def install(target: Target, replacement: Callable[..., Any]) -> Restore:
             for name in [n for n, v in namespace.items() if v is target.original]:
                 undo.append((namespace, name, target.original))
                 namespace[name] = new
-    drop_caches([_package(target.path)])
+    drop_caches([target.path])
     return undo
 
 
@@ -220,10 +221,10 @@ def restore(undo: Restore) -> None:
     for where, name, original in reversed(undo):
         if isinstance(where, type):
             setattr(where, name, original)
-            touched.add(_package(where.__module__))
+            touched.add(where.__module__)
         else:
             where[name] = original
-            touched.add(_package(str(where.get("__name__", ""))))
+            touched.add(str(where.get("__name__", "")))
     drop_caches(touched)
 
 

@@ -131,8 +131,8 @@ def _replacement(spec: PatchSpec, target: Target) -> Callable[..., Any]:
 class _Reach:
     """Which claim is running now, and which targets each claim (or setup) called."""
 
-    def __init__(self, packages: Iterable[str]) -> None:
-        self.packages = frozenset(packages)
+    def __init__(self, targets: Iterable[str]) -> None:
+        self.targets = frozenset(targets)
         self.current: str | None = None
         self.hits: dict[str, set[str]] = {}
         self.seconds: dict[str, tuple[float, float]] = {}
@@ -149,7 +149,7 @@ class _Reach:
 
     @contextmanager
     def as_(self, who: str) -> Iterator[None]:
-        drop_caches(self.packages)  # or a claim served from another's cache calls less
+        drop_caches(self.targets)  # or a claim served from another's cache calls less
         self.current = who
         wall, cpu = time.perf_counter(), _cpu_seconds()
         try:
@@ -203,7 +203,7 @@ class Runner:
         recorded: Sequence[str] = (),
     ) -> dict[str, Any]:
         """Run ``request`` in this process (the child); ``recorded``: targets to watch."""
-        reach = _Reach(t.partition(".")[0] for t in recorded) if recorded else None
+        reach = _Reach(recorded) if recorded else None
         replacements = [
             (t, _replacement(p, t)) for p in request.patches for t in [resolve(p.target)]
         ]
