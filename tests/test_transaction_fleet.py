@@ -148,12 +148,14 @@ def test_a_fleet_started_by_a_process_that_leaves_without_cleanup_leaves_no_dire
     killed at their timeout: the fleet a child started goes with it, directory included."""
     read_end, write_end = os.pipe()
     pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child
-        os.close(read_end)
-        host = Fleet(("srv5",), (HostSeed(),), ())
-        host.start()
-        os.write(write_end, str(host.base).encode())
-        os._exit(0)
+    if pid == 0:  # pragma: no cover - the child, which never returns into pytest
+        try:
+            os.close(read_end)
+            host = Fleet(("srv5",), (HostSeed(),), ())
+            os.write(write_end, str(host.base).encode())
+            host.start()
+        finally:
+            os._exit(0)
     os.close(write_end)
     with os.fdopen(read_end, "rb") as said:
         base = Path(said.read().decode())
