@@ -11,6 +11,7 @@ from planner.arm_launch import DryRun
 from planner.coordinator import SshSettings, common_options, render_dry_run
 from planner.transaction import (
     COMMIT_ATTEMPTS,
+    Gate,
     HostAddress,
     RunStep,
     StepRecord,
@@ -18,11 +19,13 @@ from planner.transaction import (
     TransactionPlan,
     TransactionReport,
     TransactionStep,
+    ask_gate,
     coordinate,
     parse_hosts,
     plan_transaction,
     step_line,
 )
+from planner.values import printable
 
 W = "transaction_plan"
 C = "coordinator_cli"
@@ -110,10 +113,10 @@ def first_line_of_the_output(self: StepResult) -> str:
     logs its progress is reported by its opening line instead of its reason for failing."""
     full = self.describe()  # the dispatcher runs the original from here
     text = self.stderr if self.exit_code != 0 and self.stderr.strip() else self.stdout
-    lines = [line for line in text.splitlines() if line.strip()]
+    lines = [line for line in text.split("\n") if line.strip()]
     if not lines:
         return full
-    return full.removesuffix(lines[-1].strip()) + lines[0].strip()
+    return full.removesuffix(printable(lines[-1].strip())) + printable(lines[0].strip())
 
 
 @mutant(
@@ -140,7 +143,10 @@ def unrendered_plan_applied_as_nothing(
     independent=False,
 )
 def the_report_keeps_only_each_steps_last_line(
-    plan: TransactionPlan, run_step: RunStep, commit_attempts: int = COMMIT_ATTEMPTS
+    plan: TransactionPlan,
+    run_step: RunStep,
+    commit_attempts: int = COMMIT_ATTEMPTS,
+    gate: Gate | None = None,
 ) -> TransactionReport:
     """The report keeps of each step's answer only the line it quotes (the last one of
     stdout and of stderr): the operator's summary reads the same, but whoever reads the
@@ -152,9 +158,52 @@ def the_report_keeps_only_each_steps_last_line(
             update={"stdout": _last_line(said.stdout), "stderr": _last_line(said.stderr)}
         )
 
-    return coordinate(plan, last_lines, commit_attempts)  # the dispatcher runs the original
+    return coordinate(plan, last_lines, commit_attempts, gate)  # the dispatcher runs the original
 
 
 def _last_line(text: str) -> str:
-    lines = [line for line in text.splitlines() if line.strip()]
+    lines = [line for line in text.split("\n") if line.strip()]
     return f"{lines[-1]}\n" if lines else text
+
+
+@mutant(
+    replaces="planner.transaction.coordinate",
+    turns_red={f"{W}.admission_is_asked_again_at_the_commit_point_and_a_refusal_rolls_back"},
+)
+def the_gate_is_never_asked(
+    plan: TransactionPlan,
+    run_step: RunStep,
+    commit_attempts: int = COMMIT_ATTEMPTS,
+    gate: Gate | None = None,
+) -> TransactionReport:
+    """Admission is decided once, before preflight, and never asked again: a lease that
+    lapsed, or a host released, during a half-hour transaction still commits everywhere."""
+    return coordinate(plan, run_step, commit_attempts)  # the dispatcher runs the original
+
+
+@mutant(
+    replaces="planner.transaction.ask_gate",
+    turns_red={f"{W}.admission_is_asked_again_at_the_commit_point_and_a_refusal_rolls_back"},
+)
+def a_gate_that_cannot_answer_admits(gate: Gate) -> str | None:
+    """A gate that raised (the log unreadable, a bug) counts as admitting: the transaction
+    commits on an admission nobody could check."""
+    answer = ask_gate(gate)
+    return None if answer is not None and answer.startswith("it could not be checked") else answer
+
+
+@mutant(
+    replaces="planner.transaction.StepResult.describe",
+    turns_red={f"{W}.what_a_host_prints_reaches_the_report_escaped"},
+    independent=False,  # first_line_of_the_output replaces describe too
+)
+def what_a_host_prints_is_quoted_raw(self: StepResult) -> str:
+    """A step's last line is quoted as the host printed it: an escape sequence in a stage's
+    output retitles, clears or recolours the operator's terminal, and a bidi override
+    reverses what the report says."""
+    full = self.describe()  # the dispatcher runs the original from here
+    text = self.stderr if self.exit_code != 0 and self.stderr.strip() else self.stdout
+    lines = [line for line in text.split("\n") if line.strip()]
+    if not lines:
+        return full
+    return full.removesuffix(printable(lines[-1].strip())) + lines[-1].strip()

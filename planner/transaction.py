@@ -37,7 +37,7 @@ from enum import StrEnum
 from planner.apply import FORWARD_STAGES, ApplyStep, Stage, preserve_dir
 from planner.arm_launch import DryRun
 from planner.refusal import PlannerInputError
-from planner.values import Frozen
+from planner.values import Frozen, printable
 
 EXIT_COMMITTED = 0
 """Every host committed: each runs its planned arm, unit enabled, backup dropped."""
@@ -235,8 +235,10 @@ class StepResult(Frozen):
         else:
             what = f"exit {self.exit_code}"
         text = self.stderr if self.exit_code != 0 and self.stderr.strip() else self.stdout
-        lines = [line for line in text.splitlines() if line.strip()]
-        return f"{what}: {lines[-1].strip()}" if lines else what
+        # lines end at \n only: a \r or a form feed the host printed is shown, not obeyed
+        lines = [line for line in text.split("\n") if line.strip()]
+        # what a host printed reaches the operator's terminal escaped (ESC, C0/C1, DEL, bidi)
+        return f"{what}: {printable(lines[-1].strip())}" if lines else what
 
 
 RunStep = Callable[[TransactionStep], StepResult]
@@ -275,17 +277,25 @@ _FINAL_TEXT = {
 
 class TransactionReport(Frozen):
     """Every step that ran (in order), the failure that stopped the run (None when it was
-    decided), the rollback order, and what each host was left in (by rank)."""
+    decided), the rollback order, and what each host was left in (by rank). ``refused`` is
+    why admission no longer held when it was asked again before the commit point (the
+    gate of :func:`coordinate`): the run stopped there with no step failed."""
 
     plan: TransactionPlan
     records: tuple[StepRecord, ...]
     failure: StepRecord | None
     rollback: tuple[int, ...]
     finals: tuple[HostFinal, ...]
+    refused: str | None = None
+
+    @property
+    def stopped(self) -> bool:
+        """Whether the run stopped before the decision (a step failed, or the gate refused)."""
+        return self.failure is not None or self.refused is not None
 
     @property
     def exit_code(self) -> int:
-        if self.failure is None:
+        if not self.stopped:
             pending = HostFinal.COMMIT_PENDING in self.finals
             return EXIT_COMMIT_PENDING if pending else EXIT_COMMITTED
         restored = {HostFinal.RESTORED, HostFinal.UNTOUCHED}
@@ -296,8 +306,11 @@ class TransactionReport(Frozen):
         return tuple(r.step.stage.value for r in self.records if r.step.rank == rank)
 
     def verdict(self) -> str:
+        return printable(self._verdict())
+
+    def _verdict(self) -> str:
         arm = self.plan.arm
-        if self.failure is None:
+        if not self.stopped:
             if self.exit_code == EXIT_COMMITTED:
                 return f"apply {arm}: COMMITTED on every host"
             pending = [
@@ -306,7 +319,10 @@ class TransactionReport(Frozen):
                 if f is HostFinal.COMMIT_PENDING
             ]
             return f"apply {arm}: COMMITTED, commit pending on {', '.join(pending)}"
-        failed = f"{self.failure.step.label} failed ({self.failure.result.describe()})"
+        if self.failure is not None:
+            failed = f"{self.failure.step.label} failed ({self.failure.result.describe()})"
+        else:
+            failed = f"admission no longer holds before the commit point ({self.refused})"
         if not self.rollback:
             return f"apply {arm}: STOPPED: {failed}; no host was changed"
         if self.exit_code == EXIT_ROLLED_BACK:
@@ -322,7 +338,7 @@ class TransactionReport(Frozen):
         """Per host: what the transaction left it in, and the stages that ran there."""
         names = [h.host_name for h in self.plan.hosts]
         out = []
-        if self.failure is not None:
+        if self.stopped:
             order = " ".join(names[r] for r in self.rollback) or "(no host was touched)"
             out.append(f"rollback, last changed first: {order}")
         out.append("hosts:")
@@ -330,12 +346,12 @@ class TransactionReport(Frozen):
             ran = ", ".join(self.stages_on(rank)) or "nothing"
             text = _FINAL_TEXT[final].format(dir=self.plan.preserve_dirs[rank])
             out.append(f"  {names[rank]} (rank {rank}): {final.value}: {text}; ran: {ran}")
-        return out
+        return [printable(line) for line in out]
 
     def lines(self) -> list[str]:
         """The report as the operator reads it: each step, each host, the verdict."""
         names = [h.host_name for h in self.plan.hosts]
-        out = [f"apply {self.plan.arm}: {len(names)} hosts ({', '.join(names)})"]
+        out = [printable(f"apply {self.plan.arm}: {len(names)} hosts ({', '.join(names)})")]
         out += [step_line(n, r) for n, r in enumerate(self.records, 1)]
         return [*out, *self.host_lines(), self.verdict()]
 
@@ -345,7 +361,8 @@ def step_line(n: int, record: StepRecord) -> str:
     step = record.step
     width = max(len(s.value) for s in Stage)
     again = f" (attempt {record.attempt})" if record.attempt > 1 else ""
-    return f"{n:3} {step.stage.value:<{width}} {step.host_name}{again}: {record.result.describe()}"
+    line = f"{n:3} {step.stage.value:<{width}} {step.host_name}{again}: {record.result.describe()}"
+    return printable(line)
 
 
 def touched_after(
@@ -401,17 +418,41 @@ def roll_back(
     return tuple(records), finals
 
 
+Gate = Callable[[], str | None]
+"""Asked once at the commit point: None lets the transaction commit; a reason stops it."""
+
+
+def ask_gate(gate: Gate) -> str | None:
+    """The gate's answer; a gate that cannot answer (it raised) refuses, since an admission
+    that cannot be checked does not hold, and an exception here would skip the rollback."""
+    try:
+        return gate()
+    except Exception as exc:
+        return f"it could not be checked: {type(exc).__name__}: {exc}"
+
+
 def coordinate(
-    plan: TransactionPlan, run_step: RunStep, commit_attempts: int = COMMIT_ATTEMPTS
+    plan: TransactionPlan,
+    run_step: RunStep,
+    commit_attempts: int = COMMIT_ATTEMPTS,
+    gate: Gate | None = None,
 ) -> TransactionReport:
-    """Run the transaction of ``plan`` through ``run_step`` and report what it left."""
+    """Run the transaction of ``plan`` through ``run_step`` and report what it left.
+    ``gate`` is asked once, after every forward step succeeded and before the first commit;
+    a reason it gives stops the run there, and every touched host is rolled back."""
     records: list[StepRecord] = []
     touched: tuple[int, ...] = ()
     decided = False
     failure: StepRecord | None = None
+    refused: str | None = None
     pending: set[int] = set()
     for step in plan.forward:
         if step.stage is Stage.COMMIT:
+            # the commit point: the one place admission is asked again (before any commit)
+            if not decided and gate is not None:
+                refused = ask_gate(gate)
+                if refused is not None:
+                    break
             decided = True
             tries = commit_host(step, run_step, commit_attempts)
             records += tries
@@ -425,7 +466,7 @@ def coordinate(
             failure = records[-1]
             break
     ranks = range(len(plan.hosts))
-    if failure is None:
+    if failure is None and refused is None:
         finals = tuple(
             HostFinal.COMMIT_PENDING if r in pending else HostFinal.COMMITTED for r in ranks
         )
@@ -440,4 +481,5 @@ def coordinate(
         failure=failure,
         rollback=order,
         finals=tuple(restored.get(r, HostFinal.UNTOUCHED) for r in ranks),
+        refused=refused,
     )

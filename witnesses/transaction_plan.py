@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import shlex
+from collections.abc import Callable
 from pathlib import Path
 
 from claims import ClaimKind, Verdict, claim, difference, fails, holds_unless
@@ -527,3 +528,111 @@ def a_plan_that_did_not_render_is_not_applied() -> Verdict:
         want = ("plan", "v41_group_a", "the plan did not render: nothing to apply")
         return holds_unless(difference("refusal", want, got), "an unrendered plan is refused")
     return fails("a plan was made from a dry run that rendered no launch")
+
+
+def _gated(
+    plan: TransactionPlan, codes: Codes, answer: Callable[[], str | None]
+) -> tuple[list[str], TransactionReport]:
+    """:func:`_answering` with a gate: ``gate`` appears among the steps where it was asked."""
+    ran: list[str] = []
+
+    def gate() -> str | None:
+        ran.append("gate")
+        return answer()
+
+    left = {key: list(value) for key, value in codes.items()}
+
+    def run_step(step: TransactionStep) -> StepResult:
+        queue = left.get((step.stage.value, step.rank), [])
+        code = queue.pop(0) if queue else 0
+        ran.append(step.label)
+        return StepResult(exit_code=code, stdout="done\n", stderr="" if code == 0 else "no\n")
+
+    return ran, coordinate(plan, run_step, 3, gate)
+
+
+def _cannot_answer() -> str | None:
+    raise RuntimeError("the log is gone")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def admission_is_asked_again_at_the_commit_point_and_a_refusal_rolls_back() -> Verdict:
+    """The coordinator asks its gate (admission, asked again) exactly once: after the 20
+    forward steps all succeeded and before the first commit. A gate that admits (None) lets
+    all 4 commits run (exit 0); a gate that refuses — or cannot answer (it raised: an
+    admission that cannot be checked does not hold) — runs no commit: rollback then cleanup
+    on every host, the last changed first (srv8 srv7 srv6 srv5), every host restored, exit
+    10, the report keeping the reason and its verdict naming it (``ROLLED BACK: admission
+    no longer holds before the commit point (REASON); every touched host restored``). After
+    a forward failure the gate is never asked."""
+    plan = _plan()
+    forward = [f"{s}@{NAMES[r]}" for s, r in _forward()]
+    commits = [f"commit@{n}" for n in NAMES]
+    undo = [f"{stage}@{NAMES[r]}" for stage in ("rollback", "cleanup") for r in (3, 2, 1, 0)]
+    problems = []
+    ran, report = _gated(plan, {}, lambda: None)
+    problems += difference("admitted: ran", [*forward, "gate", *commits], ran)
+    problems += difference("admitted: exit", (0, None), (report.exit_code, report.refused))
+    lapsed = "refused: admission.lease_expired at authority.groups.group_a.lease_expires_at: x"
+    raised = "it could not be checked: RuntimeError: the log is gone"
+    for label, answer, reason in (
+        ("refused", lambda: lapsed, lapsed),
+        ("cannot answer", _cannot_answer, raised),
+    ):
+        ran, report = _gated(plan, {}, answer)
+        problems += difference(f"{label}: ran", [*forward, "gate", *undo], ran)
+        problems += difference(f"{label}: refused", reason, report.refused)
+        problems += difference(f"{label}: rollback", (3, 2, 1, 0), report.rollback)
+        problems += difference(
+            f"{label}: finals", ["restored"] * 4, [f.value for f in report.finals]
+        )
+        problems += difference(f"{label}: exit", 10, report.exit_code)
+        verdict = (
+            f"apply v41_group_a: ROLLED BACK: admission no longer holds before the commit "
+            f"point ({reason}); every touched host restored"
+        )
+        problems += difference(f"{label}: verdict", verdict, report.verdict())
+        problems += difference(
+            f"{label}: order line",
+            "rollback, last changed first: srv8 srv7 srv6 srv5",
+            report.host_lines()[0],
+        )
+    ran, report = _gated(plan, {("front_door", 3): [1]}, lambda: "never asked")
+    problems += difference("forward failure: gate asked", False, "gate" in ran)
+    problems += difference("forward failure: refused", None, report.refused)
+    return holds_unless(problems, "asked once before commit; refused or unanswered rolls back")
+
+
+HOSTILE = "\x1b]0;pwned\x07 \x1b[2J \u202egnp.exe \x9b31m \x7f\r\x0cend"
+ESCAPED = "\\x1b]0;pwned\\x07 \\x1b[2J \\u202egnp.exe \\x9b31m \\x7f\\r\\x0cend"
+
+
+def _printing_at(stage: str, rank: int, fails: bool) -> Callable[[TransactionStep], StepResult]:
+    """A step runner whose (stage, rank) prints :data:`HOSTILE` (and fails, if ``fails``)."""
+
+    def run_step(step: TransactionStep) -> StepResult:
+        hit = (step.stage.value, step.rank) == (stage, rank)
+        said = f"{HOSTILE}\n" if hit else "done\n"
+        return StepResult(exit_code=1 if hit and fails else 0, stdout=said)
+
+    return run_step
+
+
+@claim(ClaimKind.REFUSAL)
+def what_a_host_prints_reaches_the_report_escaped() -> Verdict:
+    """A step's output reaches the report's lines (each step, each host, the verdict) with
+    every character a terminal would obey escaped — ESC (an OSC title, a screen clear), BEL,
+    a C1 CSI, DEL, a bidi override, a carriage return and a form feed, which no longer end
+    the quoted line — as ``\\xNN``/``\\uNNNN`` (the step's outcome itself is escaped); no
+    line holds a non-printable character."""
+    plan = _plan()
+    said = StepResult(exit_code=1, stdout="out\n", stderr=f"{HOSTILE}\n")
+    problems = difference("the outcome", f"exit 1: {ESCAPED}", said.describe())
+    for stage, rank, failing in (("readback", 2, True), ("front_door", 0, False)):
+        lines = coordinate(plan, _printing_at(stage, rank, failing)).lines()
+        raw = [line for line in lines if not line.isprintable()]
+        problems += difference(f"{stage}: raw lines", [], raw)
+        quoted = [line for line in lines if ESCAPED in line]
+        want = 2 if failing else 1  # the step, and the verdict naming the failed one
+        problems += difference(f"{stage}: lines quoting it escaped", want, len(quoted))
+    return holds_unless(problems, "control, C1, DEL and bidi characters escaped in every line")
