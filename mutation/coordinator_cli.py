@@ -10,7 +10,16 @@ from pathlib import Path
 
 from mutation import mutant
 from planner.arm_launch import DryRun
-from planner.coordinator import SshSettings, add_parser, positive_count, run, settings_of
+from planner.coordinator import (
+    SshSettings,
+    add_parser,
+    admission_gate,
+    check_ssh_options,
+    positive_count,
+    run,
+    settings_of,
+    write_scripts,
+)
 from planner.report import write_atomically
 from planner.transaction import HostAddress, TransactionPlan, parse_hosts
 
@@ -33,13 +42,61 @@ def known_hosts_option_ignored(args: argparse.Namespace) -> SshSettings:
 
 @mutant(
     replaces="planner.coordinator.write_scripts",
-    turns_red={f"{W}.the_dry_run_writes_every_stage_script_byte_for_byte"},
+    turns_red={
+        f"{W}.the_dry_run_writes_every_stage_script_byte_for_byte",
+        f"{W}.a_script_set_is_replaced_whole_or_left_as_it_was",
+    },
 )
 def undo_scripts_not_written(plan: TransactionPlan, scripts: Path) -> None:
     """``--dry-run`` writes only the forward scripts: the rollback and cleanup scripts its
     listing points at are missing when the operator needs them to undo by hand."""
-    for step in plan.forward:
+    write_scripts(plan.model_copy(update={"rollbacks": (), "cleanups": ()}), scripts)
+
+
+@mutant(
+    replaces="planner.coordinator.write_scripts",
+    turns_red={f"{W}.a_script_set_is_replaced_whole_or_left_as_it_was"},
+    independent=False,  # undo_scripts_not_written replaces write_scripts too
+)
+def scripts_written_in_place(plan: TransactionPlan, scripts: Path) -> None:
+    """Each script is written in place, one after another: a write that fails half way
+    (a file where a host's directory goes) leaves a set that is half new, half old."""
+    for step in (*plan.forward, *plan.rollbacks, *plan.cleanups):
         write_atomically(scripts / step.host_name / f"{step.stage.value}.sh", step.script)
+
+
+@mutant(
+    replaces="planner.coordinator.check_live_read",
+    turns_red={f"{W}.a_real_apply_reads_the_live_log_and_never_a_chosen_time_or_a_fixture"},
+)
+def a_real_apply_admits_at_a_chosen_time(args: argparse.Namespace) -> None:
+    """A real apply takes ``--now`` and ``--scenario``: it commits on a lease that expired
+    hours ago, or on a fixture's log, as though the authority had admitted it now."""
+
+
+@mutant(
+    replaces="planner.coordinator.check_ssh_options",
+    turns_red={f"{W}.a_bad_ssh_client_or_ssh_file_exits_2_before_anything_runs"},
+)
+def ssh_files_are_not_looked_for(args: argparse.Namespace, exist: bool) -> None:
+    """The ssh client and its files are checked for their spelling only, never looked for:
+    a missing client is an internal error (70) once the run starts, and a missing identity
+    is passed to ssh, which warns and tries the operator's other keys."""
+    check_ssh_options(args, exist=False)
+
+
+@mutant(
+    replaces="planner.coordinator.admission_gate",
+    turns_red={f"{W}.admission_is_read_again_from_the_log_at_the_commit_point"},
+)
+def the_log_is_read_once_before_preflight(
+    args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun], applied: TransactionPlan
+) -> Callable[[], str | None]:
+    """The gate answers what the log said when the run started: a lease that lapsed or a
+    host released during the transaction (its front door alone may wait 30 minutes) still
+    commits."""
+    answer = admission_gate(args, plan, applied)()
+    return lambda: answer
 
 
 @mutant(
@@ -84,6 +141,9 @@ def refused_plan_exits_0(
     turns_red={
         f"{W}.a_bad_hosts_list_exits_2_with_one_located_line_and_writes_nothing",
         f"{W}.scripts_that_cannot_be_written_exit_2_and_print_no_command",
+        f"{W}.a_real_apply_reads_the_live_log_and_never_a_chosen_time_or_a_fixture",
+        f"{W}.a_bad_ssh_client_or_ssh_file_exits_2_before_anything_runs",
+        f"{W}.a_script_set_is_replaced_whole_or_left_as_it_was",
     },
 )
 def error_printed_on_stdout(message: str) -> int:

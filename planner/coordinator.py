@@ -32,7 +32,10 @@ backup). A Ctrl-C during a step fails that step (exit 130), so the coordinator r
 from __future__ import annotations
 
 import argparse
+import errno
 import hashlib
+import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -347,9 +350,83 @@ def render_dry_run(
 
 
 def write_scripts(plan: TransactionPlan, scripts: Path) -> None:
-    """Every stage script of ``plan`` as ``scripts/HOST/STAGE.sh``."""
-    for step in (*plan.forward, *plan.rollbacks, *plan.cleanups):
-        write_atomically(scripts / step.host_name / f"{step.stage.value}.sh", step.script)
+    """Every stage script of ``plan`` as ``scripts/HOST/STAGE.sh``, all or nothing: the set
+    is written into a temp directory beside ``scripts`` and synced, then renamed into place
+    (a previous set is renamed aside first, and removed once the new one is in). On any
+    failure the temp directory goes and whatever was at ``scripts`` stays as it was. An
+    existing ``scripts`` that holds anything but a script set is refused, never replaced."""
+    target = Path(os.path.realpath(scripts))
+    _replaceable(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temp = Path(tempfile.mkdtemp(prefix=f".{target.name[:40]}.", dir=target.parent))
+    try:
+        for step in (*plan.forward, *plan.rollbacks, *plan.cleanups):
+            write_atomically(temp / step.host_name / f"{step.stage.value}.sh", step.script)
+        _synced(temp)
+        os.chmod(temp, 0o777 & ~_umask())  # mkdtemp's 0700 would hide the set from others
+        _swap_in(temp, target)
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _replaceable(target: Path) -> None:
+    """Refuse a ``--scripts`` that is not a directory, holds anything but ``HOST/*.sh`` files
+    (a replaced set is removed whole), or holds the working directory."""
+    if not target.exists() and not target.is_symlink():
+        return
+    if not target.is_dir():
+        raise OSError(errno.ENOTDIR, "not a directory (nothing was written)")
+    if Path.cwd().resolve().is_relative_to(target):
+        raise OSError(errno.EBUSY, "it holds the working directory (nothing was written)")
+    for host in target.iterdir():
+        inside = list(host.iterdir()) if host.is_dir() and not host.is_symlink() else [host]
+        for entry in inside:
+            if entry == host or entry.suffix != ".sh" or not entry.is_file() or entry.is_symlink():
+                raise OSError(
+                    errno.EEXIST,
+                    f"it holds {printable(str(entry.relative_to(target)))}, which is not a "
+                    "stage script of a previous set (nothing was written or replaced)",
+                )
+
+
+def _synced(root: Path) -> None:
+    """fsync every file and directory under ``root`` (and it), so a set renamed into place
+    is on disk whole."""
+    for path in [*sorted(root.rglob("*"), reverse=True), root]:
+        _fsync(path)
+
+
+def _swap_in(temp: Path, target: Path) -> None:
+    """Rename ``temp`` to ``target``; a previous set there is renamed aside first and removed
+    after, or renamed back should the new one fail to go in."""
+    aside: Path | None = None
+    if target.exists():
+        aside = Path(tempfile.mkdtemp(prefix=f".{target.name[:40]}.old.", dir=target.parent))
+        os.rename(target, aside / "set")
+    try:
+        os.rename(temp, target)
+    except OSError:
+        if aside is not None:
+            os.rename(aside / "set", target)
+            aside.rmdir()
+        raise
+    _fsync(target.parent)
+    if aside is not None:
+        shutil.rmtree(aside, ignore_errors=True)
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def positive_count(text: str) -> int:
@@ -363,12 +440,19 @@ EPILOG = f"""\
 examples:
   planner apply v41_group_a --scenario supplied --dry-run \\
       --hosts srv5=root@10.0.0.5,srv6=root@10.0.0.6,srv7=root@10.0.0.7,srv8=root@10.0.0.8
-  planner apply v41_group_a --scenario supplied --hosts ... --identity ~/.ssh/id_ed25519
+  planner apply v41_group_a --authority log.jsonl --inputs inputs.json --hosts ... \\
+      --identity ~/.ssh/id_ed25519
+
+inputs: a real apply (no --dry-run) reads --authority at the wall clock, once before
+preflight and once more just before the first commit; --inputs and --data are the
+operator's own files. --scenario and --now substitute a fixture or a chosen time for that
+live read: they are for --dry-run, or for tests that say so with --for-testing.
 
 exit codes: {EXIT_COMMITTED} committed on every host; {EXIT_REFUSED} refused (not admitted; \
 nothing ran);
-{EXIT_USAGE} usage or input error (nothing ran); {EXIT_ROLLED_BACK} rolled back (every touched \
-host restored, or none was touched);
+{EXIT_USAGE} usage or input error (nothing ran); {EXIT_ROLLED_BACK} rolled back (a step failed, or \
+admission no longer
+held just before commit: every touched host restored, or none was touched);
 {EXIT_NOT_RESTORED} not restored (a touched host's rollback or cleanup failed; named); \
 {EXIT_COMMIT_PENDING} committed,
 commit pending on a host (it runs the plan and keeps its backup).
@@ -391,12 +475,31 @@ def add_parser(
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     apply.add_argument("arm", nargs="?", choices=arms, help="which arm to apply (or --recipe)")
-    apply.add_argument("--scenario", help="a named scenario from fixtures/scenarios/")
-    apply.add_argument("--authority", type=path_argument, help="authority log (JSON lines)")
+    apply.add_argument(
+        "--scenario",
+        help="a named scenario from fixtures/scenarios/ (its log and inputs): --dry-run only, "
+        "unless --for-testing",
+    )
+    apply.add_argument(
+        "--authority",
+        type=path_argument,
+        help="authority log (JSON lines); a real apply reads it at the wall clock, before "
+        "preflight and again just before commit",
+    )
     apply.add_argument("--inputs", type=path_argument, help="frontier inputs (JSON)")
-    apply.add_argument("--now", help="ISO-8601 time to read the authority log at (default: now)")
+    apply.add_argument(
+        "--now",
+        help="ISO-8601 time to read the authority log at (default: now): --dry-run only, "
+        "unless --for-testing",
+    )
     apply.add_argument(
         "--data", type=path_argument, help="data root (default: the fixtures directory)"
+    )
+    apply.add_argument(
+        "--for-testing",
+        action="store_true",
+        help="for tests only: let a real apply read a --scenario's fixture log and inputs, or "
+        "the log at --now, instead of --authority at the wall clock",
     )
     apply.add_argument(
         "--hosts",
@@ -410,10 +513,21 @@ def add_parser(
         help="where --dry-run writes the stage scripts "
         "(default: target/ARM-apply, the arm with dashes)",
     )
-    apply.add_argument("--ssh", default="ssh", help="the ssh client to run (default: ssh)")
-    apply.add_argument("--ssh-config", help="ssh -F FILE (default: ssh's own config files)")
-    apply.add_argument("--identity", help="ssh -i FILE, and only that key (IdentitiesOnly)")
-    apply.add_argument("--known-hosts", help="ssh UserKnownHostsFile (default: ssh's)")
+    apply.add_argument(
+        "--ssh",
+        default="ssh",
+        help="the ssh client to run (default: ssh); a real apply needs it executable",
+    )
+    apply.add_argument(
+        "--ssh-config",
+        help="ssh -F FILE, or none (default: ssh's own config files); a real apply needs it",
+    )
+    apply.add_argument(
+        "--identity", help="ssh -i FILE, and only that key (IdentitiesOnly); it must exist"
+    )
+    apply.add_argument(
+        "--known-hosts", help="ssh UserKnownHostsFile (default: ssh's); it must exist"
+    )
     apply.add_argument(
         "--connect-timeout",
         type=positive_count,
@@ -435,6 +549,8 @@ def add_parser(
 
 
 def settings_of(args: argparse.Namespace) -> SshSettings:
+    """The ssh settings the options give, each checked (:func:`check_ssh_options`)."""
+    check_ssh_options(args, exist=not args.dry_run)
     return SshSettings(
         ssh=args.ssh,
         config=args.ssh_config,
@@ -446,13 +562,87 @@ def settings_of(args: argparse.Namespace) -> SshSettings:
 
 
 def _error(message: str) -> int:
-    print(f"planner: error: {message}", file=sys.stderr)
+    print(f"planner: error: {printable(message)}", file=sys.stderr)
     return EXIT_USAGE
+
+
+_SSH_WORDS = re.compile(r"[^\s'\"%\\]+")
+"""What ssh reads as one path in ``-o UserKnownHostsFile=`` and ``-i``: a space or a quote
+splits the value into a list, and ``%`` starts one of ssh's own tokens."""
+
+
+def check_ssh_options(args: argparse.Namespace, exist: bool) -> None:
+    """``--ssh``, ``--identity``, ``--known-hosts`` and ``--ssh-config``: one path each with
+    no control character, and (``exist``: a real run) the client an executable file, each
+    file an existing regular file (``--ssh-config none`` is ssh's own "no config")."""
+    files = (
+        ("--identity", args.identity),
+        ("--known-hosts", args.known_hosts),
+        ("--ssh-config", args.ssh_config),
+    )
+    for option, value in (("--ssh", args.ssh), *files):
+        if value is not None and (not value or not value.isprintable()):
+            raise PlannerInputError(option, value, "give a path with no control character")
+    for option, value in files[:2]:
+        if value is not None and not _SSH_WORDS.fullmatch(value):
+            raise PlannerInputError(
+                option, value, "ssh would split it or expand it: no space, quote, % or \\"
+            )
+    if not exist:
+        return
+    found = shutil.which(args.ssh)
+    if found is None or not Path(found).is_file():
+        raise PlannerInputError("--ssh", args.ssh, "no executable file by that name")
+    for option, value in files:
+        if value is None or (option == "--ssh-config" and value == "none"):
+            continue
+        if not Path(value).is_file():
+            what = "not a regular file" if Path(value).exists() else "no such file"
+            raise PlannerInputError(option, value, what)
+
+
+def check_live_read(args: argparse.Namespace) -> None:
+    """A real apply admits on the authority log read at the wall clock: ``--scenario`` (a
+    fixture's log and inputs) and ``--now`` (a chosen time) are for ``--dry-run``, or for a
+    test that says so with ``--for-testing``."""
+    if args.dry_run or args.for_testing:
+        return
+    for option, value in (("--scenario", args.scenario), ("--now", args.now)):
+        if value is not None:
+            raise PlannerInputError(
+                "arguments",
+                option,
+                "a real apply reads --authority at the wall clock; "
+                f"{option} is for --dry-run (or for tests: --for-testing)",
+            )
+
+
+def admission_gate(
+    args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun], applied: TransactionPlan
+) -> Callable[[], str | None]:
+    """Admission asked again at the commit point: the plan made again from the same options
+    (so the log is read again, at the wall clock) must still be admitted and still be the
+    plan being applied. None when it holds; otherwise why not, one line."""
+
+    def gate() -> str | None:
+        try:
+            again = plan(args)
+            if not again.admitted:
+                return "; ".join(r.line() for r in again.refusals)
+            if plan_transaction(again, applied.hosts) != applied:
+                return "the plan made again from the same options differs from the one applied"
+        except PlannerInputError as exc:
+            return f"its inputs could not be read again: {exc}"
+        return None
+
+    return gate
 
 
 def run(args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun]) -> int:
     """``planner apply``: plan, refuse unless admitted, then print or run the transaction."""
     try:
+        check_live_read(args)
+        settings = settings_of(args)
         hosts = parse_hosts(args.hosts)
         dry = plan(args)
         if not dry.admitted:
@@ -463,15 +653,15 @@ def run(args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun]) 
         transaction = plan_transaction(dry, hosts)
     except PlannerInputError as exc:
         return _error(str(exc))
-    settings = settings_of(args)
     if args.dry_run:
         scripts = args.scripts or Path("target") / f"{dry.arm.replace('_', '-')}-apply"
         try:
             write_scripts(transaction, scripts)
         except OSError as exc:
-            return _error(f"--scripts {scripts}: cannot write the stage scripts: {exc}")
+            why = exc.strerror or str(exc)
+            return _error(f"--scripts {scripts}: cannot write the stage scripts: {why}")
         for text in render_dry_run(transaction, settings, scripts, args.commit_attempts):
-            print(text)
+            print(printable(text))
         return EXIT_COMMITTED
     names = ", ".join(h.host_name for h in transaction.hosts)
     print(f"apply {transaction.arm}: {len(transaction.hosts)} hosts ({names})", flush=True)
@@ -485,7 +675,8 @@ def run(args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun]) 
         return result
 
     with SshTransport(transaction, settings) as transport:
-        report = coordinate(transaction, run_step, args.commit_attempts)
+        gate = admission_gate(args, plan, transaction)
+        report = coordinate(transaction, run_step, args.commit_attempts, gate)
     for text in [*report.host_lines(), report.verdict()]:
         print(text)
     return report.exit_code

@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from fixtures import fleet
+from fixtures import fleet, transaction_cases
 from fixtures.builders import v41_dry_run
 from fixtures.fleet import Fault, Fleet
+from fixtures.live_log import SUPPLIED_INPUTS, write_live_log
 from fixtures.sandbox import HostSeed, HostState
 from planner.cli import main
 
@@ -58,6 +59,7 @@ def _apply(started: Fleet, known_hosts: Path | None = None) -> int:
             "v41_group_a",
             "--scenario",
             "supplied",
+            "--for-testing",
             "--hosts",
             ",".join(a.spec() for a in started.addresses),
             "--ssh-config",
@@ -165,3 +167,69 @@ def test_a_fleet_started_by_a_process_that_leaves_without_cleanup_leaves_no_dire
         time.sleep(0.05)
     assert str(base).startswith("/run/gunbc-fleet-")
     assert not base.exists()
+
+
+def _revoking_client(directory: Path, log: Path) -> Path:
+    """The real ssh client, behind a wrapper that appends a ``host_released`` event for srv7
+    to the authority log (stamped with the wall clock) as the first front door session
+    starts: the authority revoking the admission while the transaction runs."""
+    mark, client = directory / "revoked", directory / "ssh"
+    event = '{"seq":15,"at":"%s","event":"host_released","host":"srv7"}'
+    client.write_text(
+        "#!/bin/sh\n"
+        'case "$*" in *" front_door "*)\n'
+        f"  if [ ! -e {mark} ]; then : >{mark}\n"
+        f"    printf '{event}\\n' \"$(date -u +%Y-%m-%dT%H:%M:%SZ)\" >>{log}\n"
+        "  fi;;\nesac\n"
+        'exec ssh "$@"\n'
+    )
+    client.chmod(0o755)
+    return client
+
+
+def test_a_revocation_during_the_transaction_rolls_it_back_before_any_commit(
+    hosts: Fleet, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A real apply reads the log at the wall clock again just before its first commit: a
+    host released after the plan was admitted stops it there, and every host is restored."""
+    log = write_live_log(tmp_path / "log.jsonl")
+    keys = hosts.base / "keys"
+    before = hosts.read()
+    code = main(
+        [
+            "apply",
+            "v41_group_a",
+            "--authority",
+            str(log),
+            "--inputs",
+            str(SUPPLIED_INPUTS),
+            "--hosts",
+            ",".join(a.spec() for a in hosts.addresses),
+            "--ssh",
+            str(_revoking_client(tmp_path, log)),
+            "--ssh-config",
+            "none",
+            "--identity",
+            str(keys / "client"),
+            "--known-hosts",
+            str(keys / "known_hosts"),
+            "--connect-timeout",
+            "3",
+            "--stage-timeout",
+            "5",
+        ]
+    )
+    out = capsys.readouterr().out.splitlines()
+    assert code == 10
+    assert all(": ok" in line for line in out[1:21])
+    stages = ("preflight", "preserve", "apply", "readback", "front_door", "rollback", "cleanup")
+    assert [line.split()[1] for line in out[1:29]] == [s for s in stages for _ in range(4)]
+    assert "rollback, last changed first: srv8 srv7 srv6 srv5" in out
+    assert out[-1] == (
+        "apply v41_group_a: ROLLED BACK: admission no longer holds before the commit point "
+        "(refused: admission.host_not_held at authority.holdings.srv7: srv7 is held by None, "
+        "not 'group-a-serving'); every touched host restored"
+    )
+    for was, now in zip(before, hosts.read(), strict=True):
+        restored = transaction_cases.restored_state(was, preserved=True)
+        assert transaction_cases.state(now.without_calls()) == restored

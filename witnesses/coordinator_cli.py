@@ -15,18 +15,21 @@ import hashlib
 import io
 import os
 import shlex
+import shutil
 import stat
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
 
 from claims import ClaimKind, Verdict, claim, difference, holds_unless
 from fixtures.builders import v41_dry_run
+from fixtures.live_log import SUPPLIED_INPUTS, append_event, write_live_log
 from planner.cli import build_parser as cli_parser
-from planner.cli import main
-from planner.coordinator import REMOTE_SCRIPT, SshSettings, wait_seconds
+from planner.cli import dry_run, main
+from planner.coordinator import REMOTE_SCRIPT, SshSettings, admission_gate, wait_seconds
+from planner.transaction import parse_hosts, plan_transaction
 
 ARM = "v41_group_a"
 NAMES = ("srv5", "srv6", "srv7", "srv8")
@@ -306,24 +309,34 @@ def timeouts_and_attempts_are_whole_numbers_from_1_to_999999() -> Verdict:
     return holds_unless(problems, f"{count} bad numbers refused; 1 and 999999 taken; waits add up")
 
 
+def _recording_client(directory: Path) -> Path:
+    """An executable "ssh client" that only records that it ran (in ``ran``)."""
+    client = directory / "ssh"
+    client.write_text(f'#!/bin/sh\necho "$@" >> {shlex.quote(str(directory / "ran"))}\n')
+    client.chmod(0o755)
+    return client
+
+
 @claim(ClaimKind.REFUSAL)
 def a_plan_that_is_not_admitted_exits_1_and_runs_nothing() -> Verdict:
-    """Under a scenario whose plan is refused (live), ``planner apply`` prints each refusal
-    in order (each followed by its ``  hint:`` line when it has one), then ``apply ARM:
-    REFUSED: the plan is not admitted; nothing ran``, and exits 1 without running ssh (the
-    client named does not even exist) or writing a script — also with ``--dry-run``, and
-    before it checks the hosts against the plan."""
+    """Under a scenario whose plan is refused (live; a real apply takes it only with
+    ``--for-testing``), ``planner apply`` prints each refusal in order (each followed by
+    its ``  hint:`` line when it has one), then ``apply ARM: REFUSED: the plan is not
+    admitted; nothing ran``, and exits 1 without running the ssh client or writing a script
+    — also with ``--dry-run``, and before it checks the hosts against the plan."""
     refusals = [line for r in v41_dry_run("live").refusals for line in r.lines()]
     want = [*refusals, f"apply {ARM}: REFUSED: the plan is not admitted; nothing ran"]
     problems = []
-    with _scratch() as tmp:
-        for extra in ((), ("--dry-run", "--scripts", str(tmp / "s"))):
-            ran = _apply(*extra, "--ssh", tmp / "no-ssh", scenario="live", hosts="srv5=root@a")
-            label = "dry run" if extra else "run"
+    with _scratch() as tmp, tempfile.TemporaryDirectory() as bin_dir:
+        client = _recording_client(Path(bin_dir))
+        for extra in (("--for-testing",), ("--dry-run", "--scripts", str(tmp / "s"))):
+            ran = _apply(*extra, "--ssh", client, scenario="live", hosts="srv5=root@a")
+            label = "dry run" if "--dry-run" in extra else "run"
             problems += difference(f"{label}: exit", 1, ran.code)
             problems += difference(f"{label}: stdout", want, ran.out)
             problems += difference(f"{label}: stderr", "", ran.err)
             problems += difference(f"{label}: written", [], os.listdir(tmp))
+            problems += difference(f"{label}: ssh ran", False, (Path(bin_dir) / "ran").exists())
     return holds_unless(problems, f"refused with {len(refusals)} refusals; nothing ran or written")
 
 
@@ -367,26 +380,36 @@ HELP = (
     "apply (head first), readback and front door on every host, then commit everywhere; on "
     "the first failure, roll back every touched host in reverse order and clean up. Prints "
     "what ran and what each host was left in.",
-    "--scenario SCENARIO a named scenario from fixtures/scenarios/",
-    "--authority AUTHORITY authority log (JSON lines)",
+    "--scenario SCENARIO a named scenario from fixtures/scenarios/ (its log and inputs): "
+    "--dry-run only, unless --for-testing",
+    "--authority AUTHORITY authority log (JSON lines); a real apply reads it at the wall "
+    "clock, before preflight and again just before commit",
     "--inputs INPUTS frontier inputs (JSON)",
-    "--now NOW ISO-8601 time to read the authority log at (default: now)",
+    "--now NOW ISO-8601 time to read the authority log at (default: now): --dry-run only, "
+    "unless --for-testing",
     "--data DATA data root (default: the fixtures directory)",
+    "--for-testing for tests only: let a real apply read a --scenario's fixture log and "
+    "inputs, or the log at --now, instead of --authority at the wall clock",
     "--hosts HOSTS every planned host's ssh address: HOST=USER@ADDRESS[:PORT],… (IPv6 in [])",
     "--dry-run print the commands; run nothing",
     "--scripts SCRIPTS where --dry-run writes the stage scripts "
     "(default: target/ARM-apply, the arm with dashes)",
-    "--ssh SSH the ssh client to run (default: ssh)",
-    "--ssh-config SSH_CONFIG ssh -F FILE (default: ssh's own config files)",
-    "--identity IDENTITY ssh -i FILE, and only that key (IdentitiesOnly)",
-    "--known-hosts KNOWN_HOSTS ssh UserKnownHostsFile (default: ssh's)",
+    "--ssh SSH the ssh client to run (default: ssh); a real apply needs it executable",
+    "--ssh-config SSH_CONFIG ssh -F FILE, or none (default: ssh's own config files); a real "
+    "apply needs it",
+    "--identity IDENTITY ssh -i FILE, and only that key (IdentitiesOnly); it must exist",
+    "--known-hosts KNOWN_HOSTS ssh UserKnownHostsFile (default: ssh's); it must exist",
     "--connect-timeout CONNECT_TIMEOUT seconds to connect and authenticate (default: 10)",
     "--stage-timeout STAGE_TIMEOUT seconds a stage may run on its host (default: 2100)",
     "--commit-attempts COMMIT_ATTEMPTS runs of a failing commit before it is left pending "
     "(default: 3)",
+    "inputs: a real apply (no --dry-run) reads --authority at the wall clock, once before "
+    "preflight and once more just before the first commit; --inputs and --data are the "
+    "operator's own files. --scenario and --now substitute a fixture or a chosen time for "
+    "that live read: they are for --dry-run, or for tests that say so with --for-testing.",
     "exit codes: 0 committed on every host; 1 refused (not admitted; nothing ran); 2 usage "
-    "or input error (nothing ran); 10 rolled back (every touched host restored, or none was "
-    "touched); 11 not "
+    "or input error (nothing ran); 10 rolled back (a step failed, or admission no longer held "
+    "just before commit: every touched host restored, or none was touched); 11 not "
     "restored (a touched host's rollback or cleanup failed; named); 12 committed, commit "
     "pending on a host (it runs the plan and keeps its backup).",
 )
@@ -409,7 +432,9 @@ def _fresh_parser(*argv: str) -> Ran:
 def the_help_says_what_each_option_does_and_what_each_exit_code_means() -> Verdict:
     """``planner apply --help`` (the CLI's parser) exits 0 and says what the command does,
     which arms it takes, what each option does with its default (``--hosts`` required), and
-    what each exit code (0, 1, 2, 10, 11, 12) means, with its examples laid out as written;
+    what each exit code (0, 1, 2, 10, 11, 12) means, which inputs a real apply takes (the
+    log at the wall clock; ``--scenario``/``--now`` only with ``--for-testing``), with its
+    examples laid out as written;
     ``planner --help`` lists it; ``--hosts`` left out is a usage error (exit 2)."""
     ran = _fresh_parser("apply", "--help")
     text = " ".join(" ".join(ran.out).split())
@@ -430,3 +455,162 @@ def the_help_says_what_each_option_does_and_what_each_exit_code_means() -> Verdi
         (missing.code, _usage(missing)),
     )
     return holds_unless(problems, f"{len(HELP)} phrases of the help; --hosts required")
+
+
+@claim(ClaimKind.REFUSAL)
+def a_real_apply_reads_the_live_log_and_never_a_chosen_time_or_a_fixture() -> Verdict:
+    """A real apply (no ``--dry-run``) given ``--scenario`` (a fixture's log and inputs) or
+    ``--now`` (a chosen time) exits 2 with one line, ``planner: error: arguments: OPTION: a
+    real apply reads --authority at the wall clock; OPTION is for --dry-run (or for tests:
+    --for-testing)``, before it plans or runs the ssh client, and writes nothing; the same
+    options with ``--dry-run`` plan and print (exit 0)."""
+    problems = []
+    with _scratch() as tmp, tempfile.TemporaryDirectory() as bin_dir:
+        client = _recording_client(Path(bin_dir))
+        log = write_live_log(Path(bin_dir) / "log.jsonl")
+        live = ("--authority", log, "--inputs", SUPPLIED_INPUTS)
+        for option, argv in (
+            ("--scenario", ("apply", ARM, "--scenario", "supplied")),
+            ("--now", ("apply", ARM, *live, "--now", "2026-11-29T12:00:00Z")),
+        ):
+            ran = _main(*argv, "--hosts", HOSTS, "--ssh", client)
+            message = (
+                f"planner: error: arguments: {option}: a real apply reads --authority at the "
+                f"wall clock; {option} is for --dry-run (or for tests: --for-testing)\n"
+            )
+            problems += difference(option, (2, message, []), (ran.code, ran.err, ran.out))
+            dry = _main(*argv, "--hosts", HOSTS, "--dry-run", "--scripts", tmp / "s")
+            problems += difference(f"{option} --dry-run: exit", 0, dry.code)
+        problems += difference("ssh ran", False, (Path(bin_dir) / "ran").exists())
+        problems += difference("written", ["s"], os.listdir(tmp))
+    return holds_unless(problems, "--scenario and --now refused for a real apply, taken dry")
+
+
+def _ssh_errors(tmp: Path) -> dict[tuple[str, str], str]:
+    """Bad ``--ssh``/``--identity``/``--known-hosts``/``--ssh-config`` values (files made in
+    ``tmp``) and the located message each gets."""
+    (tmp / "plain").write_text("not a program\n")
+    missing, plain = str(tmp / "missing"), str(tmp / "plain")
+    return {
+        ("--ssh", missing): f"--ssh: {missing}: no executable file by that name",
+        ("--ssh", plain): f"--ssh: {plain}: no executable file by that name",
+        ("--ssh", "ssh\x1b[2J"): "--ssh: ssh\\x1b[2J: give a path with no control character",
+        ("--ssh", ""): "--ssh: : give a path with no control character",
+        ("--identity", missing): f"--identity: {missing}: no such file",
+        ("--identity", "/k/%d"): "--identity: /k/%d: ssh would split it or expand it: no "
+        "space, quote, % or \\",
+        ("--known-hosts", str(tmp)): f"--known-hosts: {tmp}: not a regular file",
+        ("--known-hosts", f"{plain} /x"): f"--known-hosts: {plain} /x: ssh would split it or "
+        "expand it: no space, quote, % or \\",
+        ("--known-hosts", "k\nnown"): "--known-hosts: k\\nnown: give a path with no control "
+        "character",
+        ("--ssh-config", missing): f"--ssh-config: {missing}: no such file",
+    }
+
+
+@claim(ClaimKind.REFUSAL)
+def a_bad_ssh_client_or_ssh_file_exits_2_before_anything_runs() -> Verdict:
+    """A real apply whose ``--ssh`` is no executable file (missing, not executable, empty,
+    holding a control character), whose ``--identity``, ``--known-hosts`` or
+    ``--ssh-config`` is no regular file, or whose identity or known hosts ssh would read as
+    several paths or expand (a space, a quote, ``%``, ``\\``) exits 2 with one located line
+    naming the option and the value (control characters escaped), before it plans or runs
+    anything; ``--ssh-config none`` (ssh's "no config") is taken."""
+    problems = []
+    with _scratch() as tmp, tempfile.TemporaryDirectory() as bin_dir:
+        client = _recording_client(Path(bin_dir))
+        testing = ("--for-testing", "--ssh", client)
+        errors = _ssh_errors(Path(bin_dir))
+        for (option, value), message in errors.items():
+            ran = _apply(*testing, option, value)
+            got = (ran.code, ran.err, ran.out)
+            problems += difference(
+                f"{option} {value!r}", (2, f"planner: error: {message}\n", []), got
+            )
+        problems += difference("ssh ran", False, (Path(bin_dir) / "ran").exists())
+        problems += difference("written", [], os.listdir(tmp))
+        refused = _apply(*testing, "--ssh-config", "none", scenario="live")
+        said = (refused.err, refused.out[-1:])
+        verdict = [f"apply {ARM}: REFUSED: the plan is not admitted; nothing ran"]
+        problems += difference("--ssh-config none: taken, then refused", ("", verdict), said)
+    return holds_unless(problems, f"{len(errors)} bad ssh options refused, located")
+
+
+def _live_gate(directory: Path) -> tuple[Path, Callable[[], str | None]]:
+    """A log admitting the plan at the wall clock, and the gate a real apply over it asks."""
+    log = write_live_log(directory / "log.jsonl")
+    argv = ["apply", ARM, "--authority", str(log), "--inputs", str(SUPPLIED_INPUTS)]
+    args = cli_parser().parse_args([*argv, "--hosts", HOSTS])
+    applied = plan_transaction(dry_run(args), parse_hosts(HOSTS))
+    return log, admission_gate(args, dry_run, applied)
+
+
+@claim(ClaimKind.REFUSAL)
+def admission_is_read_again_from_the_log_at_the_commit_point() -> Verdict:
+    """The gate a real apply asks before its first commit reads the authority log again at
+    the wall clock: it admits (None) while the log still admits the plan, refuses with the
+    refusal's line once a ``host_released`` event was appended after the plan was made, and
+    refuses naming the file when the log can no longer be read."""
+    problems = []
+    with tempfile.TemporaryDirectory() as tmp:
+        log, gate = _live_gate(Path(tmp))
+        problems += difference("before", None, gate())
+        append_event(log, {"event": "host_released", "host": "srv7"})
+        refused = (
+            "refused: admission.host_not_held at authority.holdings.srv7: srv7 is held by "
+            "None, not 'group-a-serving'"
+        )
+        problems += difference("after a release", refused, gate())
+        log.unlink()
+        gone = gate() or ""
+        problems += difference("log gone", True, gone.startswith("its inputs could not be read"))
+        problems += difference("names the log", True, str(log) in gone)
+    return holds_unless(problems, "admitted, then refused by the appended release, then unread")
+
+
+@claim(ClaimKind.REFUSAL)
+def a_script_set_is_replaced_whole_or_left_as_it_was() -> Verdict:
+    """``--dry-run`` replaces a previous script set at ``--scripts`` whole: afterwards it
+    holds exactly the plan's 32 scripts (a stale host's and a changed script's old bytes
+    gone) and nothing is left beside it. A ``--scripts`` holding anything but a script set
+    (a regular file where a host's directory goes, a README) is refused with one line,
+    ``planner: error: --scripts PATH: cannot write the stage scripts: it holds NAME, which
+    is not a stage script of a previous set (nothing was written or replaced)``, exit 2,
+    and left byte for byte as it was."""
+    plan = _scripts()
+    want = {f"{NAMES[r]}/{stage}.sh": plan[stage, r] for stage in STAGES for r in range(4)}
+    problems = []
+    with _scratch() as tmp:
+        s = tmp / "s"
+        _apply("--dry-run", "--scripts", s)
+        (s / "srv5" / "preflight.sh").write_text("old\n")
+        (s / "srv9").mkdir()
+        (s / "srv9" / "preflight.sh").write_text("stale\n")
+        ran = _apply("--dry-run", "--scripts", s)
+        got = {name: text for name, (text, _) in _written(s).items()}
+        problems += difference("replaced: exit", 0, ran.code)
+        problems += difference("replaced: the set", want, got)
+        problems += difference("replaced: beside it", ["s"], os.listdir(tmp))
+        for name, make in (("srv7", _file_for_a_host), ("README", _readme)):
+            make(s)
+            before = _written(s)
+            ran = _apply("--dry-run", "--scripts", s)
+            message = (
+                f"planner: error: --scripts {s}: cannot write the stage scripts: it holds "
+                f"{name}, which is not a stage script of a previous set (nothing was written "
+                "or replaced)\n"
+            )
+            got_run = (ran.code, ran.err, ran.out, _written(s), os.listdir(tmp))
+            problems += difference(name, (2, message, [], before, ["s"]), got_run)
+            shutil.rmtree(s)
+            _apply("--dry-run", "--scripts", s)
+    return holds_unless(problems, "a set replaced whole; a foreign --scripts refused untouched")
+
+
+def _file_for_a_host(s: Path) -> None:
+    shutil.rmtree(s / "srv7")
+    (s / "srv7").write_text("a file where srv7's scripts go\n")
+
+
+def _readme(s: Path) -> None:
+    (s / "README").write_text("notes\n")

@@ -428,7 +428,7 @@ def planner_apply_runs_each_step_over_ssh_and_reports_what_it_left() -> Verdict:
     spec = f"root@{address.address}:{address.port}"
     hosts = ",".join(f"{n}={spec}" for n in ("srv5", "srv6", "srv7", "srv8"))
     argv = [
-        "apply", "v41_group_a", "--scenario", "supplied", "--hosts", hosts,
+        "apply", "v41_group_a", "--scenario", "supplied", "--for-testing", "--hosts", hosts,
         "--ssh-config", "none", "--identity", str(keys / "client"),
         "--known-hosts", str(keys / "known_hosts"), "--connect-timeout", "3",
         "--stage-timeout", "3",
