@@ -473,6 +473,8 @@ def the_runtime_refusal_has_no_hint(image: ProducedImage, runtime_key: str) -> R
         ARGUMENTS,
         "fabric_inventory.the_json_rules_hold_at_their_edges",
         "coordinator_cli.scripts_that_cannot_be_written_exit_2_and_print_no_command",
+        "coordinator_cli.a_bad_ssh_client_or_ssh_file_exits_2_before_anything_runs",
+        "transaction_plan.what_a_host_prints_reaches_the_report_escaped",
     },
 )
 def errors_print_what_the_input_holds(text: str) -> str:
