@@ -3,7 +3,12 @@
 The coordinator plans the arm exactly as ``planner dry-run`` does, refuses (exit 1, nothing
 run) unless the plan is admitted, then runs :func:`planner.transaction.coordinate` with the
 ssh transport below. ``--dry-run`` prints the exact commands instead (and writes the stage
-scripts they read), running nothing.
+scripts they read, all or nothing), running nothing.
+
+**The live read.** A real apply admits on ``--authority`` read at the wall clock:
+``--scenario`` and ``--now`` are for ``--dry-run`` (or ``--for-testing``), and admission is
+asked again at the commit point (:func:`admission_gate`), so a lease that lapsed during the
+transaction rolls it back rather than commits.
 
 **Transport.** Only the real ``ssh`` client, with the operator's own keys and known hosts:
 ``BatchMode=yes`` (never a prompt) and ``StrictHostKeyChecking=yes`` (an unknown or changed
@@ -22,8 +27,8 @@ the stage timeout plus the kill grace and the connect timeout (:func:`wait_secon
 step's effect is then unknown, as with a dropped connection (ssh's exit 255).
 
 Exit codes: 0 committed on every host; 1 refused (the plan is not admitted; nothing ran);
-2 usage or input error (nothing ran); 10 rolled back (every touched host restored, or none
-was touched);
+2 usage or input error (nothing ran); 10 rolled back (a step failed, or admission no longer
+held at the commit point: every touched host restored, or none was touched);
 11 not restored (a touched host's rollback or cleanup failed: the report names it and where
 its backup is); 12 committed, commit pending on a host (it runs the planned arm and keeps its
 backup). A Ctrl-C during a step fails that step (exit 130), so the coordinator rolls back.

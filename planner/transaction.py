@@ -6,11 +6,14 @@ on every host, head first):
 
 1. **Forward**: preflight, preserve, apply, readback and front door, each on every host, head
    first. The first step that fails stops the run.
-2. **Decision and commit**: once every forward step succeeded, the transaction is decided and
-   commit runs on every host, head first. Commit is idempotent (enable the unit, drop the
-   backup), so a commit that fails is tried again, up to ``commit_attempts`` times in all; a
-   decided transaction is never rolled back. A host whose commit failed every attempt runs
-   the planned arm and keeps its backup (*commit pending*).
+2. **Decision and commit**: once every forward step succeeded, the gate (when given: the
+   coordinator's admission, asked again) is asked once; a reason it gives stops the run
+   there and every touched host is rolled back, as after a failed step. Otherwise the
+   transaction is decided and commit runs on every host, head first. Commit is idempotent
+   (enable the unit, drop the backup), so a commit that fails is tried again, up to
+   ``commit_attempts`` times in all; a decided transaction is never rolled back. A host
+   whose commit failed every attempt runs the planned arm and keeps its backup (*commit
+   pending*).
 3. **Rollback**: after a forward failure, rollback runs on every *touched* host — a host on
    which a stage that may change it (preserve, apply) was *started*, whatever came back — in
    the reverse order of their first change, then cleanup on each host whose rollback
