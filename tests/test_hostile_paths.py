@@ -97,7 +97,24 @@ def _ledger(option: str) -> Callable[[str, Path], Ran]:
     return run
 
 
+def _apply(option: str) -> Callable[[str, Path], Ran]:
+    """A real apply (under --for-testing) given ``path`` as an ssh client or file: none of
+    the hostile paths is an executable file or a regular file, so each is exit 2 before
+    anything runs (a closed port on loopback should one get through)."""
+
+    def run(path: str, tmp: Path) -> Ran:
+        hosts = ",".join(f"srv{n}=root@127.0.0.1:1" for n in (5, 6, 7, 8))
+        testing = ("--scenario", "supplied", "--for-testing", "--hosts", hosts)
+        return planner_main("apply", "v41_group_a", *testing, option, path)
+
+    return run
+
+
 OPTIONS = (
+    Option("apply --ssh", False, _apply("--ssh"), frozenset()),
+    Option("apply --identity", False, _apply("--identity"), frozenset()),
+    Option("apply --known-hosts", False, _apply("--known-hosts"), frozenset()),
+    Option("apply --ssh-config", False, _apply("--ssh-config"), frozenset()),
     Option("dry-run --authority", False, _dry("--authority"), frozenset({0, 1})),
     Option("dry-run --inputs", False, _dry("--inputs"), frozenset({0, 1})),
     Option("dry-run --out", True, _dry("--out"), frozenset({0})),
