@@ -362,7 +362,10 @@ def write_scripts(plan: TransactionPlan, scripts: Path) -> None:
     existing ``scripts`` that holds anything but a script set is refused, never replaced."""
     target = Path(os.path.realpath(scripts))
     _replaceable(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise OSError(errno.ENOTDIR, "a parent is not a directory (nothing was written)") from None
     temp = Path(tempfile.mkdtemp(prefix=f".{target.name[:40]}.", dir=target.parent))
     try:
         for step in (*plan.forward, *plan.rollbacks, *plan.cleanups):
@@ -416,7 +419,7 @@ def _swap_in(temp: Path, target: Path) -> None:
         os.rename(target, aside / "set")
     try:
         os.rename(temp, target)
-    except OSError:
+    except BaseException:  # a Ctrl-C here too: the previous set goes back
         if aside is not None:
             os.rename(aside / "set", target)
             aside.rmdir()
