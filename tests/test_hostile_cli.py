@@ -20,7 +20,7 @@ import claims.commands
 import planner.cli
 from fixtures.builders import DATA_ROOT
 from planner.authority import fold, parse_log, read_log, read_state
-from tests.hostile_support import claims_main, located_error, planner_main
+from tests.hostile_support import HOSTILE, claims_main, located_error, no_crash, planner_main
 
 SUPPLIED = DATA_ROOT / "scenarios" / "supplied"
 NOW = "2026-11-29T12:00:00Z"
@@ -209,3 +209,32 @@ def test_a_shard_no_survey_can_have_is_a_usage_error(survey: str, shard: str) ->
     assert (ran.code, ran.out) == (2, ""), ran.err
     assert ran.err.startswith("claims: error: --shard ") and "write K/N" in ran.err, ran.err
     assert len(ran.err_lines) == 1
+
+
+_TERMINAL = st.sampled_from(
+    ["\x1b[2J", "\x1b]0;pwned\x07", "\u202e", "\u2066", "\x9b", "\x7f", "\r", "\x0c", "\x08"]
+)
+
+
+@HOSTILE
+@given(
+    name=st.lists(st.one_of(_TERMINAL, st.characters()), min_size=1, max_size=8)
+    .map("".join)
+    .filter(lambda text: "=" not in text and "," not in text and text.strip() != ""),
+    where=st.sampled_from(["--hosts", "--ssh"]),
+)
+def test_what_apply_says_about_a_hostile_value_reaches_the_terminal_escaped(
+    name: str, where: str
+) -> None:
+    """A ``--hosts`` host name or an ``--ssh`` client with terminal controls in it: exit 2
+    with one line on stderr holding no character a terminal would obey, nothing on stdout."""
+    hosts = f"{name}=root@a" if where == "--hosts" else "srv5=root@a"
+    ssh = ("--ssh", f"ssh{name}") if where == "--ssh" else ()
+    ran = planner_main(
+        "apply", "v41_group_a", "--scenario", "supplied", "--dry-run", "--hosts", hosts, *ssh,
+        "--scripts", "/nonexistent-parent-for-hostile-apply/s",
+    )  # fmt: skip
+    no_crash(ran)
+    assert (ran.code, ran.out) == (2, ""), (ran.code, ran.out, ran.err)
+    (line,) = ran.err_lines
+    assert line.isprintable(), line
