@@ -8,6 +8,8 @@ operator would only see on the hosts: the scripts still read plausibly.
 
 from __future__ import annotations
 
+import json
+
 from mutation import mutant
 from planner.apply import (
     ApplyContext,
@@ -16,6 +18,7 @@ from planner.apply import (
     apply_body,
     commit_body,
     front_door,
+    go_json,
     preflight_body,
     preserve_body,
     readback_body,
@@ -219,3 +222,29 @@ def readback_checks_the_image_before_the_command(ctx: ApplyContext) -> list[str]
     cmd = next(i for i, line in enumerate(lines) if "{{json .Config.Cmd}}" in line)
     lines[cmd], lines[cmd + 1] = lines[cmd + 1], lines[cmd]
     return lines
+
+
+@mutant(
+    replaces="planner.apply.go_json",
+    turns_red={f"{W}.readback_takes_the_command_as_docker_prints_it"},
+)
+def readback_expects_pythons_json(values: tuple[str, ...]) -> str:
+    """Readback expects the command as Python's json.dumps writes it (non-ASCII as \\u
+    escapes), so a container whose args hold any non-ASCII character never reads back and
+    every apply of it rolls back."""
+    return json.dumps(list(values), separators=(",", ":"))
+
+
+@mutant(
+    replaces="planner.apply.go_json",
+    turns_red={f"{W}.readback_takes_the_command_as_docker_prints_it"},
+    independent=False,
+)
+def readback_expects_html_escapes(values: tuple[str, ...]) -> str:
+    """Readback expects ``<``, ``>`` and ``&`` escaped, as Go's json.Marshal writes them; the
+    docker CLI's ``json`` template turns that escaping off, so an arg holding one never
+    reads back."""
+    text = go_json(values)
+    for char, escape in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026")):
+        text = text.replace(char, escape)
+    return text

@@ -19,7 +19,6 @@ rename``) never leads rollback to remove a container or unit file it had not set
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from enum import StrEnum
@@ -269,8 +268,43 @@ def image_field(image: str) -> str:
     return "{{.Image}}" if image.startswith("sha256:") else "{{.Config.Image}}"
 
 
+_GO_SHORT = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+}
+
+
+def _go_char(char: str) -> str:
+    if char in _GO_SHORT:
+        return _GO_SHORT[char]
+    point = ord(char)
+    if point < 0x20 or point in (0x2028, 0x2029):
+        return f"\\u{point:04x}"
+    if 0xD800 <= point <= 0xDFFF:  # its three UTF-8 bytes are each invalid to Go
+        return "\\ufffd" * 3
+    return char
+
+
+def go_json(values: tuple[str, ...]) -> str:
+    """``values`` as docker's ``{{json .}}`` template prints a list of strings: Go's
+    ``json.Encoder`` with ``SetEscapeHTML(false)`` (docker/cli ``templates``), its trailing
+    newline trimmed, no spaces. Per character: ``"`` and ``\\`` take a backslash; ``\\b \\f
+    \\n \\r \\t`` their short escapes; any other control below U+0020 is ``\\u00xx`` (lower
+    case); U+2028 and U+2029 are ``\\u2028``/``\\u2029``; a lone surrogate (invalid UTF-8 to
+    Go, three bytes) is three ``\\ufffd``; everything else — ``<``, ``>``, ``&``, DEL, any
+    other non-ASCII character — is written as itself (UTF-8). Python's ``json.dumps``
+    escapes non-ASCII and never matches docker's bytes for it."""
+    return "[" + ",".join('"' + "".join(map(_go_char, v)) + '"' for v in values) + "]"
+
+
 def readback_body(ctx: ApplyContext) -> list[str]:
-    expected_cmd = json.dumps(list(ctx.launch.serve_argv), separators=(",", ":"))
+    # docker prints the command with Go's encoder: compared as its bytes, not Python's
+    expected_cmd = go_json(tuple(ctx.launch.serve_argv))
     lines = [
         f"expected_cmd={_q(expected_cmd)}",
         f"expected_image={_q(ctx.image_digest)}",

@@ -19,15 +19,21 @@ scripts alone costs nothing here.
 
 from __future__ import annotations
 
+import json
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 
 from claims import ClaimKind, Verdict, claim, difference, holds_unless
 from fixtures import sandbox
-from fixtures.builders import v41_call, v41_dry_run
+from fixtures.builders import DATA_ROOT, inventory, v41_call, v41_dry_run
 from fixtures.sandbox import Change, Container, Host, HostSeed, HostState, Mark, Outcome, Run
 from planner.apply import Stage, apply_contexts, stage_script
-from planner.arm_launch import DryRun
+from planner.arm_launch import DryRun, RenderedHost
+from planner.data import snapshot_manifest
 from planner.realize import STOP_GRACE_SECONDS
+from planner.recipe import load_recipe
+from planner.recipe_launch import RecipeSources, recipe_dry_run
 
 ARM = "v41_group_a"
 PRESERVE_ROOT = "/var/lib/gunbc/preserve"
@@ -36,6 +42,7 @@ PREVIOUS_IMAGE = "sha256:" + "0" * 64
 OTHER_ARM = "glm_group_b"
 STAGES = ("preflight", "preserve", "apply", "readback", "front_door", "commit", "cleanup")
 ALL_STAGES = (*STAGES[:5], "commit", "rollback", "cleanup")
+TINY_RECIPE = Path(__file__).resolve().parent.parent / "fixtures" / "recipes" / "tiny.toml"
 SSHD = "sshd.service"
 SSHD_UNIT = "[Unit]\nDescription=OpenSSH server\n\n[Service]\nExecStart=/usr/sbin/sshd -D\n"
 EFFECTS = {
@@ -1007,3 +1014,53 @@ def front_doors_open_only_when_the_rank_serves() -> Verdict:
             label, (124, "", _waited(5)), (result.returncode, result.stdout, result.stderr)
         )
     return holds_unless(problems, "front doors: 4 pass when serving, 2 fail when not")
+
+
+RECIPE_NAMES = ("模型", "café", "<b>&</b>", "line\u2028separator")
+"""Served model names docker prints raw (non-ASCII, ``<>&``) or escaped (U+2028)."""
+
+
+def _recipe_head(names: tuple[str, ...]) -> RenderedHost:
+    """Node rank 0 of the tiny recipe serving under ``names``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "tiny.toml"
+        args = ("--served-model-name", *names)
+        listed = ", ".join(json.dumps(a, ensure_ascii=False) for a in args)
+        path.write_text(TINY_RECIPE.read_text(encoding="utf-8") + f"args = [{listed}]\n")
+        recipe = load_recipe(path)
+    sources = RecipeSources(
+        recipe=recipe,
+        source=str(TINY_RECIPE),
+        name="tiny",
+        group=inventory().group("group_a"),
+        manifest=snapshot_manifest(recipe.model, DATA_ROOT),
+        state=None,
+    )
+    run = recipe_dry_run(sources)
+    if not run.hosts:
+        raise AssertionError(f"the tiny recipe planned no host: {run.refusals}")
+    return run.hosts[0]
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def readback_takes_the_command_as_docker_prints_it() -> Verdict:
+    """A recipe whose served model names are ``模型``, ``café``, ``<b>&</b>`` and one holding
+    U+2028 is created, and then read back as docker 28 prints ``{{json .Config.Cmd}}`` (Go's
+    encoder: non-ASCII and ``<>&`` as they are, U+2028 escaped): readback passes the
+    container apply created, on its own and with all four names at once."""
+    problems = []
+    cases = [(name,) for name in RECIPE_NAMES] + [RECIPE_NAMES]
+    scenarios = []
+    for names in cases:
+        head = _recipe_head(names)
+        scripts = tuple((s.stage.value, s.script) for s in head.steps)
+        steps = tuple(Run(0, s, ("tiny",)) for s in STAGES[:4])
+        scenarios.append(
+            sandbox.Scenario((Host("srv5", scripts, HostSeed(images=("tiny:local",))),), steps)
+        )
+    for names, out in zip(cases, sandbox.run(scenarios), strict=True):
+        result = out.results[-1]
+        assert result is not None
+        want = (0, "readback: rank 0 runs what was planned\n", "")
+        problems += difference(repr(names), want, (result.returncode, result.stdout, result.stderr))
+    return holds_unless(problems, f"{len(cases)} recipe commands read back as docker prints them")
