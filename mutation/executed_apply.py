@@ -15,6 +15,7 @@ from planner.apply import (
     ApplyContext,
     FrontDoor,
     Stage,
+    _source_checks,
     apply_body,
     commit_body,
     front_door,
@@ -248,3 +249,20 @@ def readback_expects_html_escapes(values: tuple[str, ...]) -> str:
     for char, escape in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026")):
         text = text.replace(char, escape)
     return text
+
+
+PREFLIGHT = f"{W}.preflight_refuses_occupancy_and_missing_inputs"
+
+
+@mutant(replaces="planner.apply._source_checks", turns_red={PREFLIGHT})
+def a_mount_source_any_user_owns_is_taken(sources: tuple[str, ...]) -> list[str]:
+    """Preflight never reads who owns a mount source or a directory above it, so another
+    local user who made the directory first swaps the weights the container reads."""
+    return [line for line in _source_checks(sources) if '"$owner" = 0' not in line]
+
+
+@mutant(replaces="planner.apply._source_checks", turns_red={PREFLIGHT}, independent=False)
+def a_sticky_mount_source_is_taken(sources: tuple[str, ...]) -> list[str]:
+    """The sticky bit excuses the mount source itself, not only a directory above it, so a
+    world-writable /tmp-like source (anyone may add files to it) passes preflight."""
+    return [line.replace('[ "$3" = 0 ] || ', "") for line in _source_checks(sources)]

@@ -134,12 +134,44 @@ def _header(stage: Stage, ctx: ApplyContext, body: list[str]) -> list[str]:
     ]
 
 
+_ROOT_ONLY = [
+    "# only root may change what a container mounts: the source and every directory above",
+    "# it, as named and as its real path (symlinks resolved), must be root's and writable",
+    "# by no group or other; a directory above it may be a root-owned sticky one (/var/tmp):",
+    "# no one else can rename or remove what root made in it",
+    "root_only() {  # PATH SOURCE ABOVE: PATH on SOURCE's way (ABOVE=1: a directory above it)",
+    "  local info owner mode",
+    '  info=$(stat -L -c \'%u %a\' -- "$1") || fail "mount source $2: cannot read $1"',
+    '  read -r owner mode <<<"$info"',
+    '  [ "$owner" = 0 ] || fail "mount source $2: $1 is owned by uid $owner, not root"',
+    '  if (( 8#$mode & 8#022 )) && { [ "$3" = 0 ] || (( ! (8#$mode & 8#1000) )); }; then',
+    '    fail "mount source $2: $1 is writable by group or others (mode $mode)"',
+    "  fi",
+    "}",
+    "trusted() {  # SOURCE",
+    "  local real path above",
+    '  real=$(realpath -e -- "$1" 2>/dev/null) || fail "mount source $1 does not exist"',
+    '  [ "$real" != / ] || fail "mount source $1 is / (its real path)"',
+    '  for path in "$1" "$real"; do',
+    "    above=0",
+    '    until root_only "$path" "$1" "$above" && [ "$path" = / ]; do',
+    '      path=$(dirname -- "$path")',
+    "      above=1",
+    "    done",
+    "  done",
+    "}",
+]
+
+
 def _source_checks(sources: tuple[str, ...]) -> list[str]:
-    """Every mount source must exist; a loop over one word is no loop (shellcheck SC2043)."""
-    check = '[ -e "$source" ] || fail "mount source $source does not exist"'
-    if len(sources) <= 1:
-        return [line for s in sources for line in (f"source={_q(s)}", check)]
-    return [f"for source in {' '.join(_q(s) for s in sources)}; do", f"  {check}", "done"]
+    """Every mount source must exist and be root's alone (:data:`_ROOT_ONLY`); a loop over
+    one word is no loop (shellcheck SC2043)."""
+    if not sources:
+        return []
+    if len(sources) == 1:
+        return [*_ROOT_ONLY, f"trusted {_q(sources[0])}"]
+    listed = " ".join(_q(s) for s in sources)
+    return [*_ROOT_ONLY, f"for source in {listed}; do", '  trusted "$source"', "done"]
 
 
 def preflight_body(ctx: ApplyContext) -> list[str]:
@@ -173,7 +205,8 @@ def preflight_body(ctx: ApplyContext) -> list[str]:
         "# an earlier preserve not yet committed or rolled back holds the only backup: refuse",
         "# here, before anything stops (rollback would restore that backup, not this state)",
         *_pending_checks(),
-        'echo "preflight passed: image present, mount sources exist, names free"',
+        "echo \"preflight passed: image present, mount sources exist and are root's alone, "
+        'names free"',
     ]
 
 

@@ -8,6 +8,7 @@ that keep their state in files), so each test reads what the stages really left 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -192,3 +193,82 @@ def test_readback_passes_a_recipe_arg_docker_prints_unescaped(tmp_path: Path, na
     readback = done.results[-1]
     assert readback is not None and readback.returncode == 0, readback
     assert name in done.after[0].containers["tiny"].cmd
+
+
+ENGRAM = "/var/tmp/engram-local/DeepSeek-V4.1-Flash"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (f"chown 1234 {ENGRAM[1:]}", f"{ENGRAM}: {ENGRAM} is owned by uid 1234, not root"),
+        (
+            f"chmod 0777 {ENGRAM[1:]}",
+            f"{ENGRAM}: {ENGRAM} is writable by group or others (mode 777)",
+        ),
+        (
+            f"chmod 0775 {ENGRAM[1:]}",
+            f"{ENGRAM}: {ENGRAM} is writable by group or others (mode 775)",
+        ),
+        # a sticky directory is no safe place for the source itself: anyone may add to it
+        (
+            f"chmod 1777 {ENGRAM[1:]}",
+            f"{ENGRAM}: {ENGRAM} is writable by group or others (mode 1777)",
+        ),
+        (
+            "chown 1234 var/tmp/engram-local",
+            f"{ENGRAM}: /var/tmp/engram-local is owned by uid 1234, not root",
+        ),
+        (
+            "chmod 0757 var/tmp/engram-local",
+            f"{ENGRAM}: /var/tmp/engram-local is writable by group or others (mode 757)",
+        ),
+    ],
+)
+def test_preflight_refuses_a_mount_source_another_user_could_change(
+    change: str, message: str
+) -> None:
+    """A mount source, its real path and every directory above it must be root's and
+    writable by no one else: another local user could otherwise swap what the container
+    reads (its config.json is code under --trust-remote-code)."""
+    head = _head()
+    done = _run(head, _srv5(head), Change(0, change), "preflight")
+    result = done.results[-1]
+    assert result is not None and result.returncode == 1, result
+    assert result.stderr.startswith("preflight of gunbc-v41-tp4 on srv5: mount source "), result
+    assert message in result.stderr
+
+
+def test_preflight_refuses_a_source_whose_real_path_another_user_could_change() -> None:
+    """A source that is a symlink to a root-owned directory inside another user's directory
+    is refused at its real path: that user can rename the directory and put another there."""
+    head = _head()
+    link = (
+        f"mkdir -p var/tmp/theirs/inner && chown 1234 var/tmp/theirs && rm -r {ENGRAM[1:]}"
+        f" && ln -s ../theirs/inner {ENGRAM[1:]}"
+    )
+    done = _run(head, _srv5(head), Change(0, link), "preflight")
+    result = done.results[-1]
+    assert result is not None and result.returncode == 1, result
+    refused = rf"mount source {ENGRAM}: /\S*/var/tmp/theirs is owned by uid 1234, not root"
+    assert re.search(refused, result.stderr), result.stderr
+
+
+def test_preflight_takes_a_root_sticky_directory_above_a_source() -> None:
+    """/var/tmp is 1777 on a real host: no one else can rename or remove the root-owned
+    directory a source sits in there, so it is no way in."""
+    head = _head()
+    done = _run(
+        head, _srv5(head), Change(0, "chmod 1777 var/tmp var/tmp/engram-local"), "preflight"
+    )
+    result = done.results[-1]
+    assert result is not None and result.returncode == 0, result
+
+
+def test_preflight_refuses_a_mount_source_that_is_root() -> None:
+    head = _head()
+    link = f"rm -r {ENGRAM[1:]} && ln -s / {ENGRAM[1:]}"
+    done = _run(head, _srv5(head), Change(0, link), "preflight")
+    result = done.results[-1]
+    assert result is not None and result.returncode == 1, result
+    assert f"mount source {ENGRAM} is / (its real path)" in result.stderr
