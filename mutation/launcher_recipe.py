@@ -683,6 +683,29 @@ def manifest_paths_are_joined_unsealed(
     return (mkdir, *links, *locals_)
 
 
+OTHERS = f"{W}.a_composed_model_another_user_could_change_is_refused"
+
+
+@mutant(replaces="planner.recipe.composed_steps", turns_red={OTHERS, SEED_STEPS}, independent=False)
+def the_composed_dir_is_made_with_mkdir_p(
+    composed: ComposedModel, snapshot: CheckpointManifest, composed_dir: str, hf_cache_root: str
+) -> tuple[tuple[str, ...], ...]:
+    """The composed dir is made with ``mkdir -p`` and never checked: a directory another
+    local user made there first is theirs, and so is every weight linked into it."""
+    _, *rest = composed_steps(composed, snapshot, composed_dir, hf_cache_root)
+    return (("mkdir", "-p", "--", composed_dir), *rest)
+
+
+@mutant(replaces="planner.recipe.composed_steps", turns_red={OTHERS, SEED_STEPS}, independent=False)
+def hardlinked_local_files_are_not_checked(
+    composed: ComposedModel, snapshot: CheckpointManifest, composed_dir: str, hf_cache_root: str
+) -> tuple[tuple[str, ...], ...]:
+    """Local files are hardlinked whoever owns them: the owner of a shard changes, in place,
+    the weights the container reads."""
+    steps = composed_steps(composed, snapshot, composed_dir, hf_cache_root)
+    return steps[:-1] if composed.local_files else steps
+
+
 @mutant(replaces="planner.recipe.group_refusals", turns_red={GROUP, NODE_COUNT})
 def any_group_size_is_planned(
     recipe: Recipe, group: FabricGroup, source: str
