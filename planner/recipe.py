@@ -524,32 +524,75 @@ def composed_dir(model: str, composed_root: str = COMPOSED_ROOT) -> str:
 
 
 def composed_problems(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
-    """A composed model's directory, named after the model, stays inside the composed root,
-    and each local file is linked at a name inside it."""
+    """A composed model's directory, named after the model, stays inside the composed root;
+    its mount is neither ``/`` nor the HF cache's; its one source is the recipe's model
+    (whose snapshot is linked: any other source would be ignored); and each local file is
+    linked at a name inside it that no other local file takes."""
     composed, model = raw.get("composed_model"), raw.get("model")
     if not isinstance(composed, dict) or not isinstance(model, str):
         return ()
-    found: list[RecipeProblem] = []
     try:
         where = composed_dir(model)
     except ValueError as exc:
         return (RecipeProblem(where="model", message=str(exc)),)
-    sources = composed.get("sources")
-    first = sources[0] if isinstance(sources, list) and sources else None
-    repo = first.get("repo") if isinstance(first, dict) else None
-    if isinstance(repo, str) and repo != model:
-        message = f"{repo!r} is not the recipe's model {model!r}, whose snapshot is linked"
-        found.append(RecipeProblem(where="composed_model.sources[0].repo", message=message))
-    files = composed.get("local_files")
+    return (
+        _mount_problems(composed.get("mount"))
+        + _source_problems(composed.get("sources"), model)
+        + _local_file_problems(composed.get("local_files"), where)
+    )
+
+
+def _mount_problems(mount: object) -> tuple[RecipeProblem, ...]:
+    """The mount replaces what the container holds at that path: at ``/`` its whole root
+    filesystem, at the HF cache the cache mount the links resolve through."""
+    reasons = {
+        "/": "would mount the composed model over the container's whole filesystem",
+        HF_CACHE_ROOT: "is where the HF cache the links point into is mounted",
+    }
+    if not isinstance(mount, str) or mount not in reasons:
+        return ()
+    return (RecipeProblem(where="composed_model.mount", message=f"{mount!r} {reasons[mount]}"),)
+
+
+def _source_problems(sources: object, model: str) -> tuple[RecipeProblem, ...]:
+    found: list[RecipeProblem] = []
+    for i, item in enumerate(sources if isinstance(sources, list) else []):
+        repo = item.get("repo") if isinstance(item, dict) else None
+        if not isinstance(repo, str):
+            continue
+        if i == 0 and repo != model:
+            message = f"{repo!r} is not the recipe's model {model!r}, whose snapshot is linked"
+            found.append(RecipeProblem(where="composed_model.sources[0].repo", message=message))
+        elif i > 0:
+            message = (
+                f"{repo!r} would be ignored: only the recipe's model's snapshot "
+                "(sources[0]) is linked"
+            )
+            found.append(RecipeProblem(where=f"composed_model.sources[{i}]", message=message))
+    return tuple(found)
+
+
+def _local_file_problems(files: object, where: str) -> tuple[RecipeProblem, ...]:
+    found: list[RecipeProblem] = []
+    names: dict[str, int] = {}
     for i, item in enumerate(files if isinstance(files, list) else []):
         host = item.get("host") if isinstance(item, dict) else None
         if not isinstance(host, str):
             continue
+        at = f"composed_model.local_files[{i}].host"
+        name = PurePosixPath(host).name
         try:
-            FileTreeScope(root=where).seal(PurePosixPath(host).name)
+            FileTreeScope(root=where).seal(name)
         except ValueError as exc:
-            where_file = f"composed_model.local_files[{i}].host"
-            found.append(RecipeProblem(where=where_file, message=str(exc)))
+            found.append(RecipeProblem(where=at, message=str(exc)))
+            continue
+        if name in names:
+            message = (
+                f"{host!r} links at {name}, as local_files[{names[name]}] does: "
+                "the later would silently replace it"
+            )
+            found.append(RecipeProblem(where=at, message=message))
+        names.setdefault(name, i)
     return tuple(found)
 
 

@@ -25,8 +25,10 @@ from planner.recipe import (
     ComposedLocalFile,
     ComposedModel,
     ComposedSource,
+    RecipeInvalid,
     composed_dir,
     composed_steps,
+    load_recipe,
 )
 from tests.realtools import bash_parses, shellcheck_clean
 
@@ -146,3 +148,56 @@ def test_the_composed_scripts_pass_bash_n_and_shellcheck(script: str) -> None:
     assert bash_parses(script, "compose.sh").ok
     result = shellcheck_clean(script, "compose.sh")
     assert result.ok and result.stdout == "", str(result)
+
+
+TINY = Path(__file__).resolve().parent.parent / "fixtures" / "recipes" / "tiny.toml"
+COMPOSED = '[composed_model]\nmount = "{mount}"\n[[composed_model.sources]]\nrepo = "org/tiny"\n'
+
+
+def _problems(tmp_path: Path, extra: str, mount: str = "/model") -> list[tuple[str, str]]:
+    path = tmp_path / "recipe.toml"
+    path.write_text(TINY.read_text() + COMPOSED.format(mount=mount) + extra)
+    try:
+        load_recipe(path)
+    except RecipeInvalid as invalid:
+        return [(p.where, p.message) for p in invalid.problems]
+    return []
+
+
+def test_a_second_source_is_refused_not_ignored(tmp_path: Path) -> None:
+    """Only the model's snapshot is linked: a second source would silently add nothing."""
+    extra = '[[composed_model.sources]]\nrepo = "org/other"\n'
+    assert _problems(tmp_path, extra) == [
+        (
+            "composed_model.sources[1]",
+            "'org/other' would be ignored: only the recipe's model's snapshot "
+            "(sources[0]) is linked",
+        )
+    ]
+
+
+def test_two_local_files_at_one_name_are_refused(tmp_path: Path) -> None:
+    """The second hardlink would silently replace the first."""
+    extra = (
+        '[[composed_model.local_files]]\nhost = "/a/shard.bin"\n'
+        '[[composed_model.local_files]]\nhost = "/b/shard.bin"\n'
+    )
+    assert _problems(tmp_path, extra) == [
+        (
+            "composed_model.local_files[1].host",
+            "'/b/shard.bin' links at shard.bin, as local_files[0] does: "
+            "the later would silently replace it",
+        )
+    ]
+
+
+@pytest.mark.parametrize("mount", ["/", HF_CACHE_ROOT])
+def test_a_composed_mount_at_root_or_the_hf_cache_is_refused(tmp_path: Path, mount: str) -> None:
+    (problem,) = _problems(tmp_path, "", mount=mount)
+    assert problem[0] == "composed_model.mount"
+    assert problem[1].startswith(f"{mount!r} ")
+
+
+def test_the_seed_recipe_has_no_ignored_source() -> None:
+    recipe = load_recipe(TINY.parent / "dsv41-flash-jovian-r37-4x.toml")
+    assert recipe.composed_model is not None and len(recipe.composed_model.sources) == 1

@@ -1063,6 +1063,71 @@ def a_composed_model_another_user_could_change_is_refused() -> Verdict:
 
 
 @claim(ClaimKind.REFUSAL)
+def composed_sources_that_would_be_ignored_and_mounts_over_others_are_refused() -> Verdict:
+    """Every composed-model entry is planned or refused: a second source (only the model's
+    snapshot is linked) at ``composed_model.sources[i]``, a local file at a name an earlier
+    one takes (its hardlink would replace the other) at its ``host``, and a mount at ``/``
+    (the container's whole filesystem) or at the HF cache (the mount its links resolve
+    through) at ``composed_model.mount``; the seed recipe has none of them."""
+    head = '[composed_model]\nmount = "{m}"\n[[composed_model.sources]]\nrepo = "org/tiny"\n'
+    cases = {
+        "a second source": (
+            head.format(m="/model") + '[[composed_model.sources]]\nrepo = "org/other"\n',
+            [
+                (
+                    "composed_model.sources[1]",
+                    "'org/other' would be ignored: only the recipe's model's snapshot "
+                    "(sources[0]) is linked",
+                )
+            ],
+        ),
+        "two local files at one name": (
+            head.format(m="/model")
+            + '[[composed_model.local_files]]\nhost = "/a/shard.bin"\n'
+            + '[[composed_model.local_files]]\nhost = "/c/other.bin"\n'
+            + '[[composed_model.local_files]]\nhost = "/b/shard.bin"\n',
+            [
+                (
+                    "composed_model.local_files[2].host",
+                    "'/b/shard.bin' links at shard.bin, as local_files[0] does: "
+                    "the later would silently replace it",
+                )
+            ],
+        ),
+        "a mount at /": (
+            head.format(m="/"),
+            [
+                (
+                    "composed_model.mount",
+                    "'/' would mount the composed model over the container's whole filesystem",
+                )
+            ],
+        ),
+        "a mount at the HF cache": (
+            head.format(m=_HF_CACHE),
+            [
+                (
+                    "composed_model.mount",
+                    f"{_HF_CACHE!r} is where the HF cache the links point into is mounted",
+                )
+            ],
+        ),
+    }
+    want = {what: problems for what, (_, problems) in cases.items()}
+    found = {what: _problems(_MINIMAL + text) for what, (text, _) in cases.items()}
+    want["the seed recipe"], found["the seed recipe"] = [], _seed_problems()
+    return expect_equal(want, found, "problems per composed model")
+
+
+def _seed_problems() -> list[tuple[str, str]]:
+    try:
+        load_recipe(SEED_RECIPE)
+    except RecipeInvalid as invalid:
+        return [(p.where, p.message) for p in invalid.problems]
+    return []
+
+
+@claim(ClaimKind.REFUSAL)
 def composed_model_paths_stay_inside_the_composed_directory() -> Verdict:
     """A composed model's paths are sealed to its directory as Engram staging seals its
     writes (no absolute path, no '..', nothing empty): a model named ``..`` (its directory
