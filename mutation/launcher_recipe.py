@@ -208,6 +208,7 @@ def launcher_owned_settings_let_through(args: object, env: object) -> tuple[Reci
         DECLARED,
         UNKNOWN_SPELLINGS,
         KNOWN_SILENT,
+        f"{W}.composed_sources_that_would_be_ignored_and_mounts_over_others_are_refused",
     },
     independent=False,
 )
