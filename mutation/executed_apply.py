@@ -8,14 +8,18 @@ operator would only see on the hosts: the scripts still read plausibly.
 
 from __future__ import annotations
 
+import json
+
 from mutation import mutant
 from planner.apply import (
     ApplyContext,
     FrontDoor,
     Stage,
+    _source_checks,
     apply_body,
     commit_body,
     front_door,
+    go_json,
     preflight_body,
     preserve_body,
     readback_body,
@@ -219,3 +223,46 @@ def readback_checks_the_image_before_the_command(ctx: ApplyContext) -> list[str]
     cmd = next(i for i, line in enumerate(lines) if "{{json .Config.Cmd}}" in line)
     lines[cmd], lines[cmd + 1] = lines[cmd + 1], lines[cmd]
     return lines
+
+
+@mutant(
+    replaces="planner.apply.go_json",
+    turns_red={f"{W}.readback_takes_the_command_as_docker_prints_it"},
+)
+def readback_expects_pythons_json(values: tuple[str, ...]) -> str:
+    """Readback expects the command as Python's json.dumps writes it (non-ASCII as \\u
+    escapes), so a container whose args hold any non-ASCII character never reads back and
+    every apply of it rolls back."""
+    return json.dumps(list(values), separators=(",", ":"))
+
+
+@mutant(
+    replaces="planner.apply.go_json",
+    turns_red={f"{W}.readback_takes_the_command_as_docker_prints_it"},
+    independent=False,
+)
+def readback_expects_html_escapes(values: tuple[str, ...]) -> str:
+    """Readback expects ``<``, ``>`` and ``&`` escaped, as Go's json.Marshal writes them; the
+    docker CLI's ``json`` template turns that escaping off, so an arg holding one never
+    reads back."""
+    text = go_json(values)
+    for char, escape in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026")):
+        text = text.replace(char, escape)
+    return text
+
+
+PREFLIGHT = f"{W}.preflight_refuses_occupancy_and_missing_inputs"
+
+
+@mutant(replaces="planner.apply._source_checks", turns_red={PREFLIGHT})
+def a_mount_source_any_user_owns_is_taken(sources: tuple[str, ...]) -> list[str]:
+    """Preflight never reads who owns a mount source or a directory above it, so another
+    local user who made the directory first swaps the weights the container reads."""
+    return [line for line in _source_checks(sources) if '"$owner" = 0' not in line]
+
+
+@mutant(replaces="planner.apply._source_checks", turns_red={PREFLIGHT}, independent=False)
+def a_sticky_mount_source_is_taken(sources: tuple[str, ...]) -> list[str]:
+    """The sticky bit excuses the mount source itself, not only a directory above it, so a
+    world-writable /tmp-like source (anyone may add files to it) passes preflight."""
+    return [line.replace('[ "$3" = 0 ] || ', "") for line in _source_checks(sources)]

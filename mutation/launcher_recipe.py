@@ -30,6 +30,8 @@ from planner.recipe import (
     Recipe,
     RecipeInvalid,
     RecipeProblem,
+    _local_file_problems,
+    _source_problems,
     arg_and_env_problems,
     composed_problems,
     composed_steps,
@@ -206,6 +208,7 @@ def launcher_owned_settings_let_through(args: object, env: object) -> tuple[Reci
         DECLARED,
         UNKNOWN_SPELLINGS,
         KNOWN_SILENT,
+        f"{W}.composed_sources_that_would_be_ignored_and_mounts_over_others_are_refused",
     },
     independent=False,
 )
@@ -647,7 +650,7 @@ _REPO = "composed_model.sources[0].repo"
 @mutant(replaces="planner.recipe.composed_problems", turns_red={SEALED})
 def the_composed_names_are_not_sealed(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
     """A model named ``..`` or a local file with no name is not refused at load."""
-    return tuple(p for p in composed_problems(raw) if p.where == _REPO)
+    return tuple(p for p in composed_problems(raw) if "escapes the sealed" not in p.message)
 
 
 @mutant(
@@ -681,6 +684,55 @@ def manifest_paths_are_joined_unsealed(
     no_files = snapshot.model_copy(update={"files": ()})
     mkdir, *locals_ = composed_steps(composed, no_files, composed_dir, hf_cache_root)
     return (mkdir, *links, *locals_)
+
+
+IGNORED = f"{W}.composed_sources_that_would_be_ignored_and_mounts_over_others_are_refused"
+
+
+@mutant(replaces="planner.recipe._source_problems", turns_red={IGNORED})
+def a_second_composed_source_is_ignored(sources: object, model: str) -> tuple[RecipeProblem, ...]:
+    """A composed model's sources after the first are accepted and never linked: the
+    operator believes a second repo's files are in the model."""
+    return tuple(p for p in _source_problems(sources, model) if p.where.endswith("[0].repo"))
+
+
+@mutant(replaces="planner.recipe._local_file_problems", turns_red={IGNORED})
+def a_local_file_at_a_taken_name_replaces_the_other(
+    files: object, where: str
+) -> tuple[RecipeProblem, ...]:
+    """Two local files at one name are accepted: the later hardlink silently replaces the
+    earlier shard."""
+    return tuple(p for p in _local_file_problems(files, where) if "links at" not in p.message)
+
+
+@mutant(replaces="planner.recipe._mount_problems", turns_red={IGNORED})
+def a_composed_mount_anywhere_is_taken(mount: object) -> tuple[RecipeProblem, ...]:
+    """A composed model mounted at / (or over the HF cache mount) is planned: the container
+    loses its own filesystem and docker refuses the create on every host."""
+    return ()
+
+
+OTHERS = f"{W}.a_composed_model_another_user_could_change_is_refused"
+
+
+@mutant(replaces="planner.recipe.composed_steps", turns_red={OTHERS, SEED_STEPS}, independent=False)
+def the_composed_dir_is_made_with_mkdir_p(
+    composed: ComposedModel, snapshot: CheckpointManifest, composed_dir: str, hf_cache_root: str
+) -> tuple[tuple[str, ...], ...]:
+    """The composed dir is made with ``mkdir -p`` and never checked: a directory another
+    local user made there first is theirs, and so is every weight linked into it."""
+    _, *rest = composed_steps(composed, snapshot, composed_dir, hf_cache_root)
+    return (("mkdir", "-p", "--", composed_dir), *rest)
+
+
+@mutant(replaces="planner.recipe.composed_steps", turns_red={OTHERS, SEED_STEPS}, independent=False)
+def hardlinked_local_files_are_not_checked(
+    composed: ComposedModel, snapshot: CheckpointManifest, composed_dir: str, hf_cache_root: str
+) -> tuple[tuple[str, ...], ...]:
+    """Local files are hardlinked whoever owns them: the owner of a shard changes, in place,
+    the weights the container reads."""
+    steps = composed_steps(composed, snapshot, composed_dir, hf_cache_root)
+    return steps[:-1] if composed.local_files else steps
 
 
 @mutant(replaces="planner.recipe.group_refusals", turns_red={GROUP, NODE_COUNT})

@@ -19,7 +19,6 @@ rename``) never leads rollback to remove a container or unit file it had not set
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from enum import StrEnum
@@ -135,12 +134,44 @@ def _header(stage: Stage, ctx: ApplyContext, body: list[str]) -> list[str]:
     ]
 
 
+_ROOT_ONLY = [
+    "# only root may change what a container mounts: the source and every directory above",
+    "# it, as named and as its real path (symlinks resolved), must be root's and writable",
+    "# by no group or other; a directory above it may be a root-owned sticky one (/var/tmp):",
+    "# no one else can rename or remove what root made in it",
+    "root_only() {  # PATH SOURCE ABOVE: PATH on SOURCE's way (ABOVE=1: a directory above it)",
+    "  local info owner mode",
+    '  info=$(stat -L -c \'%u %a\' -- "$1") || fail "mount source $2: cannot read $1"',
+    '  read -r owner mode <<<"$info"',
+    '  [ "$owner" = 0 ] || fail "mount source $2: $1 is owned by uid $owner, not root"',
+    '  if (( 8#$mode & 8#022 )) && { [ "$3" = 0 ] || (( ! (8#$mode & 8#1000) )); }; then',
+    '    fail "mount source $2: $1 is writable by group or others (mode $mode)"',
+    "  fi",
+    "}",
+    "trusted() {  # SOURCE",
+    "  local real path above",
+    '  real=$(realpath -e -- "$1" 2>/dev/null) || fail "mount source $1 does not exist"',
+    '  [ "$real" != / ] || fail "mount source $1 is / (its real path)"',
+    '  for path in "$1" "$real"; do',
+    "    above=0",
+    '    until root_only "$path" "$1" "$above" && [ "$path" = / ]; do',
+    '      path=$(dirname -- "$path")',
+    "      above=1",
+    "    done",
+    "  done",
+    "}",
+]
+
+
 def _source_checks(sources: tuple[str, ...]) -> list[str]:
-    """Every mount source must exist; a loop over one word is no loop (shellcheck SC2043)."""
-    check = '[ -e "$source" ] || fail "mount source $source does not exist"'
-    if len(sources) <= 1:
-        return [line for s in sources for line in (f"source={_q(s)}", check)]
-    return [f"for source in {' '.join(_q(s) for s in sources)}; do", f"  {check}", "done"]
+    """Every mount source must exist and be root's alone (:data:`_ROOT_ONLY`); a loop over
+    one word is no loop (shellcheck SC2043)."""
+    if not sources:
+        return []
+    if len(sources) == 1:
+        return [*_ROOT_ONLY, f"trusted {_q(sources[0])}"]
+    listed = " ".join(_q(s) for s in sources)
+    return [*_ROOT_ONLY, f"for source in {listed}; do", '  trusted "$source"', "done"]
 
 
 def preflight_body(ctx: ApplyContext) -> list[str]:
@@ -174,7 +205,8 @@ def preflight_body(ctx: ApplyContext) -> list[str]:
         "# an earlier preserve not yet committed or rolled back holds the only backup: refuse",
         "# here, before anything stops (rollback would restore that backup, not this state)",
         *_pending_checks(),
-        'echo "preflight passed: image present, mount sources exist, names free"',
+        "echo \"preflight passed: image present, mount sources exist and are root's alone, "
+        'names free"',
     ]
 
 
@@ -269,8 +301,43 @@ def image_field(image: str) -> str:
     return "{{.Image}}" if image.startswith("sha256:") else "{{.Config.Image}}"
 
 
+_GO_SHORT = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+}
+
+
+def _go_char(char: str) -> str:
+    if char in _GO_SHORT:
+        return _GO_SHORT[char]
+    point = ord(char)
+    if point < 0x20 or point in (0x2028, 0x2029):
+        return f"\\u{point:04x}"
+    if 0xD800 <= point <= 0xDFFF:  # its three UTF-8 bytes are each invalid to Go
+        return "\\ufffd" * 3
+    return char
+
+
+def go_json(values: tuple[str, ...]) -> str:
+    """``values`` as docker's ``{{json .}}`` template prints a list of strings: Go's
+    ``json.Encoder`` with ``SetEscapeHTML(false)`` (docker/cli ``templates``), its trailing
+    newline trimmed, no spaces. Per character: ``"`` and ``\\`` take a backslash; ``\\b \\f
+    \\n \\r \\t`` their short escapes; any other control below U+0020 is ``\\u00xx`` (lower
+    case); U+2028 and U+2029 are ``\\u2028``/``\\u2029``; a lone surrogate (invalid UTF-8 to
+    Go, three bytes) is three ``\\ufffd``; everything else — ``<``, ``>``, ``&``, DEL, any
+    other non-ASCII character — is written as itself (UTF-8). Python's ``json.dumps``
+    escapes non-ASCII and never matches docker's bytes for it."""
+    return "[" + ",".join('"' + "".join(map(_go_char, v)) + '"' for v in values) + "]"
+
+
 def readback_body(ctx: ApplyContext) -> list[str]:
-    expected_cmd = json.dumps(list(ctx.launch.serve_argv), separators=(",", ":"))
+    # docker prints the command with Go's encoder: compared as its bytes, not Python's
+    expected_cmd = go_json(tuple(ctx.launch.serve_argv))
     lines = [
         f"expected_cmd={_q(expected_cmd)}",
         f"expected_image={_q(ctx.image_digest)}",

@@ -61,8 +61,10 @@ REFUSED_DESTS = {
     "help": "makes vLLM print its help and exit",
 }
 LAUNCHER_OWNED_ENV = ("VLLM_HOST_IP", "NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME")
-COMPOSED_ROOT = "/tmp/gunbc-composed"
 HF_CACHE_ROOT = "/var/lib/gunbc/hf-cache"
+COMPOSED_ROOT = "/var/lib/gunbc/composed"
+"""Beside the HF cache, never in a world-writable /tmp (another local user who made the
+directory first would own the model); on /var, so local files under /var/tmp hardlink."""
 RECIPE_RENDEZVOUS_PORT = 29521
 RECIPE_SERVE_PORT = 8000
 _TOML_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
@@ -522,32 +524,75 @@ def composed_dir(model: str, composed_root: str = COMPOSED_ROOT) -> str:
 
 
 def composed_problems(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
-    """A composed model's directory, named after the model, stays inside the composed root,
-    and each local file is linked at a name inside it."""
+    """A composed model's directory, named after the model, stays inside the composed root;
+    its mount is neither ``/`` nor the HF cache's; its one source is the recipe's model
+    (whose snapshot is linked: any other source would be ignored); and each local file is
+    linked at a name inside it that no other local file takes."""
     composed, model = raw.get("composed_model"), raw.get("model")
     if not isinstance(composed, dict) or not isinstance(model, str):
         return ()
-    found: list[RecipeProblem] = []
     try:
         where = composed_dir(model)
     except ValueError as exc:
         return (RecipeProblem(where="model", message=str(exc)),)
-    sources = composed.get("sources")
-    first = sources[0] if isinstance(sources, list) and sources else None
-    repo = first.get("repo") if isinstance(first, dict) else None
-    if isinstance(repo, str) and repo != model:
-        message = f"{repo!r} is not the recipe's model {model!r}, whose snapshot is linked"
-        found.append(RecipeProblem(where="composed_model.sources[0].repo", message=message))
-    files = composed.get("local_files")
+    return (
+        _mount_problems(composed.get("mount"))
+        + _source_problems(composed.get("sources"), model)
+        + _local_file_problems(composed.get("local_files"), where)
+    )
+
+
+def _mount_problems(mount: object) -> tuple[RecipeProblem, ...]:
+    """The mount replaces what the container holds at that path: at ``/`` its whole root
+    filesystem, at the HF cache the cache mount the links resolve through."""
+    reasons = {
+        "/": "would mount the composed model over the container's whole filesystem",
+        HF_CACHE_ROOT: "is where the HF cache the links point into is mounted",
+    }
+    if not isinstance(mount, str) or mount not in reasons:
+        return ()
+    return (RecipeProblem(where="composed_model.mount", message=f"{mount!r} {reasons[mount]}"),)
+
+
+def _source_problems(sources: object, model: str) -> tuple[RecipeProblem, ...]:
+    found: list[RecipeProblem] = []
+    for i, item in enumerate(sources if isinstance(sources, list) else []):
+        repo = item.get("repo") if isinstance(item, dict) else None
+        if not isinstance(repo, str):
+            continue
+        if i == 0 and repo != model:
+            message = f"{repo!r} is not the recipe's model {model!r}, whose snapshot is linked"
+            found.append(RecipeProblem(where="composed_model.sources[0].repo", message=message))
+        elif i > 0:
+            message = (
+                f"{repo!r} would be ignored: only the recipe's model's snapshot "
+                "(sources[0]) is linked"
+            )
+            found.append(RecipeProblem(where=f"composed_model.sources[{i}]", message=message))
+    return tuple(found)
+
+
+def _local_file_problems(files: object, where: str) -> tuple[RecipeProblem, ...]:
+    found: list[RecipeProblem] = []
+    names: dict[str, int] = {}
     for i, item in enumerate(files if isinstance(files, list) else []):
         host = item.get("host") if isinstance(item, dict) else None
         if not isinstance(host, str):
             continue
+        at = f"composed_model.local_files[{i}].host"
+        name = PurePosixPath(host).name
         try:
-            FileTreeScope(root=where).seal(PurePosixPath(host).name)
+            FileTreeScope(root=where).seal(name)
         except ValueError as exc:
-            where_file = f"composed_model.local_files[{i}].host"
-            found.append(RecipeProblem(where=where_file, message=str(exc)))
+            found.append(RecipeProblem(where=at, message=str(exc)))
+            continue
+        if name in names:
+            message = (
+                f"{host!r} links at {name}, as local_files[{names[name]}] does: "
+                "the later would silently replace it"
+            )
+            found.append(RecipeProblem(where=at, message=message))
+        names.setdefault(name, i)
     return tuple(found)
 
 
@@ -585,12 +630,62 @@ def _snapshot_dir(manifest: CheckpointManifest, hf_cache_root: str) -> str:
     return f"{hf_cache_root}/{folder}/snapshots/{manifest.revision}"
 
 
+_REFUSE = "no() { printf 'composed model: %s\\n' \"$*\" >&2; exit 1; }"
+_ROOT_ONLY = (
+    'root_only() { info=$(stat -c \'%u %a\' -- "$1") || no "cannot read $1"; '
+    'read -r owner mode <<<"$info"; '
+    '[ "$owner" = 0 ] || no "$1 is owned by uid $owner, not root"; '
+    'if (( 8#$mode & 8#022 )) && { [ "$2" = 0 ] || (( ! (8#$mode & 8#1000) )); }; then '
+    'no "$1 is writable by group or others (mode $mode)"; fi; }'
+)
+COMPOSED_DIR_SCRIPT = "; ".join(
+    (
+        "set -eu",
+        _REFUSE,
+        _ROOT_ONLY,
+        'real=$(realpath -m -- "$1")',
+        "here=/",
+        "rest=${real#/}",
+        "root_only / 1",
+        'while [ -n "$rest" ]; do part=${rest%%/*}; rest=${rest#"$part"}; rest=${rest#/}',
+        "parent=$here; here=${here%/}/$part",
+        'if [ ! -e "$here" ] && [ ! -L "$here" ]; then '
+        'if (( 8#$(stat -c %a -- "$parent") & 8#022 )); then '
+        'no "$parent is writable by others: $here is made only where no one else can write"; fi',
+        'mkdir -m 0755 -- "$here"; fi',
+        '{ [ -d "$here" ] && [ ! -L "$here" ]; } || no "$here is not a directory"',
+        'above=1; [ -n "$rest" ] || above=0; root_only "$here" "$above"; done',
+    )
+)
+"""The composed dir's first step (``bash -c SCRIPT compose DIR``): every directory of DIR's
+real path, from ``/`` down, must be root's and writable by no group or other (one above DIR
+may be a root-owned sticky one); each missing one is made ``mkdir -m 0755`` (as root: owned
+by root, whatever the umask) only inside a directory no one else can write, since anyone
+could have made the name first in one they can. A directory another user made first, or
+may write, is refused by name before anything is linked."""
+COMPOSED_FILES_SCRIPT = "; ".join(
+    (
+        "set -eu",
+        _REFUSE,
+        _ROOT_ONLY,
+        'for file in "$@"; do { [ -f "$file" ] && [ ! -L "$file" ]; } '
+        '|| no "$file is not a regular file"',
+        'root_only "$file" 0; done',
+    )
+)
+"""The composed dir's last step when it hardlinks local files (``bash -c SCRIPT compose
+FILE…``): a hardlink is the file itself, so each must be root's and writable by no group or
+other (its owner could change the weights in place). Checked on the links, once made: the
+inode in the root-only dir is the one the container reads."""
+
+
 def composed_steps(
     composed: ComposedModel, snapshot: CheckpointManifest, composed_dir: str, hf_cache_root: str
 ) -> tuple[tuple[str, ...], ...]:
-    """Symlink the whole snapshot, then hardlink each local file over its name (local wins).
-    ``snapshot`` is the manifest of the recipe's model, which its first source names (checked
-    when the recipe was read)."""
+    """Make the composed dir root's alone (:data:`COMPOSED_DIR_SCRIPT`), symlink the whole
+    snapshot, then hardlink each local file over its name (local wins) and check each link
+    is root's alone (:data:`COMPOSED_FILES_SCRIPT`). ``snapshot`` is the manifest of the
+    recipe's model, which its first source names (checked when the recipe was read)."""
     source = _snapshot_dir(snapshot, hf_cache_root)
     scope = FileTreeScope(root=composed_dir)
     links = []
@@ -605,11 +700,13 @@ def composed_steps(
             ) from exc
         relative = target.removeprefix(f"{composed_dir}/")
         links.append(("ln", "-sfn", "--", f"{source}/{relative}", target))
+    linked = tuple(f"{composed_dir}/{PurePosixPath(f.host).name}" for f in composed.local_files)
     locals_ = tuple(
-        ("ln", "-f", "--", f.host, f"{composed_dir}/{PurePosixPath(f.host).name}")
-        for f in composed.local_files
+        ("ln", "-f", "--", f.host, at) for f, at in zip(composed.local_files, linked, strict=True)
     )
-    return (("mkdir", "-p", "--", composed_dir), *links, *locals_)
+    check = (("bash", "-c", COMPOSED_FILES_SCRIPT, "compose", *linked),) if linked else ()
+    make = ("bash", "-c", COMPOSED_DIR_SCRIPT, "compose", composed_dir)
+    return (make, *links, *locals_, *check)
 
 
 def recipe_serve_argv(

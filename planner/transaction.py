@@ -33,6 +33,7 @@ Everything here is pure: the steps are run by a ``RunStep`` callable (the ssh tr
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Callable
 from enum import StrEnum
@@ -58,7 +59,8 @@ touched. Preflight, readback and front door only read."""
 
 _USER = re.compile(r"[a-z_][a-z0-9_-]{0,31}")
 _HOSTNAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252}[A-Za-z0-9])?")
-_IPV6 = re.compile(r"[0-9A-Fa-f:.]+")
+_ZONE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+_DOTTED = re.compile(r"[0-9.]+")
 
 
 class HostAddress(Frozen):
@@ -78,13 +80,34 @@ class HostAddress(Frozen):
         address = f"[{self.address}]" if ":" in self.address else self.address
         return f"{self.host_name}={self.user}@{address}:{self.port}"
 
+    @property
+    def machine(self) -> tuple[str, int]:
+        """The machine this reaches, whoever logs in: the address in one spelling (an IPv6
+        address compressed, a name in lower case: DNS names are caseless) and the port."""
+        if ":" in self.address:
+            return ipaddress.IPv6Address(self.address).compressed, self.port
+        return self.address.lower(), self.port
+
+
+def _ipv6(item: str, text: str) -> tuple[str, str]:
+    """``[ipv6]`` and what follows it: a real IPv6 address (``ipaddress`` decides, so ``[:]``
+    and ``[1:2:3]`` are not), an optional zone of letters, digits, ``_.-`` only."""
+    address, bracket, rest = text[1:].partition("]")
+    base, percent, zone = address.partition("%")
+    try:
+        ipaddress.IPv6Address(base)
+        valid = bracket and (not percent or _ZONE.fullmatch(zone) is not None)
+    except ValueError:
+        valid = False
+    if not valid:
+        raise PlannerInputError("--hosts", item, f"{text!r} is not a bracketed IPv6 address")
+    return address, rest
+
 
 def _address(item: str, text: str) -> tuple[str, int]:
     """``address[:port]`` or ``[ipv6][:port]`` of one ``--hosts`` item."""
     if text.startswith("["):
-        address, bracket, rest = text[1:].partition("]")
-        if not bracket or not _IPV6.fullmatch(address) or ":" not in address:
-            raise PlannerInputError("--hosts", item, f"{text!r} is not a bracketed IPv6 address")
+        address, rest = _ipv6(item, text)
         if rest and not rest.startswith(":"):
             raise PlannerInputError("--hosts", item, f"expected ':PORT' after ]: {rest!r}")
         colon, port_text = rest[:1], rest[1:]
@@ -97,6 +120,8 @@ def _address(item: str, text: str) -> tuple[str, int]:
                 f"{address!r} is not a host name or IPv4 address "
                 "(letters, digits, '.' and '-'; no leading '-')",
             )
+        if _DOTTED.fullmatch(address) and not _is_ipv4(address):
+            raise PlannerInputError("--hosts", item, f"{address!r} is not an IPv4 address")
     if colon and not port_text:
         raise PlannerInputError("--hosts", item, "a ':' with no port after it")
     if not port_text:
@@ -109,9 +134,21 @@ def _address(item: str, text: str) -> tuple[str, int]:
     return address, port
 
 
+def _is_ipv4(text: str) -> bool:
+    """Digits and dots are an IPv4 address or nothing (ssh would look ``999.0.0.1`` up as a
+    name)."""
+    try:
+        ipaddress.IPv4Address(text)
+    except ValueError:
+        return False
+    return True
+
+
 def parse_hosts(text: str) -> tuple[HostAddress, ...]:
     """``srv5=root@10.0.0.5,srv6=root@10.0.0.6:2222,…``: each planned host's ssh address.
-    Every problem is a located :class:`PlannerInputError` naming the item."""
+    Every problem is a located :class:`PlannerInputError` naming the item; two hosts on one
+    machine (the same address and port, whichever user) are one: each rank's stages would
+    run on the other's host."""
     items = [item.strip() for item in text.split(",")]
     if not text.strip() or any(not item for item in items):
         raise PlannerInputError(
@@ -119,19 +156,33 @@ def parse_hosts(text: str) -> tuple[HostAddress, ...]:
         )
     hosts: list[HostAddress] = []
     for item in items:
-        name, equals, target = item.partition("=")
-        if not equals or not name:
-            raise PlannerInputError("--hosts", item, "expected HOST=USER@ADDRESS[:PORT]")
-        user, at, where = target.partition("@")
-        if not at:
-            raise PlannerInputError("--hosts", item, "name the ssh user: HOST=USER@ADDRESS")
-        if not _USER.fullmatch(user):
-            raise PlannerInputError("--hosts", item, f"{user!r} is not a user name")
-        address, port = _address(item, where)
-        if any(h.host_name == name for h in hosts):
-            raise PlannerInputError("--hosts", item, f"host {name} is named twice")
-        hosts.append(HostAddress(host_name=name, user=user, address=address, port=port))
+        host = _host(item)
+        if any(h.host_name == host.host_name for h in hosts):
+            raise PlannerInputError("--hosts", item, f"host {host.host_name} is named twice")
+        same = next((h for h in hosts if h.machine == host.machine), None)
+        if same is not None:
+            address, port = host.machine
+            raise PlannerInputError(
+                "--hosts",
+                item,
+                f"{host.host_name} and {same.host_name} are one ssh destination "
+                f"({address} port {port}): every planned host is its own machine",
+            )
+        hosts.append(host)
     return tuple(hosts)
+
+
+def _host(item: str) -> HostAddress:
+    name, equals, target = item.partition("=")
+    if not equals or not name:
+        raise PlannerInputError("--hosts", item, "expected HOST=USER@ADDRESS[:PORT]")
+    user, at, where = target.partition("@")
+    if not at:
+        raise PlannerInputError("--hosts", item, "name the ssh user: HOST=USER@ADDRESS")
+    if not _USER.fullmatch(user):
+        raise PlannerInputError("--hosts", item, f"{user!r} is not a user name")
+    address, port = _address(item, where)
+    return HostAddress(host_name=name, user=user, address=address, port=port)
 
 
 class TransactionStep(Frozen):

@@ -7,12 +7,19 @@ that keep their state in files), so each test reads what the stages really left 
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
+
 import pytest
 
 from fixtures import sandbox
-from fixtures.builders import v41_dry_run
+from fixtures.builders import DATA_ROOT, inventory, v41_dry_run
 from fixtures.sandbox import Change, Container, Host, HostSeed, Outcome, Run, Scenario
 from planner.arm_launch import RenderedHost
+from planner.data import snapshot_manifest
+from planner.recipe import load_recipe
+from planner.recipe_launch import RecipeSources, recipe_dry_run
 
 OLD_IMAGE = "sha256:" + "0" * 64
 NAME = "gunbc-v41-tp4"
@@ -149,3 +156,119 @@ def test_preflight_refuses_a_missing_mount_source() -> None:
     result = done.results[0]
     assert result is not None and result.returncode == 1
     assert f"mount source {missing} does not exist" in result.stderr
+
+
+TINY = Path(__file__).resolve().parent.parent / "fixtures" / "recipes" / "tiny.toml"
+
+
+def _recipe_head(tmp: Path, args: list[str]) -> RenderedHost:
+    """Node rank 0 of the tiny recipe with ``args`` (TOML-quoted as given)."""
+    path = tmp / "tiny.toml"
+    listed = ", ".join(json.dumps(a, ensure_ascii=False) for a in args)
+    path.write_text(TINY.read_text() + f"args = [{listed}]\n", encoding="utf-8")
+    recipe = load_recipe(path)
+    sources = RecipeSources(
+        recipe=recipe,
+        source=str(path),
+        name="tiny",
+        group=inventory().group("group_a"),
+        manifest=snapshot_manifest(recipe.model, DATA_ROOT),
+        state=None,
+    )
+    run = recipe_dry_run(sources)
+    assert run.hosts, run.refusals
+    return run.hosts[0]
+
+
+@pytest.mark.parametrize("name", ["模型", "café", "a<b>&c", "x\u2028y"])
+def test_readback_passes_a_recipe_arg_docker_prints_unescaped(tmp_path: Path, name: str) -> None:
+    """docker prints the command with Go's encoder (non-ASCII raw, ``<>&`` unescaped):
+    readback expects those bytes, so a correct container passes it."""
+    head = _recipe_head(tmp_path, ["--served-model-name", name])
+    scripts = tuple((s.stage.value, s.script) for s in head.steps)
+    seed = HostSeed(images=("tiny:local",))
+    steps = tuple(Run(0, s, ("tiny",)) for s in FORWARD)
+    scenario = Scenario((Host("srv5", scripts, seed),), steps, ())
+    done = sandbox.run([scenario])[0]
+    readback = done.results[-1]
+    assert readback is not None and readback.returncode == 0, readback
+    assert name in done.after[0].containers["tiny"].cmd
+
+
+ENGRAM = "/var/tmp/engram-local/DeepSeek-V4.1-Flash"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (f"chown 1234 {ENGRAM[1:]}", f"{ENGRAM}: {ENGRAM} is owned by uid 1234, not root"),
+        (
+            f"chmod 0777 {ENGRAM[1:]}",
+            f"{ENGRAM}: {ENGRAM} is writable by group or others (mode 777)",
+        ),
+        (
+            f"chmod 0775 {ENGRAM[1:]}",
+            f"{ENGRAM}: {ENGRAM} is writable by group or others (mode 775)",
+        ),
+        # a sticky directory is no safe place for the source itself: anyone may add to it
+        (
+            f"chmod 1777 {ENGRAM[1:]}",
+            f"{ENGRAM}: {ENGRAM} is writable by group or others (mode 1777)",
+        ),
+        (
+            "chown 1234 var/tmp/engram-local",
+            f"{ENGRAM}: /var/tmp/engram-local is owned by uid 1234, not root",
+        ),
+        (
+            "chmod 0757 var/tmp/engram-local",
+            f"{ENGRAM}: /var/tmp/engram-local is writable by group or others (mode 757)",
+        ),
+    ],
+)
+def test_preflight_refuses_a_mount_source_another_user_could_change(
+    change: str, message: str
+) -> None:
+    """A mount source, its real path and every directory above it must be root's and
+    writable by no one else: another local user could otherwise swap what the container
+    reads (its config.json is code under --trust-remote-code)."""
+    head = _head()
+    done = _run(head, _srv5(head), Change(0, change), "preflight")
+    result = done.results[-1]
+    assert result is not None and result.returncode == 1, result
+    assert result.stderr.startswith("preflight of gunbc-v41-tp4 on srv5: mount source "), result
+    assert message in result.stderr
+
+
+def test_preflight_refuses_a_source_whose_real_path_another_user_could_change() -> None:
+    """A source that is a symlink to a root-owned directory inside another user's directory
+    is refused at its real path: that user can rename the directory and put another there."""
+    head = _head()
+    link = (
+        f"mkdir -p var/tmp/theirs/inner && chown 1234 var/tmp/theirs && rm -r {ENGRAM[1:]}"
+        f" && ln -s ../theirs/inner {ENGRAM[1:]}"
+    )
+    done = _run(head, _srv5(head), Change(0, link), "preflight")
+    result = done.results[-1]
+    assert result is not None and result.returncode == 1, result
+    refused = rf"mount source {ENGRAM}: /\S*/var/tmp/theirs is owned by uid 1234, not root"
+    assert re.search(refused, result.stderr), result.stderr
+
+
+def test_preflight_takes_a_root_sticky_directory_above_a_source() -> None:
+    """/var/tmp is 1777 on a real host: no one else can rename or remove the root-owned
+    directory a source sits in there, so it is no way in."""
+    head = _head()
+    done = _run(
+        head, _srv5(head), Change(0, "chmod 1777 var/tmp var/tmp/engram-local"), "preflight"
+    )
+    result = done.results[-1]
+    assert result is not None and result.returncode == 0, result
+
+
+def test_preflight_refuses_a_mount_source_that_is_root() -> None:
+    head = _head()
+    link = f"rm -r {ENGRAM[1:]} && ln -s / {ENGRAM[1:]}"
+    done = _run(head, _srv5(head), Change(0, link), "preflight")
+    result = done.results[-1]
+    assert result is not None and result.returncode == 1, result
+    assert f"mount source {ENGRAM} is / (its real path)" in result.stderr

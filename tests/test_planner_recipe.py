@@ -248,6 +248,6 @@ def test_a_manifest_path_escaping_the_composed_dir_exits_2(tmp_path: Path) -> No
     assert done.returncode == 2, done.stderr
     assert done.stderr == (
         "planner: error: the snapshot manifest of org/tiny: files[0].path: "
-        "'../../../etc/cron.d/x' escapes the sealed directory /tmp/gunbc-composed/org--tiny\n"
+        "'../../../etc/cron.d/x' escapes the sealed directory /var/lib/gunbc/composed/org--tiny\n"
     )
     assert not (tmp_path / "o").exists()

@@ -65,6 +65,27 @@ def test_hosts_parse_into_addresses_with_default_port() -> None:
         ("srv5=root@[fd00::7]:", "srv5=root@[fd00::7]:", "a ':' with no port after it"),
         ("srv5=root@[fd00::7]22", "srv5=root@[fd00::7]22", "expected ':PORT' after ]: '22'"),
         ("srv5=root@a,srv5=root@b", "srv5=root@b", "host srv5 is named twice"),
+        ("srv5=root@[:]", "srv5=root@[:]", "'[:]' is not a bracketed IPv6 address"),
+        ("srv5=root@[]", "srv5=root@[]", "'[]' is not a bracketed IPv6 address"),
+        ("srv5=root@[::1", "srv5=root@[::1", "'[::1' is not a bracketed IPv6 address"),
+        ("srv5=root@[1:2:3]", "srv5=root@[1:2:3]", "not a bracketed IPv6 address"),
+        ("srv5=root@[fd00::7%a;b]", "srv5=root@[fd00::7%a;b]", "not a bracketed IPv6 address"),
+        ("srv5=root@999.0.0.1", "srv5=root@999.0.0.1", "'999.0.0.1' is not an IPv4 address"),
+        (
+            "srv5=root@10.0.0.5,srv6=root@10.0.0.5:22",
+            "srv6=root@10.0.0.5:22",
+            "srv6 and srv5 are one ssh destination (10.0.0.5 port 22)",
+        ),
+        (
+            "srv5=root@[fd00::7],srv6=ops@[fd00:0::7]:22",
+            "srv6=ops@[fd00:0::7]:22",
+            "srv6 and srv5 are one ssh destination (fd00::7 port 22)",
+        ),
+        (
+            "srv5=root@Srv8.lan:2222,srv6=root@srv8.LAN:2222",
+            "srv6=root@srv8.LAN:2222",
+            "srv6 and srv5 are one ssh destination (srv8.lan port 2222)",
+        ),
     ],
 )
 def test_bad_hosts_are_located_errors(text: str, item: str, message: str) -> None:
@@ -73,6 +94,15 @@ def test_bad_hosts_are_located_errors(text: str, item: str, message: str) -> Non
     assert caught.value.source == "--hosts"
     assert caught.value.where == item
     assert message in caught.value.message
+
+
+def test_one_address_on_two_ports_or_an_ipv6_with_a_zone_is_two_hosts() -> None:
+    hosts = parse_hosts("srv5=root@10.0.0.5,srv6=root@10.0.0.5:2222,srv7=root@[fe80::1%eth0]")
+    assert [(h.address, h.port) for h in hosts] == [
+        ("10.0.0.5", 22),
+        ("10.0.0.5", 2222),
+        ("fe80::1%eth0", 22),
+    ]
 
 
 def test_the_plan_names_every_planned_host_exactly() -> None:

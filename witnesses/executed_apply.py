@@ -19,15 +19,21 @@ scripts alone costs nothing here.
 
 from __future__ import annotations
 
+import json
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 
 from claims import ClaimKind, Verdict, claim, difference, holds_unless
 from fixtures import sandbox
-from fixtures.builders import v41_call, v41_dry_run
+from fixtures.builders import DATA_ROOT, inventory, v41_call, v41_dry_run
 from fixtures.sandbox import Change, Container, Host, HostSeed, HostState, Mark, Outcome, Run
 from planner.apply import Stage, apply_contexts, stage_script
-from planner.arm_launch import DryRun
+from planner.arm_launch import DryRun, RenderedHost
+from planner.data import snapshot_manifest
 from planner.realize import STOP_GRACE_SECONDS
+from planner.recipe import load_recipe
+from planner.recipe_launch import RecipeSources, recipe_dry_run
 
 ARM = "v41_group_a"
 PRESERVE_ROOT = "/var/lib/gunbc/preserve"
@@ -36,6 +42,10 @@ PREVIOUS_IMAGE = "sha256:" + "0" * 64
 OTHER_ARM = "glm_group_b"
 STAGES = ("preflight", "preserve", "apply", "readback", "front_door", "commit", "cleanup")
 ALL_STAGES = (*STAGES[:5], "commit", "rollback", "cleanup")
+TINY_RECIPE = Path(__file__).resolve().parent.parent / "fixtures" / "recipes" / "tiny.toml"
+PREFLIGHT_PASSED = (
+    "preflight passed: image present, mount sources exist and are root's alone, names free\n"
+)
 SSHD = "sshd.service"
 SSHD_UNIT = "[Unit]\nDescription=OpenSSH server\n\n[Service]\nExecStart=/usr/sbin/sshd -D\n"
 EFFECTS = {
@@ -257,6 +267,34 @@ def _single_source_preflight(run: DryRun) -> tuple[str, str]:
     return source, stage_script(Stage.PREFLIGHT, contexts[0])
 
 
+def _ownership_cases(r: _Rank) -> list[tuple[str, sandbox.Scenario, str | None]]:
+    """A mount source (the first) or a directory above it that another local user owns or
+    may write, made so between seeding and preflight (owners and modes are no bytes: the
+    host reads back unchanged); a root-owned sticky directory above it (/var/tmp) is none."""
+    source = r.mount_sources[0]
+    parent = source.rsplit("/", 1)[0]
+    owned, writable = "is owned by uid 1234, not root", "is writable by group or others"
+    cases = [
+        ("a source another user owns", f"chown 1234 {source[1:]}", f"{source} {owned}"),
+        (
+            "a source others may write",
+            f"chmod 0777 {source[1:]}",
+            f"{source} {writable} (mode 777)",
+        ),
+        ("a sticky source", f"chmod 1777 {source[1:]}", f"{source} {writable} (mode 1777)"),
+        ("a group-writable parent", f"chmod 0775 {parent[1:]}", f"{parent} {writable} (mode 775)"),
+        ("a parent another user owns", f"chown 1234 {parent[1:]}", f"{parent} {owned}"),
+        ("a root sticky parent", f"chmod 1777 {parent[1:]}", None),
+    ]
+    found: list[tuple[str, sandbox.Scenario, str | None]] = []
+    for what, change, refusal in cases:
+        one = _one(r, _seed(r, False), ("preflight",))
+        steps = (Change(r.rank, change), *one.steps)
+        message = None if refusal is None else f"mount source {source}: {refusal}"
+        found.append((what, sandbox.Scenario(one.hosts, steps, one.addresses), message))
+    return found
+
+
 def _preflight_cases(
     ranks: tuple[_Rank, ...], single: tuple[str, str]
 ) -> list[tuple[str, sandbox.Scenario, str | None]]:
@@ -323,6 +361,7 @@ def _preflight_cases(
             (f"no {source}", _seed(r, False, sources=kept), f"mount source {source} does not exist")
         )
     scenarios = [(what, _one(r, seed, ("preflight",)), refusal) for what, seed, refusal in cases]
+    scenarios += _ownership_cases(r)
     # an arm with one mount source checks that one source, present or missing
     source, script = single
     alone = _Rank(**{**r.__dict__, "scripts": (("preflight", script),)})
@@ -519,7 +558,7 @@ def _waited(seconds: int) -> str:
 def _done(stage: str, r: _Rank) -> str:
     """What a stage that succeeded tells the operator on stdout."""
     return {
-        "preflight": "preflight passed: image present, mount sources exist, names free\n",
+        "preflight": PREFLIGHT_PASSED,
         "preserve": f"preserved into {r.preserve_dir}\n",
         "apply": f"applied: {r.unit} started {r.name}\n",
         "readback": f"readback: rank {r.rank} runs what was planned\n",
@@ -781,24 +820,24 @@ def preflight_refuses_occupancy_and_missing_inputs() -> Verdict:
     another arm's stopped container or an inactive unit; it refuses, with its exact message
     and without changing the host, another arm's running container, another active unit
     that attaches a container, a missing image, each missing mount source (also when the
-    arm mounts a single source), the name taken by an unlabelled or another arm's
-    container, the unit file running another container, and an earlier preserve still
-    pending (its preserve dir, or its container renamed aside)."""
+    arm mounts a single source), a mount source another local user owns or may write (also
+    sticky), or below a directory another user owns or may write (a root-owned sticky one
+    above it is taken), the name taken by an unlabelled or another arm's container, the
+    unit file running another container, and an earlier preserve still pending (its
+    preserve dir, or its container renamed aside)."""
     ex = _executed()
     r = ex.ranks[0]
     problems = []
     for what, refusal, out in ex.preflight:
-        (result,) = out.results
+        result = out.results[-1]
         assert result is not None
         want = (
-            (0, "preflight passed: image present, mount sources exist, names free\n", "")
-            if refusal is None
-            else (1, "", r.fail("preflight", refusal))
+            (0, PREFLIGHT_PASSED, "") if refusal is None else (1, "", r.fail("preflight", refusal))
         )
         problems += difference(what, want, (result.returncode, result.stdout, result.stderr))
         host = out.after[0]
         problems += difference(f"{what}: host changed", out.before[0], host.without_calls())
-        problems += difference(f"{what}: changes", [], _effects(host, 0))
+        problems += difference(f"{what}: changes", [], _effects(host, len(out.results) - 1))
     return holds_unless(problems, f"{len(ex.preflight)} hosts: passes and refusals exact")
 
 
@@ -1007,3 +1046,53 @@ def front_doors_open_only_when_the_rank_serves() -> Verdict:
             label, (124, "", _waited(5)), (result.returncode, result.stdout, result.stderr)
         )
     return holds_unless(problems, "front doors: 4 pass when serving, 2 fail when not")
+
+
+RECIPE_NAMES = ("模型", "café", "<b>&</b>", "line\u2028separator")
+"""Served model names docker prints raw (non-ASCII, ``<>&``) or escaped (U+2028)."""
+
+
+def _recipe_head(names: tuple[str, ...]) -> RenderedHost:
+    """Node rank 0 of the tiny recipe serving under ``names``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "tiny.toml"
+        args = ("--served-model-name", *names)
+        listed = ", ".join(json.dumps(a, ensure_ascii=False) for a in args)
+        path.write_text(TINY_RECIPE.read_text(encoding="utf-8") + f"args = [{listed}]\n")
+        recipe = load_recipe(path)
+    sources = RecipeSources(
+        recipe=recipe,
+        source=str(TINY_RECIPE),
+        name="tiny",
+        group=inventory().group("group_a"),
+        manifest=snapshot_manifest(recipe.model, DATA_ROOT),
+        state=None,
+    )
+    run = recipe_dry_run(sources)
+    if not run.hosts:
+        raise AssertionError(f"the tiny recipe planned no host: {run.refusals}")
+    return run.hosts[0]
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def readback_takes_the_command_as_docker_prints_it() -> Verdict:
+    """A recipe whose served model names are ``模型``, ``café``, ``<b>&</b>`` and one holding
+    U+2028 is created, and then read back as docker 28 prints ``{{json .Config.Cmd}}`` (Go's
+    encoder: non-ASCII and ``<>&`` as they are, U+2028 escaped): readback passes the
+    container apply created, on its own and with all four names at once."""
+    problems = []
+    cases = [(name,) for name in RECIPE_NAMES] + [RECIPE_NAMES]
+    scenarios = []
+    for names in cases:
+        head = _recipe_head(names)
+        scripts = tuple((s.stage.value, s.script) for s in head.steps)
+        steps = tuple(Run(0, s, ("tiny",)) for s in STAGES[:4])
+        scenarios.append(
+            sandbox.Scenario((Host("srv5", scripts, HostSeed(images=("tiny:local",))),), steps)
+        )
+    for names, out in zip(cases, sandbox.run(scenarios), strict=True):
+        result = out.results[-1]
+        assert result is not None
+        want = (0, "readback: rank 0 runs what was planned\n", "")
+        problems += difference(repr(names), want, (result.returncode, result.stdout, result.stderr))
+    return holds_unless(problems, f"{len(cases)} recipe commands read back as docker prints them")

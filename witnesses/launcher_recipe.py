@@ -41,7 +41,10 @@ from planner.checkpoint import CheckpointManifest, ManifestFile
 from planner.cli import main
 from planner.fabric import FabricGroup
 from planner.recipe import (
+    COMPOSED_DIR_SCRIPT,
+    COMPOSED_FILES_SCRIPT,
     ArgReading,
+    ComposedLocalFile,
     Recipe,
     RecipeInvalid,
     composed_dir,
@@ -80,7 +83,7 @@ _SEED_ARGS = (
 )
 # The launcher's defaults (planner.recipe): where composed models and the HF cache live, the
 # rendezvous port every node meets on and the port the head serves on.
-_COMPOSED_ROOT = "/tmp/gunbc-composed"
+_COMPOSED_ROOT = "/var/lib/gunbc/composed"  # beside the HF cache: only root writes there
 _HF_CACHE = "/var/lib/gunbc/hf-cache"
 _RENDEZVOUS_PORT = "29521"
 _SERVE_PORT = "8000"
@@ -340,24 +343,28 @@ def every_seed_rank_gets_its_whole_create_argv() -> Verdict:
 
 @claim(ClaimKind.PLANNED_SHAPE)
 def the_seed_composed_model_is_the_snapshot_then_the_local_shards() -> Verdict:
-    """Every node builds its composed dir the same way: make it, symlink every file of the
-    snapshot manifest from the HF cache's snapshot dir of that revision, in manifest order,
-    then hardlink each local file (recipe order) over its base name, so the local wins."""
+    """Every node builds its composed dir the same way: make it root's alone under
+    /var/lib/gunbc/composed (every directory of its path checked, each missing one made
+    0755), symlink every file of the snapshot manifest from the HF cache's snapshot dir of
+    that revision, in manifest order, then hardlink each local file (recipe order) over its
+    base name, so the local wins, and check each hardlinked file is root's alone."""
     raw: dict[str, Any] = tomllib.loads(SEED_RECIPE.read_text(encoding="utf-8"))
     snapshot = v41_manifest()
     org, name = raw["model"].split("/")
     composed_dir = f"{_COMPOSED_ROOT}/{org}--{name}"
     source = f"{_HF_CACHE}/models--{org}--{name}/snapshots/{snapshot.revision}"
+    local = [f"{composed_dir}/{Path(f['host']).name}" for f in raw["composed_model"]["local_files"]]
     steps = (
-        ("mkdir", "-p", "--", composed_dir),
+        ("bash", "-c", COMPOSED_DIR_SCRIPT, "compose", composed_dir),
         *(
             ("ln", "-sfn", "--", f"{source}/{f.path}", f"{composed_dir}/{f.path}")
             for f in snapshot.files
         ),
         *(
-            ("ln", "-f", "--", f["host"], f"{composed_dir}/{Path(f['host']).name}")
-            for f in raw["composed_model"]["local_files"]
+            ("ln", "-f", "--", f["host"], at)
+            for f, at in zip(raw["composed_model"]["local_files"], local, strict=True)
         ),
+        ("bash", "-c", COMPOSED_FILES_SCRIPT, "compose", *local),
     )
     found = [h.composed for h in seed_recipe_plan().hosts]
     return expect_equal([steps] * 4, found, "composed-model steps per node")
@@ -978,6 +985,146 @@ def a_recipe_is_read_strictly_and_every_place_named() -> Verdict:
     seen["arrays 3,000 deep"] = (deep[0] == deep[1], deep[2], deep[3])
     want["arrays 3,000 deep"] = (True, "<file>", "arrays or tables nested too deeply")
     return expect_equal(want, seen, "where each hostile recipe is refused")
+
+
+_OTHERS = {
+    "a composed dir another user made first": (
+        "mkdir -p composed/org--tiny && chown 1234 composed/org--tiny",
+        "{d} is owned by uid 1234, not root",
+    ),
+    "a composed dir others may write": (
+        "mkdir -p composed/org--tiny && chmod 0777 composed/org--tiny",
+        "{d} is writable by group or others (mode 777)",
+    ),
+    "a composed root others may write": (
+        "mkdir composed && chmod 0757 composed",
+        "{b}/composed is writable by group or others (mode 757)",
+    ),
+    "a composed root in a sticky directory": (
+        "mkdir -m 1777 sticky",
+        "{b}/sticky is writable by others: {b}/sticky/composed is made only where no one else "
+        "can write",
+    ),
+    "a local file another user owns": (
+        "chown 1234 local/table.bin",
+        "{d}/table.bin is owned by uid 1234, not root",
+    ),
+}
+
+
+def _compose_among_others(prepare: str) -> tuple[int, str, bool]:
+    """The tiny recipe's composed steps run for real (as root) in a fresh root-owned tree
+    after ``prepare``, stopping at the first that fails: its exit status and stderr, and
+    whether config.json was linked."""
+    recipe = _load(
+        _MINIMAL + '[composed_model]\nmount = "/model"\n[[composed_model.sources]]\n'
+        'repo = "org/tiny"\n[[composed_model.local_files]]\nhost = "/local/table.bin"\n'
+    )
+    assert recipe.composed_model is not None
+    snapshot = CheckpointManifest(
+        model="org/tiny",
+        revision="r1",
+        files=(ManifestFile(path="config.json", bytes=2, role="config"),),
+    )
+    with tempfile.TemporaryDirectory(dir="/run", prefix="gunbc-claim-") as root:
+        base = Path(root)
+        base.chmod(0o755)
+        (base / "cache/models--org--tiny/snapshots/r1").mkdir(parents=True)
+        (base / "cache/models--org--tiny/snapshots/r1/config.json").write_text("{}")
+        (base / "local").mkdir()
+        (base / "local/table.bin").write_text("local")
+        local = ComposedLocalFile(host=f"{base}/local/table.bin")
+        composed = recipe.composed_model.model_copy(update={"local_files": (local,)})
+        subprocess.run(["bash", "-c", prepare], cwd=base, check=True)
+        top = base / ("sticky" if "sticky" in prepare else "")
+        where = composed_dir(recipe.model, str(top / "composed"))
+        for step in composed_steps(composed, snapshot, where, str(base / "cache")):
+            done = subprocess.run(step, capture_output=True, text=True, check=False)
+            if done.returncode != 0:
+                break
+        linked = Path(where, "config.json").is_symlink()
+        shown = done.stderr.replace(where, "{d}").replace(str(base), "{b}")
+    return done.returncode, shown, linked
+
+
+@claim(ClaimKind.REFUSAL)
+def a_composed_model_another_user_could_change_is_refused() -> Verdict:
+    """Run for real as root: the composed steps refuse, with exit 1 and the place named,
+    before linking anything, a composed dir another local user made first or anyone may
+    write, a composed root others may write, making a directory inside a sticky one (anyone
+    could have made its name first); and, once linked, a local file another user owns (a
+    hardlink is the file: its owner changes the weights in place)."""
+    want, found = {}, {}
+    for what, (prepare, message) in _OTHERS.items():
+        found[what] = _compose_among_others(prepare)
+        linked = "local file" in what  # the files are checked once linked
+        want[what] = (1, f"composed model: {message}\n", linked)
+    return expect_equal(want, found, "(exit, stderr, config.json linked) per composed dir")
+
+
+@claim(ClaimKind.REFUSAL)
+def composed_sources_that_would_be_ignored_and_mounts_over_others_are_refused() -> Verdict:
+    """Every composed-model entry is planned or refused: a second source (only the model's
+    snapshot is linked) at ``composed_model.sources[i]``, a local file at a name an earlier
+    one takes (its hardlink would replace the other) at its ``host``, and a mount at ``/``
+    (the container's whole filesystem) or at the HF cache (the mount its links resolve
+    through) at ``composed_model.mount``; the seed recipe has none of them."""
+    head = '[composed_model]\nmount = "{m}"\n[[composed_model.sources]]\nrepo = "org/tiny"\n'
+    cases = {
+        "a second source": (
+            head.format(m="/model") + '[[composed_model.sources]]\nrepo = "org/other"\n',
+            [
+                (
+                    "composed_model.sources[1]",
+                    "'org/other' would be ignored: only the recipe's model's snapshot "
+                    "(sources[0]) is linked",
+                )
+            ],
+        ),
+        "two local files at one name": (
+            head.format(m="/model")
+            + '[[composed_model.local_files]]\nhost = "/a/shard.bin"\n'
+            + '[[composed_model.local_files]]\nhost = "/c/other.bin"\n'
+            + '[[composed_model.local_files]]\nhost = "/b/shard.bin"\n',
+            [
+                (
+                    "composed_model.local_files[2].host",
+                    "'/b/shard.bin' links at shard.bin, as local_files[0] does: "
+                    "the later would silently replace it",
+                )
+            ],
+        ),
+        "a mount at /": (
+            head.format(m="/"),
+            [
+                (
+                    "composed_model.mount",
+                    "'/' would mount the composed model over the container's whole filesystem",
+                )
+            ],
+        ),
+        "a mount at the HF cache": (
+            head.format(m=_HF_CACHE),
+            [
+                (
+                    "composed_model.mount",
+                    f"{_HF_CACHE!r} is where the HF cache the links point into is mounted",
+                )
+            ],
+        ),
+    }
+    want = {what: problems for what, (_, problems) in cases.items()}
+    found = {what: _problems(_MINIMAL + text) for what, (text, _) in cases.items()}
+    want["the seed recipe"], found["the seed recipe"] = [], _seed_problems()
+    return expect_equal(want, found, "problems per composed model")
+
+
+def _seed_problems() -> list[tuple[str, str]]:
+    try:
+        load_recipe(SEED_RECIPE)
+    except RecipeInvalid as invalid:
+        return [(p.where, p.message) for p in invalid.problems]
+    return []
 
 
 @claim(ClaimKind.REFUSAL)

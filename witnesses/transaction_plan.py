@@ -91,8 +91,10 @@ def _forward() -> list[tuple[str, int]]:
 def hosts_parse_into_addresses_or_located_errors() -> Verdict:
     """``--hosts`` items parse into user, address and port (22 unless given, IPv6 in
     brackets); a missing user, a bad user or host name, a port outside 1..65535 or not a
-    number, an unclosed bracket or a host named twice is an error naming the item; and the
-    plan needs every planned host exactly once."""
+    number, an unclosed bracket, a bracket holding no IPv6 address (``[:]``, ``[]``), digits
+    and dots that are no IPv4 address, a host named twice, or two hosts on one machine (the
+    same address in any spelling and port, whichever user) is an error naming the item; and
+    the plan needs every planned host exactly once."""
     problems = []
     got = [(h.host_name, h.user, h.address, h.port) for h in parse_hosts(HOSTS)]
     want = [
@@ -115,6 +117,20 @@ def hosts_parse_into_addresses_or_located_errors() -> Verdict:
         "srv5=root@h:2x": ("srv5=root@h:2x", "port '2x' is not a number"),
         "srv5=root@[fd00::7": ("srv5=root@[fd00::7", "'[fd00::7' is not a bracketed IPv6 address"),
         "srv5=root@a,srv5=root@b": ("srv5=root@b", "host srv5 is named twice"),
+        "srv5=root@[:]": ("srv5=root@[:]", "'[:]' is not a bracketed IPv6 address"),
+        "srv5=root@[]": ("srv5=root@[]", "'[]' is not a bracketed IPv6 address"),
+        "srv5=root@[::1": ("srv5=root@[::1", "'[::1' is not a bracketed IPv6 address"),
+        "srv5=root@10.0.0.256": ("srv5=root@10.0.0.256", "'10.0.0.256' is not an IPv4 address"),
+        "srv5=root@[fd00::7],srv6=ops@[fd00:0::7]:22": (
+            "srv6=ops@[fd00:0::7]:22",
+            "srv6 and srv5 are one ssh destination (fd00::7 port 22): "
+            "every planned host is its own machine",
+        ),
+        "srv5=root@H5:2222,srv6=root@h5:2222": (
+            "srv6=root@h5:2222",
+            "srv6 and srv5 are one ssh destination (h5 port 2222): "
+            "every planned host is its own machine",
+        ),
     }
     for text, (item, message) in bad.items():
         try:

@@ -1,0 +1,203 @@
+"""The composed model is built where only root can write, and its steps refuse any other place.
+
+The steps (``planner.recipe.composed_steps``) run here for real, as root (the stand-in for a
+host): each test lays out a directory tree, makes part of it another user's (``chown``) or
+writable by others (``chmod``), runs the steps in order as an operator would (stopping at
+the first that fails), and reads what was made.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from planner.checkpoint import CheckpointManifest, ManifestFile
+from planner.recipe import (
+    COMPOSED_DIR_SCRIPT,
+    COMPOSED_FILES_SCRIPT,
+    COMPOSED_ROOT,
+    HF_CACHE_ROOT,
+    ComposedLocalFile,
+    ComposedModel,
+    ComposedSource,
+    RecipeInvalid,
+    composed_dir,
+    composed_steps,
+    load_recipe,
+)
+from tests.realtools import bash_parses, shellcheck_clean
+
+as_root = pytest.mark.skipif(os.geteuid() != 0, reason="the steps run as root (CI is root)")
+
+SNAPSHOT = CheckpointManifest(
+    model="org/tiny",
+    revision="r1",
+    files=(ManifestFile(path="config.json", bytes=2, role="config"),),
+)
+
+
+@pytest.fixture
+def base() -> Iterator[Path]:
+    """A root-owned 0755 directory in a root-only place (``/run``, not the sticky /tmp)."""
+    with tempfile.TemporaryDirectory(dir="/run", prefix="gunbc-composed-test-") as tmp:
+        os.chmod(tmp, 0o755)
+        root = Path(tmp)
+        shots = root / "cache/models--org--tiny/snapshots/r1"
+        shots.mkdir(parents=True)
+        (shots / "config.json").write_text("{}")
+        (root / "local").mkdir()
+        (root / "local/table.bin").write_text("local")
+        yield root
+
+
+def _compose(base: Path, where: Path) -> subprocess.CompletedProcess[str] | None:
+    """Run every step into ``where``; the first that fails, or None when all passed."""
+    composed = ComposedModel(
+        mount="/model",
+        sources=(ComposedSource(repo="org/tiny"),),
+        local_files=(ComposedLocalFile(host=str(base / "local/table.bin")),),
+    )
+    for step in composed_steps(composed, SNAPSHOT, str(where), str(base / "cache")):
+        done = subprocess.run(step, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            return done
+    return None
+
+
+def test_the_composed_root_is_beside_the_hf_cache_not_in_tmp() -> None:
+    assert COMPOSED_ROOT == str(Path(HF_CACHE_ROOT).parent / "composed")
+    assert composed_dir("org/tiny") == f"{COMPOSED_ROOT}/org--tiny"
+    assert not COMPOSED_ROOT.startswith(("/tmp/", "/var/tmp/", "/dev/shm/"))
+
+
+@as_root
+def test_every_missing_directory_is_made_root_0755(base: Path) -> None:
+    old = os.umask(0)  # the steps' modes are their own, whatever the umask
+    try:
+        assert _compose(base, base / "composed/org--tiny") is None
+    finally:
+        os.umask(old)
+    for made in (base / "composed", base / "composed/org--tiny"):
+        info = os.lstat(made)
+        assert (info.st_uid, oct(info.st_mode & 0o7777)) == (0, "0o755")
+    assert (base / "composed/org--tiny/config.json").read_text() == "{}"
+    assert (base / "composed/org--tiny/table.bin").read_text() == "local"
+
+
+@pytest.mark.parametrize(
+    ("prepare", "message"),
+    [
+        (
+            "mkdir -p composed/org--tiny && chown 1234 composed/org--tiny",
+            "{d} is owned by uid 1234",
+        ),
+        ("mkdir -p composed/org--tiny && chmod 0777 composed/org--tiny", "{d} is writable"),
+        ("mkdir -p composed/org--tiny && chmod 1777 composed/org--tiny", "{d} is writable"),
+        ("mkdir -p composed/org--tiny && chmod 0775 composed/org--tiny", "{d} is writable"),
+        ("mkdir composed && chown 1234 composed", "{b}/composed is owned by uid 1234"),
+        ("mkdir composed && chmod 0757 composed", "{b}/composed is writable"),
+        # a sticky directory may hold the path, but nothing is made in one: anyone could
+        # have made that name first
+        ("mkdir composed && chmod 1777 composed", "{b}/composed is writable by others"),
+        ("mkdir -p elsewhere && chown 1234 elsewhere && ln -s elsewhere composed", "owned by"),
+        ("mkdir composed && touch composed/org--tiny", "{d} is not a directory"),
+    ],
+)
+@as_root
+def test_a_composed_dir_another_user_could_change_is_refused(
+    base: Path, prepare: str, message: str
+) -> None:
+    """The first step refuses, naming the directory, before anything is linked."""
+    subprocess.run(["bash", "-c", prepare], cwd=base, check=True)
+    where = base / "composed/org--tiny"
+    failed = _compose(base, where)
+    assert failed is not None, "composed where another user could change it"
+    assert failed.args[0] == "bash"
+    wanted = message.format(d=where, b=base)
+    assert failed.stderr.startswith("composed model: "), failed.stderr
+    assert wanted in failed.stderr, failed.stderr
+    assert not (where / "config.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("prepare", "message"),
+    [
+        ("chown 1234 local/table.bin", "table.bin is owned by uid 1234, not root"),
+        ("chmod 0666 local/table.bin", "table.bin is writable by group or others (mode 666)"),
+    ],
+)
+@as_root
+def test_a_local_file_another_user_could_change_is_refused(
+    base: Path, prepare: str, message: str
+) -> None:
+    """A hardlink is the same file: its owner, or anyone it lets write, changes the weights
+    the container reads, so the last step refuses it."""
+    subprocess.run(["bash", "-c", prepare], cwd=base, check=True)
+    failed = _compose(base, base / "composed/org--tiny")
+    assert failed is not None
+    assert f"composed model: {base}/composed/org--tiny/{message}" in failed.stderr
+
+
+@pytest.mark.parametrize("script", [COMPOSED_DIR_SCRIPT, COMPOSED_FILES_SCRIPT])
+def test_the_composed_scripts_pass_bash_n_and_shellcheck(script: str) -> None:
+    assert bash_parses(script, "compose.sh").ok
+    result = shellcheck_clean(script, "compose.sh")
+    assert result.ok and result.stdout == "", str(result)
+
+
+TINY = Path(__file__).resolve().parent.parent / "fixtures" / "recipes" / "tiny.toml"
+COMPOSED = '[composed_model]\nmount = "{mount}"\n[[composed_model.sources]]\nrepo = "org/tiny"\n'
+
+
+def _problems(tmp_path: Path, extra: str, mount: str = "/model") -> list[tuple[str, str]]:
+    path = tmp_path / "recipe.toml"
+    path.write_text(TINY.read_text() + COMPOSED.format(mount=mount) + extra)
+    try:
+        load_recipe(path)
+    except RecipeInvalid as invalid:
+        return [(p.where, p.message) for p in invalid.problems]
+    return []
+
+
+def test_a_second_source_is_refused_not_ignored(tmp_path: Path) -> None:
+    """Only the model's snapshot is linked: a second source would silently add nothing."""
+    extra = '[[composed_model.sources]]\nrepo = "org/other"\n'
+    assert _problems(tmp_path, extra) == [
+        (
+            "composed_model.sources[1]",
+            "'org/other' would be ignored: only the recipe's model's snapshot "
+            "(sources[0]) is linked",
+        )
+    ]
+
+
+def test_two_local_files_at_one_name_are_refused(tmp_path: Path) -> None:
+    """The second hardlink would silently replace the first."""
+    extra = (
+        '[[composed_model.local_files]]\nhost = "/a/shard.bin"\n'
+        '[[composed_model.local_files]]\nhost = "/b/shard.bin"\n'
+    )
+    assert _problems(tmp_path, extra) == [
+        (
+            "composed_model.local_files[1].host",
+            "'/b/shard.bin' links at shard.bin, as local_files[0] does: "
+            "the later would silently replace it",
+        )
+    ]
+
+
+@pytest.mark.parametrize("mount", ["/", HF_CACHE_ROOT])
+def test_a_composed_mount_at_root_or_the_hf_cache_is_refused(tmp_path: Path, mount: str) -> None:
+    (problem,) = _problems(tmp_path, "", mount=mount)
+    assert problem[0] == "composed_model.mount"
+    assert problem[1].startswith(f"{mount!r} ")
+
+
+def test_the_seed_recipe_has_no_ignored_source() -> None:
+    recipe = load_recipe(TINY.parent / "dsv41-flash-jovian-r37-4x.toml")
+    assert recipe.composed_model is not None and len(recipe.composed_model.sources) == 1
