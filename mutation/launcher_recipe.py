@@ -30,6 +30,8 @@ from planner.recipe import (
     Recipe,
     RecipeInvalid,
     RecipeProblem,
+    SettingsSeen,
+    _arg_problem,
     arg_and_env_problems,
     composed_problems,
     composed_steps,
@@ -44,7 +46,7 @@ from planner.recipe import (
     value_problems,
 )
 from planner.recipe_extensions import (
-    ImageExtensions,
+    DeclaredNames,
     Reader,
     StockParserFinding,
     Unknown,
@@ -545,17 +547,19 @@ def an_ambiguous_prefix_is_its_first_match(arg: str) -> Resolved:
     return dest, option, value, matches
 
 
-@mutant(replaces="planner.recipe._same_setting", turns_red={TWICE})
-def a_flag_may_be_given_twice(one: ArgReading, other: ArgReading) -> bool:
+@mutant(replaces="planner.recipe.SettingsSeen.earlier", turns_red={TWICE})
+def a_flag_may_be_given_twice(self: SettingsSeen, reading: ArgReading) -> int | None:
     """A repeated flag is never noticed; vLLM silently keeps the last."""
-    return False
+    return None
 
 
-@mutant(replaces="planner.recipe._same_setting", turns_red={TWICE}, independent=False)
-def a_dotted_key_never_meets_its_whole_config(one: ArgReading, other: ArgReading) -> bool:
+@mutant(replaces="planner.recipe.SettingsSeen.earlier", turns_red={TWICE}, independent=False)
+def a_dotted_key_never_meets_its_whole_config(
+    self: SettingsSeen, reading: ArgReading
+) -> int | None:
     """A dotted key after its whole config (``--compilation-config {}`` then
     ``--compilation-config.mode 3``) is not a repeat, though vLLM's merged JSON replaces it."""
-    return (one.dest or one.option) == (other.dest or other.option) and one.key == other.key
+    return self.first_key.get((reading.dest or reading.option, reading.key))
 
 
 @mutant(replaces="planner.recipe.field_problems", turns_red={FIELDS})
@@ -593,6 +597,16 @@ def the_fields_are_rendered_unless_spelled_in_full(
     role = ("--port", str(RECIPE_SERVE_PORT)) if rank == 0 else ("--headless",)
     port = ("--master-port", str(RECIPE_RENDEZVOUS_PORT))
     return (*recipe.entrypoint[1:], model_path, *args, *fields, *owned, *port, *role)
+
+
+@mutant(replaces="planner.recipe._arg_problem", turns_red={SPELLINGS})
+def a_recipe_port_is_left_to_the_launchers(
+    arg: str, reading: ArgReading, seen: SettingsSeen
+) -> str | None:
+    """A recipe's ``--port`` passes, and the launcher's ``--port`` after it wins silently."""
+    if reading.dest == "port":
+        return None
+    return _arg_problem(arg, reading, seen)
 
 
 @mutant(
@@ -911,7 +925,7 @@ def the_line_hides_how_the_arg_was_written(self: StockParserFinding) -> str:
     turns_red={DECLARED, UNKNOWN_SPELLINGS},
 )
 def a_declaration_changes_nothing(
-    unknown: Unknown, declared: ImageExtensions
+    unknown: Unknown, flags: DeclaredNames, fields: DeclaredNames
 ) -> tuple[str, str | None]:
     """A declared flag or field still warns: the declaration is validated but never used."""
     return unknown.spelling, None
@@ -921,13 +935,13 @@ def a_declaration_changes_nothing(
     replaces="planner.recipe_extensions.declared_spelling",
     turns_red={UNKNOWN_SPELLINGS},
 )
-def only_a_whole_declared_flag_covers_an_arg(unknown: Unknown, flags: Sequence[str]) -> str | None:
+def only_a_whole_declared_flag_covers_an_arg(unknown: Unknown, flags: DeclaredNames) -> str | None:
     """A prefix of a declared flag (``--zq-long-fl``) is not read as that flag, though the
     image's argparse reads it so."""
-    return unknown.spelling if unknown.spelling in flags else None
+    return unknown.spelling if unknown.spelling in flags.first else None
 
 
-Declared = tuple[tuple[str, str], ...]
+Found = tuple[tuple[str, str], ...]
 
 
 def _declaration_problems_but(
@@ -935,7 +949,7 @@ def _declaration_problems_but(
     readings: Sequence[ArgReading],
     read: Reader,
     dropped: Callable[[str, str], bool],
-) -> Declared:
+) -> Found:
     found = declaration_problems(declared, readings, read)
     return tuple((where, message) for where, message in found if not dropped(where, message))
 
@@ -943,7 +957,7 @@ def _declaration_problems_but(
 @mutant(replaces="planner.recipe_extensions.declaration_problems", turns_red={BAD_DECLARATION})
 def a_stale_flag_declaration_passes(
     declared: object, readings: Sequence[ArgReading], read: Reader
-) -> Declared:
+) -> Found:
     """A declared flag no arg sets is accepted: the declaration outlives the flag."""
     return _declaration_problems_but(
         declared, readings, read, lambda w, m: ".flags[" in w and m.startswith("no arg sets")
@@ -957,7 +971,7 @@ def a_stale_flag_declaration_passes(
 )
 def a_stock_flag_may_be_declared(
     declared: object, readings: Sequence[ArgReading], read: Reader
-) -> Declared:
+) -> Found:
     """A flag stock vLLM has (``--max-model-len``, or the prefix ``--max-model``) may be
     declared as the image's own, where it would hide nothing."""
     return _declaration_problems_but(
@@ -972,7 +986,7 @@ def a_stock_flag_may_be_declared(
 )
 def any_config_field_may_be_declared(
     declared: object, readings: Sequence[ArgReading], read: Reader
-) -> Declared:
+) -> Found:
     """A declared config field is only checked for its shape: a field stock vLLM has or no
     arg sets passes."""
     return _declaration_problems_but(

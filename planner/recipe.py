@@ -5,8 +5,9 @@ the arms' own path (fit, realization, apply scripts, admission, report).
 A recipe names an image, a model, vLLM args and env, and optionally a composed model: a
 per-node directory where the repo snapshot is symlinked from the HF cache and local files
 are hardlinked over it (local files win at the same name). The launcher owns the
-multi-node flags (``--nnodes/--node-rank/--master-addr/--master-port/--headless``) and the
-per-node fabric env; a recipe that sets them is refused, located, with every other problem.
+multi-node flags (``--nnodes/--node-rank/--master-addr/--master-port/--headless``), the
+head's ``--port`` and the per-node fabric env; a recipe that sets them is refused, located,
+with every other problem.
 
 The args are read as vLLM's own parser reads them (:func:`read_args`): its rewrite of
 ``_`` to ``-`` in flag names and of dotted config keys, then argparse's exact, ``=value``,
@@ -21,8 +22,10 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from bisect import bisect_left
 from collections.abc import Sequence
 from decimal import Decimal
+from itertools import islice
 from pathlib import Path, PurePosixPath
 from typing import Literal, NamedTuple
 
@@ -46,8 +49,17 @@ from planner.values import (
 )
 from planner.vllm_serve_options import APPEND_DESTS, SERVE_ACTIONS, VLLM_VERSION
 
-LAUNCHER_OWNED_FLAGS = ("--nnodes", "--node-rank", "--master-addr", "--master-port", "--headless")
-LAUNCHER_OWNED_DESTS = ("nnodes", "node_rank", "master_addr", "master_port", "headless")
+# every flag recipe_serve_argv renders but the fields' TP/PP (the head's --port too: a recipe's
+# own would be overridden by it silently); tests check each is a vLLM option of its dest
+LAUNCHER_OWNED_FLAGS = (
+    "--nnodes",
+    "--node-rank",
+    "--master-addr",
+    "--master-port",
+    "--headless",
+    "--port",
+)
+LAUNCHER_OWNED_DESTS = ("nnodes", "node_rank", "master_addr", "master_port", "headless", "port")
 # vLLM dests a recipe field sets: an arg setting one must agree with the field
 FIELD_DESTS: dict[str | None, str] = {
     "tensor_parallel_size": "tensor_parallel_size",
@@ -138,6 +150,10 @@ _OPTION_DEST = {option: dest for dest, options in SERVE_ACTIONS for option in op
 _CANONICAL = {
     dest: next(o for o in options if o.startswith("--")) for dest, options in SERVE_ACTIONS
 }
+# the options sorted, so the ones a prefix starts are found by bisection, not by a scan of the
+# table per arg; then listed in the table's order (argparse's, for an ambiguous prefix)
+_SORTED_OPTIONS = sorted(_OPTION_DEST)
+_TABLE_ORDER = {option: i for i, option in enumerate(_OPTION_DEST)}
 # argparse's own pattern (Python 3.11): what looks like a negative number is a value
 _NEGATIVE = re.compile(r"^-\d+$|^-\d*\.\d+$")
 _FLAG_NAME = re.compile(r"(?<=--)[^.]*")
@@ -181,12 +197,12 @@ def resolve_option(arg: str) -> tuple[str | None, str, str | None, tuple[str, ..
     if eq and name in _OPTION_DEST:
         return _OPTION_DEST[name], name, explicit, ()
     if arg[1] == "-":  # a long flag: any option it is a prefix of (before '=')
-        found = [(o, explicit if eq else None) for o in _OPTION_DEST if o.startswith(name)]
+        found = [(o, explicit if eq else None) for o in _options_starting(name)]
     else:  # a short one: a two-character option with its value glued on, or a prefix
+        glued = {arg[:2]} & _OPTION_DEST.keys()
         found = [
             (o, arg[2:] if o == arg[:2] else None)
-            for o in _OPTION_DEST
-            if o == arg[:2] or o.startswith(arg)
+            for o in sorted(glued | set(_options_starting(arg)), key=_TABLE_ORDER.__getitem__)
         ]
     if len(found) > 1:
         return None, name, None, tuple(o for o, _ in found)
@@ -195,6 +211,16 @@ def resolve_option(arg: str) -> tuple[str | None, str, str | None, tuple[str, ..
     if _NEGATIVE.match(arg) or " " in arg:
         return None, "", None, ()
     return None, name, None, ()
+
+
+def _options_starting(prefix: str) -> list[str]:
+    """The options ``prefix`` starts, in the table's order."""
+    found = []
+    for option in islice(_SORTED_OPTIONS, bisect_left(_SORTED_OPTIONS, prefix), None):
+        if not option.startswith(prefix):
+            break
+        found.append(option)
+    return sorted(found, key=_TABLE_ORDER.__getitem__)
 
 
 def read_args(args: Sequence[str]) -> tuple[ArgReading, ...]:
@@ -350,7 +376,7 @@ def arg_and_env_problems(args: object, env: object) -> tuple[RecipeProblem, ...]
     items = args if isinstance(args, list) else []
     served = [normalize_arg(a) if isinstance(a, str) else "" for a in items]
     readings = {r.at: r for r in read_args(served)}
-    seen: list[ArgReading] = []
+    seen = SettingsSeen()
     for i, arg in enumerate(served):
         reading = readings.get(i)
         message = "holds a NUL byte" if "\0" in arg else None
@@ -385,7 +411,32 @@ def _env_problem(key: str, value: object) -> str | None:
     return None
 
 
-def _arg_problem(arg: str, reading: ArgReading, seen: list[ArgReading]) -> str | None:
+class SettingsSeen:
+    """What the args before one set, indexed so a setting is looked up, never scanned for
+    (a recipe of 200,000 args is read in linear time): per setting (an action, or a flag
+    vLLM does not know by its name), the first arg that set it, and the first that set each
+    dotted key of it (the key ``()``: the whole config)."""
+
+    def __init__(self) -> None:
+        self.first: dict[str, int] = {}
+        self.first_key: dict[tuple[str, tuple[str, ...]], int] = {}
+
+    def earlier(self, reading: ArgReading) -> int | None:
+        """The first earlier arg that sets what ``reading`` sets: the same setting, and the
+        same dotted key, or one of the two the whole config."""
+        name = reading.dest or reading.option
+        if not reading.key:
+            return self.first.get(name)
+        found = (self.first_key.get((name, ())), self.first_key.get((name, reading.key)))
+        return min((at for at in found if at is not None), default=None)
+
+    def add(self, reading: ArgReading) -> None:
+        name = reading.dest or reading.option
+        self.first.setdefault(name, reading.at)
+        self.first_key.setdefault((name, reading.key), reading.at)
+
+
+def _arg_problem(arg: str, reading: ArgReading, seen: SettingsSeen) -> str | None:
     """The problem of one option as vLLM reads it; ``seen`` holds the options before it."""
     if reading.option == "--":
         return "-- ends vLLM's options: the launcher's flags after it would be read as models"
@@ -409,12 +460,12 @@ def _arg_problem(arg: str, reading: ArgReading, seen: list[ArgReading]) -> str |
             return f"{arg}: {exc} (the fit wall reads it)"
     if dest in APPEND_DESTS:
         return None
-    earlier = next((r for r in seen if _same_setting(r, reading)), None)
-    seen.append(reading)
+    earlier = seen.earlier(reading)
+    seen.add(reading)
     if earlier is None:
         return None
     shown = ".".join((canonical, *reading.key))
-    return f"{arg} sets {shown} again (first at args[{earlier.at}]); vLLM keeps only the last"
+    return f"{arg} sets {shown} again (first at args[{earlier}]); vLLM keeps only the last"
 
 
 _DECIMAL = re.compile(r"[01]?\.[0-9]{1,4}|[01]")
@@ -430,14 +481,6 @@ def utilization_bp(text: str) -> int:
     if not 0 < points <= 10000:
         raise ValueError(f"{text} is not above 0 and at most 1")
     return points
-
-
-def _same_setting(one: ArgReading, other: ArgReading) -> bool:
-    """Both set one thing: the same action (a flag vLLM does not know: the same name), and
-    the same dotted key, or one of them the whole config."""
-    if (one.dest or one.option) != (other.dest or other.option):
-        return False
-    return one.key == other.key or not one.key or not other.key
 
 
 def field_problems(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:

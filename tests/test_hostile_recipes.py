@@ -12,8 +12,11 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -180,3 +183,46 @@ def test_hostile_args_are_planned_or_refused_at_their_index(args: list[str]) -> 
         places = re.findall(r"(?:problem\(s\): |^  )(args\[(\d+)\]): ", ran.err, re.MULTILINE)
         assert places and all(int(i) < len(args) for _, i in places), ran.err
         assert tree(out) == []
+
+
+def _cpu_seconds(recipe: str, runs: int) -> float:
+    """The least CPU time of ``runs`` in-process ``planner recipe`` runs on ``recipe``."""
+    best = float("inf")
+    for _ in range(runs):
+        started = time.process_time()
+        ran, _, _ = _run(recipe.encode())
+        best = min(best, time.process_time() - started)
+        assert ran.code == 0, ran.err
+    return best
+
+
+def _many_dotted_keys(count: int) -> str:
+    """``count`` distinct dotted Engram keys: one setting each, every one a warning."""
+    args = [a for i in range(count) for a in (f"--engram-config.k{i}", "1")]
+    return BASE + f"args = [{', '.join(map(_toml_string, args))}]\n"
+
+
+def _many_declared_extensions(count: int) -> str:
+    """``count`` unknown flags and ``count`` unknown Engram fields, each declared."""
+    flags = [f"--zq{i}x" for i in range(count)]
+    fields = [f"--engram-config.t{i}" for i in range(count)]
+    args = [a for name in (*flags, *fields) for a in (name, "1")]
+    listed = ", ".join(map(_toml_string, args))
+    return BASE + (
+        f"args = [{listed}]\n[image_extensions]\n"
+        f"flags = [{', '.join(map(_toml_string, flags))}]\n"
+        f"config_fields = [{', '.join(map(_toml_string, fields))}]\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("make", "count"), [(_many_dotted_keys, 1000), (_many_declared_extensions, 150)]
+)
+def test_recipe_checks_grow_linearly(make: Callable[[int], str], count: int) -> None:
+    """Ten times the args (or the declarations) costs about ten times the CPU, measured as
+    a ratio of two sizes in one run (no absolute time): under 40x, where checks that scan
+    what came before (quadratic: 100x, or worse) cannot stay. An 88 KB [image_extensions]
+    took ~50 s and 200,000 args minutes when each setting was looked for in a list."""
+    small = _cpu_seconds(make(count), runs=3)
+    large = _cpu_seconds(make(10 * count), runs=2)
+    assert large / small < 40, f"{large:.3f}s / {small:.3f}s = {large / small:.0f}x"

@@ -452,7 +452,8 @@ def _toml_args(args: list[str]) -> str:
 
 @claim(ClaimKind.REFUSAL)
 def launcher_owned_flags_are_refused_in_every_spelling_vllm_reads() -> Verdict:
-    """Each launcher-owned flag is refused at args[i] in every spelling vLLM 0.33.0's own
+    """Each launcher-owned flag (the multi-node ones, and the head's ``--port``, which would
+    override a recipe's silently) is refused at args[i] in every spelling vLLM 0.33.0's own
     parser takes for it: as written (alone, ``=value`` split at the first '=', shell-quoted,
     padded), with underscores (vLLM rewrites ``_`` to ``-`` in a flag's name), as an
     unambiguous prefix (argparse's abbreviations: ``--nnode``, ``--node``, ``--master-a``,
@@ -461,7 +462,8 @@ def launcher_owned_flags_are_refused_in_every_spelling_vllm_reads() -> Verdict:
     could be either rendezvous flag: vLLM refuses it as ambiguous, and so does the recipe.
     The three fabric env keys are refused at env.KEY."""
     cases: list[tuple[str, str]] = []  # (written, expected message)
-    for flag in ("--nnodes", "--node-rank", "--master-addr", "--master-port", "--headless"):
+    owned = ("--nnodes", "--node-rank", "--master-addr", "--master-port", "--headless", "--port")
+    for flag in owned:
         cases += [
             (flag, f"{flag} is launcher-owned"),
             (f"{flag}=1", f"{flag}=1 is launcher-owned"),
@@ -481,6 +483,7 @@ def launcher_owned_flags_are_refused_in_every_spelling_vllm_reads() -> Verdict:
         "-r": "--node-rank",
         "-r1": "--node-rank",
         "-n=2": "--nnodes",
+        "--por=9000": "--port",
     }
     cases += [(s, f"{s} is launcher-owned (vLLM reads it as {f})") for s, f in read_as.items() if f]
     cases += [("--Master_port=1", "")]
