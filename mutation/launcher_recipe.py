@@ -32,9 +32,11 @@ from planner.recipe import (
     RecipeProblem,
     SettingsSeen,
     _arg_problem,
+    _env_problem,
     arg_and_env_problems,
     composed_problems,
     composed_steps,
+    entrypoint_problems,
     group_refusals,
     load_recipe,
     normalize_arg,
@@ -497,8 +499,9 @@ def a_name_may_break_lines(value: str) -> str:
 @mutant(
     replaces="planner.recipe._flexible",
     # the seed's --max_cudagraph_capture_size and the underscored spellings become unknown
+    # (so --compilation_config={bad is a flag vLLM does not know, its JSON unchecked)
     turns_red={SPELLINGS, READING, TWICE, FIELDS, SEED_WARNS, DECLARED, UNKNOWN_SPELLINGS}
-    | {KNOWN_SILENT},
+    | {KNOWN_SILENT, IN_ORDER},
 )
 def underscores_stay_underscores(arg: str) -> str:
     """vLLM's rewrite of ``_`` to ``-`` in a flag's name is not applied: ``--node_rank``
@@ -511,8 +514,9 @@ Resolved = tuple[str | None, str, str | None, tuple[str, ...]]
 
 @mutant(
     replaces="planner.recipe.resolve_option",
-    # --max-num-seq is unknown and the declared --max-model stale instead of stock
-    turns_red={SPELLINGS, READING, TWICE, FIELDS, KNOWN_SILENT, BAD_DECLARATION},
+    # --max-num-seq is unknown and the declared --max-model stale instead of stock (and
+    # --override-gen={x unknown, its JSON unchecked)
+    turns_red={SPELLINGS, READING, TWICE, FIELDS, KNOWN_SILENT, BAD_DECLARATION, IN_ORDER},
 )
 def prefixes_are_not_flags(arg: str) -> Resolved:
     """Only a flag's whole name (with or without ``=value``) is recognised: argparse's
@@ -855,6 +859,53 @@ def readback_compares_the_image_id_with_a_tag(image: str) -> str:
 def only_launcher_owned_env_is_refused(key: str, value: object) -> str | None:
     """Env keys and values are taken as written unless the launcher owns the key."""
     return "set per node by the launcher" if key in LAUNCHER_OWNED_ENV else None
+
+
+@mutant(replaces="planner.recipe._env_problem", turns_red={ENV}, independent=False)
+def an_escape_in_an_env_value_passes(key: str, value: object) -> str | None:
+    """Only a NUL or a line break is refused in an env value: an escape sequence reaches the
+    report and the operator's terminal."""
+    raw = isinstance(value, str) and not any(c in value for c in "\0\n\r")
+    return _env_problem(key, "x" if raw else value)
+
+
+@mutant(replaces="planner.recipe.entrypoint_problems", turns_red={ENV})
+def the_words_after_the_program_pass(entrypoint: list[object]) -> tuple[RecipeProblem, ...]:
+    """Only the entrypoint's program is checked: ``vllm serve --headless`` or a newline after
+    it reaches the argv outside every rule the args are held to."""
+    return tuple(p for p in entrypoint_problems(entrypoint) if p.where == "entrypoint[0]")
+
+
+def _args_problems_but(
+    args: object, env: object, dropped: Callable[[str, RecipeProblem], bool]
+) -> tuple[RecipeProblem, ...]:
+    items = args if isinstance(args, list) else []
+    served = {f"args[{i}]": normalize_arg(a) for i, a in enumerate(items) if isinstance(a, str)}
+    return tuple(
+        p for p in arg_and_env_problems(args, env) if not dropped(served.get(p.where, ""), p)
+    )
+
+
+@mutant(
+    replaces="planner.recipe.arg_and_env_problems",
+    turns_red={NOT_SETTABLE},
+    independent=False,
+)
+def a_line_break_in_an_arg_passes(args: object, env: object) -> tuple[RecipeProblem, ...]:
+    """An arg may hold a line break or an escape sequence: it forges a line of the report."""
+    return _args_problems_but(args, env, lambda _, p: p.message.startswith("holds U+"))
+
+
+@mutant(
+    replaces="planner.recipe.arg_and_env_problems",
+    turns_red={IN_ORDER},
+    independent=False,
+)
+def json_is_checked_only_as_the_next_arg(args: object, env: object) -> tuple[RecipeProblem, ...]:
+    """``--flag {…}`` is checked, but ``--flag={…}`` (or ``-ac=[…``) reaches vLLM unread."""
+    return _args_problems_but(
+        args, env, lambda arg, p: arg.startswith("-") and p.message.startswith("not JSON")
+    )
 
 
 # --- what the image adds to stock vLLM (planner.recipe_extensions) ---

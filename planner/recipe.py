@@ -100,10 +100,11 @@ class Recipe(Frozen):
     engine: Literal["vllm"]
     name: OneLine
     docker_image: str
-    docker_image_dir: str | None = None
-    build_profile: str | None = None
+    # texts the report shows (the build profile is the candidate's runtime key): one line
+    docker_image_dir: OneLine | None = None
+    build_profile: OneLine | None = None
     model: str
-    parent_model: str | None = None
+    parent_model: OneLine | None = None
     required_nodes: int = Field(ge=1)
     tensor_parallel_size: int = Field(ge=1)
     pipeline_parallel_size: int = Field(default=1, ge=1)
@@ -224,21 +225,28 @@ def _options_starting(prefix: str) -> list[str]:
 
 
 def read_args(args: Sequence[str]) -> tuple[ArgReading, ...]:
-    """Each option of ``args`` as vLLM's serve parser reads it (values are not listed).
+    """Each option of ``args`` as vLLM's serve parser reads it (:func:`read_spelled`)."""
+    return tuple(reading for reading, _ in read_spelled(args))
+
+
+def read_spelled(args: Sequence[str]) -> tuple[tuple[ArgReading, bool], ...]:
+    """Each option of ``args`` as vLLM's serve parser reads it (values are not listed), and
+    whether its value is spelled inside the arg itself (``--x=v``, ``-cc{…}``, ``-O3``)
+    rather than taken from the next arg.
 
     First vLLM's own rewrite (``FlexibleArgumentParser.parse_args``): ``_`` to ``-`` in a
     ``--`` flag's name, ``-O3``/``-O 3`` as ``--optimization-level``, a dotted key
     (``--engram-config.cpu_offload true``) as its config flag, taking the next arg as its
     value; then argparse's resolution (:func:`resolve_option`). After ``--`` every arg is
     positional."""
-    readings: list[ArgReading] = []
+    readings: list[tuple[ArgReading, bool]] = []
     taken: set[int] = set()  # the args a dotted key took as its value
     for index, arg in enumerate(args):
         following = args[index + 1] if index + 1 < len(args) else None
         if index in taken:
             continue
         if arg == "--":
-            readings.append(ArgReading(index, arg, None, "--", None))
+            readings.append((ArgReading(index, arg, None, "--", None), False))
             break
         name = _flexible(arg)
         if arg.startswith("-O") and arg != "-O":
@@ -257,9 +265,10 @@ def read_args(args: Sequence[str]) -> tuple[ArgReading, ...]:
         dest, option, value, matches = resolve_option(name)
         if option == "":
             continue
+        inline = value is not None or bool(key and eq)
         if value is None and following is not None and (key or _is_value(following)):
             value = following
-        readings.append(ArgReading(index, arg, dest, option, value, key, matches))
+        readings.append((ArgReading(index, arg, dest, option, value, key, matches), inline))
     return tuple(readings)
 
 
@@ -368,25 +377,26 @@ def _as_lists(value: object) -> object:
 
 
 def arg_and_env_problems(args: object, env: object) -> tuple[RecipeProblem, ...]:
-    """Per arg, as vLLM reads it (:func:`read_args`): a NUL byte, a ``--`` that would make
-    the launcher's flags positional, an ambiguous prefix, a launcher-owned flag, a flag no
-    recipe may set, a flag set again, or a config value that is not JSON; then the
-    launcher-owned env. Each located, one problem per arg at most."""
+    """Per arg, as vLLM reads it (:func:`read_spelled`): a NUL byte, a line break or another
+    control character (an arg is one line of the report and of its argv), a ``--`` that
+    would make the launcher's flags positional, an ambiguous prefix, a launcher-owned flag,
+    a flag no recipe may set, a flag set again, or a value that is not JSON in any spelling
+    (``--x {…}``, ``--x={…}``, ``-cc{…}``, a dotted key's); then the launcher-owned env. Each
+    located, one problem per arg at most."""
     found: list[RecipeProblem] = []
     items = args if isinstance(args, list) else []
     served = [normalize_arg(a) if isinstance(a, str) else "" for a in items]
-    readings = {r.at: r for r in read_args(served)}
+    readings = {r.at: (r, inline) for r, inline in read_spelled(served)}
     seen = SettingsSeen()
     for i, arg in enumerate(served):
-        reading = readings.get(i)
-        message = "holds a NUL byte" if "\0" in arg else None
+        reading, inline = readings.get(i, (None, False))
+        message = _text_problem(arg)
         if message is None and reading is not None:
             message = _arg_problem(arg, reading, seen)
-        elif message is None and arg[:1] in ("{", "["):
-            try:
-                json.loads(arg)
-            except json.JSONDecodeError as exc:
-                message = f"not JSON: {exc.msg}"
+            if message is None and inline and reading.value is not None:
+                message = _json_problem(reading.value)
+        elif message is None:
+            message = _json_problem(arg)
         if message is not None:
             found.append(RecipeProblem(where=f"args[{i}]", message=message))
     for key, value in env.items() if isinstance(env, dict) else ():
@@ -396,18 +406,41 @@ def arg_and_env_problems(args: object, env: object) -> tuple[RecipeProblem, ...]
     return tuple(found)
 
 
+def _text_problem(arg: str) -> str | None:
+    """An arg is one line of printable text: it reaches the argv, the report and readback's
+    comparison, where a NUL cannot pass and a line break or a control character would
+    forge or hide a line."""
+    if "\0" in arg:
+        return "holds a NUL byte"
+    bad = next((char for char in arg if not char.isprintable()), None)
+    if bad is not None:
+        return f"holds U+{ord(bad):04X}, a line break or control character: an arg is one line"
+    return None
+
+
+def _json_problem(value: str) -> str | None:
+    """A value that opens a JSON object or array is JSON (vLLM reads it so)."""
+    if value[:1] not in ("{", "["):
+        return None
+    try:
+        json.loads(value)
+    except json.JSONDecodeError as exc:
+        return f"not JSON: {exc.msg}"
+    return None
+
+
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _env_problem(key: str, value: object) -> str | None:
-    """An env entry reaches ``docker create --env KEY=value`` and readback's line match: a
-    name of letters, digits and ``_``, a value on one line without NUL."""
+    """An env entry reaches ``docker create --env KEY=value``, the report and readback's
+    line match: a name of letters, digits and ``_``, a value of one line of printable text."""
     if key in LAUNCHER_OWNED_ENV:
         return "set per node by the launcher"
     if _ENV_NAME.fullmatch(key) is None:
         return f"{key!r} is not an environment variable name (letters, digits, _)"
-    if isinstance(value, str) and any(c in value for c in "\0\n\r"):
-        return f"{value!r} holds a NUL byte or a line break"
+    if isinstance(value, str) and not value.isprintable():
+        return f"{value!r} holds a NUL byte, a line break or a control character"
     return None
 
 
@@ -537,12 +570,34 @@ def value_problems(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
         if message is not None:
             found.append(RecipeProblem(where=field, message=message))
     entrypoint = raw.get("entrypoint")
-    program = entrypoint[0] if isinstance(entrypoint, list) and entrypoint else None
-    if isinstance(program, str):
-        try:
-            safe_name(program)
-        except ValueError as exc:
-            found.append(RecipeProblem(where="entrypoint[0]", message=str(exc)))
+    return (*found, *entrypoint_problems(entrypoint if isinstance(entrypoint, list) else []))
+
+
+def entrypoint_problems(entrypoint: list[object]) -> tuple[RecipeProblem, ...]:
+    """The program is ``--entrypoint``'s value, a safe name. The words after it bring the
+    program to vLLM's serve (``serve``; ``/usr/local/bin/vllm serve`` for ``python3``) and
+    hold no option: the model and the args follow them, so an option there (``--headless``,
+    ``--config FILE``, a bare ``--``, ``-m``) would be read by vLLM's parser outside every
+    rule the args are held to. vLLM's options go in ``args``. Each word is one printable
+    word (no NUL, space, line break or control character)."""
+    found: list[RecipeProblem] = []
+    for i, word in enumerate(entrypoint):
+        if not isinstance(word, str):
+            continue  # a type problem, reported by the structure check
+        if i == 0:
+            try:
+                safe_name(word)
+            except ValueError as exc:
+                found.append(RecipeProblem(where="entrypoint[0]", message=str(exc)))
+        elif word.startswith("-"):
+            message = (
+                f"{word!r} is an option before the model, outside the args' checks: "
+                "give vLLM's options in args"
+            )
+            found.append(RecipeProblem(where=f"entrypoint[{i}]", message=message))
+        elif not word or not word.isprintable() or " " in word:
+            message = f"{word!r} is not one printable word (no space or control character)"
+            found.append(RecipeProblem(where=f"entrypoint[{i}]", message=message))
     return tuple(found)
 
 

@@ -226,3 +226,84 @@ def test_recipe_checks_grow_linearly(make: Callable[[int], str], count: int) -> 
     small = _cpu_seconds(make(count), runs=3)
     large = _cpu_seconds(make(10 * count), runs=2)
     assert large / small < 40, f"{large:.3f}s / {small:.3f}s = {large / small:.0f}x"
+
+
+def _located(recipe: str, where: str) -> str:
+    """The one problem of ``recipe`` (exit 2, located at ``where``, nothing written)."""
+    ran, path, out = _run(recipe.encode())
+    message = located_error(ran, "planner", str(path), "1 problem(s)")
+    assert message.startswith(f"{where}: "), message
+    assert tree(out) == []
+    return message.removeprefix(f"{where}: ")
+
+
+@pytest.mark.parametrize(
+    ("words", "at"),
+    [
+        (["serve", "--headless"], 2),
+        (["serve", "--config", "x.yaml"], 2),
+        (["serve", "--"], 2),
+        (["serve", "--port=9000"], 2),
+        (["-m", "vllm.entrypoints.cli.main", "serve"], 1),
+        (["serve", "a\0b"], 2),
+        (["serve", "a\nb"], 2),
+        (["serve", "a\u2028b"], 2),
+        (["serve", ""], 2),
+    ],
+)
+def test_the_entrypoints_words_hold_no_option_and_no_control(words: list[str], at: int) -> None:
+    """entrypoint[1:] reach the argv before the model, where vLLM's parser would read an
+    option outside every rule the args are held to: each is one printable word, not an
+    option (vLLM's options go in args)."""
+    listed = ", ".join(map(_toml_string, ["vllm", *words]))
+    message = _located(_with("entrypoint", f"[{listed}]"), f"entrypoint[{at}]")
+    assert message.startswith(repr(words[at - 1]))
+
+
+def test_an_entrypoint_of_plain_words_plans() -> None:
+    ran, _, out = _run(_with("entrypoint", '["python3", "/usr/local/bin/vllm", "serve"]').encode())
+    assert ran.code == 0, ran.err
+    report = (out / "plan.txt").read_text(encoding="utf-8")
+    assert "--entrypoint python3 tiny:local /usr/local/bin/vllm serve org/tiny " in report
+
+
+@pytest.mark.parametrize("key", ["build_profile", "docker_image_dir", "parent_model"])
+@pytest.mark.parametrize("bad", ["\n", "\r", "\x1b", "\x85", "\u2028", "\t", "\0"])
+def test_a_text_the_report_shows_is_one_line(key: str, bad: str) -> None:
+    """A build profile (the candidate's runtime key, in the report), an image dir or a
+    parent model holding a line break or a control character is refused at its key: it
+    would forge report sections (``fit: …``) or reach the terminal raw."""
+    text = BASE + f"{key} = {_toml_string(f'p{bad}fit: forged')}\n"
+    assert "not one line of printable text" in _located(text, key)
+
+
+@pytest.mark.parametrize("value", ["a\nb", "a\x1b[2Jb", "a\u2028b", "a\x85b", "a\tb"])
+def test_an_env_value_or_arg_is_one_line(value: str) -> None:
+    env = _located(BASE + f"[env]\nA = {_toml_string(value)}\n", "env.A")
+    assert "a line break or a control character" in env
+    for args in (["--served-model-name", value], [f"--x{value}"]):
+        listed = ", ".join(map(_toml_string, args))
+        at = len(args) - 1
+        message = _located(BASE + f"args = [{listed}]\n", f"args[{at}]")
+        assert message.endswith("a line break or control character: an arg is one line")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--speculative-config", "{bad"],
+        ["--speculative-config={bad"],
+        ["--speculative_config={bad"],
+        ["--speculative-conf={bad"],
+        ["-sc={bad"],
+        ["--limit-mm-per-prompt=[1,"],
+        ["--engram-config.x={bad"],
+        ["--engram-config.x", "{bad"],
+    ],
+)
+def test_a_json_value_is_checked_in_every_spelling(args: list[str]) -> None:
+    """A value that opens JSON is JSON whether it is the next arg or spelled in the flag
+    (``=``, underscores, a prefix, a short alias, a dotted key)."""
+    listed = ", ".join(map(_toml_string, args))
+    message = _located(BASE + f"args = [{listed}]\n", f"args[{len(args) - 1}]")
+    assert message.startswith("not JSON: ")
