@@ -17,7 +17,7 @@ from planner.authority import AuthorityState
 from planner.checkpoint import CheckpointManifest
 from planner.fabric import FabricGroup, serving_head
 from planner.fit import Fit
-from planner.identity import ArmContainerIdentity, ArmUnitIdentity, BindMount
+from planner.identity import ArmContainerIdentity, ArmUnitIdentity, BindMount, arm_name
 from planner.launch import LaunchPlan
 from planner.recipe import (
     HF_CACHE_ROOT,
@@ -69,6 +69,7 @@ from planner.recipe_launch import (
     recipe_weight,
 )
 from planner.refusal import PlannerInputError, Refusal, render_location
+from planner.values import safe_name
 from planner.vllm_serve_options import CONFIG_FIELDS, SERVE_ACTIONS
 
 W = "launcher_recipe"
@@ -1046,6 +1047,24 @@ def any_config_field_may_be_declared(
 
 
 NAMED = f"{W}.a_recipe_runs_as_its_name_from_its_own_entrypoint"
+NAME_GRAMMAR = f"{W}.a_name_docker_or_systemd_would_misread_is_refused"
+
+
+@mutant(replaces="planner.identity.arm_name", turns_red={NAME_GRAMMAR})
+def a_safe_name_is_an_arm_name(value: str) -> str:
+    """Any safe name is taken (the old rule): ``a@b:c`` plans a container docker refuses
+    and a unit systemd reads as an instance of template ``a@.service``."""
+    return safe_name(value)
+
+
+@mutant(replaces="planner.identity.arm_name", turns_red={NAME_GRAMMAR}, independent=False)
+def the_unit_names_length_is_not_checked(value: str) -> str:
+    """Only docker's grammar is checked: a name whose unit names pass systemd's 255
+    characters is planned."""
+    arm_name(value[:200])  # the grammar, on all of any name its units' length allows
+    return value
+
+
 KEY = f"{W}.the_profile_key_digests_what_the_recipe_tells_the_engine"
 
 

@@ -307,3 +307,45 @@ def test_a_json_value_is_checked_in_every_spelling(args: list[str]) -> None:
     listed = ", ".join(map(_toml_string, args))
     message = _located(BASE + f"args = [{listed}]\n", f"args[{len(args) - 1}]")
     assert message.startswith("not JSON: ")
+
+
+_BAD_NAMES = ["a@b:c", "a@b", "a:b", "a", "-a", ".a", "_a", "a" * 243, "a b", "a/b", "é-x"]
+
+
+@pytest.mark.parametrize("name", _BAD_NAMES)
+def test_a_name_docker_or_systemd_would_misread_is_refused(name: str, tmp_path: Path) -> None:
+    """The arm name is the container's (docker: ``[a-zA-Z0-9][a-zA-Z0-9_.-]+``) and the
+    units' (``<name>-head.service``: no '@', which systemd reads as a template instance,
+    at most 255 characters): --name, or the name a recipe's file stem or directory gives,
+    that either refuses is a usage/input error (exit 2) naming where it came from, and
+    nothing is written."""
+    recipe = tmp_path / "r.toml"
+    recipe.write_text(BASE, encoding="utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    ran = planner_main("dry-run", "--recipe", recipe, f"--name={name}", "--out", out / "p.txt")
+    message = located_error(ran, "planner", "arguments", "--name")
+    assert "is not a container and unit name" in message
+    assert repr(name) in message or f"a name of {len(name)} characters" in message
+    assert tree(out) == []
+    if "/" in name or len(name) > 200:
+        return  # no file stem of its own to derive it from (or too long for a file name)
+    named = tmp_path / f"{name}.toml"
+    named.write_text(BASE, encoding="utf-8")
+    ran = planner_main("dry-run", "--recipe", named, "--out", out / "p.txt")
+    located_error(ran, "planner", str(named), "the name of its file stem")
+    in_dir = tmp_path / name / "recipe.toml"
+    in_dir.parent.mkdir()
+    in_dir.write_text(BASE, encoding="utf-8")
+    ran = planner_main("dry-run", "--recipe", in_dir, "--out", out / "p.txt")
+    located_error(ran, "planner", str(in_dir), "the name of its directory")
+    assert tree(out) == []
+
+
+@pytest.mark.parametrize("name", ["ab", "a.b-c_d", "A1", "a" * 242])
+def test_a_name_both_take_plans(name: str, tmp_path: Path) -> None:
+    recipe = tmp_path / "r.toml"
+    recipe.write_text(BASE, encoding="utf-8")
+    ran = planner_main("dry-run", "--recipe", recipe, "--name", name, "--out", tmp_path / "p")
+    assert ran.code == 0, ran.err
+    assert f"## unit {name}-head.service" in (tmp_path / "p").read_text(encoding="utf-8")

@@ -1683,6 +1683,55 @@ def a_recipe_runs_as_its_name_from_its_own_entrypoint() -> Verdict:
     return expect_equal(wanted, found, "(container, unit, description, start, entrypoint, port)")
 
 
+def _named_run(recipe: Path, *name: str) -> tuple[int, str, bool]:
+    """(exit, stderr, report written) of ``planner dry-run --recipe recipe [--name=…]``."""
+    out = recipe.parent / "plan.txt"
+    argv = ["dry-run", "--recipe", str(recipe), *(f"--name={n}" for n in name), "--out", str(out)]
+    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()) as err:
+        code = main(argv)
+    written = out.exists()
+    out.unlink(missing_ok=True)
+    return code, err.getvalue(), written
+
+
+@claim(ClaimKind.REFUSAL)
+def a_name_docker_or_systemd_would_misread_is_refused() -> Verdict:
+    """The arm name is the container's (docker takes ``[a-zA-Z0-9][a-zA-Z0-9_.-]+``, two
+    characters at least) and its units' (``<name>-head.service``: systemd reads an '@' as a
+    template instance, and takes 255 characters at most): ``--name a@b:c``, ``a``, ``a:b``
+    and 243 characters are usage errors at ``--name``, and a file stem that gives ``a@b`` is
+    an input error naming the file and where the name came from, each exit 2 with nothing
+    written; ``a.b-c_d`` and 242 characters plan (exit 0)."""
+    refused = "is not a container and unit name"
+    with tempfile.TemporaryDirectory() as tmp:
+        recipe = Path(tmp) / "tiny.toml"
+        recipe.write_text(_MINIMAL, encoding="utf-8")
+        stem = Path(tmp) / "a@b.toml"
+        stem.write_text(_MINIMAL, encoding="utf-8")
+        found = {n: _named_run(recipe, n) for n in ("a@b:c", "a", "a:b", "x" * 243)}
+        found["stem a@b"] = _named_run(stem)
+        planned = {n: _named_run(recipe, n)[::2] for n in ("a.b-c_d", "x" * 242)}
+    wanted: dict[str, tuple[int, str, bool]] = {
+        n: (2, f"planner: error: arguments: --name: {n!r} {refused}: docker takes ", False)
+        for n in ("a@b:c", "a", "a:b")
+    }
+    wanted["x" * 243] = (
+        2,
+        f"planner: error: arguments: --name: a name of 243 characters {refused}",
+        False,
+    )
+    wanted["stem a@b"] = (
+        2,
+        f"planner: error: {stem}: the name of its file stem: 'a@b' {refused}",
+        False,
+    )
+    seen = {
+        case: (code, err[: len(wanted[case][1])], out) for case, (code, err, out) in found.items()
+    }
+    ok = {n: (0, True) for n in planned}
+    return expect_equal((wanted, ok), (seen, planned), "(refused names, planned names)")
+
+
 _KEYED = (
     "docker_image",
     "model",
