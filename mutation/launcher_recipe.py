@@ -39,6 +39,7 @@ from planner.recipe import (
     entrypoint_problems,
     group_refusals,
     load_recipe,
+    mount_problems,
     normalize_arg,
     normalized_args,
     recipe_serve_argv,
@@ -1048,6 +1049,24 @@ def any_config_field_may_be_declared(
 
 NAMED = f"{W}.a_recipe_runs_as_its_name_from_its_own_entrypoint"
 NAME_GRAMMAR = f"{W}.a_name_docker_or_systemd_would_misread_is_refused"
+MOUNTED = f"{W}.a_composed_model_is_not_mounted_over_the_root_or_the_cache"
+
+
+@mutant(replaces="planner.recipe.mount_problems", turns_red={MOUNTED})
+def a_composed_model_may_be_mounted_at_the_root(
+    raw: dict[str, object],
+) -> tuple[RecipeProblem, ...]:
+    """A composed model mounted at ``/`` is planned: the container sees nothing of its image."""
+    return tuple(p for p in mount_problems(raw) if not p.message.startswith("'/' "))
+
+
+@mutant(replaces="planner.recipe.mount_problems", turns_red={MOUNTED}, independent=False)
+def only_the_cache_itself_collides(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
+    """A mount inside the HF cache or around it passes; only the cache's own path collides."""
+    composed = raw.get("composed_model")
+    mount = composed.get("mount") if isinstance(composed, dict) else None
+    found = mount_problems(raw)
+    return found if mount in ("/", HF_CACHE_ROOT) else ()
 
 
 @mutant(replaces="planner.identity.arm_name", turns_red={NAME_GRAMMAR})

@@ -305,6 +305,7 @@ def load_recipe(path: Path) -> Recipe:
         + arg_and_env_problems(raw.get("args"), raw.get("env"))
         + field_problems(raw)
         + composed_problems(raw)
+        + mount_problems(raw)
         + extension_problems(raw)
         + (shape_problems(recipe) if recipe is not None else ())
     )
@@ -647,6 +648,30 @@ def composed_problems(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
             where_file = f"composed_model.local_files[{i}].host"
             found.append(RecipeProblem(where=where_file, message=str(exc)))
     return tuple(found)
+
+
+def mount_problems(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
+    """Where the composed model is mounted in the container (a safe path, checked by its
+    type): not ``/``, which would hide the image's whole file system, and not the HF cache
+    its links point into, inside it or around it (the cache's own read-only mount would
+    collide with it or nest in it)."""
+    composed = raw.get("composed_model")
+    mount = composed.get("mount") if isinstance(composed, dict) else None
+    if not isinstance(mount, str):
+        return ()
+    message = None
+    if mount == "/":
+        message = f"{mount!r} would hide the image's whole file system"
+    elif _nested(mount, HF_CACHE_ROOT) or _nested(HF_CACHE_ROOT, mount):
+        message = f"{mount!r} collides with the HF cache's own mount at {HF_CACHE_ROOT}"
+    return (
+        () if message is None else (RecipeProblem(where="composed_model.mount", message=message),)
+    )
+
+
+def _nested(path: str, root: str) -> bool:
+    """``path`` is ``root`` or inside it."""
+    return path == root or path.startswith(root.rstrip("/") + "/")
 
 
 def group_refusals(recipe: Recipe, group: FabricGroup, source: str) -> tuple[Refusal, ...]:

@@ -349,3 +349,23 @@ def test_a_name_both_take_plans(name: str, tmp_path: Path) -> None:
     ran = planner_main("dry-run", "--recipe", recipe, "--name", name, "--out", tmp_path / "p")
     assert ran.code == 0, ran.err
     assert f"## unit {name}-head.service" in (tmp_path / "p").read_text(encoding="utf-8")
+
+
+_COMPOSED = '[composed_model]\nmount = {}\n[[composed_model.sources]]\nrepo = "org/tiny"\n'
+
+
+@pytest.mark.parametrize(
+    "mount", ["/", "/var", "/var/lib/gunbc", "/var/lib/gunbc/hf-cache", "/var/lib/gunbc/hf-cache/m"]
+)
+def test_a_composed_model_is_not_mounted_over_the_root_or_the_cache(mount: str) -> None:
+    """A composed model mounted at ``/`` hides the image's whole file system; one at the HF
+    cache, inside it, or around it (the cache's own mount would nest in a read-only one)
+    collides with the cache mount: each is refused at composed_model.mount."""
+    message = _located(BASE + _COMPOSED.format(_toml_string(mount)), "composed_model.mount")
+    assert message.startswith(repr(mount))
+
+
+def test_a_composed_model_mounted_beside_the_cache_plans() -> None:
+    ran, _, out = _run((BASE + _COMPOSED.format('"/model"')).encode())
+    assert ran.code == 0, ran.err
+    assert "target=/model,readonly" in (out / "plan.txt").read_text(encoding="utf-8")

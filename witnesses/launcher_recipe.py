@@ -1683,6 +1683,24 @@ def a_recipe_runs_as_its_name_from_its_own_entrypoint() -> Verdict:
     return expect_equal(wanted, found, "(container, unit, description, start, entrypoint, port)")
 
 
+@claim(ClaimKind.REFUSAL)
+def a_composed_model_is_not_mounted_over_the_root_or_the_cache() -> Verdict:
+    """The composed model's mount is where the container reads it: at ``/`` it would hide
+    the image's whole file system, and at the HF cache (/var/lib/gunbc/hf-cache), inside it
+    or around it (``/var``) it collides with the cache's own read-only mount; each is
+    refused at composed_model.mount, and ``/model`` passes."""
+    composed = '[composed_model]\nmount = "{}"\n[[composed_model.sources]]\nrepo = "org/tiny"\n'
+    mounts = ("/", "/var", _HF_CACHE, f"{_HF_CACHE}/x", "/model")
+    found = {m: _problems(_MINIMAL + composed.format(m)) for m in mounts}
+    collides = f"collides with the HF cache's own mount at {_HF_CACHE}"
+    wanted: dict[str, list[tuple[str, str]]] = {
+        m: [("composed_model.mount", f"{m!r} {collides}")] for m in mounts[1:4]
+    }
+    wanted["/"] = [("composed_model.mount", "'/' would hide the image's whole file system")]
+    wanted["/model"] = []
+    return expect_equal(wanted, found, "problems per mount")
+
+
 def _named_run(recipe: Path, *name: str) -> tuple[int, str, bool]:
     """(exit, stderr, report written) of ``planner dry-run --recipe recipe [--name=…]``."""
     out = recipe.parent / "plan.txt"
