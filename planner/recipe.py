@@ -15,6 +15,12 @@ unambiguous-prefix and short-alias forms over vLLM's option table
 (:mod:`planner.vllm_serve_options`). So ``--node_rank``, ``--nnode``, ``-r1`` are the
 launcher's flags too, a flag set twice in any two spellings is refused (vLLM keeps the last
 silently), and TP, PP or the backend in the args must agree with the recipe's fields.
+
+Every text a recipe gives that reaches an argv or the report is one line of printable text
+(args, entrypoint words, env values, name, build profile, image dir, parent model). The
+entrypoint's words after its program hold no option (vLLM's options go in ``args``, where
+they are read and checked), and the checks are linear in the recipe's size (settings are
+looked up in indexes, never searched for among the args before).
 """
 
 from __future__ import annotations
