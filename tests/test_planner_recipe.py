@@ -13,6 +13,7 @@ import pytest
 
 from planner import data
 from planner.checkpoint import CheckpointManifest, ManifestFile
+from planner.identity import arm_name
 from planner.recipe import (
     FIELD_DESTS,
     LAUNCHER_OWNED_DESTS,
@@ -28,6 +29,7 @@ from planner.recipe import (
 from planner.recipe_launch import RecipeSources, recipe_dry_run
 from planner.refusal import PlannerInputError
 from planner.vllm_serve_options import SERVE_ACTIONS
+from tests.realtools import systemd_unit_verifies
 
 SEED_RECIPE = data.default_data_root() / "recipes" / "dsv41-flash-jovian-r37-4x.toml"
 TINY_RECIPE = data.default_data_root() / "recipes" / "tiny.toml"
@@ -286,3 +288,23 @@ def test_the_owned_flags_are_vllm_options_and_all_the_launcher_renders(tmp_path:
         assert argv[: argv.index("org/tiny") + 1] == (*recipe.entrypoint[1:], "org/tiny")
         rendered |= {r.dest for r in read_args(argv[argv.index("org/tiny") + 1 :])}
     assert set(LAUNCHER_OWNED_DESTS) <= rendered <= {*LAUNCHER_OWNED_DESTS, *FIELD_DESTS}
+
+
+def test_the_longest_arm_name_makes_units_systemd_verifies(tmp_path: Path) -> None:
+    """arm_name's length limit is systemd's, and tight: the longest name it takes plans
+    units the real systemd-analyze verifies; one more character makes a unit name no file
+    system here can even hold (NAME_MAX) and systemd refuses (UNIT_NAME_MAX)."""
+    longest = "x" * 242
+    assert arm_name(longest) == longest
+    with pytest.raises(ValueError, match="systemd takes 255 at most"):
+        arm_name(longest + "x")
+    assert len(longest + "x-head.service") > os.pathconf(tmp_path, "PC_NAME_MAX")
+    recipe = load_recipe(_write(tmp_path, MINIMAL))
+    group = data.fabric().group("group_a")
+    sources = RecipeSources(
+        recipe=recipe, source="r", name=longest, group=group, manifest=None, state=None
+    )
+    for host in recipe_dry_run(sources).hosts:
+        real = host.realization
+        verified = systemd_unit_verifies(real.unit_name, real.unit_text)
+        assert verified.ok, verified
