@@ -17,7 +17,7 @@ from planner.authority import AuthorityState
 from planner.checkpoint import CheckpointManifest
 from planner.fabric import FabricGroup, serving_head
 from planner.fit import Fit
-from planner.identity import ArmContainerIdentity, ArmUnitIdentity, BindMount
+from planner.identity import ArmContainerIdentity, ArmUnitIdentity, BindMount, arm_name
 from planner.launch import LaunchPlan
 from planner.recipe import (
     HF_CACHE_ROOT,
@@ -30,13 +30,18 @@ from planner.recipe import (
     Recipe,
     RecipeInvalid,
     RecipeProblem,
+    SettingsSeen,
+    _arg_problem,
+    _env_problem,
     _local_file_problems,
     _source_problems,
     arg_and_env_problems,
     composed_problems,
     composed_steps,
+    entrypoint_problems,
     group_refusals,
     load_recipe,
+    mount_problems,
     normalize_arg,
     normalized_args,
     recipe_serve_argv,
@@ -46,7 +51,7 @@ from planner.recipe import (
     value_problems,
 )
 from planner.recipe_extensions import (
-    ImageExtensions,
+    DeclaredNames,
     Reader,
     StockParserFinding,
     Unknown,
@@ -67,6 +72,7 @@ from planner.recipe_launch import (
     recipe_weight,
 )
 from planner.refusal import PlannerInputError, Refusal, render_location
+from planner.values import safe_name
 from planner.vllm_serve_options import CONFIG_FIELDS, SERVE_ACTIONS
 
 W = "launcher_recipe"
@@ -498,8 +504,9 @@ def a_name_may_break_lines(value: str) -> str:
 @mutant(
     replaces="planner.recipe._flexible",
     # the seed's --max_cudagraph_capture_size and the underscored spellings become unknown
+    # (so --compilation_config={bad is a flag vLLM does not know, its JSON unchecked)
     turns_red={SPELLINGS, READING, TWICE, FIELDS, SEED_WARNS, DECLARED, UNKNOWN_SPELLINGS}
-    | {KNOWN_SILENT},
+    | {KNOWN_SILENT, IN_ORDER},
 )
 def underscores_stay_underscores(arg: str) -> str:
     """vLLM's rewrite of ``_`` to ``-`` in a flag's name is not applied: ``--node_rank``
@@ -512,8 +519,9 @@ Resolved = tuple[str | None, str, str | None, tuple[str, ...]]
 
 @mutant(
     replaces="planner.recipe.resolve_option",
-    # --max-num-seq is unknown and the declared --max-model stale instead of stock
-    turns_red={SPELLINGS, READING, TWICE, FIELDS, KNOWN_SILENT, BAD_DECLARATION},
+    # --max-num-seq is unknown and the declared --max-model stale instead of stock (and
+    # --override-gen={x unknown, its JSON unchecked)
+    turns_red={SPELLINGS, READING, TWICE, FIELDS, KNOWN_SILENT, BAD_DECLARATION, IN_ORDER},
 )
 def prefixes_are_not_flags(arg: str) -> Resolved:
     """Only a flag's whole name (with or without ``=value``) is recognised: argparse's
@@ -548,17 +556,19 @@ def an_ambiguous_prefix_is_its_first_match(arg: str) -> Resolved:
     return dest, option, value, matches
 
 
-@mutant(replaces="planner.recipe._same_setting", turns_red={TWICE})
-def a_flag_may_be_given_twice(one: ArgReading, other: ArgReading) -> bool:
+@mutant(replaces="planner.recipe.SettingsSeen.earlier", turns_red={TWICE})
+def a_flag_may_be_given_twice(self: SettingsSeen, reading: ArgReading) -> int | None:
     """A repeated flag is never noticed; vLLM silently keeps the last."""
-    return False
+    return None
 
 
-@mutant(replaces="planner.recipe._same_setting", turns_red={TWICE}, independent=False)
-def a_dotted_key_never_meets_its_whole_config(one: ArgReading, other: ArgReading) -> bool:
+@mutant(replaces="planner.recipe.SettingsSeen.earlier", turns_red={TWICE}, independent=False)
+def a_dotted_key_never_meets_its_whole_config(
+    self: SettingsSeen, reading: ArgReading
+) -> int | None:
     """A dotted key after its whole config (``--compilation-config {}`` then
     ``--compilation-config.mode 3``) is not a repeat, though vLLM's merged JSON replaces it."""
-    return (one.dest or one.option) == (other.dest or other.option) and one.key == other.key
+    return self.first_key.get((reading.dest or reading.option, reading.key))
 
 
 @mutant(replaces="planner.recipe.field_problems", turns_red={FIELDS})
@@ -596,6 +606,16 @@ def the_fields_are_rendered_unless_spelled_in_full(
     role = ("--port", str(RECIPE_SERVE_PORT)) if rank == 0 else ("--headless",)
     port = ("--master-port", str(RECIPE_RENDEZVOUS_PORT))
     return (*recipe.entrypoint[1:], model_path, *args, *fields, *owned, *port, *role)
+
+
+@mutant(replaces="planner.recipe._arg_problem", turns_red={SPELLINGS})
+def a_recipe_port_is_left_to_the_launchers(
+    arg: str, reading: ArgReading, seen: SettingsSeen
+) -> str | None:
+    """A recipe's ``--port`` passes, and the launcher's ``--port`` after it wins silently."""
+    if reading.dest == "port":
+        return None
+    return _arg_problem(arg, reading, seen)
 
 
 @mutant(
@@ -895,6 +915,53 @@ def only_launcher_owned_env_is_refused(key: str, value: object) -> str | None:
     return "set per node by the launcher" if key in LAUNCHER_OWNED_ENV else None
 
 
+@mutant(replaces="planner.recipe._env_problem", turns_red={ENV}, independent=False)
+def an_escape_in_an_env_value_passes(key: str, value: object) -> str | None:
+    """Only a NUL or a line break is refused in an env value: an escape sequence reaches the
+    report and the operator's terminal."""
+    raw = isinstance(value, str) and not any(c in value for c in "\0\n\r")
+    return _env_problem(key, "x" if raw else value)
+
+
+@mutant(replaces="planner.recipe.entrypoint_problems", turns_red={ENV})
+def the_words_after_the_program_pass(entrypoint: list[object]) -> tuple[RecipeProblem, ...]:
+    """Only the entrypoint's program is checked: ``vllm serve --headless`` or a newline after
+    it reaches the argv outside every rule the args are held to."""
+    return tuple(p for p in entrypoint_problems(entrypoint) if p.where == "entrypoint[0]")
+
+
+def _args_problems_but(
+    args: object, env: object, dropped: Callable[[str, RecipeProblem], bool]
+) -> tuple[RecipeProblem, ...]:
+    items = args if isinstance(args, list) else []
+    served = {f"args[{i}]": normalize_arg(a) for i, a in enumerate(items) if isinstance(a, str)}
+    return tuple(
+        p for p in arg_and_env_problems(args, env) if not dropped(served.get(p.where, ""), p)
+    )
+
+
+@mutant(
+    replaces="planner.recipe.arg_and_env_problems",
+    turns_red={NOT_SETTABLE},
+    independent=False,
+)
+def a_line_break_in_an_arg_passes(args: object, env: object) -> tuple[RecipeProblem, ...]:
+    """An arg may hold a line break or an escape sequence: it forges a line of the report."""
+    return _args_problems_but(args, env, lambda _, p: p.message.startswith("holds U+"))
+
+
+@mutant(
+    replaces="planner.recipe.arg_and_env_problems",
+    turns_red={IN_ORDER},
+    independent=False,
+)
+def json_is_checked_only_as_the_next_arg(args: object, env: object) -> tuple[RecipeProblem, ...]:
+    """``--flag {…}`` is checked, but ``--flag={…}`` (or ``-ac=[…``) reaches vLLM unread."""
+    return _args_problems_but(
+        args, env, lambda arg, p: arg.startswith("-") and p.message.startswith("not JSON")
+    )
+
+
 # --- what the image adds to stock vLLM (planner.recipe_extensions) ---
 
 
@@ -963,7 +1030,7 @@ def the_line_hides_how_the_arg_was_written(self: StockParserFinding) -> str:
     turns_red={DECLARED, UNKNOWN_SPELLINGS},
 )
 def a_declaration_changes_nothing(
-    unknown: Unknown, declared: ImageExtensions
+    unknown: Unknown, flags: DeclaredNames, fields: DeclaredNames
 ) -> tuple[str, str | None]:
     """A declared flag or field still warns: the declaration is validated but never used."""
     return unknown.spelling, None
@@ -973,13 +1040,13 @@ def a_declaration_changes_nothing(
     replaces="planner.recipe_extensions.declared_spelling",
     turns_red={UNKNOWN_SPELLINGS},
 )
-def only_a_whole_declared_flag_covers_an_arg(unknown: Unknown, flags: Sequence[str]) -> str | None:
+def only_a_whole_declared_flag_covers_an_arg(unknown: Unknown, flags: DeclaredNames) -> str | None:
     """A prefix of a declared flag (``--zq-long-fl``) is not read as that flag, though the
     image's argparse reads it so."""
-    return unknown.spelling if unknown.spelling in flags else None
+    return unknown.spelling if unknown.spelling in flags.first else None
 
 
-Declared = tuple[tuple[str, str], ...]
+Found = tuple[tuple[str, str], ...]
 
 
 def _declaration_problems_but(
@@ -987,7 +1054,7 @@ def _declaration_problems_but(
     readings: Sequence[ArgReading],
     read: Reader,
     dropped: Callable[[str, str], bool],
-) -> Declared:
+) -> Found:
     found = declaration_problems(declared, readings, read)
     return tuple((where, message) for where, message in found if not dropped(where, message))
 
@@ -995,7 +1062,7 @@ def _declaration_problems_but(
 @mutant(replaces="planner.recipe_extensions.declaration_problems", turns_red={BAD_DECLARATION})
 def a_stale_flag_declaration_passes(
     declared: object, readings: Sequence[ArgReading], read: Reader
-) -> Declared:
+) -> Found:
     """A declared flag no arg sets is accepted: the declaration outlives the flag."""
     return _declaration_problems_but(
         declared, readings, read, lambda w, m: ".flags[" in w and m.startswith("no arg sets")
@@ -1009,7 +1076,7 @@ def a_stale_flag_declaration_passes(
 )
 def a_stock_flag_may_be_declared(
     declared: object, readings: Sequence[ArgReading], read: Reader
-) -> Declared:
+) -> Found:
     """A flag stock vLLM has (``--max-model-len``, or the prefix ``--max-model``) may be
     declared as the image's own, where it would hide nothing."""
     return _declaration_problems_but(
@@ -1024,7 +1091,7 @@ def a_stock_flag_may_be_declared(
 )
 def any_config_field_may_be_declared(
     declared: object, readings: Sequence[ArgReading], read: Reader
-) -> Declared:
+) -> Found:
     """A declared config field is only checked for its shape: a field stock vLLM has or no
     arg sets passes."""
     return _declaration_problems_but(
@@ -1033,6 +1100,42 @@ def any_config_field_may_be_declared(
 
 
 NAMED = f"{W}.a_recipe_runs_as_its_name_from_its_own_entrypoint"
+NAME_GRAMMAR = f"{W}.a_name_docker_or_systemd_would_misread_is_refused"
+MOUNTED = f"{W}.a_composed_model_is_not_mounted_over_the_root_or_the_cache"
+
+
+@mutant(replaces="planner.recipe.mount_problems", turns_red={MOUNTED})
+def a_composed_model_may_be_mounted_at_the_root(
+    raw: dict[str, object],
+) -> tuple[RecipeProblem, ...]:
+    """A composed model mounted at ``/`` is planned: the container sees nothing of its image."""
+    return tuple(p for p in mount_problems(raw) if not p.message.startswith("'/' "))
+
+
+@mutant(replaces="planner.recipe.mount_problems", turns_red={MOUNTED}, independent=False)
+def only_the_cache_itself_collides(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
+    """A mount inside the HF cache or around it passes; only the cache's own path collides."""
+    composed = raw.get("composed_model")
+    mount = composed.get("mount") if isinstance(composed, dict) else None
+    found = mount_problems(raw)
+    return found if mount in ("/", HF_CACHE_ROOT) else ()
+
+
+@mutant(replaces="planner.identity.arm_name", turns_red={NAME_GRAMMAR})
+def a_safe_name_is_an_arm_name(value: str) -> str:
+    """Any safe name is taken (the old rule): ``a@b:c`` plans a container docker refuses
+    and a unit systemd reads as an instance of template ``a@.service``."""
+    return safe_name(value)
+
+
+@mutant(replaces="planner.identity.arm_name", turns_red={NAME_GRAMMAR}, independent=False)
+def the_unit_names_length_is_not_checked(value: str) -> str:
+    """Only docker's grammar is checked: a name whose unit names pass systemd's 255
+    characters is planned."""
+    arm_name(value[:200])  # the grammar, on all of any name its units' length allows
+    return value
+
+
 KEY = f"{W}.the_profile_key_digests_what_the_recipe_tells_the_engine"
 
 

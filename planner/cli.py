@@ -21,6 +21,7 @@ from planner.arms import Arm, ArmSources, arm, arms
 from planner.authority import read_state
 from planner.fabric import Fabric, FabricGroup
 from planner.frontiers import PlanInputs
+from planner.identity import arm_name
 from planner.kept import Kept
 from planner.recipe import RecipeInvalid, load_recipe
 from planner.recipe_launch import RecipeSources, recipe_dry_run
@@ -28,7 +29,7 @@ from planner.refusal import PlannerInputError
 from planner.report import render_report, write_atomically
 from planner.scenarios import load_inputs, load_scenario, scenario_names
 from planner.values import path_argument as _path
-from planner.values import printable, safe_name
+from planner.values import printable
 
 EXIT_ADMITTED, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
 """0 is also a recipe's PLANNED: rendered with no refusal, no authority log given."""
@@ -237,16 +238,19 @@ def _one_of_arm_or_recipe(args: argparse.Namespace) -> None:
 
 
 def recipe_name(args: argparse.Namespace) -> str:
-    """The --name, else the recipe's directory for ``DIR/recipe.toml``, else its file stem."""
+    """The --name, else the recipe's directory for ``DIR/recipe.toml``, else its file stem:
+    a name docker and systemd both take (:func:`planner.identity.arm_name`)."""
     path: Path = args.recipe
-    stem = path.resolve().parent.name if path.name == "recipe.toml" else path.stem
+    in_dir = path.name == "recipe.toml"
+    stem = path.resolve().parent.name if in_dir else path.stem
     name = args.name if args.name is not None else stem
     try:
-        return safe_name(name)
+        return arm_name(name)
     except ValueError as exc:
-        raise PlannerInputError(
-            "--name" if args.name is not None else "recipe", name, str(exc)
-        ) from exc
+        if args.name is not None:
+            raise PlannerInputError("arguments", "--name", str(exc)) from exc
+        where = "the name of its directory" if in_dir else "the name of its file stem"
+        raise PlannerInputError(str(path), where, f"{exc}; give --name") from exc
 
 
 def _recipe_dry_run(args: argparse.Namespace) -> DryRun:

@@ -5,8 +5,9 @@ the arms' own path (fit, realization, apply scripts, admission, report).
 A recipe names an image, a model, vLLM args and env, and optionally a composed model: a
 per-node directory where the repo snapshot is symlinked from the HF cache and local files
 are hardlinked over it (local files win at the same name). The launcher owns the
-multi-node flags (``--nnodes/--node-rank/--master-addr/--master-port/--headless``) and the
-per-node fabric env; a recipe that sets them is refused, located, with every other problem.
+multi-node flags (``--nnodes/--node-rank/--master-addr/--master-port/--headless``), the
+head's ``--port`` and the per-node fabric env; a recipe that sets them is refused, located,
+with every other problem.
 
 The args are read as vLLM's own parser reads them (:func:`read_args`): its rewrite of
 ``_`` to ``-`` in flag names and of dotted config keys, then argparse's exact, ``=value``,
@@ -14,6 +15,12 @@ unambiguous-prefix and short-alias forms over vLLM's option table
 (:mod:`planner.vllm_serve_options`). So ``--node_rank``, ``--nnode``, ``-r1`` are the
 launcher's flags too, a flag set twice in any two spellings is refused (vLLM keeps the last
 silently), and TP, PP or the backend in the args must agree with the recipe's fields.
+
+Every text a recipe gives that reaches an argv or the report is one line of printable text
+(args, entrypoint words, env values, name, build profile, image dir, parent model). The
+entrypoint's words after its program hold no option (vLLM's options go in ``args``, where
+they are read and checked), and the checks are linear in the recipe's size (settings are
+looked up in indexes, never searched for among the args before).
 """
 
 from __future__ import annotations
@@ -21,8 +28,10 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from bisect import bisect_left
 from collections.abc import Sequence
 from decimal import Decimal
+from itertools import islice
 from pathlib import Path, PurePosixPath
 from typing import Literal, NamedTuple
 
@@ -46,8 +55,17 @@ from planner.values import (
 )
 from planner.vllm_serve_options import APPEND_DESTS, SERVE_ACTIONS, VLLM_VERSION
 
-LAUNCHER_OWNED_FLAGS = ("--nnodes", "--node-rank", "--master-addr", "--master-port", "--headless")
-LAUNCHER_OWNED_DESTS = ("nnodes", "node_rank", "master_addr", "master_port", "headless")
+# every flag recipe_serve_argv renders but the fields' TP/PP (the head's --port too: a recipe's
+# own would be overridden by it silently); tests check each is a vLLM option of its dest
+LAUNCHER_OWNED_FLAGS = (
+    "--nnodes",
+    "--node-rank",
+    "--master-addr",
+    "--master-port",
+    "--headless",
+    "--port",
+)
+LAUNCHER_OWNED_DESTS = ("nnodes", "node_rank", "master_addr", "master_port", "headless", "port")
 # vLLM dests a recipe field sets: an arg setting one must agree with the field
 FIELD_DESTS: dict[str | None, str] = {
     "tensor_parallel_size": "tensor_parallel_size",
@@ -90,10 +108,11 @@ class Recipe(Frozen):
     engine: Literal["vllm"]
     name: OneLine
     docker_image: str
-    docker_image_dir: str | None = None
-    build_profile: str | None = None
+    # texts the report shows (the build profile is the candidate's runtime key): one line
+    docker_image_dir: OneLine | None = None
+    build_profile: OneLine | None = None
     model: str
-    parent_model: str | None = None
+    parent_model: OneLine | None = None
     required_nodes: int = Field(ge=1)
     tensor_parallel_size: int = Field(ge=1)
     pipeline_parallel_size: int = Field(default=1, ge=1)
@@ -140,6 +159,10 @@ _OPTION_DEST = {option: dest for dest, options in SERVE_ACTIONS for option in op
 _CANONICAL = {
     dest: next(o for o in options if o.startswith("--")) for dest, options in SERVE_ACTIONS
 }
+# the options sorted, so the ones a prefix starts are found by bisection, not by a scan of the
+# table per arg; then listed in the table's order (argparse's, for an ambiguous prefix)
+_SORTED_OPTIONS = sorted(_OPTION_DEST)
+_TABLE_ORDER = {option: i for i, option in enumerate(_OPTION_DEST)}
 # argparse's own pattern (Python 3.11): what looks like a negative number is a value
 _NEGATIVE = re.compile(r"^-\d+$|^-\d*\.\d+$")
 _FLAG_NAME = re.compile(r"(?<=--)[^.]*")
@@ -183,12 +206,12 @@ def resolve_option(arg: str) -> tuple[str | None, str, str | None, tuple[str, ..
     if eq and name in _OPTION_DEST:
         return _OPTION_DEST[name], name, explicit, ()
     if arg[1] == "-":  # a long flag: any option it is a prefix of (before '=')
-        found = [(o, explicit if eq else None) for o in _OPTION_DEST if o.startswith(name)]
+        found = [(o, explicit if eq else None) for o in _options_starting(name)]
     else:  # a short one: a two-character option with its value glued on, or a prefix
+        glued = {arg[:2]} & _OPTION_DEST.keys()
         found = [
             (o, arg[2:] if o == arg[:2] else None)
-            for o in _OPTION_DEST
-            if o == arg[:2] or o.startswith(arg)
+            for o in sorted(glued | set(_options_starting(arg)), key=_TABLE_ORDER.__getitem__)
         ]
     if len(found) > 1:
         return None, name, None, tuple(o for o, _ in found)
@@ -199,22 +222,39 @@ def resolve_option(arg: str) -> tuple[str | None, str, str | None, tuple[str, ..
     return None, name, None, ()
 
 
+def _options_starting(prefix: str) -> list[str]:
+    """The options ``prefix`` starts, in the table's order."""
+    found = []
+    for option in islice(_SORTED_OPTIONS, bisect_left(_SORTED_OPTIONS, prefix), None):
+        if not option.startswith(prefix):
+            break
+        found.append(option)
+    return sorted(found, key=_TABLE_ORDER.__getitem__)
+
+
 def read_args(args: Sequence[str]) -> tuple[ArgReading, ...]:
-    """Each option of ``args`` as vLLM's serve parser reads it (values are not listed).
+    """Each option of ``args`` as vLLM's serve parser reads it (:func:`read_spelled`)."""
+    return tuple(reading for reading, _ in read_spelled(args))
+
+
+def read_spelled(args: Sequence[str]) -> tuple[tuple[ArgReading, bool], ...]:
+    """Each option of ``args`` as vLLM's serve parser reads it (values are not listed), and
+    whether its value is spelled inside the arg itself (``--x=v``, ``-cc{…}``, ``-O3``)
+    rather than taken from the next arg.
 
     First vLLM's own rewrite (``FlexibleArgumentParser.parse_args``): ``_`` to ``-`` in a
     ``--`` flag's name, ``-O3``/``-O 3`` as ``--optimization-level``, a dotted key
     (``--engram-config.cpu_offload true``) as its config flag, taking the next arg as its
     value; then argparse's resolution (:func:`resolve_option`). After ``--`` every arg is
     positional."""
-    readings: list[ArgReading] = []
+    readings: list[tuple[ArgReading, bool]] = []
     taken: set[int] = set()  # the args a dotted key took as its value
     for index, arg in enumerate(args):
         following = args[index + 1] if index + 1 < len(args) else None
         if index in taken:
             continue
         if arg == "--":
-            readings.append(ArgReading(index, arg, None, "--", None))
+            readings.append((ArgReading(index, arg, None, "--", None), False))
             break
         name = _flexible(arg)
         if arg.startswith("-O") and arg != "-O":
@@ -233,9 +273,10 @@ def read_args(args: Sequence[str]) -> tuple[ArgReading, ...]:
         dest, option, value, matches = resolve_option(name)
         if option == "":
             continue
+        inline = value is not None or bool(key and eq)
         if value is None and following is not None and (key or _is_value(following)):
             value = following
-        readings.append(ArgReading(index, arg, dest, option, value, key, matches))
+        readings.append((ArgReading(index, arg, dest, option, value, key, matches), inline))
     return tuple(readings)
 
 
@@ -272,6 +313,7 @@ def load_recipe(path: Path) -> Recipe:
         + arg_and_env_problems(raw.get("args"), raw.get("env"))
         + field_problems(raw)
         + composed_problems(raw)
+        + mount_problems(raw)
         + extension_problems(raw)
         + (shape_problems(recipe) if recipe is not None else ())
     )
@@ -344,25 +386,26 @@ def _as_lists(value: object) -> object:
 
 
 def arg_and_env_problems(args: object, env: object) -> tuple[RecipeProblem, ...]:
-    """Per arg, as vLLM reads it (:func:`read_args`): a NUL byte, a ``--`` that would make
-    the launcher's flags positional, an ambiguous prefix, a launcher-owned flag, a flag no
-    recipe may set, a flag set again, or a config value that is not JSON; then the
-    launcher-owned env. Each located, one problem per arg at most."""
+    """Per arg, as vLLM reads it (:func:`read_spelled`): a NUL byte, a line break or another
+    control character (an arg is one line of the report and of its argv), a ``--`` that
+    would make the launcher's flags positional, an ambiguous prefix, a launcher-owned flag,
+    a flag no recipe may set, a flag set again, or a value that is not JSON in any spelling
+    (``--x {…}``, ``--x={…}``, ``-cc{…}``, a dotted key's); then the launcher-owned env. Each
+    located, one problem per arg at most."""
     found: list[RecipeProblem] = []
     items = args if isinstance(args, list) else []
     served = [normalize_arg(a) if isinstance(a, str) else "" for a in items]
-    readings = {r.at: r for r in read_args(served)}
-    seen: list[ArgReading] = []
+    readings = {r.at: (r, inline) for r, inline in read_spelled(served)}
+    seen = SettingsSeen()
     for i, arg in enumerate(served):
-        reading = readings.get(i)
-        message = "holds a NUL byte" if "\0" in arg else None
+        reading, inline = readings.get(i, (None, False))
+        message = _text_problem(arg)
         if message is None and reading is not None:
             message = _arg_problem(arg, reading, seen)
-        elif message is None and arg[:1] in ("{", "["):
-            try:
-                json.loads(arg)
-            except json.JSONDecodeError as exc:
-                message = f"not JSON: {exc.msg}"
+            if message is None and inline and reading.value is not None:
+                message = _json_problem(reading.value)
+        elif message is None:
+            message = _json_problem(arg)
         if message is not None:
             found.append(RecipeProblem(where=f"args[{i}]", message=message))
     for key, value in env.items() if isinstance(env, dict) else ():
@@ -372,22 +415,70 @@ def arg_and_env_problems(args: object, env: object) -> tuple[RecipeProblem, ...]
     return tuple(found)
 
 
+def _text_problem(arg: str) -> str | None:
+    """An arg is one line of printable text: it reaches the argv, the report and readback's
+    comparison, where a NUL cannot pass and a line break or a control character would
+    forge or hide a line."""
+    if "\0" in arg:
+        return "holds a NUL byte"
+    bad = next((char for char in arg if not char.isprintable()), None)
+    if bad is not None:
+        return f"holds U+{ord(bad):04X}, a line break or control character: an arg is one line"
+    return None
+
+
+def _json_problem(value: str) -> str | None:
+    """A value that opens a JSON object or array is JSON (vLLM reads it so)."""
+    if value[:1] not in ("{", "["):
+        return None
+    try:
+        json.loads(value)
+    except json.JSONDecodeError as exc:
+        return f"not JSON: {exc.msg}"
+    return None
+
+
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _env_problem(key: str, value: object) -> str | None:
-    """An env entry reaches ``docker create --env KEY=value`` and readback's line match: a
-    name of letters, digits and ``_``, a value on one line without NUL."""
+    """An env entry reaches ``docker create --env KEY=value``, the report and readback's
+    line match: a name of letters, digits and ``_``, a value of one line of printable text."""
     if key in LAUNCHER_OWNED_ENV:
         return "set per node by the launcher"
     if _ENV_NAME.fullmatch(key) is None:
         return f"{key!r} is not an environment variable name (letters, digits, _)"
-    if isinstance(value, str) and any(c in value for c in "\0\n\r"):
-        return f"{value!r} holds a NUL byte or a line break"
+    if isinstance(value, str) and not value.isprintable():
+        return f"{value!r} holds a NUL byte, a line break or a control character"
     return None
 
 
-def _arg_problem(arg: str, reading: ArgReading, seen: list[ArgReading]) -> str | None:
+class SettingsSeen:
+    """What the args before one set, indexed so a setting is looked up, never scanned for
+    (a recipe of 200,000 args is read in linear time): per setting (an action, or a flag
+    vLLM does not know by its name), the first arg that set it, and the first that set each
+    dotted key of it (the key ``()``: the whole config)."""
+
+    def __init__(self) -> None:
+        self.first: dict[str, int] = {}
+        self.first_key: dict[tuple[str, tuple[str, ...]], int] = {}
+
+    def earlier(self, reading: ArgReading) -> int | None:
+        """The first earlier arg that sets what ``reading`` sets: the same setting, and the
+        same dotted key, or one of the two the whole config."""
+        name = reading.dest or reading.option
+        if not reading.key:
+            return self.first.get(name)
+        found = (self.first_key.get((name, ())), self.first_key.get((name, reading.key)))
+        return min((at for at in found if at is not None), default=None)
+
+    def add(self, reading: ArgReading) -> None:
+        name = reading.dest or reading.option
+        self.first.setdefault(name, reading.at)
+        self.first_key.setdefault((name, reading.key), reading.at)
+
+
+def _arg_problem(arg: str, reading: ArgReading, seen: SettingsSeen) -> str | None:
     """The problem of one option as vLLM reads it; ``seen`` holds the options before it."""
     if reading.option == "--":
         return "-- ends vLLM's options: the launcher's flags after it would be read as models"
@@ -411,12 +502,12 @@ def _arg_problem(arg: str, reading: ArgReading, seen: list[ArgReading]) -> str |
             return f"{arg}: {exc} (the fit wall reads it)"
     if dest in APPEND_DESTS:
         return None
-    earlier = next((r for r in seen if _same_setting(r, reading)), None)
-    seen.append(reading)
+    earlier = seen.earlier(reading)
+    seen.add(reading)
     if earlier is None:
         return None
     shown = ".".join((canonical, *reading.key))
-    return f"{arg} sets {shown} again (first at args[{earlier.at}]); vLLM keeps only the last"
+    return f"{arg} sets {shown} again (first at args[{earlier}]); vLLM keeps only the last"
 
 
 _DECIMAL = re.compile(r"[01]?\.[0-9]{1,4}|[01]")
@@ -432,14 +523,6 @@ def utilization_bp(text: str) -> int:
     if not 0 < points <= 10000:
         raise ValueError(f"{text} is not above 0 and at most 1")
     return points
-
-
-def _same_setting(one: ArgReading, other: ArgReading) -> bool:
-    """Both set one thing: the same action (a flag vLLM does not know: the same name), and
-    the same dotted key, or one of them the whole config."""
-    if (one.dest or one.option) != (other.dest or other.option):
-        return False
-    return one.key == other.key or not one.key or not other.key
 
 
 def field_problems(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
@@ -496,12 +579,34 @@ def value_problems(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
         if message is not None:
             found.append(RecipeProblem(where=field, message=message))
     entrypoint = raw.get("entrypoint")
-    program = entrypoint[0] if isinstance(entrypoint, list) and entrypoint else None
-    if isinstance(program, str):
-        try:
-            safe_name(program)
-        except ValueError as exc:
-            found.append(RecipeProblem(where="entrypoint[0]", message=str(exc)))
+    return (*found, *entrypoint_problems(entrypoint if isinstance(entrypoint, list) else []))
+
+
+def entrypoint_problems(entrypoint: list[object]) -> tuple[RecipeProblem, ...]:
+    """The program is ``--entrypoint``'s value, a safe name. The words after it bring the
+    program to vLLM's serve (``serve``; ``/usr/local/bin/vllm serve`` for ``python3``) and
+    hold no option: the model and the args follow them, so an option there (``--headless``,
+    ``--config FILE``, a bare ``--``, ``-m``) would be read by vLLM's parser outside every
+    rule the args are held to. vLLM's options go in ``args``. Each word is one printable
+    word (no NUL, space, line break or control character)."""
+    found: list[RecipeProblem] = []
+    for i, word in enumerate(entrypoint):
+        if not isinstance(word, str):
+            continue  # a type problem, reported by the structure check
+        if i == 0:
+            try:
+                safe_name(word)
+            except ValueError as exc:
+                found.append(RecipeProblem(where="entrypoint[0]", message=str(exc)))
+        elif word.startswith("-"):
+            message = (
+                f"{word!r} is an option before the model, outside the args' checks: "
+                "give vLLM's options in args"
+            )
+            found.append(RecipeProblem(where=f"entrypoint[{i}]", message=message))
+        elif not word or not word.isprintable() or " " in word:
+            message = f"{word!r} is not one printable word (no space or control character)"
+            found.append(RecipeProblem(where=f"entrypoint[{i}]", message=message))
     return tuple(found)
 
 
@@ -594,6 +699,30 @@ def _local_file_problems(files: object, where: str) -> tuple[RecipeProblem, ...]
             found.append(RecipeProblem(where=at, message=message))
         names.setdefault(name, i)
     return tuple(found)
+
+
+def mount_problems(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
+    """Where the composed model is mounted in the container (a safe path, checked by its
+    type): not ``/``, which would hide the image's whole file system, and not the HF cache
+    its links point into, inside it or around it (the cache's own read-only mount would
+    collide with it or nest in it)."""
+    composed = raw.get("composed_model")
+    mount = composed.get("mount") if isinstance(composed, dict) else None
+    if not isinstance(mount, str):
+        return ()
+    message = None
+    if mount == "/":
+        message = f"{mount!r} would hide the image's whole file system"
+    elif _nested(mount, HF_CACHE_ROOT) or _nested(HF_CACHE_ROOT, mount):
+        message = f"{mount!r} collides with the HF cache's own mount at {HF_CACHE_ROOT}"
+    return (
+        () if message is None else (RecipeProblem(where="composed_model.mount", message=message),)
+    )
+
+
+def _nested(path: str, root: str) -> bool:
+    """``path`` is ``root`` or inside it."""
+    return path == root or path.startswith(root.rstrip("/") + "/")
 
 
 def group_refusals(recipe: Recipe, group: FabricGroup, source: str) -> tuple[Refusal, ...]:

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -121,26 +122,46 @@ def _json_keys(value: str | None) -> list[str]:
     return list(decoded) if isinstance(decoded, dict) else []
 
 
-def declared_spelling(unknown: Unknown, flags: Sequence[str]) -> str | None:
+class DeclaredNames:
+    """DeclaredNames names indexed once, so each unknown is looked up, never scanned for (a
+    recipe's checks stay linear in its size): where each is first declared, and the names
+    sorted, so the ones an unknown flag is a prefix of are found by bisection."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.first: dict[str, int] = {}
+        for i, name in enumerate(names):
+            self.first.setdefault(name, i)
+        self.ordered = sorted(self.first)
+
+    def covering(self, spelling: str) -> str | None:
+        """The declared name that covers ``spelling``: itself, else the one it is a prefix
+        of (argparse in the image reads the prefix as that flag)."""
+        if spelling in self.first:
+            return spelling
+        at = bisect_left(self.ordered, spelling)
+        longer = [n for n in self.ordered[at : at + 2] if n.startswith(spelling)]
+        return longer[0] if len(longer) == 1 else None
+
+
+def declared_spelling(unknown: Unknown, flags: DeclaredNames) -> str | None:
     """The declared flag that covers an unknown flag: itself, else the one declared flag it
     is a prefix of."""
-    if unknown.spelling in flags:
-        return unknown.spelling
-    longer = [flag for flag in flags if flag.startswith(unknown.spelling)]
-    return longer[0] if len(longer) == 1 else None
+    return flags.covering(unknown.spelling)
 
 
-def _declared_at(unknown: Unknown, declared: ImageExtensions) -> tuple[str, str | None]:
+def _declared_at(
+    unknown: Unknown, flags: DeclaredNames, fields: DeclaredNames
+) -> tuple[str, str | None]:
     """(spelling, where it is declared) of one unknown."""
     if unknown.config_class is not None:
-        if unknown.spelling in declared.config_fields:
-            at = declared.config_fields.index(unknown.spelling)
+        if unknown.spelling in fields.first:
+            at = fields.first[unknown.spelling]
             return unknown.spelling, f"image_extensions.config_fields[{at}]"
         return unknown.spelling, None
-    flag = declared_spelling(unknown, declared.flags)
+    flag = declared_spelling(unknown, flags)
     if flag is None:
         return unknown.spelling, None
-    return flag, f"image_extensions.flags[{declared.flags.index(flag)}]"
+    return flag, f"image_extensions.flags[{flags.first[flag]}]"
 
 
 class StockParserFinding(Frozen):
@@ -176,9 +197,10 @@ def stock_parser_findings(recipe: Recipe) -> tuple[StockParserFinding, ...]:
     recipe's image and build profile: a warning, or an extension once the recipe declares
     it in ``image_extensions``."""
     declared = recipe.image_extensions or ImageExtensions()
+    flags, fields = DeclaredNames(declared.flags), DeclaredNames(declared.config_fields)
     found = []
     for unknown in unknown_settings(recipe.arg_readings()):
-        spelling, declared_at = _declared_at(unknown, declared)
+        spelling, declared_at = _declared_at(unknown, flags, fields)
         found.append(
             StockParserFinding(
                 at=unknown.at,
@@ -210,23 +232,32 @@ def declaration_problems(
     for field, check in (("flags", _flag_problem), ("config_fields", _field_problem)):
         entries = declared.get(field)
         listed: list[object] = entries if isinstance(entries, list) else []
-        written = [e for e in listed if isinstance(e, str)]
+        written = DeclaredNames([e for e in listed if isinstance(e, str)])
+        used = _used(unknowns, written, flags=field == "flags")
+        first: dict[str, int] = {}
         for i, entry in enumerate(listed):
             if not isinstance(entry, str):
                 continue
-            first = listed.index(entry)
-            if first < i:
-                message: str | None = f"{entry} is declared again (first at {field}[{first}])"
+            if first.setdefault(entry, i) < i:
+                again = f"{field}[{first[entry]}]"
+                message: str | None = f"{entry} is declared again (first at {again})"
             else:
-                message = check(entry, unknowns, written, read)
+                message = check(entry, used, read)
             if message is not None:
                 found.append((f"image_extensions.{field}[{i}]", message))
     return tuple(found)
 
 
-def _flag_problem(
-    flag: str, unknowns: Sequence[Unknown], flags: Sequence[str], read: Reader
-) -> str | None:
+def _used(unknowns: Sequence[Unknown], declared: DeclaredNames, *, flags: bool) -> frozenset[str]:
+    """The declared flags (``flags``) or config fields some arg uses: computed once, so each
+    declaration's staleness is a lookup."""
+    if flags:
+        covered = (declared_spelling(u, declared) for u in unknowns if u.config_class is None)
+        return frozenset(flag for flag in covered if flag is not None)
+    return frozenset(u.spelling for u in unknowns if u.config_class is not None)
+
+
+def _flag_problem(flag: str, used: frozenset[str], read: Reader) -> str | None:
     if not _FLAG.fullmatch(flag):
         dashed = flag.replace("_", "-")
         hint = f": write {dashed}" if _FLAG.fullmatch(dashed) else ""
@@ -239,14 +270,12 @@ def _flag_problem(
     if reading.matches:
         known = ", ".join(reading.matches)
         return f"{_STOCK} serve parser reads {flag} as a prefix of its own {known}: {_HIDES}"
-    if not any(u.config_class is None and declared_spelling(u, flags) == flag for u in unknowns):
+    if flag not in used:
         return f"no arg sets {flag}: a stale declaration (remove it)"
     return None
 
 
-def _field_problem(
-    entry: str, unknowns: Sequence[Unknown], entries: Sequence[str], read: Reader
-) -> str | None:
+def _field_problem(entry: str, used: frozenset[str], read: Reader) -> str | None:
     shape = _FIELD.fullmatch(entry)
     if shape is None:
         return f"{entry!r} is not <option>.<field> (as in --engram-config.table_memory)"
@@ -261,6 +290,6 @@ def _field_problem(
     config_class, fields = _CHECKED[dest]
     if field in fields:
         return f"{field} is a field of {_STOCK} {config_class}: {_HIDES}"
-    if not any(u.spelling == entry for u in unknowns if u.config_class is not None):
+    if entry not in used:
         return f"no arg sets {entry}: a stale declaration (remove it)"
     return None

@@ -46,7 +46,7 @@ from planner.checkpoint import (
 )
 from planner.fabric import FabricGroup
 from planner.fit import Fit, serving_arm_admits_under
-from planner.identity import ArmContainerIdentity, ArmUnitIdentity, BindMount
+from planner.identity import ArmContainerIdentity, ArmName, ArmUnitIdentity, BindMount
 from planner.launch import LaunchPlan, RankLaunch, host_env
 from planner.measure import gibibyte_ceiling
 from planner.profile import utilization_text
@@ -94,8 +94,8 @@ class RecipeSources(Frozen):
     recipe: Recipe
     source: str
     """The recipe file, as given: refusals name it."""
-    name: str
-    """The arm, container and unit name (a safe name, checked by the caller)."""
+    name: ArmName
+    """The arm, container and unit name (checked by the caller too, where it is located)."""
     group: FabricGroup
     manifest: CheckpointManifest | None
     """The model's checkpoint manifest; ``None``: the data has none (weight unknown)."""

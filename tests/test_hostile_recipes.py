@@ -12,8 +12,11 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -180,3 +183,189 @@ def test_hostile_args_are_planned_or_refused_at_their_index(args: list[str]) -> 
         places = re.findall(r"(?:problem\(s\): |^  )(args\[(\d+)\]): ", ran.err, re.MULTILINE)
         assert places and all(int(i) < len(args) for _, i in places), ran.err
         assert tree(out) == []
+
+
+def _cpu_seconds(recipe: str, runs: int) -> float:
+    """The least CPU time of ``runs`` in-process ``planner recipe`` runs on ``recipe``."""
+    best = float("inf")
+    for _ in range(runs):
+        started = time.process_time()
+        ran, _, _ = _run(recipe.encode())
+        best = min(best, time.process_time() - started)
+        assert ran.code == 0, ran.err
+    return best
+
+
+def _many_dotted_keys(count: int) -> str:
+    """``count`` distinct dotted Engram keys: one setting each, every one a warning."""
+    args = [a for i in range(count) for a in (f"--engram-config.k{i}", "1")]
+    return BASE + f"args = [{', '.join(map(_toml_string, args))}]\n"
+
+
+def _many_declared_extensions(count: int) -> str:
+    """``count`` unknown flags and ``count`` unknown Engram fields, each declared."""
+    flags = [f"--zq{i}x" for i in range(count)]
+    fields = [f"--engram-config.t{i}" for i in range(count)]
+    args = [a for name in (*flags, *fields) for a in (name, "1")]
+    listed = ", ".join(map(_toml_string, args))
+    return BASE + (
+        f"args = [{listed}]\n[image_extensions]\n"
+        f"flags = [{', '.join(map(_toml_string, flags))}]\n"
+        f"config_fields = [{', '.join(map(_toml_string, fields))}]\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("make", "count"), [(_many_dotted_keys, 1000), (_many_declared_extensions, 150)]
+)
+def test_recipe_checks_grow_linearly(make: Callable[[int], str], count: int) -> None:
+    """Ten times the args (or the declarations) costs about ten times the CPU, measured as
+    a ratio of two sizes in one run (no absolute time): under 40x, where checks that scan
+    what came before (quadratic: 100x, or worse) cannot stay. An 88 KB [image_extensions]
+    took ~50 s and 200,000 args minutes when each setting was looked for in a list."""
+    small = _cpu_seconds(make(count), runs=3)
+    large = _cpu_seconds(make(10 * count), runs=2)
+    assert large / small < 40, f"{large:.3f}s / {small:.3f}s = {large / small:.0f}x"
+
+
+def _located(recipe: str, where: str) -> str:
+    """The one problem of ``recipe`` (exit 2, located at ``where``, nothing written)."""
+    ran, path, out = _run(recipe.encode())
+    message = located_error(ran, "planner", str(path), "1 problem(s)")
+    assert message.startswith(f"{where}: "), message
+    assert tree(out) == []
+    return message.removeprefix(f"{where}: ")
+
+
+@pytest.mark.parametrize(
+    ("words", "at"),
+    [
+        (["serve", "--headless"], 2),
+        (["serve", "--config", "x.yaml"], 2),
+        (["serve", "--"], 2),
+        (["serve", "--port=9000"], 2),
+        (["-m", "vllm.entrypoints.cli.main", "serve"], 1),
+        (["serve", "a\0b"], 2),
+        (["serve", "a\nb"], 2),
+        (["serve", "a\u2028b"], 2),
+        (["serve", ""], 2),
+    ],
+)
+def test_the_entrypoints_words_hold_no_option_and_no_control(words: list[str], at: int) -> None:
+    """entrypoint[1:] reach the argv before the model, where vLLM's parser would read an
+    option outside every rule the args are held to: each is one printable word, not an
+    option (vLLM's options go in args)."""
+    listed = ", ".join(map(_toml_string, ["vllm", *words]))
+    message = _located(_with("entrypoint", f"[{listed}]"), f"entrypoint[{at}]")
+    assert message.startswith(repr(words[at - 1]))
+
+
+def test_an_entrypoint_of_plain_words_plans() -> None:
+    ran, _, out = _run(_with("entrypoint", '["python3", "/usr/local/bin/vllm", "serve"]').encode())
+    assert ran.code == 0, ran.err
+    report = (out / "plan.txt").read_text(encoding="utf-8")
+    assert "--entrypoint python3 tiny:local /usr/local/bin/vllm serve org/tiny " in report
+
+
+@pytest.mark.parametrize("key", ["build_profile", "docker_image_dir", "parent_model"])
+@pytest.mark.parametrize("bad", ["\n", "\r", "\x1b", "\x85", "\u2028", "\t", "\0"])
+def test_a_text_the_report_shows_is_one_line(key: str, bad: str) -> None:
+    """A build profile (the candidate's runtime key, in the report), an image dir or a
+    parent model holding a line break or a control character is refused at its key: it
+    would forge report sections (``fit: …``) or reach the terminal raw."""
+    text = BASE + f"{key} = {_toml_string(f'p{bad}fit: forged')}\n"
+    assert "not one line of printable text" in _located(text, key)
+
+
+@pytest.mark.parametrize("value", ["a\nb", "a\x1b[2Jb", "a\u2028b", "a\x85b", "a\tb"])
+def test_an_env_value_or_arg_is_one_line(value: str) -> None:
+    env = _located(BASE + f"[env]\nA = {_toml_string(value)}\n", "env.A")
+    assert "a line break or a control character" in env
+    for args in (["--served-model-name", value], [f"--x{value}"]):
+        listed = ", ".join(map(_toml_string, args))
+        at = len(args) - 1
+        message = _located(BASE + f"args = [{listed}]\n", f"args[{at}]")
+        assert message.endswith("a line break or control character: an arg is one line")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--speculative-config", "{bad"],
+        ["--speculative-config={bad"],
+        ["--speculative_config={bad"],
+        ["--speculative-conf={bad"],
+        ["-sc={bad"],
+        ["--limit-mm-per-prompt=[1,"],
+        ["--engram-config.x={bad"],
+        ["--engram-config.x", "{bad"],
+    ],
+)
+def test_a_json_value_is_checked_in_every_spelling(args: list[str]) -> None:
+    """A value that opens JSON is JSON whether it is the next arg or spelled in the flag
+    (``=``, underscores, a prefix, a short alias, a dotted key)."""
+    listed = ", ".join(map(_toml_string, args))
+    message = _located(BASE + f"args = [{listed}]\n", f"args[{len(args) - 1}]")
+    assert message.startswith("not JSON: ")
+
+
+_BAD_NAMES = ["a@b:c", "a@b", "a:b", "a", "-a", ".a", "_a", "a" * 243, "a b", "a/b", "é-x"]
+
+
+@pytest.mark.parametrize("name", _BAD_NAMES)
+def test_a_name_docker_or_systemd_would_misread_is_refused(name: str, tmp_path: Path) -> None:
+    """The arm name is the container's (docker: ``[a-zA-Z0-9][a-zA-Z0-9_.-]+``) and the
+    units' (``<name>-head.service``: no '@', which systemd reads as a template instance,
+    at most 255 characters): --name, or the name a recipe's file stem or directory gives,
+    that either refuses is a usage/input error (exit 2) naming where it came from, and
+    nothing is written."""
+    recipe = tmp_path / "r.toml"
+    recipe.write_text(BASE, encoding="utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    ran = planner_main("dry-run", "--recipe", recipe, f"--name={name}", "--out", out / "p.txt")
+    message = located_error(ran, "planner", "arguments", "--name")
+    assert "is not a container and unit name" in message
+    assert repr(name) in message or f"a name of {len(name)} characters" in message
+    assert tree(out) == []
+    if "/" in name or len(name) > 200:
+        return  # no file stem of its own to derive it from (or too long for a file name)
+    named = tmp_path / f"{name}.toml"
+    named.write_text(BASE, encoding="utf-8")
+    ran = planner_main("dry-run", "--recipe", named, "--out", out / "p.txt")
+    located_error(ran, "planner", str(named), "the name of its file stem")
+    in_dir = tmp_path / name / "recipe.toml"
+    in_dir.parent.mkdir()
+    in_dir.write_text(BASE, encoding="utf-8")
+    ran = planner_main("dry-run", "--recipe", in_dir, "--out", out / "p.txt")
+    located_error(ran, "planner", str(in_dir), "the name of its directory")
+    assert tree(out) == []
+
+
+@pytest.mark.parametrize("name", ["ab", "a.b-c_d", "A1", "a" * 242])
+def test_a_name_both_take_plans(name: str, tmp_path: Path) -> None:
+    recipe = tmp_path / "r.toml"
+    recipe.write_text(BASE, encoding="utf-8")
+    ran = planner_main("dry-run", "--recipe", recipe, "--name", name, "--out", tmp_path / "p")
+    assert ran.code == 0, ran.err
+    assert f"## unit {name}-head.service" in (tmp_path / "p").read_text(encoding="utf-8")
+
+
+_COMPOSED = '[composed_model]\nmount = {}\n[[composed_model.sources]]\nrepo = "org/tiny"\n'
+
+
+@pytest.mark.parametrize(
+    "mount", ["/", "/var", "/var/lib/gunbc", "/var/lib/gunbc/hf-cache", "/var/lib/gunbc/hf-cache/m"]
+)
+def test_a_composed_model_is_not_mounted_over_the_root_or_the_cache(mount: str) -> None:
+    """A composed model mounted at ``/`` hides the image's whole file system; one at the HF
+    cache, inside it, or around it (the cache's own mount would nest in a read-only one)
+    collides with the cache mount: each is refused at composed_model.mount."""
+    message = _located(BASE + _COMPOSED.format(_toml_string(mount)), "composed_model.mount")
+    assert message.startswith(repr(mount))
+
+
+def test_a_composed_model_mounted_beside_the_cache_plans() -> None:
+    ran, _, out = _run((BASE + _COMPOSED.format('"/model"')).encode())
+    assert ran.code == 0, ran.err
+    assert "target=/model,readonly" in (out / "plan.txt").read_text(encoding="utf-8")

@@ -66,7 +66,7 @@ def test_a_declared_extension_is_recorded_and_the_argv_is_unchanged(tmp_path: Pa
     plans = [
         recipe_dry_run(
             RecipeSources(
-                recipe=r, source="c", name="c", group=group, manifest=snapshot, state=None
+                recipe=r, source="c", name="cc", group=group, manifest=snapshot, state=None
             )
         )
         for r in (seed, declared)

@@ -32,6 +32,7 @@ VALUES = {
     "master_addr": "10.0.0.9",
     "master_port": "29599",
     "headless": None,
+    "port": "9000",
     "tensor_parallel_size": "2",
     "pipeline_parallel_size": "2",
     "distributed_executor_backend": "mp",

@@ -11,6 +11,9 @@ value, its baseline, the ratio, the goal and its direction, whether it holds on 
   call a patched target; the baseline's reach). Goal ≤ 1.5×.
 - Planning at scale: the per-host cost of planning, realizing and admitting V4.1 on a group
   of 1,024 hosts against a group of 4 (goal ≤ 1.2×).
+- Recipe checks: the per-arg cost of reading and checking a recipe of 200,000 args against
+  one of 2,000 (distinct dotted keys; unknown flags and fields all declared in
+  ``[image_extensions]``), goal ≤ 1.5× (flat: linear).
 - The authority log: folding 1,000,000 events against ``json.loads`` of each line (goal ≤
   1.5×), and the fold's peak memory at 10⁶ events against 10⁴ (goal ≤ 1.2×: flat).
 - The generated survey against mutmut 3.8 (goal ≥ 4×, a speed: the ratio must reach it):
@@ -344,6 +347,52 @@ def bench_scale(repeats: int, large: int) -> Figure:
     )
 
 
+def _recipe_text(args: int, declared: bool) -> str:
+    """tiny with ``args`` args: distinct dotted Engram keys, or (``declared``) unknown flags
+    and Engram fields, each declared in ``[image_extensions]``."""
+    from fixtures.builders import TINY_RECIPE
+
+    count = args // 2
+    if not declared:
+        names = [f"--engram-config.k{i}" for i in range(count)]
+        tail = ""
+    else:
+        flags = [f"--zq{i}x" for i in range(count // 2)]
+        fields = [f"--engram-config.t{i}" for i in range(count // 2)]
+        names = [*flags, *fields]
+        tail = f"[image_extensions]\nflags = {json.dumps(flags)}\n"
+        tail += f"config_fields = {json.dumps(fields)}\n"
+    listed = json.dumps([a for name in names for a in (name, "1")])
+    return TINY_RECIPE.read_text(encoding="utf-8") + f"args = {listed}\n" + tail
+
+
+def _recipe_seconds_per_arg(args: int, declared: bool, repeats: int) -> float:
+    from planner.recipe import load_recipe
+    from planner.recipe_extensions import stock_parser_findings
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "recipe.toml"
+        path.write_text(_recipe_text(args, declared), encoding="utf-8")
+        seconds = _median(lambda: stock_parser_findings(load_recipe(path)), repeats)
+    return seconds / args
+
+
+def bench_recipe(repeats: int, small: int, large: int) -> list[Figure]:
+    """Per-arg cost of reading and checking a recipe of ``large`` args against ``small``:
+    flat when the checks are linear (a scan of what came before makes it grow with size)."""
+    return [
+        Figure(
+            f"recipe checks per arg, {large:,} vs {small:,} args{label}",
+            _recipe_seconds_per_arg(large, declared, max(1, repeats // 2)),
+            _recipe_seconds_per_arg(small, declared, repeats),
+            "s/arg",
+            1.5,
+            "per-arg time of load_recipe + its stock-parser findings, large / small recipe",
+        )
+        for declared, label in ((False, ""), (True, ", every flag declared"))
+    ]
+
+
 def _write_log(path: Path, events: int) -> None:
     """``events`` host holdings, one second apart, over 1,024 hosts (a log that only grows)."""
     start = datetime(2026, 1, 1, tzinfo=UTC)
@@ -476,6 +525,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             lambda: (
                 bench_authority(1_000, 10_000) if args.quick else bench_authority(10_000, 1_000_000)
             ),
+        ),
+        (
+            "recipe checks",
+            lambda: bench_recipe(repeats, *((200, 2_000) if args.quick else (2_000, 200_000))),
         ),
         ("kernel", lambda: bench_kernel(3 if args.quick else 15)),
     ]

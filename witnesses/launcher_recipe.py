@@ -446,20 +446,24 @@ def shell_quoting_is_stripped_once() -> Verdict:
     )
 
 
-def _toml_args(args: list[str]) -> str:
-    """``args = [...]`` as a TOML line, each arg a basic string (\\n and \\0 escaped)."""
-    listed = ", ".join(
-        '"'
-        + a.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\0", "\\u0000")
-        + '"'
-        for a in args
+def _toml_basic(text: str) -> str:
+    """``text`` as a TOML basic string: quotes and backslashes escaped, and every character
+    that is not printable as ``\\uXXXX`` (TOML takes no control character raw)."""
+    body = "".join(
+        "\\" + c if c in '"\\' else c if c.isprintable() else f"\\u{ord(c):04x}" for c in text
     )
-    return f"args = [{listed}]\n"
+    return f'"{body}"'
+
+
+def _toml_args(args: list[str]) -> str:
+    """``args = [...]`` as a TOML line, each arg a basic string (:func:`_toml_basic`)."""
+    return f"args = [{', '.join(map(_toml_basic, args))}]\n"
 
 
 @claim(ClaimKind.REFUSAL)
 def launcher_owned_flags_are_refused_in_every_spelling_vllm_reads() -> Verdict:
-    """Each launcher-owned flag is refused at args[i] in every spelling vLLM 0.33.0's own
+    """Each launcher-owned flag (the multi-node ones, and the head's ``--port``, which would
+    override a recipe's silently) is refused at args[i] in every spelling vLLM 0.33.0's own
     parser takes for it: as written (alone, ``=value`` split at the first '=', shell-quoted,
     padded), with underscores (vLLM rewrites ``_`` to ``-`` in a flag's name), as an
     unambiguous prefix (argparse's abbreviations: ``--nnode``, ``--node``, ``--master-a``,
@@ -468,7 +472,8 @@ def launcher_owned_flags_are_refused_in_every_spelling_vllm_reads() -> Verdict:
     could be either rendezvous flag: vLLM refuses it as ambiguous, and so does the recipe.
     The three fabric env keys are refused at env.KEY."""
     cases: list[tuple[str, str]] = []  # (written, expected message)
-    for flag in ("--nnodes", "--node-rank", "--master-addr", "--master-port", "--headless"):
+    owned = ("--nnodes", "--node-rank", "--master-addr", "--master-port", "--headless", "--port")
+    for flag in owned:
         cases += [
             (flag, f"{flag} is launcher-owned"),
             (f"{flag}=1", f"{flag}=1 is launcher-owned"),
@@ -488,6 +493,7 @@ def launcher_owned_flags_are_refused_in_every_spelling_vllm_reads() -> Verdict:
         "-r": "--node-rank",
         "-r1": "--node-rank",
         "-n=2": "--nnodes",
+        "--por=9000": "--port",
     }
     cases += [(s, f"{s} is launcher-owned (vLLM reads it as {f})") for s, f in read_as.items() if f]
     cases += [("--Master_port=1", "")]
@@ -698,16 +704,22 @@ def args_may_not_override_the_checked_parallel_fields() -> Verdict:
 def flags_no_recipe_may_set_are_refused() -> Verdict:
     """``--model`` (the model is the recipe's field), ``--config`` (more flags from a file
     the launcher cannot check), ``-h`` (vLLM prints its help and exits), ``--`` (the
-    launcher's flags after it would be positionals) and an arg holding a NUL byte are each
-    refused at args[i]."""
-    args = ["--model", "org/other", "--config=x.yaml", "-h", "--max\0-num-seqs", "--", "--x"]
+    launcher's flags after it would be positionals), an arg holding a NUL byte, and one
+    holding a line break or a control character (a flag or a value: an arg is one line of
+    the report and the argv) are each refused at args[i]."""
+    args = ["--model", "org/other", "--config=x.yaml", "-h", "--max\0-num-seqs", "--x\ny"]
+    args += ["--served-model-name", "a\x1b[2Jb", "a\u2028b", "--", "--x"]
     wanted = [
         ("args[0]", "--model names the model, which is the recipe's model field"),
         ("args[2]", "--config=x.yaml reads more flags from a file the launcher cannot check"),
         ("args[3]", "-h makes vLLM print its help and exit"),
         ("args[4]", "holds a NUL byte"),
+        *(
+            (f"args[{i}]", f"holds U+{code}, a line break or control character: an arg is one line")
+            for i, code in ((5, "000A"), (7, "001B"), (8, "2028"))
+        ),
         (
-            "args[5]",
+            "args[9]",
             "-- ends vLLM's options: the launcher's flags after it would be read as models",
         ),
     ]
@@ -760,14 +772,17 @@ def positionals_docker_or_vllm_would_read_as_options_are_refused() -> Verdict:
 def every_problem_of_a_recipe_is_listed_in_order() -> Verdict:
     """Wrong types, missing fields and unknown keys (each with pydantic's reason and the
     value found), nested ones located by key path and list index, then the args that are
-    launcher-owned or not JSON (a '[' value as well as a '{' one), then the env: all in one
-    refusal. A non-string arg is a type problem, reported once."""
+    launcher-owned or not JSON (a '[' value as well as a '{' one, in every spelling vLLM
+    takes: the next arg, ``--flag=…`` with underscores, a short alias's ``-ac=…``, a prefix's
+    ``--override-gen=…``, a dotted key's ``=…``), then the env: all in one refusal. A
+    non-string arg is a type problem, reported once."""
     text = (
         _MINIMAL.replace("required_nodes = 4", 'required_nodes = "four"').replace(
             'shm_size = "8g"\n', ""
         )
         + "bogus = 1\n"
-        + 'args = ["--nnodes", 4, "[1,", "--speculative-config", "\'{bad\'"]\n'
+        + 'args = ["--nnodes", 4, "[1,", "--speculative-config", "\'{bad\'", '
+        + '"--compilation_config={bad", "-ac=[1,", "--override-gen={x", "--engram-config.x={y"]\n'
         + '[env]\nNCCL_SOCKET_IFNAME = "eth0"\n'
         + '[composed_model]\nmount = "/model"\n[[composed_model.sources]]\nrepo = 3\n'
         + "[[composed_model.local_files]]\n"
@@ -788,6 +803,10 @@ def every_problem_of_a_recipe_is_listed_in_order() -> Verdict:
         ("args[0]", "--nnodes is launcher-owned"),
         ("args[2]", "not JSON: Expecting value"),
         ("args[4]", "not JSON: Expecting property name enclosed in double quotes"),
+        ("args[5]", "not JSON: Expecting property name enclosed in double quotes"),
+        ("args[6]", "not JSON: Expecting value"),
+        ("args[7]", "not JSON: Expecting property name enclosed in double quotes"),
+        ("args[8]", "not JSON: Expecting property name enclosed in double quotes"),
         ("env.NCCL_SOCKET_IFNAME", "set per node by the launcher"),
     ]
     return expect_equal(wanted, _problems(text), "recipe problems")
@@ -956,8 +975,9 @@ def a_recipe_is_read_strictly_and_every_place_named() -> Verdict:
     """TOML has real types, so none is stretched: a node count of "4", true or 4.0, an
     image given as a date, a node count of 20 digits (beyond 64 bits) are each refused at
     their key; 5,000 digits (more than Python reads) at their line and column; arrays
-    nested 3,000 deep at <file>; a name holding a newline, U+2028 or a tab at ``name`` —
-    a name is one line of text, so it cannot forge the report's lines."""
+    nested 3,000 deep at <file>; a name holding a newline, U+2028 or a tab at ``name``, and
+    a build profile, image dir or parent model holding a line break or a control character
+    at its key — each is one line of text, so it cannot forge the report's lines."""
     lines = len(_MINIMAL.splitlines())
     key_cases = {
         'required_nodes = "4"': (_replacing("required_nodes", '"4"'), "required_nodes"),
@@ -968,6 +988,15 @@ def a_recipe_is_read_strictly_and_every_place_named() -> Verdict:
         "a name with a newline": (_replacing("name", '"tiny\\nrecipe plan: forged"'), "name"),
         "a name with U+2028": (_replacing("name", '"tiny\\u2028forged"'), "name"),
         "a name with a tab": (_replacing("name", '"tiny\\tforged"'), "name"),
+        "a build profile with a newline": (
+            _MINIMAL + 'build_profile = "p\\nfit: forged"\n',
+            "build_profile",
+        ),
+        "an image dir with an escape": (
+            _MINIMAL + 'docker_image_dir = "d\\u001b[2J"\n',
+            "docker_image_dir",
+        ),
+        "a parent model with U+0085": (_MINIMAL + 'parent_model = "o/p\\u0085x"\n', "parent_model"),
     }
     seen: dict[str, object] = {}
     want: dict[str, object] = {}
@@ -1576,21 +1605,34 @@ def readback_compares_a_tag_with_the_name_created_from() -> Verdict:
     return expect_equal((wanted, True), (found, same_image), "(tag, digest, image) per readback")
 
 
+_OPTIONS = {2: "--headless", 3: "--config", 5: "--", 6: "-m"}  # [4] x.yaml: a plain word
+_NOT_WORDS = {7: "", 8: "a\0b", 9: "a\nb", 10: "a b"}
+
+
 @claim(ClaimKind.REFUSAL)
 def env_and_entrypoint_that_would_break_the_argv_are_refused() -> Verdict:
-    """Env entries reach ``docker create --env KEY=value`` and readback's line match, and the
-    entrypoint is docker's ``--entrypoint`` value: a key that is not a variable name, a value
-    with a line break, and an entrypoint starting with '-' are each refused where they stand
-    (any other value, ``aXb`` here, passes); an empty entrypoint or composed-model source list,
-    or a source that is not a table, is a type problem only."""
-    text = _replacing("entrypoint", '["--privileged", "serve"]') + (
-        '[env]\n"A-B" = "1"\nGOOD = "aXb"\nBROKEN = "a\\nb"\n'
+    """Env entries reach ``docker create --env KEY=value``, the report and readback's line
+    match, and the entrypoint is docker's ``--entrypoint`` value and the words before the
+    model: a key that is not a variable name, a value with a line break or an escape
+    character, an entrypoint starting with '-', and after the program any option
+    (``--headless``, ``--config``, a bare ``--``, ``-m``: vLLM's parser would read it outside
+    the args' rules) or a word that is empty or holds a NUL, a newline or a space are each
+    refused where they stand (any other value, ``aXb`` here, passes); an empty entrypoint or
+    composed-model source list, or a source that is not a table, is a type problem only."""
+    words = '"--headless", "--config", "x.yaml", "--", "-m", "", "a\\u0000b", "a\\nb", "a b"'
+    text = _replacing("entrypoint", f'["--privileged", "serve", {words}]') + (
+        '[env]\n"A-B" = "1"\nGOOD = "aXb"\nBROKEN = "a\\nb"\nESCAPED = "a\\u001bb"\n'
     )
     found = [(where, message.split(": ")[0]) for where, message in _problems(text)]
+    option = "is an option before the model, outside the args' checks"
+    not_a_word = "is not one printable word (no space or control character)"
     wanted = [
         ("entrypoint[0]", "'--privileged' is not a safe name"),
+        *((f"entrypoint[{i}]", f"{w!r} {option}") for i, w in _OPTIONS.items()),
+        *((f"entrypoint[{i}]", f"{w!r} {not_a_word}") for i, w in _NOT_WORDS.items()),
         ("env.A-B", "'A-B' is not an environment variable name (letters, digits, _)"),
-        ("env.BROKEN", "'a\\nb' holds a NUL byte or a line break"),
+        ("env.BROKEN", "'a\\nb' holds a NUL byte, a line break or a control character"),
+        ("env.ESCAPED", "'a\\x1bb' holds a NUL byte, a line break or a control character"),
     ]
     composed = '[composed_model]\nmount = "/model"\n'
     empty = [
@@ -1757,9 +1799,7 @@ def a_recipe_runs_as_its_name_from_its_own_entrypoint() -> Verdict:
     launcher recipe of that name, and starts the container ``<name>``; the create argv gives
     the recipe's entrypoint program to ``--entrypoint`` and the rest of it before the model,
     and every node meets at the launcher's rendezvous port."""
-    recipe = _load(
-        _replacing("entrypoint", '["python3", "-m", "vllm.entrypoints.cli.main", "serve"]')
-    )
+    recipe = _load(_replacing("entrypoint", '["python3", "/usr/local/bin/vllm", "serve"]'))
     run = _plan(recipe, name="tiny-x")
     found = []
     for host in run.hosts:
@@ -1782,12 +1822,79 @@ def a_recipe_runs_as_its_name_from_its_own_entrypoint() -> Verdict:
             "tiny-x-head.service" if rank == 0 else "tiny-x-rank.service",
             True,
             True,
-            ("python3", "tiny:local", "-m", "vllm.entrypoints.cli.main", "serve"),
+            ("python3", "tiny:local", "/usr/local/bin/vllm", "serve", "org/tiny"),
             _RENDEZVOUS_PORT,
         )
         for rank in range(4)
     ]
     return expect_equal(wanted, found, "(container, unit, description, start, entrypoint, port)")
+
+
+@claim(ClaimKind.REFUSAL)
+def a_composed_model_is_not_mounted_over_the_root_or_the_cache() -> Verdict:
+    """The composed model's mount is where the container reads it: at ``/`` it would hide
+    the image's whole file system, and at the HF cache (/var/lib/gunbc/hf-cache), inside it
+    or around it (``/var``) it collides with the cache's own read-only mount; each is
+    refused at composed_model.mount, and ``/model`` passes."""
+    composed = '[composed_model]\nmount = "{}"\n[[composed_model.sources]]\nrepo = "org/tiny"\n'
+    mounts = ("/", "/var", _HF_CACHE, f"{_HF_CACHE}/x", "/model")
+    found = {m: _problems(_MINIMAL + composed.format(m)) for m in mounts}
+    collides = f"collides with the HF cache's own mount at {_HF_CACHE}"
+    wanted: dict[str, list[tuple[str, str]]] = {
+        m: [("composed_model.mount", f"{m!r} {collides}")] for m in mounts[1:4]
+    }
+    wanted["/"] = [("composed_model.mount", "'/' would hide the image's whole file system")]
+    wanted["/model"] = []
+    return expect_equal(wanted, found, "problems per mount")
+
+
+def _named_run(recipe: Path, *name: str) -> tuple[int, str, bool]:
+    """(exit, stderr, report written) of ``planner dry-run --recipe recipe [--name=…]``."""
+    out = recipe.parent / "plan.txt"
+    argv = ["dry-run", "--recipe", str(recipe), *(f"--name={n}" for n in name), "--out", str(out)]
+    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()) as err:
+        code = main(argv)
+    written = out.exists()
+    out.unlink(missing_ok=True)
+    return code, err.getvalue(), written
+
+
+@claim(ClaimKind.REFUSAL)
+def a_name_docker_or_systemd_would_misread_is_refused() -> Verdict:
+    """The arm name is the container's (docker takes ``[a-zA-Z0-9][a-zA-Z0-9_.-]+``, two
+    characters at least) and its units' (``<name>-head.service``: systemd reads an '@' as a
+    template instance, and takes 255 characters at most): ``--name a@b:c``, ``a``, ``a:b``
+    and 243 characters are usage errors at ``--name``, and a file stem that gives ``a@b`` is
+    an input error naming the file and where the name came from, each exit 2 with nothing
+    written; ``a.b-c_d`` and 242 characters plan (exit 0)."""
+    refused = "is not a container and unit name"
+    with tempfile.TemporaryDirectory() as tmp:
+        recipe = Path(tmp) / "tiny.toml"
+        recipe.write_text(_MINIMAL, encoding="utf-8")
+        stem = Path(tmp) / "a@b.toml"
+        stem.write_text(_MINIMAL, encoding="utf-8")
+        found = {n: _named_run(recipe, n) for n in ("a@b:c", "a", "a:b", "x" * 243)}
+        found["stem a@b"] = _named_run(stem)
+        planned = {n: _named_run(recipe, n)[::2] for n in ("a.b-c_d", "x" * 242)}
+    wanted: dict[str, tuple[int, str, bool]] = {
+        n: (2, f"planner: error: arguments: --name: {n!r} {refused}: docker takes ", False)
+        for n in ("a@b:c", "a", "a:b")
+    }
+    wanted["x" * 243] = (
+        2,
+        f"planner: error: arguments: --name: a name of 243 characters {refused}",
+        False,
+    )
+    wanted["stem a@b"] = (
+        2,
+        f"planner: error: {stem}: the name of its file stem: 'a@b' {refused}",
+        False,
+    )
+    seen = {
+        case: (code, err[: len(wanted[case][1])], out) for case, (code, err, out) in found.items()
+    }
+    ok = {n: (0, True) for n in planned}
+    return expect_equal((wanted, ok), (seen, planned), "(refused names, planned names)")
 
 
 _KEYED = (
