@@ -214,7 +214,7 @@ def launcher_owned_settings_let_through(args: object, env: object) -> tuple[Reci
         DECLARED,
         UNKNOWN_SPELLINGS,
         KNOWN_SILENT,
-        f"{W}.composed_sources_that_would_be_ignored_and_mounts_over_others_are_refused",
+        f"{W}.composed_sources_that_would_be_ignored_are_refused",
     },
     independent=False,
 )
@@ -706,7 +706,7 @@ def manifest_paths_are_joined_unsealed(
     return (mkdir, *links, *locals_)
 
 
-IGNORED = f"{W}.composed_sources_that_would_be_ignored_and_mounts_over_others_are_refused"
+IGNORED = f"{W}.composed_sources_that_would_be_ignored_are_refused"
 
 
 @mutant(replaces="planner.recipe._source_problems", turns_red={IGNORED})
@@ -723,13 +723,6 @@ def a_local_file_at_a_taken_name_replaces_the_other(
     """Two local files at one name are accepted: the later hardlink silently replaces the
     earlier shard."""
     return tuple(p for p in _local_file_problems(files, where) if "links at" not in p.message)
-
-
-@mutant(replaces="planner.recipe._mount_problems", turns_red={IGNORED})
-def a_composed_mount_anywhere_is_taken(mount: object) -> tuple[RecipeProblem, ...]:
-    """A composed model mounted at / (or over the HF cache mount) is planned: the container
-    loses its own filesystem and docker refuses the create on every host."""
-    return ()
 
 
 OTHERS = f"{W}.a_composed_model_another_user_could_change_is_refused"

@@ -630,9 +630,9 @@ def composed_dir(model: str, composed_root: str = COMPOSED_ROOT) -> str:
 
 def composed_problems(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
     """A composed model's directory, named after the model, stays inside the composed root;
-    its mount is neither ``/`` nor the HF cache's; its one source is the recipe's model
-    (whose snapshot is linked: any other source would be ignored); and each local file is
-    linked at a name inside it that no other local file takes."""
+    its one source is the recipe's model (whose snapshot is linked: any other source would
+    be ignored); and each local file is linked at a name inside it that no other local file
+    takes. Where it is mounted is :func:`mount_problems`'s."""
     composed, model = raw.get("composed_model"), raw.get("model")
     if not isinstance(composed, dict) or not isinstance(model, str):
         return ()
@@ -640,23 +640,9 @@ def composed_problems(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
         where = composed_dir(model)
     except ValueError as exc:
         return (RecipeProblem(where="model", message=str(exc)),)
-    return (
-        _mount_problems(composed.get("mount"))
-        + _source_problems(composed.get("sources"), model)
-        + _local_file_problems(composed.get("local_files"), where)
+    return _source_problems(composed.get("sources"), model) + _local_file_problems(
+        composed.get("local_files"), where
     )
-
-
-def _mount_problems(mount: object) -> tuple[RecipeProblem, ...]:
-    """The mount replaces what the container holds at that path: at ``/`` its whole root
-    filesystem, at the HF cache the cache mount the links resolve through."""
-    reasons = {
-        "/": "would mount the composed model over the container's whole filesystem",
-        HF_CACHE_ROOT: "is where the HF cache the links point into is mounted",
-    }
-    if not isinstance(mount, str) or mount not in reasons:
-        return ()
-    return (RecipeProblem(where="composed_model.mount", message=f"{mount!r} {reasons[mount]}"),)
 
 
 def _source_problems(sources: object, model: str) -> tuple[RecipeProblem, ...]:

@@ -1092,12 +1092,12 @@ def a_composed_model_another_user_could_change_is_refused() -> Verdict:
 
 
 @claim(ClaimKind.REFUSAL)
-def composed_sources_that_would_be_ignored_and_mounts_over_others_are_refused() -> Verdict:
+def composed_sources_that_would_be_ignored_are_refused() -> Verdict:
     """Every composed-model entry is planned or refused: a second source (only the model's
     snapshot is linked) at ``composed_model.sources[i]``, a local file at a name an earlier
-    one takes (its hardlink would replace the other) at its ``host``, and a mount at ``/``
-    (the container's whole filesystem) or at the HF cache (the mount its links resolve
-    through) at ``composed_model.mount``; the seed recipe has none of them."""
+    one takes (its hardlink would replace the other) at its ``host``; the seed recipe has
+    none of them. Where the model is mounted is another claim's (not over ``/`` or the
+    HF cache)."""
     head = '[composed_model]\nmount = "{m}"\n[[composed_model.sources]]\nrepo = "org/tiny"\n'
     cases = {
         "a second source": (
@@ -1120,24 +1120,6 @@ def composed_sources_that_would_be_ignored_and_mounts_over_others_are_refused() 
                     "composed_model.local_files[2].host",
                     "'/b/shard.bin' links at shard.bin, as local_files[0] does: "
                     "the later would silently replace it",
-                )
-            ],
-        ),
-        "a mount at /": (
-            head.format(m="/"),
-            [
-                (
-                    "composed_model.mount",
-                    "'/' would mount the composed model over the container's whole filesystem",
-                )
-            ],
-        ),
-        "a mount at the HF cache": (
-            head.format(m=_HF_CACHE),
-            [
-                (
-                    "composed_model.mount",
-                    f"{_HF_CACHE!r} is where the HF cache the links point into is mounted",
                 )
             ],
         ),
