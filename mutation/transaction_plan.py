@@ -12,6 +12,7 @@ from planner.coordinator import SshSettings, common_options, render_dry_run
 from planner.transaction import (
     COMMIT_ATTEMPTS,
     HostAddress,
+    OnEvent,
     RunStep,
     StepRecord,
     StepResult,
@@ -140,7 +141,10 @@ def unrendered_plan_applied_as_nothing(
     independent=False,
 )
 def the_report_keeps_only_each_steps_last_line(
-    plan: TransactionPlan, run_step: RunStep, commit_attempts: int = COMMIT_ATTEMPTS
+    plan: TransactionPlan,
+    run_step: RunStep,
+    commit_attempts: int = COMMIT_ATTEMPTS,
+    on_event: OnEvent | None = None,
 ) -> TransactionReport:
     """The report keeps of each step's answer only the line it quotes (the last one of
     stdout and of stderr): the operator's summary reads the same, but whoever reads the
@@ -152,7 +156,8 @@ def the_report_keeps_only_each_steps_last_line(
             update={"stdout": _last_line(said.stdout), "stderr": _last_line(said.stderr)}
         )
 
-    return coordinate(plan, last_lines, commit_attempts)  # the dispatcher runs the original
+    # the dispatcher runs the original
+    return coordinate(plan, last_lines, commit_attempts, on_event)
 
 
 def _last_line(text: str) -> str:

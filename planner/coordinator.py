@@ -41,9 +41,20 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
+from typing import Literal
 
 from planner.apply import Stage
 from planner.arm_launch import DryRun
+from planner.journal import (
+    Journal,
+    JournalError,
+    JournalState,
+    create,
+    history,
+    resume,
+    take_up,
+    verdict,
+)
 from planner.refusal import PlannerInputError
 from planner.report import write_atomically
 from planner.transaction import (
@@ -364,6 +375,7 @@ examples:
   planner apply v41_group_a --scenario supplied --dry-run \\
       --hosts srv5=root@10.0.0.5,srv6=root@10.0.0.6,srv7=root@10.0.0.7,srv8=root@10.0.0.8
   planner apply v41_group_a --scenario supplied --hosts ... --identity ~/.ssh/id_ed25519
+  planner apply --resume target/v41-group-a-apply.journal --identity ~/.ssh/id_ed25519
 
 exit codes: {EXIT_COMMITTED} committed on every host; {EXIT_REFUSED} refused (not admitted; \
 nothing ran);
@@ -372,6 +384,10 @@ host restored, or none was touched);
 {EXIT_NOT_RESTORED} not restored (a touched host's rollback or cleanup failed; named); \
 {EXIT_COMMIT_PENDING} committed,
 commit pending on a host (it runs the plan and keeps its backup).
+--resume and --rollback exit alike ({EXIT_COMMITTED} also when the journal's transaction had \
+already finished:
+nothing runs); {EXIT_USAGE} for a missing, corrupt or locked journal, or --rollback past the \
+commit point.
 """
 
 
@@ -398,11 +414,12 @@ def add_parser(
     apply.add_argument(
         "--data", type=path_argument, help="data root (default: the fixtures directory)"
     )
-    apply.add_argument(
+    what = apply.add_mutually_exclusive_group(required=True)
+    what.add_argument(
         "--hosts",
-        required=True,
         help="every planned host's ssh address: HOST=USER@ADDRESS[:PORT],… (IPv6 in [])",
     )
+    _journal_options(apply, what)
     apply.add_argument("--dry-run", action="store_true", help="print the commands; run nothing")
     apply.add_argument(
         "--scripts",
@@ -434,6 +451,32 @@ def add_parser(
     )
 
 
+def _journal_options(
+    apply: argparse.ArgumentParser, what: argparse._MutuallyExclusiveGroup
+) -> None:
+    """The journal a real apply writes, and the two ways to finish one (no planning input:
+    the journal holds the plan; give the ssh options again)."""
+    what.add_argument(
+        "--resume",
+        metavar="JOURNAL",
+        type=path_argument,
+        help="finish the transaction JOURNAL records (its coordinator was lost): commit "
+        "every host once it was decided, else roll back every touched host",
+    )
+    what.add_argument(
+        "--rollback",
+        metavar="JOURNAL",
+        type=path_argument,
+        help="as --resume, but refuse (exit 2) once the commit point was passed",
+    )
+    apply.add_argument(
+        "--journal",
+        type=path_argument,
+        help="where a real apply journals each step, synced as it goes "
+        "(default: target/ARM-apply.journal, the arm with dashes)",
+    )
+
+
 def settings_of(args: argparse.Namespace) -> SshSettings:
     return SshSettings(
         ssh=args.ssh,
@@ -452,6 +495,8 @@ def _error(message: str) -> int:
 
 def run(args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun]) -> int:
     """``planner apply``: plan, refuse unless admitted, then print or run the transaction."""
+    if args.resume is not None or args.rollback is not None:
+        return run_resume(args)
     try:
         hosts = parse_hosts(args.hosts)
         dry = plan(args)
@@ -473,6 +518,10 @@ def run(args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun]) 
         for text in render_dry_run(transaction, settings, scripts, args.commit_attempts):
             print(text)
         return EXIT_COMMITTED
+    try:
+        journal = journal_of(args, transaction, settings)
+    except PlannerInputError as exc:
+        return _error(printable(str(exc)))
     names = ", ".join(h.host_name for h in transaction.hosts)
     print(f"apply {transaction.arm}: {len(transaction.hosts)} hosts ({names})", flush=True)
     done: list[StepRecord] = []
@@ -484,8 +533,95 @@ def run(args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun]) 
         print(step_line(len(done), done[-1]), flush=True)
         return result
 
-    with SshTransport(transaction, settings) as transport:
-        report = coordinate(transaction, run_step, args.commit_attempts)
+    with journal, SshTransport(transaction, settings) as transport:
+        try:
+            report = coordinate(transaction, run_step, args.commit_attempts, journal.record)
+            journal.finish(report)
+        except JournalError as exc:
+            return _journal_failed(exc)
     for text in [*report.host_lines(), report.verdict()]:
+        print(text)
+    return report.exit_code
+
+
+def journal_of(args: argparse.Namespace, plan: TransactionPlan, settings: SshSettings) -> Journal:
+    """A real apply's new journal: ``--journal``, or ``target/ARM-apply.journal``."""
+    path = args.journal or Path("target") / f"{plan.arm.replace('_', '-')}-apply.journal"
+    return create(path, plan, settings.model_dump(), args.commit_attempts)
+
+
+def _journal_failed(exc: JournalError) -> int:
+    """The journal could not take a record: the run stops there (no step is sent unless its
+    record is on disk), so the journal holds every step sent; hosts may be changed."""
+    print(
+        f"planner: error: journal {printable(str(exc.filename))}: {printable(exc.strerror or '')}"
+        "; the transaction stopped and hosts may be changed: once the journal can be written "
+        f"again, finish it with planner apply --resume {printable(str(exc.filename))}",
+        file=sys.stderr,
+    )
+    return EXIT_NOT_RESTORED
+
+
+PLANNING_INPUTS = (
+    "arm", "scenario", "authority", "inputs", "now", "data", "recipe", "group", "name",
+    "dry_run", "scripts", "journal",
+)  # fmt: skip
+"""What ``--resume`` and ``--rollback`` refuse: the journal holds the plan."""
+
+
+def run_resume(args: argparse.Namespace) -> int:
+    """``planner apply --resume JOURNAL`` (or ``--rollback``): finish what JOURNAL records."""
+    mode: Literal["resume", "rollback"] = "resume" if args.resume is not None else "rollback"
+    path: Path = args.resume if args.resume is not None else args.rollback
+    given = [n for n in PLANNING_INPUTS if getattr(args, n, None) not in (None, False)]
+    if given:
+        named = ", ".join(n if n == "arm" else "--" + n.replace("_", "-") for n in given)
+        return _error(f"--{mode} takes no planning inputs (the journal holds the plan): {named}")
+    try:
+        journal, state = take_up(path)
+    except PlannerInputError as exc:
+        return _error(printable(str(exc)))
+    with journal:
+        return _finish(journal, state, mode, args)
+
+
+def _finish(
+    journal: Journal,
+    state: JournalState,
+    mode: Literal["resume", "rollback"],
+    args: argparse.Namespace,
+) -> int:
+    plan = state.plan.transaction
+    where = printable(str(journal.path))
+    if mode == "rollback" and state.decided:
+        return _error(
+            f"--rollback {where}: the commit point was passed (the journal records the "
+            "decision): the transaction commits; finish it with --resume"
+        )
+    if state.finished is not None:
+        print(
+            f"apply {plan.arm}: {where}: the transaction already finished "
+            f"(exit {state.finished.exit_code}); nothing to do"
+        )
+        return EXIT_COMMITTED
+    names = ", ".join(h.host_name for h in plan.hosts)
+    point = "past the commit point" if state.decided else "before the commit point"
+    print(f"apply {plan.arm}: {mode} {where}: {len(plan.hosts)} hosts ({names}), {point}")
+    count = len(history(state))
+    done: list[StepRecord] = []
+
+    def run_step(step: TransactionStep) -> StepResult:
+        result = transport(step)
+        attempt = 1 + sum(r.step == step for r in done)
+        done.append(StepRecord(step=step, attempt=attempt, result=result))
+        print(step_line(count + len(done), done[-1]), flush=True)
+        return result
+
+    with SshTransport(plan, settings_of(args)) as transport:
+        try:
+            report = resume(journal, state, run_step, args.commit_attempts, mode)
+        except JournalError as exc:
+            return _journal_failed(exc)
+    for text in [*report.host_lines(), verdict(state, report)]:
         print(text)
     return report.exit_code

@@ -242,6 +242,47 @@ class StepResult(Frozen):
 RunStep = Callable[[TransactionStep], StepResult]
 
 
+class StepStarted(Frozen):
+    """A step is about to be sent to its host (its ``attempt``-th run)."""
+
+    step: TransactionStep
+    attempt: int
+
+
+class StepAnswered(Frozen):
+    """A step's host answered (or the coordinator stopped waiting): what came back."""
+
+    step: TransactionStep
+    attempt: int
+    result: StepResult
+
+
+class Decided(Frozen):
+    """The commit point: every forward step succeeded; from here on, only commits run."""
+
+
+JournalEvent = StepStarted | StepAnswered | Decided
+OnEvent = Callable[[JournalEvent], None]
+"""Told of each step before it is sent and after it answered, and of the decision
+(:mod:`planner.journal` appends each to the journal, synced, before the run goes on)."""
+
+
+def announced(run_step: RunStep, on_event: OnEvent) -> RunStep:
+    """``run_step`` telling ``on_event`` of each step before it starts and once it
+    answered, its attempts counted per step from 1."""
+    counts: dict[tuple[Stage, int], int] = {}
+
+    def run(step: TransactionStep) -> StepResult:
+        key = (step.stage, step.rank)
+        counts[key] = attempt = counts.get(key, 0) + 1
+        on_event(StepStarted(step=step, attempt=attempt))
+        result = run_step(step)
+        on_event(StepAnswered(step=step, attempt=attempt, result=result))
+        return result
+
+    return run
+
+
 class StepRecord(Frozen):
     """One run of one step (commit may run more than once: ``attempt`` counts from 1)."""
 
@@ -402,9 +443,15 @@ def roll_back(
 
 
 def coordinate(
-    plan: TransactionPlan, run_step: RunStep, commit_attempts: int = COMMIT_ATTEMPTS
+    plan: TransactionPlan,
+    run_step: RunStep,
+    commit_attempts: int = COMMIT_ATTEMPTS,
+    on_event: OnEvent | None = None,
 ) -> TransactionReport:
-    """Run the transaction of ``plan`` through ``run_step`` and report what it left."""
+    """Run the transaction of ``plan`` through ``run_step`` and report what it left;
+    ``on_event`` (the journal) is told of each step and of the decision as they happen."""
+    if on_event is not None:
+        run_step = announced(run_step, on_event)
     records: list[StepRecord] = []
     touched: tuple[int, ...] = ()
     decided = False
@@ -412,6 +459,8 @@ def coordinate(
     pending: set[int] = set()
     for step in plan.forward:
         if step.stage is Stage.COMMIT:
+            if not decided and on_event is not None:
+                on_event(Decided())
             decided = True
             tries = commit_host(step, run_step, commit_attempts)
             records += tries
