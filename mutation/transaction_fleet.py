@@ -34,6 +34,7 @@ T = "ssh_transport"
         f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
         f"{P}.a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on",
         f"{P}.the_report_lists_every_step_then_every_host_then_the_verdict",
+        f"{P}.a_journal_cut_before_the_decision_resumes_to_every_touched_host_rolled_back",
     },
 )
 def rollback_in_forward_order(touched: tuple[int, ...]) -> tuple[int, ...]:
@@ -51,6 +52,7 @@ def rollback_in_forward_order(touched: tuple[int, ...]) -> tuple[int, ...]:
         f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
         f"{P}.a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on",
         f"{P}.the_report_lists_every_step_then_every_host_then_the_verdict",
+        f"{P}.a_journal_cut_before_the_decision_resumes_to_every_touched_host_rolled_back",
     },
     independent=False,
 )
@@ -69,6 +71,7 @@ def rollback_skips_the_first_host_changed(touched: tuple[int, ...]) -> tuple[int
         f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
         f"{P}.the_report_lists_every_step_then_every_host_then_the_verdict",
         f"{T}.planner_apply_runs_each_step_over_ssh_and_reports_what_it_left",
+        f"{P}.a_journal_cut_before_the_decision_resumes_to_every_touched_host_rolled_back",
     },
     independent=False,
 )
@@ -92,6 +95,7 @@ def rollback_every_host(touched: tuple[int, ...]) -> tuple[int, ...]:
         f"{P}.a_commit_is_retried_and_left_pending_only_after_every_attempt",
         f"{P}.the_dry_run_lists_every_command_in_the_order_it_would_run",
         f"{P}.the_report_lists_every_step_then_every_host_then_the_verdict",
+        f"{P}.a_journal_holds_each_step_on_disk_before_it_is_sent",
     },
 )
 def commit_before_readback_everywhere(apply_order: tuple[ApplyStep, ...]) -> tuple[ApplyStep, ...]:
@@ -152,6 +156,8 @@ def touched_only_once_preserve_succeeded(
         f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in",
         f"{P}.a_commit_is_retried_and_left_pending_only_after_every_attempt",
         f"{P}.the_report_lists_every_step_then_every_host_then_the_verdict",
+        f"{P}.a_journal_cut_after_the_decision_resumes_to_commit_on_every_host",
+        f"{P}.a_journal_holds_each_step_on_disk_before_it_is_sent",
     },
 )
 def commit_is_not_retried(
@@ -170,6 +176,7 @@ def commit_is_not_retried(
         f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
         f"{P}.a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on",
         f"{P}.the_report_lists_every_step_then_every_host_then_the_verdict",
+        f"{P}.a_journal_cut_before_the_decision_resumes_to_every_touched_host_rolled_back",
     },
 )
 def no_cleanup_after_rollback(
