@@ -564,7 +564,7 @@ def _journal_failed(exc: JournalError) -> int:
 
 PLANNING_INPUTS = (
     "arm", "scenario", "authority", "inputs", "now", "data", "recipe", "group", "name",
-    "dry_run", "scripts", "journal",
+    "dry_run", "scripts", "journal", "for_testing",
 )  # fmt: skip
 """What ``--resume`` and ``--rollback`` refuse: the journal holds the plan."""
 

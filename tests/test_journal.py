@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -12,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from fixtures import fleet, transaction_kill
 from fixtures.builders import v41_dry_run
+from fixtures.transaction_cases import Injected, expected_state, ranks, seed, state
 from planner import journal
 from planner.cli import main
 from planner.refusal import PlannerInputError
@@ -334,7 +337,8 @@ def test_a_new_apply_refuses_a_journal_that_did_not_finish_and_sends_nothing(
     lines = path.read_bytes().splitlines(keepends=True)
     path.write_bytes(b"".join(lines[:12]))
     code = main(
-        ["apply", "v41_group_a", "--scenario", "supplied", "--hosts", HOSTS,
+        ["apply", "v41_group_a", "--scenario", "supplied", *transaction_kill.testing_options(),
+         "--hosts", HOSTS,
          "--journal", str(path), "--ssh", "/nonexistent/ssh"]
     )  # fmt: skip
     assert code == 2
@@ -354,3 +358,26 @@ def test_a_new_apply_replaces_a_finished_journal_whole(tmp_path: Path) -> None:
     assert [b["kind"] for b in _bodies(path)][-1] == "finished"
     assert _bodies(path)[-1]["finals"] == ["committed"] * 4
     assert [p.name for p in tmp_path.iterdir()] == ["j"]  # no temp file left beside it
+
+
+@pytest.mark.skipif(fleet.unavailable() is not None, reason=str(fleet.unavailable()))
+def test_a_coordinator_killed_mid_commit_on_the_fleet_is_resumed_to_every_host_committed() -> None:
+    """The real fleet: ``planner apply`` killed (SIGKILL) while srv7's commit runs, past the
+    commit point; ``--resume`` commits srv7 and srv8 (srv5 and srv6 committed before the
+    kill), and every host is at its planned state byte for byte."""
+    run = v41_dry_run("supplied")
+    planned = ranks(run)
+    out = transaction_kill.run_killed(run, tuple(seed(r) for r in planned), 2, "commit")
+    assert out.killed_status == -9
+    assert out.kinds_at_kill[-3:] == ("started", "answered", "started")
+    assert out.resume_exit == 0, out.resume_out
+    assert out.resume_out.splitlines()[-1] == "apply v41_group_a: resumed: COMMITTED on every host"
+    killed = Injected("hang", 2, "commit")
+    for r, before, after in zip(planned, out.before, out.after, strict=True):
+        assert state(after) == expected_state(r, killed, before)
+    forward = ["preflight", "preserve", "apply", "readback", "front_door"]
+    sessions = [[shlex.split(c)[5] for c in host] for host in out.commands]
+    # srv7's hung commit, then the resume's commit of srv7 and of srv8
+    assert sessions == [[*forward, "commit"]] * 2 + [[*forward, "commit", "commit"]] + [
+        [*forward, "commit"]
+    ]
