@@ -11,6 +11,7 @@ from __future__ import annotations
 from mutation import mutant
 from planner.apply import ApplyStep, Stage
 from planner.coordinator import REMOTE_SCRIPT, SshSettings, remote_command
+from planner.journal import touched_hosts
 from planner.transaction import (
     HostFinal,
     RunStep,
@@ -211,3 +212,18 @@ def run_a_script_that_arrived_incomplete(step: TransactionStep, settings: SshSet
     end = REMOTE_SCRIPT.index("fi; ") + len("fi; ")
     unchecked = REMOTE_SCRIPT[:check] + REMOTE_SCRIPT[end:]
     return remote_command(step, settings).replace(REMOTE_SCRIPT, unchecked)
+
+
+@mutant(
+    replaces="planner.journal.touched_hosts",
+    turns_red={
+        f"{W}.a_coordinator_killed_mid_apply_is_resumed_to_every_host_restored",
+        f"{P}.a_journal_cut_before_the_decision_resumes_to_every_touched_host_rolled_back",
+    },
+)
+def resume_rolls_back_only_where_apply_started(past: tuple[StepRecord, ...]) -> tuple[int, ...]:
+    """The resume rolls back only the hosts an apply was started on: a host whose preserve
+    ran (unit stopped, previous container renamed aside) but whose apply never came is left
+    with its arm down."""
+    applied = {r.step.rank for r in past if r.step.stage is Stage.APPLY}
+    return tuple(rank for rank in touched_hosts(past) if rank in applied)

@@ -30,7 +30,9 @@ witnesses' (this one reuses its remembered runs); and the generated and value su
 switch mutants after ``setup()``, see these claims reach only the report's own methods (a
 token mutant of the coordinator would otherwise cost a whole fleet run, about 35 s on 2 cores;
 ``transaction_plan`` covers the coordinator's decisions for them without a fleet). Measured:
-the 11 runs take 25–40 s on 2 busy cores.
+the 11 runs take 25–40 s on 2 busy cores. One more run kills the coordinator (SIGKILL)
+mid-apply and finishes it with ``planner apply --resume`` (:mod:`fixtures.transaction_kill`:
+both forked from this process, so a declared mutant is the code they run): about 15 s.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ import shlex
 from dataclasses import dataclass
 
 from claims import ClaimKind, Verdict, claim, difference, holds_unless
-from fixtures import fleet
+from fixtures import fleet, transaction_kill
 from fixtures.builders import v41_dry_run
 from fixtures.fleet import Case, FleetRun
 from fixtures.transaction_cases import (
@@ -81,6 +83,10 @@ class _Executed:
 
 
 _EXECUTED: list[_Executed] = []
+_KILLED: list[transaction_kill.KillRun] = []
+KILLED_AT = (1, "apply")
+"""The kill row: the coordinator killed while apply runs on srv6 (every host preserved, the
+head applied)."""
 _RENDERED = v41_dry_run("supplied")
 """The plan, rendered when this witness is imported: before a declared mutant is installed,
 so the stage scripts are the planner's own and only the coordinator is under test here."""
@@ -97,6 +103,7 @@ def setup() -> None:
     seeds = tuple(seed(r) for r in planned)
     cases = [Case(seeds, (f.fault(),) if f else ()) for f in CASES.values()]
     _EXECUTED[:] = [_Executed(planned, dict(zip(CASES, fleet.run(run, cases), strict=True)))]
+    _KILLED[:] = [transaction_kill.run_killed(run, seeds, *KILLED_AT)]
 
 
 def _executed() -> _Executed:
@@ -269,3 +276,37 @@ def the_report_names_what_ran_and_what_each_host_was_left_in() -> Verdict:
         if want[1] not in verdict:
             problems.append(f"{label}: verdict {verdict!r} does not name {want[1]!r}")
     return holds_unless(problems, f"{len(CASES)} reports: finals, exit codes and verdicts")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_coordinator_killed_mid_apply_is_resumed_to_every_host_restored() -> Verdict:
+    """Killed with SIGKILL while apply runs on srv6 (its start journaled, no answer; no
+    rollback, no report), the coordinator leaves every host preserved and the head applied;
+    ``planner apply --resume JOURNAL`` then rolls back every host whose preserve started —
+    all four, the last changed first — and cleans each up, exits 10, and every host is back
+    byte for byte (save the empty preserve root preserve leaves); each host saw its forward
+    sessions up to the kill, then exactly its rollback and cleanup."""
+    ex = _executed()
+    if not _KILLED:
+        raise AssertionError("the kill row did not run: setup() did not complete")
+    out = _KILLED[0]
+    rank, stage = KILLED_AT
+    problems = difference("killed by", -9, out.killed_status)
+    problems += difference("journal at the kill", "started", out.kinds_at_kill[-1])
+    problems += difference("resume exit", 10, out.resume_exit)
+    head = "rollback, last changed first: "
+    order = [line for line in out.resume_out.splitlines() if line.startswith(head)]
+    problems += difference("rollback order", [head + "srv8 srv7 srv6 srv5"], order)
+    f = Injected("hang", rank, stage)
+    for r, before, after in zip(ex.ranks, out.before, out.after, strict=True):
+        problems += difference(f"rank {r.rank}", expected_state(r, f, before), state(after))
+    for host in range(HOSTS):
+        forward = ["preflight", "preserve", *(["apply"] if host <= rank else [])]
+        names = [_session_stage(c) for c in out.commands[host]]
+        want = [*forward, "rollback", "cleanup"]
+        problems += difference(f"sessions on rank {host}", want, names)
+    restored = sum(
+        expected_state(r, f, b) == state(a)
+        for r, b, a in zip(ex.ranks, out.before, out.after, strict=True)
+    )
+    return holds_unless(problems, f"killed mid-apply@srv6, resumed: {restored}/4 hosts restored")
