@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -393,8 +394,7 @@ def _body(text: bytes, source: str, line: int) -> Record:
     if hashlib.sha256(body.encode("ascii")).hexdigest() != digest:
         raise _problem(source, line, "its sha256 does not match its body: corrupt")
     try:
-        strict_json(body)
-        return _RECORD.validate_json(body, strict=True)
+        return _record(body)
     except json.JSONDecodeError as exc:
         raise _problem(source, line, f"not JSON ({exc.msg}): corrupt") from None
     except JsonProblem as exc:
@@ -403,6 +403,14 @@ def _body(text: bytes, source: str, line: int) -> Record:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "body"
         raise _problem(source, line, f"{printable(where)}: {first['msg']}") from None
+
+
+@functools.lru_cache(maxsize=256)
+def _record(body: str) -> Record:
+    """A record read strictly. Kept: a resume, a claim or a test reads the same lines (the
+    plan line above all, the largest) again and again; a record is a frozen value."""
+    strict_json(body)
+    return _RECORD.validate_json(body, strict=True)
 
 
 def parse(data: bytes, source: str) -> JournalState:

@@ -542,11 +542,16 @@ def a_plan_that_did_not_render_is_not_applied() -> Verdict:
 # commits; before it, every touched host not yet cleaned up is rolled back, last first.
 
 
+SCRATCH = "/dev/shm" if Path("/dev/shm").is_dir() else None
+"""Where the claims' journals are written: memory where it can be (each record is synced,
+and a claim journals a whole transaction in milliseconds)."""
+
+
 def _journaled(codes: Codes, check: Callable[[Path], None] | None = None) -> bytes:
     """A whole transaction journaled in a real file (steps answered from ``codes``); its
     bytes. ``check`` reads the file from inside each step, as the host would run it."""
     plan = _plan()
-    with tempfile.TemporaryDirectory(prefix="gunbc-journal-") as directory:
+    with tempfile.TemporaryDirectory(prefix="gunbc-journal-", dir=SCRATCH) as directory:
         path = Path(directory) / "apply.journal"
         with journal.create(path, plan, {"ssh": "ssh"}, 3) as written:
             runner = _table_runner(codes, [], check and (lambda: check(path)))
@@ -603,14 +608,19 @@ def _resumed(data: bytes, codes: Codes) -> tuple[list[str], TransactionReport]:
     return calls, journal.finish(state, _table_runner(codes, calls), 3)
 
 
-def _cuts(data: bytes) -> list[bytes]:
-    """The journal as it stood after each record (the plan record at least), unfinished."""
+Cut = tuple[bytes, list[dict[str, object]]]
+
+
+def _cuts(data: bytes) -> list[Cut]:
+    """The journal as it stood after each record (the plan record at least), unfinished:
+    its bytes and its records."""
     lines = data.splitlines(keepends=True)
-    return [b"".join(lines[:k]) for k in range(1, len(lines))]
+    bodies = _bodies(data)
+    return [(b"".join(lines[:k]), bodies[:k]) for k in range(1, len(lines))]
 
 
-def _resume_problems(label: str, cut: bytes, codes: Codes) -> list[str]:
-    bodies = _bodies(cut)
+def _resume_problems(label: str, at: Cut, codes: Codes) -> list[str]:
+    cut, bodies = at
     where = f"{label}, cut after {bodies[-1]['kind']} (line {len(bodies)})"
     calls, report = _resumed(cut, codes)
     want_calls, want_exit, want_finals = _owed(bodies)
@@ -636,7 +646,7 @@ def a_journal_holds_each_step_on_disk_before_it_is_sent() -> Verdict:
     seen: list[tuple[object, ...]] = []
 
     def on_disk(path: Path) -> None:
-        last = _bodies(path.read_bytes())[-1]
+        last = json.loads(path.read_bytes().splitlines()[-1])["body"]
         seen.append((last["kind"], last.get("stage"), last.get("rank")))
 
     data = _journaled({("commit", 1): [1]}, on_disk)
@@ -680,15 +690,15 @@ def a_journal_cut_before_the_decision_resumes_to_every_touched_host_rolled_back(
     cuts += [("clean", c) for c in _cuts(clean)[: _decided_at(clean) - 1]]
     for label, cut in cuts:
         problems += _resume_problems(label, cut, {})
-    lost = _cuts(failed)[10]  # preserve@srv7 started, no answer
-    with tempfile.TemporaryDirectory(prefix="gunbc-journal-") as directory:
+    lost, lost_bodies = _cuts(failed)[10]  # preserve@srv7 started, no answer
+    with tempfile.TemporaryDirectory(prefix="gunbc-journal-", dir=SCRATCH) as directory:
         path = Path(directory) / "apply.journal"
         path.write_bytes(lost)
         held, state = journal.take_up(path)
         with held:
             journal.resume(held, state, _table_runner({}, []), 3)
         again = path.read_bytes()
-    resumed = _cuts(again)[len(_bodies(lost)) :]
+    resumed = _cuts(again)[len(lost_bodies) :]
     for cut in resumed:
         problems += _resume_problems("a resume lost", cut, {})
     count = len(cuts) + len(resumed)
@@ -706,7 +716,7 @@ def a_journal_cut_after_the_decision_resumes_to_commit_on_every_host() -> Verdic
     cuts = _cuts(data)[_decided_at(data) - 1 :]
     for cut in cuts:
         problems += _resume_problems("commit@srv6 retried", cut, {})
-    calls, report = _resumed(cuts[0], {("commit", 2): [1]})
+    calls, report = _resumed(cuts[0][0], {("commit", 2): [1]})
     want = ["commit@srv5", "commit@srv6", "commit@srv7", "commit@srv7", "commit@srv8"]
     problems += difference("a commit failing once in the resume: ran", want, calls)
     problems += difference("a commit failing once in the resume: exit", 0, report.exit_code)
