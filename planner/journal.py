@@ -65,10 +65,11 @@ from planner.transaction import (
     TransactionStep,
     announced,
     commit_host,
+    parse_hosts,
     roll_back,
     rollback_order,
 )
-from planner.values import Frozen, JsonProblem, printable, strict_json
+from planner.values import Frozen, JsonProblem, printable, safe_name, strict_json
 
 FORMAT = "gunbc-apply-journal/1"
 SUMMARY_CHARS = 400
@@ -260,9 +261,18 @@ def _open_existing(path: Path) -> int:
         raise PlannerInputError(str(path), "open", exc.strerror or str(exc)) from None
     except ValueError as exc:
         raise PlannerInputError(str(path), "open", str(exc)) from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
+    found = os.fstat(fd)
+    why = None
+    if not stat.S_ISREG(found.st_mode):
+        why = "not a regular file"
+    elif found.st_uid != os.geteuid():
+        # the journal says what runs on every host as its ssh user: only its owner writes it
+        why = f"owned by uid {found.st_uid}, not by this user (uid {os.geteuid()})"
+    elif found.st_mode & 0o022:
+        why = f"writable by others (mode {found.st_mode & 0o777:o})"
+    if why is not None:
         os.close(fd)
-        raise PlannerInputError(str(path), "open", "not a regular file")
+        raise PlannerInputError(str(path), "open", why)
     _lock(fd, path)
     return fd
 
@@ -433,8 +443,23 @@ def parse(data: bytes, source: str) -> JournalState:
         raise _problem(source, 1, f"a {first.kind} record where the plan was due: corrupt")
     if first.script_sha256 != script_digests(first.transaction):
         raise _problem(source, 1, "a script's sha256 differs from its record: corrupt")
+    _check_plan(first.transaction, source)
     _check_order(first.transaction, records[1:], source)
     return JournalState(plan=first, records=tuple(records[1:]), length=length, torn=torn)
+
+
+def _check_plan(plan: TransactionPlan, source: str) -> None:
+    """What a resume hands to ssh is held to the rules ``--hosts`` and the planner are: each
+    address reads back as itself through :func:`parse_hosts`, and every host and container
+    name is a safe name (a control socket is named after its host)."""
+    try:
+        again = parse_hosts(",".join(h.spec() for h in plan.hosts))
+        for name in (*(h.host_name for h in plan.hosts), *(s.container_name for s in _steps(plan))):
+            safe_name(name)
+    except (PlannerInputError, ValueError) as exc:
+        raise _problem(source, 1, f"transaction: {printable(str(exc))}: corrupt") from None
+    if again != plan.hosts:
+        raise _problem(source, 1, "transaction.hosts: not as --hosts reads them: corrupt")
 
 
 def _check_order(plan: TransactionPlan, records: list[Record], source: str) -> None:

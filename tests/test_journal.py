@@ -381,3 +381,45 @@ def test_a_coordinator_killed_mid_commit_on_the_fleet_is_resumed_to_every_host_c
     assert sessions == [[*forward, "commit"]] * 2 + [[*forward, "commit", "commit"]] + [
         [*forward, "commit"]
     ]
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("host_name", "../../tmp/x", "transaction: '../../tmp/x' is not a safe name"),
+        ("address", "-oProxyCommand=x", "transaction: --hosts: srv5=root@-oProxyCommand=x:22:"),
+        ("user", "r;m", "transaction: --hosts: srv5=r;m@10.0.0.5:22: 'r;m' is not a user name"),
+    ],
+)
+def test_a_plan_record_whose_hosts_would_not_pass_hosts_is_refused(
+    tmp_path: Path, field: str, value: str, message: str
+) -> None:
+    """A journal whose seals are whole but whose plan names a host ``--hosts`` would refuse
+    (a control socket outside its directory, an ssh option for an address) is corrupt."""
+    path = tmp_path / "j"
+    _journaled(path, fail=("apply", 1))
+    bodies = _bodies(path)[:12]
+    hosts = bodies[0]["transaction"]["hosts"]  # type: ignore[index]
+    hosts[0][field] = value
+    data = b"".join(journal.line_of(b) for b in bodies)
+    with pytest.raises(PlannerInputError) as raised:
+        journal.parse(data, "j")
+    assert raised.value.where == "line 1"
+    assert raised.value.message.startswith(message)
+    assert raised.value.message.endswith(": corrupt")
+
+
+def test_a_journal_others_can_write_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "j"
+    _journaled(path, fail=("apply", 1))
+    path.write_bytes(b"".join(path.read_bytes().splitlines(keepends=True)[:12]))
+    path.chmod(0o666)
+    before = path.read_bytes()
+    code = main(["apply", "--resume", str(path)])
+    assert code == 2
+    assert path.read_bytes() == before
+    assert capsys.readouterr().err == (
+        f"planner: error: {path}: open: writable by others (mode 666)\n"
+    )
