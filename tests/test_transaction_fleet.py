@@ -70,6 +70,8 @@ def _apply(started: Fleet, known_hosts: Path | None = None) -> int:
             "3",
             "--stage-timeout",
             "5",
+            "--journal",  # a fleet of its own, a journal of its own
+            str(started.base / "apply.journal"),
         ]
     )
 

@@ -436,7 +436,11 @@ def planner_apply_runs_each_step_over_ssh_and_reports_what_it_left() -> Verdict:
     _arm_next("refuse")
     session = _sessions() + 1
     out, err = io.StringIO(), io.StringIO()
-    with _private_tmp() as tmp, redirect_stdout(out), redirect_stderr(err):
+    # its journal in a directory of its own: runs side by side never share one (a journal
+    # is locked while its coordinator runs)
+    journals = tempfile.TemporaryDirectory(prefix="ssh-transport-journal-")
+    argv += ["--journal", str(Path(journals.name) / "apply.journal")]
+    with journals, _private_tmp() as tmp, redirect_stdout(out), redirect_stderr(err):
         terminal = Path(tmp) / "terminal"
         with _descriptors_to(terminal):
             try:
