@@ -69,7 +69,7 @@ from planner.transaction import (
     roll_back,
     rollback_order,
 )
-from planner.values import Frozen, JsonProblem, printable, safe_name, strict_json
+from planner.values import Frozen, JsonProblem, printable, safe_name, safe_path, strict_json
 
 FORMAT = "gunbc-apply-journal/1"
 SUMMARY_CHARS = 400
@@ -137,13 +137,13 @@ Record = Annotated[
 _RECORD: TypeAdapter[Record] = TypeAdapter(Record)
 
 
-def _steps(plan: TransactionPlan) -> tuple[TransactionStep, ...]:
+def steps_of(plan: TransactionPlan) -> tuple[TransactionStep, ...]:
     return (*plan.forward, *plan.rollbacks, *plan.cleanups)
 
 
 def script_digests(plan: TransactionPlan) -> tuple[str, ...]:
     """The sha256 of every step's script: forward, then rollbacks, then cleanups."""
-    return tuple(hashlib.sha256(s.script.encode()).hexdigest() for s in _steps(plan))
+    return tuple(hashlib.sha256(s.script.encode()).hexdigest() for s in steps_of(plan))
 
 
 def line_of(body: Mapping[str, object]) -> bytes:
@@ -454,17 +454,43 @@ def _check_plan(plan: TransactionPlan, source: str) -> None:
     name is a safe name (a control socket is named after its host)."""
     try:
         again = parse_hosts(",".join(h.spec() for h in plan.hosts))
-        for name in (*(h.host_name for h in plan.hosts), *(s.container_name for s in _steps(plan))):
+        names = (plan.arm, *(h.host_name for h in plan.hosts))
+        for name in (*names, *(s.container_name for s in steps_of(plan))):
             safe_name(name)
+        for path in plan.preserve_dirs:
+            safe_path(path)
     except (PlannerInputError, ValueError) as exc:
         raise _problem(source, 1, f"transaction: {printable(str(exc))}: corrupt") from None
     if again != plan.hosts:
         raise _problem(source, 1, "transaction.hosts: not as --hosts reads them: corrupt")
+    why = _shape_problem(plan)
+    if why is not None:
+        raise _problem(source, 1, f"transaction: {why}: corrupt")
+
+
+def _shape_problem(plan: TransactionPlan) -> str | None:
+    """What makes ``plan`` not one :func:`planner.transaction.plan_transaction` makes: per
+    rank one preserve dir, rollback and cleanup; each forward step once, on a planned host."""
+    ranks = len(plan.hosts)
+    undo = (plan.rollbacks, Stage.ROLLBACK), (plan.cleanups, Stage.CLEANUP)
+    if len(plan.preserve_dirs) != ranks or any(len(steps) != ranks for steps, _ in undo):
+        return "not one preserve dir, rollback and cleanup per host"
+    for steps, stage in undo:
+        if any((s.stage, s.rank) != (stage, rank) for rank, s in enumerate(steps)):
+            return f"the {stage.value} steps are not one per rank, in rank order"
+    seen = [(s.stage, s.rank) for s in plan.forward]
+    if len(set(seen)) != len(seen) or any(
+        s.stage in (Stage.ROLLBACK, Stage.CLEANUP) or not 0 <= s.rank < ranks for s in plan.forward
+    ):
+        return "a forward step twice, an undo step among them, or one on no planned host"
+    if any(s.host_name != plan.hosts[s.rank].host_name for s in steps_of(plan)):
+        return "a step names another host than its rank's"
+    return None
 
 
 def _check_order(plan: TransactionPlan, records: list[Record], source: str) -> None:
     """Each record follows from the ones before it, as a coordinator writes them."""
-    steps = {(s.stage, s.rank) for s in _steps(plan)}
+    steps = {(s.stage, s.rank) for s in steps_of(plan)}
     pending: StartedRecord | None = None
     decided = finished = False
     for n, record in enumerate(records, 2):
@@ -499,7 +525,7 @@ def _check_order(plan: TransactionPlan, records: list[Record], source: str) -> N
 
 
 def _step_of(plan: TransactionPlan, stage: Stage, rank: int) -> TransactionStep:
-    return next(s for s in _steps(plan) if (s.stage, s.rank) == (stage, rank))
+    return next(s for s in steps_of(plan) if (s.stage, s.rank) == (stage, rank))
 
 
 def history(state: JournalState) -> tuple[StepRecord, ...]:
@@ -514,7 +540,7 @@ def history(state: JournalState) -> tuple[StepRecord, ...]:
         nxt = state.records[k + 1] if k + 1 < len(state.records) else None
         result = lost
         if isinstance(nxt, AnsweredRecord):
-            result = StepResult(exit_code=nxt.exit_code, stderr=nxt.summary)
+            result = StepResult(exit_code=nxt.exit_code, stderr=printable(nxt.summary))
         step = _step_of(plan, record.stage, record.rank)
         out.append(StepRecord(step=step, attempt=record.attempt, result=result))
     return tuple(out)

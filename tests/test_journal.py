@@ -423,3 +423,17 @@ def test_a_journal_others_can_write_is_refused(
     assert capsys.readouterr().err == (
         f"planner: error: {path}: open: writable by others (mode 666)\n"
     )
+
+
+def test_what_a_journal_quotes_of_a_host_reaches_the_report_escaped(tmp_path: Path) -> None:
+    """A journal's answer summary (what a host printed) is quoted by the resume's verdict:
+    a control character in it is escaped, never sent to the terminal raw."""
+    path = tmp_path / "j"
+    _journaled(path, fail=("apply", 1))
+    bodies = _bodies(path)[:21]  # apply@srv6 answered (failed); rollback not yet started
+    assert bodies[-1]["kind"] == "answered" and bodies[-1]["exit_code"] == 1
+    bodies[-1]["summary"] = "exit 1: \x1b[2Jgone"
+    state = journal.parse(b"".join(journal.line_of(b) for b in bodies), "j")
+    report = journal.finish(state, lambda step: StepResult(exit_code=0), 3)
+    said = journal.verdict(state, report)
+    assert "\x1b" not in said and "\\x1b[2Jgone" in said
