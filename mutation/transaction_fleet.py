@@ -31,6 +31,7 @@ T = "ssh_transport"
 @mutant(
     replaces="planner.transaction.rollback_order",
     turns_red={
+        f"{W}.a_coordinator_killed_mid_apply_is_resumed_to_every_host_restored",
         f"{W}.rollback_reaches_every_touched_host_last_changed_first",
         f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
         f"{P}.a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on",
@@ -47,6 +48,7 @@ def rollback_in_forward_order(touched: tuple[int, ...]) -> tuple[int, ...]:
 @mutant(
     replaces="planner.transaction.rollback_order",
     turns_red={
+        f"{W}.a_coordinator_killed_mid_apply_is_resumed_to_every_host_restored",
         f"{W}.rollback_reaches_every_touched_host_last_changed_first",
         f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
         f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in",
@@ -172,6 +174,7 @@ def commit_is_not_retried(
 @mutant(
     replaces="planner.transaction.roll_back",
     turns_red={
+        f"{W}.a_coordinator_killed_mid_apply_is_resumed_to_every_host_restored",
         f"{W}.rollback_reaches_every_touched_host_last_changed_first",
         f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
         f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",

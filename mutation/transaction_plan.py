@@ -172,7 +172,10 @@ def _last_line(text: str) -> str:
 
 @mutant(
     replaces="planner.transaction.announced",
-    turns_red={f"{W}.a_journal_holds_each_step_on_disk_before_it_is_sent"},
+    turns_red={
+        f"{W}.a_journal_holds_each_step_on_disk_before_it_is_sent",
+        "transaction_fleet.a_coordinator_killed_mid_apply_is_resumed_to_every_host_restored",
+    },
 )
 def the_start_is_journaled_once_the_step_answered(run_step: RunStep, on_event: OnEvent) -> RunStep:
     """A step's ``started`` record is written once the step came back, with its answer: a

@@ -60,6 +60,7 @@ from fixtures.transaction_cases import (
     state,
     touched,
 )
+from planner import journal
 
 CASES: dict[str, Injected | None] = {
     "no fault": None,
@@ -281,8 +282,9 @@ def the_report_names_what_ran_and_what_each_host_was_left_in() -> Verdict:
 @claim(ClaimKind.PLANNED_SHAPE)
 def a_coordinator_killed_mid_apply_is_resumed_to_every_host_restored() -> Verdict:
     """Killed with SIGKILL while apply runs on srv6 (its start journaled, no answer; no
-    rollback, no report), the coordinator leaves every host preserved and the head applied;
-    ``planner apply --resume JOURNAL`` then rolls back every host whose preserve started —
+    rollback, no report), the coordinator leaves every host preserved and the head applied,
+    and its journal names all four touched; ``planner apply --resume JOURNAL`` then rolls
+    back every host whose preserve started —
     all four, the last changed first — and cleans each up, exits 10, and every host is back
     byte for byte (save the empty preserve root preserve leaves); each host saw its forward
     sessions up to the kill, then exactly its rollback and cleanup."""
@@ -293,6 +295,10 @@ def a_coordinator_killed_mid_apply_is_resumed_to_every_host_restored() -> Verdic
     rank, stage = KILLED_AT
     problems = difference("killed by", -9, out.killed_status)
     problems += difference("journal at the kill", "started", out.kinds_at_kill[-1])
+    # what the resume reads of it: every host a preserve or apply was started on, in order
+    at_kill = journal.parse(out.journal_at_kill, "journal")
+    named = journal.touched_hosts(journal.history(at_kill))
+    problems += difference("touched, per the journal at the kill", (0, 1, 2, 3), named)
     problems += difference("resume exit", 10, out.resume_exit)
     head = "rollback, last changed first: "
     order = [line for line in out.resume_out.splitlines() if line.startswith(head)]
