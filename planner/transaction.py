@@ -219,6 +219,9 @@ class StepResult(Frozen):
     exit_code: int | None
     stdout: str = ""
     stderr: str = ""
+    started: bool = True
+    """False when the coordinator never started the step (it was interrupted first): the
+    step changed nothing, so it touches no host."""
 
     @property
     def ok(self) -> bool:
@@ -292,8 +295,11 @@ class TransactionReport(Frozen):
         return EXIT_ROLLED_BACK if set(self.finals) <= restored else EXIT_NOT_RESTORED
 
     def stages_on(self, rank: int) -> tuple[str, ...]:
-        """The stages run on host ``rank``, in order (a retried commit once per attempt)."""
-        return tuple(r.step.stage.value for r in self.records if r.step.rank == rank)
+        """The stages run on host ``rank``, in order (a retried commit once per attempt; a
+        step the coordinator never started is not one)."""
+        return tuple(
+            r.step.stage.value for r in self.records if r.step.rank == rank and r.result.started
+        )
 
     def verdict(self) -> str:
         arm = self.plan.arm
@@ -353,8 +359,8 @@ def touched_after(
 ) -> tuple[int, ...]:
     """The touched hosts in order of first change, once ``step`` ran: a stage that may change
     its host touches it when it starts, whatever it returned (a failed or cut-off preserve
-    may have changed the host)."""
-    if step.stage in CHANGING_STAGES and step.rank not in touched:
+    may have changed the host). A step the coordinator never started touches nothing."""
+    if step.stage in CHANGING_STAGES and result.started and step.rank not in touched:
         return (*touched, step.rank)
     return touched
 
