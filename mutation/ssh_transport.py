@@ -8,12 +8,15 @@ import shutil
 import subprocess
 from pathlib import Path
 from types import TracebackType
+from typing import IO
 
 from mutation import mutant
 from planner.coordinator import (
     REMOTE_SCRIPT,
+    Kept,
     SshSettings,
     SshTransport,
+    _finished,
     control_path,
     exit_argv,
     remote_command,
@@ -144,3 +147,55 @@ def a_failed_connection_is_reported_as_no_answer(
         return None
     failed = self._connect(host)  # the dispatcher runs the original from here
     return None if failed is None else StepResult(exit_code=None)
+
+
+@mutant(
+    replaces="planner.coordinator._finished",
+    turns_red={f"{W}.a_hung_exit_request_is_killed_and_the_step_fails_with_no_answer"},
+)
+def a_hung_exit_request_escapes(
+    processes: list[subprocess.Popen[bytes] | None], seconds: float
+) -> list[bool]:
+    """An exit request still running at its timeout is killed and its timeout raised, as
+    ``subprocess.run(timeout=…)`` does: abandoning a step whose host hangs ``ssh -O exit``
+    ends the coordinator with an internal error, and nothing is rolled back."""
+    for process in processes:
+        if process is not None:
+            try:
+                process.wait(seconds)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+                raise
+    return _finished(processes, seconds)  # the dispatcher runs the original from here
+
+
+@mutant(
+    replaces="planner.coordinator.Kept.add",
+    turns_red={f"{W}.a_step_keeps_the_first_and_last_64_kib_of_each_stream"},
+)
+def every_byte_a_host_prints_is_kept(self: Kept, data: bytes) -> None:
+    """Everything a step prints is kept, however much: a host printing without end takes
+    the coordinator's memory with it."""
+    self.total += len(data)
+    self.head += data
+
+
+@mutant(
+    replaces="planner.coordinator.SshTransport._exchange",
+    turns_red={f"{W}.a_signal_abandons_a_forward_step_and_lets_a_rollback_run"},
+)
+def a_signal_is_noticed_only_between_steps(
+    self: SshTransport,
+    process: subprocess.Popen[bytes],
+    step: TransactionStep,
+    streams: dict[IO[bytes] | None, Kept],
+    limit: float,
+) -> str | None:
+    """The wait on a step does not listen for signals: a SIGTERM during a stage that runs for
+    half an hour (a front door) waits for it to end before the coordinator rolls back."""
+    interruptions, self.interruptions = self.interruptions, None
+    try:
+        return self._exchange(process, step, streams, limit)  # the original, from here
+    finally:
+        self.interruptions = interruptions
