@@ -336,6 +336,31 @@ def _finished(processes: list[subprocess.Popen[bytes] | None], seconds: float) -
     return done
 
 
+DRAIN_SECONDS = 2
+"""How long an abandoned session's streams are read for what was on its way."""
+
+
+def _drain(streams: dict[IO[bytes] | None, Kept], seconds: float) -> None:
+    """Keep what an abandoned session had printed and was still on its way (its pipes end
+    once its connection is closed), for up to ``seconds``."""
+    deadline = time.monotonic() + seconds
+    with selectors.DefaultSelector() as waiting:
+        for pipe in streams:
+            if pipe is not None and not pipe.closed:
+                waiting.register(pipe, selectors.EVENT_READ)
+        while waiting.get_map() and (left := deadline - time.monotonic()) > 0:
+            for key, _ in waiting.select(left):
+                data = os.read(key.fd, CHUNK)
+                if data:
+                    streams[key.fileobj].add(data)  # type: ignore[index]
+                else:
+                    waiting.unregister(key.fileobj)
+
+
+def _silent(text: str) -> None:
+    """Told nothing (a transport without a report to print)."""
+
+
 SIGNAL_STOPS = frozenset(FORWARD_STAGES) - {Stage.COMMIT}
 """The stages a signal abandons (and never starts): before the decision. Rollback, cleanup
 and commit run to their end whatever arrives."""
@@ -352,12 +377,12 @@ class SshTransport:
         plan: TransactionPlan,
         settings: SshSettings,
         interruptions: Interruptions | None = None,
-        note: Callable[[str], None] = lambda _: None,
+        note: Callable[[str], None] | None = None,
     ) -> None:
         self.plan = plan
         self.settings = settings
         self.interruptions = interruptions
-        self.note = note
+        self.note = note or _silent
         self.control = ""
         self.opened: set[int] = set()
 
@@ -472,7 +497,7 @@ class SshTransport:
                 return StepResult(exit_code=code, stdout=out.text(), stderr=err.text())
             except subprocess.TimeoutExpired:
                 why = ""  # its streams ended, the client never did
-        self._abandon(process, host)
+        self._abandon(process, host, {process.stdout: out, process.stderr: err})
         if why == "":
             why = f"\ncoordinator: no answer from {host.destination} within {limit} s\n"
             return StepResult(exit_code=None, stdout=out.text(), stderr=err.text() + why)
@@ -533,7 +558,12 @@ class SshTransport:
             stdin.close()
         return script
 
-    def _abandon(self, process: subprocess.Popen[bytes], host: HostAddress) -> None:
+    def _abandon(
+        self,
+        process: subprocess.Popen[bytes],
+        host: HostAddress,
+        streams: dict[IO[bytes] | None, Kept],
+    ) -> None:
         """Stop a session: kill its client and close the host's connection (the master holds
         the session's pipes, and only closing the connection ends the session); the next
         step on the host opens a new one. An exit request that does not succeed within its
@@ -543,6 +573,7 @@ class SshTransport:
         request = _quiet(exit_argv(self.settings, host, self.control))
         if not _finished([request], self.settings.connect_timeout + 5)[0]:
             Path(control_path(self.control, host)).unlink(missing_ok=True)
+        _drain(streams, DRAIN_SECONDS)
         for pipe in (process.stdin, process.stdout, process.stderr):
             if pipe is not None:
                 pipe.close()
