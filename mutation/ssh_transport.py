@@ -43,7 +43,11 @@ def connections_left_open(self: SshTransport) -> None:
 
 @mutant(
     replaces="planner.coordinator.SshTransport.close",
-    turns_red={f"{W}.planner_apply_runs_each_step_over_ssh_and_reports_what_it_left"},
+    turns_red={
+        f"{W}.planner_apply_runs_each_step_over_ssh_and_reports_what_it_left",
+        # its unbounded exit requests hang on the host that hangs them
+        f"{W}.a_hung_exit_request_is_killed_and_the_step_fails_with_no_answer",
+    },
     independent=False,
 )
 def ssh_tells_the_terminal_each_connection_it_closed(self: SshTransport) -> None:
@@ -60,6 +64,7 @@ def ssh_tells_the_terminal_each_connection_it_closed(self: SshTransport) -> None
     turns_red={
         f"{W}.a_step_runs_on_its_host_over_one_connection_and_returns_what_it_printed",
         f"{W}.planner_apply_runs_each_step_over_ssh_and_reports_what_it_left",
+        f"{W}.a_hung_exit_request_is_killed_and_the_step_fails_with_no_answer",
     },
 )
 def leaving_the_transport_closes_nothing(
@@ -92,6 +97,7 @@ def stage_timeout_read_as_minutes(step: TransactionStep, settings: SshSettings) 
     replaces="planner.coordinator.wait_seconds",
     turns_red={
         f"{W}.a_step_that_never_answers_is_abandoned_after_the_wait",
+        f"{W}.a_hung_exit_request_is_killed_and_the_step_fails_with_no_answer",
         f"{C}.timeouts_and_attempts_are_whole_numbers_from_1_to_999999",
     },
 )
@@ -104,11 +110,14 @@ def no_margin_in_the_wait(settings: SshSettings) -> int:
 
 @mutant(
     replaces="planner.coordinator.SshTransport.__call__",
-    turns_red={f"{W}.an_interrupted_step_fails_with_130_and_the_next_one_runs"},
+    turns_red={
+        f"{W}.an_interrupted_step_fails_with_130_and_the_next_one_runs",
+        f"{W}.a_signal_abandons_a_forward_step_and_lets_a_rollback_run",
+    },
 )
 def ctrl_c_reported_as_no_answer(self: SshTransport, step: TransactionStep) -> StepResult:
-    """A Ctrl-C during a step is reported as a host that did not answer (no exit status),
-    so the report blames the host for what the operator did."""
+    """A Ctrl-C (or any signal) during a step is reported as a host that did not answer (no
+    exit status), so the report blames the host for what the operator did."""
     result = self(step)  # the dispatcher runs the original from here
     if result.exit_code == 130:
         return result.model_copy(update={"exit_code": None})

@@ -539,7 +539,9 @@ def a_signal_abandons_a_forward_step_and_lets_a_rollback_run() -> Verdict:
     problems: list[str] = []
     # should caught() not take SIGTERM over (a defect), it must not end this process
     with _signal_ignored(signal.SIGTERM), caught() as interruptions:
-        with SshTransport(_plan(), _settings(), interruptions, told.append) as transport:
+        # a stage timeout with room for the rollback to wait for the abandoned stage's lock
+        settings = _settings(stage=10)
+        with SshTransport(_plan(), settings, interruptions, told.append) as transport:
             watcher = threading.Thread(target=_signal_when, args=(started, signal.SIGTERM))
             watcher.start()
             begin = time.monotonic()
