@@ -8,9 +8,20 @@ each host still runs what it is sent.
 
 from __future__ import annotations
 
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from mutation import mutant
 from planner.apply import ApplyStep, Stage
-from planner.coordinator import REMOTE_SCRIPT, SshSettings, remote_command
+from planner.coordinator import (
+    INTERRUPTING,
+    REMOTE_SCRIPT,
+    Interruptions,
+    SshSettings,
+    SshTransport,
+    remote_command,
+)
 from planner.journal import touched_hosts
 from planner.transaction import (
     HostFinal,
@@ -215,6 +226,53 @@ def run_a_script_that_arrived_incomplete(step: TransactionStep, settings: SshSet
     end = REMOTE_SCRIPT.index("fi; ") + len("fi; ")
     unchecked = REMOTE_SCRIPT[:check] + REMOTE_SCRIPT[end:]
     return remote_command(step, settings).replace(REMOTE_SCRIPT, unchecked)
+
+
+@mutant(
+    replaces="planner.coordinator.caught",
+    turns_red={
+        f"{W}.a_signal_before_the_decision_abandons_the_step_and_restores_every_host",
+        f"{W}.a_signal_after_the_decision_lets_every_host_commit",
+    },
+)
+@contextmanager
+def a_signal_ends_the_run_without_rollback(
+    signals: tuple[signal.Signals, ...] = INTERRUPTING,
+) -> Iterator[Interruptions]:
+    """The coordinator installs no signal handlers: SIGTERM (a cancelled CI job) kills it
+    between two steps, leaving every host it changed changed, no rollback, no report."""
+    seen = Interruptions()
+    try:
+        yield seen
+    finally:
+        seen.close()
+
+
+@mutant(
+    replaces="planner.coordinator.SshTransport._stops",
+    turns_red={
+        f"{W}.a_signal_before_the_decision_abandons_the_step_and_restores_every_host",
+        f"{W}.a_signal_after_the_decision_lets_every_host_commit",
+    },
+)
+def a_signal_stops_rollback_and_commit_too(self: SshTransport, step: TransactionStep) -> str | None:
+    """A signal stops every step, not only the forward ones: the rollback it should have
+    started is never run, and after the decision the remaining commits are left pending."""
+    stopped = self._stops(step)  # the dispatcher runs the original from here
+    received = [] if self.interruptions is None else self.interruptions.received
+    return stopped or (received[0] if received else None)
+
+
+@mutant(
+    replaces="planner.transaction.undo_host",
+    turns_red={f"{W}.a_rollback_whose_connection_dropped_runs_again_and_restores_its_host"},
+)
+def a_dropped_rollback_is_not_run_again(
+    step: TransactionStep, run_step: RunStep, attempts: int
+) -> tuple[StepRecord, ...]:
+    """A rollback whose connection dropped is reported failed, though it may have finished
+    on its host: the host is left \"rollback failed\" with its backup, for no reason."""
+    return (StepRecord(step=step, attempt=1, result=run_step(step)),)
 
 
 @mutant(

@@ -14,9 +14,12 @@ on every host, head first):
 3. **Rollback**: after a forward failure, rollback runs on every *touched* host — a host on
    which a stage that may change it (preserve, apply) was *started*, whatever came back — in
    the reverse order of their first change, then cleanup on each host whose rollback
-   succeeded. A failing rollback does not stop the others (each host's restore is its own);
-   rollback is never retried (it is not idempotent: a second one would remove the restored
-   container), and a host it failed on keeps its backup in its preserve dir.
+   succeeded. A failing rollback does not stop the others (each host's restore is its own).
+   A rollback or cleanup that failed without an answer (its connection dropped, or no answer
+   in time) may have finished on its host: it runs again, up to ``UNDO_ATTEMPTS`` in all
+   (both are idempotent: rollback marks its preserve dir once restored and restores nothing
+   more after that); one its host answered with a failure is final, and that host keeps
+   its backup in its preserve dir.
 
 A step's outcome is its exit status. A connection that failed or dropped (ssh's 255) or a
 host that did not answer in time is a failure whose effect is unknown, so the host counts as
@@ -49,6 +52,8 @@ EXIT_COMMIT_PENDING = 12
 """Decided and committed, but a host's commit failed every attempt (it keeps its backup)."""
 
 COMMIT_ATTEMPTS = 3
+UNDO_ATTEMPTS = 3
+"""Runs of a rollback or cleanup that failed without an answer (no answer, ssh's 255)."""
 CHANGING_STAGES = frozenset({Stage.PRESERVE, Stage.APPLY})
 """The forward stages that may change a host: once one is started there, the host is
 touched. Preflight, readback and front door only read."""
@@ -219,6 +224,9 @@ class StepResult(Frozen):
     exit_code: int | None
     stdout: str = ""
     stderr: str = ""
+    started: bool = True
+    """False when the coordinator never started the step (it was interrupted first): the
+    step changed nothing, so it touches no host."""
 
     @property
     def ok(self) -> bool:
@@ -333,8 +341,11 @@ class TransactionReport(Frozen):
         return EXIT_ROLLED_BACK if set(self.finals) <= restored else EXIT_NOT_RESTORED
 
     def stages_on(self, rank: int) -> tuple[str, ...]:
-        """The stages run on host ``rank``, in order (a retried commit once per attempt)."""
-        return tuple(r.step.stage.value for r in self.records if r.step.rank == rank)
+        """The stages run on host ``rank``, in order (a retried commit once per attempt; a
+        step the coordinator never started is not one)."""
+        return tuple(
+            r.step.stage.value for r in self.records if r.step.rank == rank and r.result.started
+        )
 
     def verdict(self) -> str:
         arm = self.plan.arm
@@ -394,8 +405,8 @@ def touched_after(
 ) -> tuple[int, ...]:
     """The touched hosts in order of first change, once ``step`` ran: a stage that may change
     its host touches it when it starts, whatever it returned (a failed or cut-off preserve
-    may have changed the host)."""
-    if step.stage in CHANGING_STAGES and step.rank not in touched:
+    may have changed the host). A step the coordinator never started touches nothing."""
+    if step.stage in CHANGING_STAGES and result.started and step.rank not in touched:
         return (*touched, step.rank)
     return touched
 
@@ -421,22 +432,38 @@ def commit_host(step: TransactionStep, run_step: RunStep, attempts: int) -> tupl
     return tuple(records)
 
 
+def unanswered(result: StepResult) -> bool:
+    """Whether a step failed without an answer (no exit status in time, or ssh's 255): it
+    may have finished on its host."""
+    return result.exit_code is None or result.exit_code == 255
+
+
+def undo_host(step: TransactionStep, run_step: RunStep, attempts: int) -> tuple[StepRecord, ...]:
+    """Run a rollback or cleanup, and again while it failed without an answer, up to
+    ``attempts`` runs: both are idempotent (a rollback that already restored its host
+    restores nothing more), so a run whose connection dropped is safe to repeat. A failure
+    the host answered is final."""
+    records = [StepRecord(step=step, attempt=1, result=run_step(step))]
+    while unanswered(records[-1].result) and len(records) < attempts:
+        records.append(StepRecord(step=step, attempt=len(records) + 1, result=run_step(step)))
+    return tuple(records)
+
+
 def roll_back(
     plan: TransactionPlan, order: tuple[int, ...], run_step: RunStep
 ) -> tuple[tuple[StepRecord, ...], dict[int, HostFinal]]:
     """Rollback on each host of ``order`` (a failure does not stop the others), then cleanup
-    on each host whose rollback succeeded, in the same order."""
+    on each host whose rollback succeeded, in the same order; each run again after a
+    failure without an answer (:func:`undo_host`)."""
     records: list[StepRecord] = []
     finals: dict[int, HostFinal] = {}
     for rank in order:
-        step = plan.rollbacks[rank]
-        records.append(StepRecord(step=step, attempt=1, result=run_step(step)))
+        records += undo_host(plan.rollbacks[rank], run_step, UNDO_ATTEMPTS)
         finals[rank] = HostFinal.RESTORED if records[-1].result.ok else HostFinal.ROLLBACK_FAILED
     for rank in order:
         if finals[rank] is not HostFinal.RESTORED:
             continue
-        step = plan.cleanups[rank]
-        records.append(StepRecord(step=step, attempt=1, result=run_step(step)))
+        records += undo_host(plan.cleanups[rank], run_step, UNDO_ATTEMPTS)
         if not records[-1].result.ok:
             finals[rank] = HostFinal.CLEANUP_FAILED
     return tuple(records), finals

@@ -20,6 +20,8 @@ from fixtures import fleet
 from fixtures.builders import v41_dry_run
 from fixtures.fleet import Fault, Fleet
 from fixtures.sandbox import HostSeed, HostState
+from fixtures.transaction_cases import restored_state
+from fixtures.transaction_cases import state as compared
 from planner.cli import main
 
 _MISSING = fleet.unavailable()
@@ -167,3 +169,23 @@ def test_a_fleet_started_by_a_process_that_leaves_without_cleanup_leaves_no_dire
         time.sleep(0.05)
     assert str(base).startswith("/run/gunbc-fleet-")
     assert not base.exists()
+
+
+def test_a_rollback_whose_connection_drops_is_run_again_and_its_host_restored(
+    hosts: Fleet, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The first rollback goes on on srv6 after its connection dropped; the coordinator runs
+    it again (it waits on the host's lock, finds the host restored and restores nothing)."""
+    before = hosts.read()
+    hosts.arm(Fault("refuse", 3, fleet.SESSION_OF["readback"]))
+    hosts.arm(Fault("drop", 1, 5))  # srv6's fifth session: its rollback
+    code = _apply(hosts)
+    out = capsys.readouterr().out.splitlines()
+    assert code == 10
+    assert any(" rollback   srv6: exit 255: the connection failed or dropped" in x for x in out)
+    again = " rollback   srv6 (attempt 2): ok: rolled back: an earlier rollback restored it"
+    assert any(line.endswith(again) for line in out)
+    assert out[-1].startswith("apply v41_group_a: ROLLED BACK: readback@srv8 failed")
+    after = hosts.read()
+    for rank, (was, now) in enumerate(zip(before, after, strict=True)):
+        assert compared(now) == restored_state(was, preserved=True), rank
