@@ -62,10 +62,11 @@ def standin(tmp_path: Path) -> Path:
 
 
 def _start(d: Path, *extra: str) -> subprocess.Popen[str]:
+    # a journal of its own: one a test leaves unfinished would refuse the next apply
     argv = [
         sys.executable, "-m", "planner.cli", "apply", "v41_group_a", "--scenario", "supplied",
         "--hosts", HOSTS, "--ssh", str(d / "ssh"), "--connect-timeout", "1",
-        "--stage-timeout", "1", *extra,
+        "--stage-timeout", "1", "--journal", str(d / "apply.journal"), *extra,
     ]  # fmt: skip
     env = {**os.environ, "STANDIN_DIR": str(d), "TMPDIR": str(d / "tmp")}
     return subprocess.Popen(
