@@ -437,3 +437,24 @@ def test_what_a_journal_quotes_of_a_host_reaches_the_report_escaped(tmp_path: Pa
     report = journal.finish(state, lambda step: StepResult(exit_code=0), 3)
     said = journal.verdict(state, report)
     assert "\x1b" not in said and "\\x1b[2Jgone" in said
+
+
+@pytest.mark.skipif(fleet.unavailable() is not None, reason=str(fleet.unavailable()))
+def test_a_coordinator_killed_while_its_stage_runs_on_is_resumed_once_the_stage_ends() -> None:
+    """The real fleet: ``planner apply`` killed (SIGKILL) while apply on srv6 is paused at its
+    first call, holding srv6's apply lock; the stage then goes on without its coordinator.
+    ``--resume`` rolls back all four hosts (srv6's rollback waits for the lock until that
+    stage ended) and every host is back byte for byte."""
+    run = v41_dry_run("supplied")
+    planned = ranks(run)
+    seeds = tuple(seed(r) for r in planned)
+    out = transaction_kill.run_killed(run, seeds, 1, "apply", kind="pause_mid")
+    assert out.killed_status == -9 and out.kinds_at_kill[-1] == "started"
+    assert out.resume_exit == 10, out.resume_out
+    assert "rollback, last changed first: srv8 srv7 srv6 srv5" in out.resume_out.splitlines()
+    went_on = Injected("drop", 1, "apply")  # its stage ran to its end on its host
+    for r, before, after in zip(planned, out.before, out.after, strict=True):
+        assert state(after) == expected_state(r, went_on, before)
+    # the orphaned apply's every call on srv6 came before the rollback's
+    calls = [c.step for c in out.after[1].calls]
+    assert calls == sorted(calls) and 3 in calls
