@@ -60,6 +60,8 @@ def rollback_in_forward_order(touched: tuple[int, ...]) -> tuple[int, ...]:
     replaces="planner.transaction.rollback_order",
     turns_red={
         f"{W}.a_coordinator_killed_mid_apply_is_resumed_to_every_host_restored",
+        f"{W}.a_signal_before_the_decision_abandons_the_step_and_restores_every_host",
+        f"{W}.a_rollback_whose_connection_dropped_runs_again_and_restores_its_host",
         f"{W}.rollback_reaches_every_touched_host_last_changed_first",
         f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
         f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in",
@@ -98,6 +100,7 @@ def rollback_every_host(touched: tuple[int, ...]) -> tuple[int, ...]:
 @mutant(
     replaces="planner.transaction.forward_order",
     turns_red={
+        f"{W}.a_rollback_whose_connection_dropped_runs_again_and_restores_its_host",
         f"{W}.a_clean_run_commits_every_host_to_its_plan",
         f"{W}.the_run_stops_at_the_first_failure",
         f"{W}.rollback_reaches_every_touched_host_last_changed_first",
@@ -124,6 +127,8 @@ def commit_before_readback_everywhere(apply_order: tuple[ApplyStep, ...]) -> tup
 @mutant(
     replaces="planner.transaction.stops_the_run",
     turns_red={
+        f"{W}.a_signal_before_the_decision_abandons_the_step_and_restores_every_host",
+        f"{W}.a_rollback_whose_connection_dropped_runs_again_and_restores_its_host",
         f"{W}.the_run_stops_at_the_first_failure",
         f"{W}.rollback_reaches_every_touched_host_last_changed_first",
         f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
@@ -186,6 +191,8 @@ def commit_is_not_retried(
     replaces="planner.transaction.roll_back",
     turns_red={
         f"{W}.a_coordinator_killed_mid_apply_is_resumed_to_every_host_restored",
+        f"{W}.a_signal_before_the_decision_abandons_the_step_and_restores_every_host",
+        f"{W}.a_rollback_whose_connection_dropped_runs_again_and_restores_its_host",
         f"{W}.rollback_reaches_every_touched_host_last_changed_first",
         f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
         f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",

@@ -577,12 +577,19 @@ class SshTransport:
         """Stop a session: kill its client and close the host's connection (the master holds
         the session's pipes, and only closing the connection ends the session); the next
         step on the host opens a new one. An exit request that does not succeed within its
-        timeout is killed, and the control socket is removed so the next step does not
-        reuse a master that may not answer (it ends with its host's connection)."""
+        timeout is killed; the control socket is then gone (removed if the master did not
+        remove it), so the next step never reuses a master that is closing or may not answer
+        (one left running ends with its host's connection)."""
         process.kill()
         request = _quiet(exit_argv(self.settings, host, self.control))
-        if not _finished([request], self.settings.connect_timeout + 5)[0]:
-            Path(control_path(self.control, host)).unlink(missing_ok=True)
+        closed = _finished([request], self.settings.connect_timeout + 5)[0]
+        # the master removes its socket a moment after it took the request: until then the
+        # next step would take the closing master for an open one
+        socket_path = Path(control_path(self.control, host))
+        deadline = time.monotonic() + (DRAIN_SECONDS if closed else 0)
+        while socket_path.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        socket_path.unlink(missing_ok=True)
         _drain(streams, DRAIN_SECONDS)
         for pipe in (process.stdin, process.stdout, process.stderr):
             if pipe is not None:
