@@ -57,7 +57,8 @@ claims: $(STAMP)
 	$(BIN)/claims run --all --format $(CLAIMS_FORMAT) --junit-xml target/claims.xml
 
 # The fault table: the transaction's coordinator on four real sshd hosts on this machine, a
-# fault at every (host, stage) pair (fixtures/transaction_table.py; root and openssh-server).
+# fault at every (host, stage) pair, then signals, hung exits and dropped rollbacks
+# (fixtures/transaction_table.py; root and openssh-server).
 transaction: $(STAMP)
 	tools/install-ci-deps
 	$(BIN)/python -m fixtures.transaction_table

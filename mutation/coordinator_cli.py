@@ -160,9 +160,8 @@ def error_printed_on_stdout(message: str) -> int:
 def hosts_not_required(
     commands: argparse._SubParsersAction[argparse.ArgumentParser], arms: list[str]
 ) -> None:
-    """``--hosts`` is optional: left out, the command goes on to plan and fails inside
-    instead of saying which argument is missing."""
+    """``--hosts`` (or ``--resume``) is optional: left out, the command goes on to plan and
+    fails inside instead of saying which argument is missing."""
     add_parser(commands, arms)
-    for action in commands.choices["apply"]._actions:
-        if action.dest == "hosts":
-            action.required = False
+    for group in commands.choices["apply"]._mutually_exclusive_groups:
+        group.required = False

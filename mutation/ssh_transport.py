@@ -8,12 +8,15 @@ import shutil
 import subprocess
 from pathlib import Path
 from types import TracebackType
+from typing import IO
 
 from mutation import mutant
 from planner.coordinator import (
     REMOTE_SCRIPT,
+    Kept,
     SshSettings,
     SshTransport,
+    _finished,
     control_path,
     exit_argv,
     remote_command,
@@ -40,7 +43,11 @@ def connections_left_open(self: SshTransport) -> None:
 
 @mutant(
     replaces="planner.coordinator.SshTransport.close",
-    turns_red={f"{W}.planner_apply_runs_each_step_over_ssh_and_reports_what_it_left"},
+    turns_red={
+        f"{W}.planner_apply_runs_each_step_over_ssh_and_reports_what_it_left",
+        # its unbounded exit requests hang on the host that hangs them
+        f"{W}.a_hung_exit_request_is_killed_and_the_step_fails_with_no_answer",
+    },
     independent=False,
 )
 def ssh_tells_the_terminal_each_connection_it_closed(self: SshTransport) -> None:
@@ -57,6 +64,7 @@ def ssh_tells_the_terminal_each_connection_it_closed(self: SshTransport) -> None
     turns_red={
         f"{W}.a_step_runs_on_its_host_over_one_connection_and_returns_what_it_printed",
         f"{W}.planner_apply_runs_each_step_over_ssh_and_reports_what_it_left",
+        f"{W}.a_hung_exit_request_is_killed_and_the_step_fails_with_no_answer",
     },
 )
 def leaving_the_transport_closes_nothing(
@@ -89,6 +97,7 @@ def stage_timeout_read_as_minutes(step: TransactionStep, settings: SshSettings) 
     replaces="planner.coordinator.wait_seconds",
     turns_red={
         f"{W}.a_step_that_never_answers_is_abandoned_after_the_wait",
+        f"{W}.a_hung_exit_request_is_killed_and_the_step_fails_with_no_answer",
         f"{C}.timeouts_and_attempts_are_whole_numbers_from_1_to_999999",
     },
 )
@@ -101,11 +110,14 @@ def no_margin_in_the_wait(settings: SshSettings) -> int:
 
 @mutant(
     replaces="planner.coordinator.SshTransport.__call__",
-    turns_red={f"{W}.an_interrupted_step_fails_with_130_and_the_next_one_runs"},
+    turns_red={
+        f"{W}.an_interrupted_step_fails_with_130_and_the_next_one_runs",
+        f"{W}.a_signal_abandons_a_forward_step_and_lets_a_rollback_run",
+    },
 )
 def ctrl_c_reported_as_no_answer(self: SshTransport, step: TransactionStep) -> StepResult:
-    """A Ctrl-C during a step is reported as a host that did not answer (no exit status),
-    so the report blames the host for what the operator did."""
+    """A Ctrl-C (or any signal) during a step is reported as a host that did not answer (no
+    exit status), so the report blames the host for what the operator did."""
     result = self(step)  # the dispatcher runs the original from here
     if result.exit_code == 130:
         return result.model_copy(update={"exit_code": None})
@@ -144,3 +156,55 @@ def a_failed_connection_is_reported_as_no_answer(
         return None
     failed = self._connect(host)  # the dispatcher runs the original from here
     return None if failed is None else StepResult(exit_code=None)
+
+
+@mutant(
+    replaces="planner.coordinator._finished",
+    turns_red={f"{W}.a_hung_exit_request_is_killed_and_the_step_fails_with_no_answer"},
+)
+def a_hung_exit_request_escapes(
+    processes: list[subprocess.Popen[bytes] | None], seconds: float
+) -> list[bool]:
+    """An exit request still running at its timeout is killed and its timeout raised, as
+    ``subprocess.run(timeout=…)`` does: abandoning a step whose host hangs ``ssh -O exit``
+    ends the coordinator with an internal error, and nothing is rolled back."""
+    for process in processes:
+        if process is not None:
+            try:
+                process.wait(seconds)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+                raise
+    return _finished(processes, seconds)  # the dispatcher runs the original from here
+
+
+@mutant(
+    replaces="planner.coordinator.Kept.add",
+    turns_red={f"{W}.a_step_keeps_the_first_and_last_64_kib_of_each_stream"},
+)
+def every_byte_a_host_prints_is_kept(self: Kept, data: bytes) -> None:
+    """Everything a step prints is kept, however much: a host printing without end takes
+    the coordinator's memory with it."""
+    self.total += len(data)
+    self.head += data
+
+
+@mutant(
+    replaces="planner.coordinator.SshTransport._exchange",
+    turns_red={f"{W}.a_signal_abandons_a_forward_step_and_lets_a_rollback_run"},
+)
+def a_signal_is_noticed_only_between_steps(
+    self: SshTransport,
+    process: subprocess.Popen[bytes],
+    step: TransactionStep,
+    streams: dict[IO[bytes] | None, Kept],
+    limit: float,
+) -> str | None:
+    """The wait on a step does not listen for signals: a SIGTERM during a stage that runs for
+    half an hour (a front door) waits for it to end before the coordinator rolls back."""
+    interruptions, self.interruptions = self.interruptions, None
+    try:
+        return self._exchange(process, step, streams, limit)  # the original, from here
+    finally:
+        self.interruptions = interruptions

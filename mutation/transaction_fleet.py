@@ -8,9 +8,21 @@ each host still runs what it is sent.
 
 from __future__ import annotations
 
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from mutation import mutant
 from planner.apply import ApplyStep, Stage
-from planner.coordinator import REMOTE_SCRIPT, SshSettings, remote_command
+from planner.coordinator import (
+    INTERRUPTING,
+    REMOTE_SCRIPT,
+    Interruptions,
+    SshSettings,
+    SshTransport,
+    remote_command,
+)
+from planner.journal import touched_hosts
 from planner.transaction import (
     HostFinal,
     RunStep,
@@ -30,10 +42,12 @@ T = "ssh_transport"
 @mutant(
     replaces="planner.transaction.rollback_order",
     turns_red={
+        f"{W}.a_coordinator_killed_mid_apply_is_resumed_to_every_host_restored",
         f"{W}.rollback_reaches_every_touched_host_last_changed_first",
         f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
         f"{P}.a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on",
         f"{P}.the_report_lists_every_step_then_every_host_then_the_verdict",
+        f"{P}.a_journal_cut_before_the_decision_resumes_to_every_touched_host_rolled_back",
     },
 )
 def rollback_in_forward_order(touched: tuple[int, ...]) -> tuple[int, ...]:
@@ -45,12 +59,16 @@ def rollback_in_forward_order(touched: tuple[int, ...]) -> tuple[int, ...]:
 @mutant(
     replaces="planner.transaction.rollback_order",
     turns_red={
+        f"{W}.a_coordinator_killed_mid_apply_is_resumed_to_every_host_restored",
+        f"{W}.a_signal_before_the_decision_abandons_the_step_and_restores_every_host",
+        f"{W}.a_rollback_whose_connection_dropped_runs_again_and_restores_its_host",
         f"{W}.rollback_reaches_every_touched_host_last_changed_first",
         f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
         f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in",
         f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
         f"{P}.a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on",
         f"{P}.the_report_lists_every_step_then_every_host_then_the_verdict",
+        f"{P}.a_journal_cut_before_the_decision_resumes_to_every_touched_host_rolled_back",
     },
     independent=False,
 )
@@ -69,6 +87,7 @@ def rollback_skips_the_first_host_changed(touched: tuple[int, ...]) -> tuple[int
         f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
         f"{P}.the_report_lists_every_step_then_every_host_then_the_verdict",
         f"{T}.planner_apply_runs_each_step_over_ssh_and_reports_what_it_left",
+        f"{P}.a_journal_cut_before_the_decision_resumes_to_every_touched_host_rolled_back",
     },
     independent=False,
 )
@@ -81,6 +100,7 @@ def rollback_every_host(touched: tuple[int, ...]) -> tuple[int, ...]:
 @mutant(
     replaces="planner.transaction.forward_order",
     turns_red={
+        f"{W}.a_rollback_whose_connection_dropped_runs_again_and_restores_its_host",
         f"{W}.a_clean_run_commits_every_host_to_its_plan",
         f"{W}.the_run_stops_at_the_first_failure",
         f"{W}.rollback_reaches_every_touched_host_last_changed_first",
@@ -92,6 +112,7 @@ def rollback_every_host(touched: tuple[int, ...]) -> tuple[int, ...]:
         f"{P}.a_commit_is_retried_and_left_pending_only_after_every_attempt",
         f"{P}.the_dry_run_lists_every_command_in_the_order_it_would_run",
         f"{P}.the_report_lists_every_step_then_every_host_then_the_verdict",
+        f"{P}.a_journal_holds_each_step_on_disk_before_it_is_sent",
     },
 )
 def commit_before_readback_everywhere(apply_order: tuple[ApplyStep, ...]) -> tuple[ApplyStep, ...]:
@@ -106,6 +127,8 @@ def commit_before_readback_everywhere(apply_order: tuple[ApplyStep, ...]) -> tup
 @mutant(
     replaces="planner.transaction.stops_the_run",
     turns_red={
+        f"{W}.a_signal_before_the_decision_abandons_the_step_and_restores_every_host",
+        f"{W}.a_rollback_whose_connection_dropped_runs_again_and_restores_its_host",
         f"{W}.the_run_stops_at_the_first_failure",
         f"{W}.rollback_reaches_every_touched_host_last_changed_first",
         f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
@@ -152,6 +175,8 @@ def touched_only_once_preserve_succeeded(
         f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in",
         f"{P}.a_commit_is_retried_and_left_pending_only_after_every_attempt",
         f"{P}.the_report_lists_every_step_then_every_host_then_the_verdict",
+        f"{P}.a_journal_cut_after_the_decision_resumes_to_commit_on_every_host",
+        f"{P}.a_journal_holds_each_step_on_disk_before_it_is_sent",
     },
 )
 def commit_is_not_retried(
@@ -165,11 +190,15 @@ def commit_is_not_retried(
 @mutant(
     replaces="planner.transaction.roll_back",
     turns_red={
+        f"{W}.a_coordinator_killed_mid_apply_is_resumed_to_every_host_restored",
+        f"{W}.a_signal_before_the_decision_abandons_the_step_and_restores_every_host",
+        f"{W}.a_rollback_whose_connection_dropped_runs_again_and_restores_its_host",
         f"{W}.rollback_reaches_every_touched_host_last_changed_first",
         f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
         f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
         f"{P}.a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on",
         f"{P}.the_report_lists_every_step_then_every_host_then_the_verdict",
+        f"{P}.a_journal_cut_before_the_decision_resumes_to_every_touched_host_rolled_back",
     },
 )
 def no_cleanup_after_rollback(
@@ -204,3 +233,65 @@ def run_a_script_that_arrived_incomplete(step: TransactionStep, settings: SshSet
     end = REMOTE_SCRIPT.index("fi; ") + len("fi; ")
     unchecked = REMOTE_SCRIPT[:check] + REMOTE_SCRIPT[end:]
     return remote_command(step, settings).replace(REMOTE_SCRIPT, unchecked)
+
+
+@mutant(
+    replaces="planner.coordinator.caught",
+    turns_red={
+        f"{W}.a_signal_before_the_decision_abandons_the_step_and_restores_every_host",
+        f"{W}.a_signal_after_the_decision_lets_every_host_commit",
+    },
+)
+@contextmanager
+def a_signal_ends_the_run_without_rollback(
+    signals: tuple[signal.Signals, ...] = INTERRUPTING,
+) -> Iterator[Interruptions]:
+    """The coordinator installs no signal handlers: SIGTERM (a cancelled CI job) kills it
+    between two steps, leaving every host it changed changed, no rollback, no report."""
+    seen = Interruptions()
+    try:
+        yield seen
+    finally:
+        seen.close()
+
+
+@mutant(
+    replaces="planner.coordinator.SshTransport._stops",
+    turns_red={
+        f"{W}.a_signal_before_the_decision_abandons_the_step_and_restores_every_host",
+        f"{W}.a_signal_after_the_decision_lets_every_host_commit",
+    },
+)
+def a_signal_stops_rollback_and_commit_too(self: SshTransport, step: TransactionStep) -> str | None:
+    """A signal stops every step, not only the forward ones: the rollback it should have
+    started is never run, and after the decision the remaining commits are left pending."""
+    stopped = self._stops(step)  # the dispatcher runs the original from here
+    received = [] if self.interruptions is None else self.interruptions.received
+    return stopped or (received[0] if received else None)
+
+
+@mutant(
+    replaces="planner.transaction.undo_host",
+    turns_red={f"{W}.a_rollback_whose_connection_dropped_runs_again_and_restores_its_host"},
+)
+def a_dropped_rollback_is_not_run_again(
+    step: TransactionStep, run_step: RunStep, attempts: int
+) -> tuple[StepRecord, ...]:
+    """A rollback whose connection dropped is reported failed, though it may have finished
+    on its host: the host is left \"rollback failed\" with its backup, for no reason."""
+    return (StepRecord(step=step, attempt=1, result=run_step(step)),)
+
+
+@mutant(
+    replaces="planner.journal.touched_hosts",
+    turns_red={
+        f"{W}.a_coordinator_killed_mid_apply_is_resumed_to_every_host_restored",
+        f"{P}.a_journal_cut_before_the_decision_resumes_to_every_touched_host_rolled_back",
+    },
+)
+def resume_rolls_back_only_where_apply_started(past: tuple[StepRecord, ...]) -> tuple[int, ...]:
+    """The resume rolls back only the hosts an apply was started on: a host whose preserve
+    ran (unit stopped, previous container renamed aside) but whose apply never came is left
+    with its arm down."""
+    applied = {r.step.rank for r in past if r.step.stage is Stage.APPLY}
+    return tuple(rank for rank in touched_hosts(past) if rank in applied)

@@ -4,23 +4,29 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from mutation import mutant
 from planner.arm_launch import DryRun
 from planner.coordinator import SshSettings, common_options, render_dry_run
+from planner.journal import DecidedRecord, JournalState, finish, parse, touched_hosts
 from planner.refusal import PlannerInputError
 from planner.transaction import (
     COMMIT_ATTEMPTS,
     Gate,
     HostAddress,
+    JournalEvent,
+    OnEvent,
     RunStep,
     StepRecord,
     StepResult,
+    StepStarted,
     TransactionPlan,
     TransactionReport,
     TransactionStep,
     _ipv6,
+    announced,
     ask_gate,
     coordinate,
     parse_hosts,
@@ -178,6 +184,7 @@ def the_report_keeps_only_each_steps_last_line(
     run_step: RunStep,
     commit_attempts: int = COMMIT_ATTEMPTS,
     gate: Gate | None = None,
+    on_event: OnEvent | None = None,
 ) -> TransactionReport:
     """The report keeps of each step's answer only the line it quotes (the last one of
     stdout and of stderr): the operator's summary reads the same, but whoever reads the
@@ -189,7 +196,8 @@ def the_report_keeps_only_each_steps_last_line(
             update={"stdout": _last_line(said.stdout), "stderr": _last_line(said.stderr)}
         )
 
-    return coordinate(plan, last_lines, commit_attempts, gate)  # the dispatcher runs the original
+    # the dispatcher runs the original
+    return coordinate(plan, last_lines, commit_attempts, gate, on_event)
 
 
 def _last_line(text: str) -> str:
@@ -206,10 +214,12 @@ def the_gate_is_never_asked(
     run_step: RunStep,
     commit_attempts: int = COMMIT_ATTEMPTS,
     gate: Gate | None = None,
+    on_event: OnEvent | None = None,
 ) -> TransactionReport:
     """Admission is decided once, before preflight, and never asked again: a lease that
     lapsed, or a host released, during a half-hour transaction still commits everywhere."""
-    return coordinate(plan, run_step, commit_attempts)  # the dispatcher runs the original
+    # the dispatcher runs the original
+    return coordinate(plan, run_step, commit_attempts, None, on_event)
 
 
 @mutant(
@@ -238,3 +248,59 @@ def what_a_host_prints_is_quoted_raw(self: StepResult) -> str:
     if not lines:
         return full
     return full.removesuffix(printable(lines[-1].strip())) + lines[-1].strip()
+
+
+@mutant(
+    replaces="planner.transaction.announced",
+    turns_red={
+        f"{W}.a_journal_holds_each_step_on_disk_before_it_is_sent",
+        "transaction_fleet.a_coordinator_killed_mid_apply_is_resumed_to_every_host_restored",
+    },
+)
+def the_start_is_journaled_once_the_step_answered(run_step: RunStep, on_event: OnEvent) -> RunStep:
+    """A step's ``started`` record is written once the step came back, with its answer: a
+    coordinator lost while the step ran leaves no trace of it, and the resume takes a host
+    whose preserve was running for untouched."""
+    held: list[JournalEvent] = []
+
+    def later(event: JournalEvent) -> None:
+        if isinstance(event, StepStarted):
+            held.append(event)
+            return
+        on_event(held.pop())
+        on_event(event)
+
+    return announced(run_step, later)  # the dispatcher runs the original
+
+
+@mutant(
+    replaces="planner.journal.touched_hosts",
+    turns_red={f"{W}.a_journal_cut_before_the_decision_resumes_to_every_touched_host_rolled_back"},
+)
+def resume_forgets_a_started_preserve(past: tuple[StepRecord, ...]) -> tuple[int, ...]:
+    """The resume counts a host touched only once its preserve or apply answered: a host
+    whose preserve was running when the coordinator was lost keeps whatever it changed."""
+    return touched_hosts(tuple(r for r in past if r.result.exit_code is not None))
+
+
+@mutant(
+    replaces="planner.journal.finish",
+    turns_red={f"{W}.a_journal_cut_after_the_decision_resumes_to_commit_on_every_host"},
+)
+def resume_rolls_back_after_the_commit_point(
+    state: JournalState, run_step: RunStep, attempts: int
+) -> TransactionReport:
+    """The resume ignores the decision and rolls back: hosts already committed (backup
+    dropped) are "rolled back" with nothing to restore, and the others lose the new arm."""
+    kept = tuple(r for r in state.records if not isinstance(r, DecidedRecord))
+    return finish(dataclasses.replace(state, records=kept), run_step, attempts)
+
+
+@mutant(
+    replaces="planner.journal.parse",
+    turns_red={f"{W}.a_torn_last_line_is_ignored_and_a_corrupt_line_refused_located"},
+)
+def a_torn_last_line_is_refused(data: bytes, source: str) -> JournalState:
+    """A last line cut short is read as a whole one, so the journal of every coordinator
+    lost mid-write is refused as corrupt and its transaction cannot be finished."""
+    return parse(data if not data or data.endswith(b"\n") else data + b"\n", source)

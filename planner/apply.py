@@ -400,6 +400,10 @@ def rollback_body(ctx: ApplyContext) -> list[str]:
         '  echo "rolled back: nothing was preserved here, so nothing changed"',
         "  exit 0",
         "fi",
+        "# a rollback run again (its connection dropped, so the coordinator could not know it",
+        "# finished) restores nothing more once an earlier run restored everything",
+        '[ ! -e "$preserve_dir/restored" ] '
+        '|| { echo "rolled back: an earlier rollback restored it"; exit 0; }',
         "# the container name is apply's only once preserve moved the previous one aside or",
         "# found none; before that it is still the previous container, left where it is",
         'if docker container inspect "$container_name-preserved" >/dev/null 2>&1; then',
@@ -420,6 +424,7 @@ def rollback_body(ctx: ApplyContext) -> list[str]:
         'if [ -e "$preserve_dir/unit-was-active" ]; then',
         '  systemctl start "$unit"',
         "fi",
+        'touch "$preserve_dir/restored"',
         'echo "rolled back: restored what preserve saved in $preserve_dir"',
     ]
 

@@ -31,7 +31,21 @@ Exit codes: 0 committed on every host; 1 refused (the plan is not admitted; noth
 held at the commit point: every touched host restored, or none was touched);
 11 not restored (a touched host's rollback or cleanup failed: the report names it and where
 its backup is); 12 committed, commit pending on a host (it runs the planned arm and keeps its
-backup). A Ctrl-C during a step fails that step (exit 130), so the coordinator rolls back.
+backup).
+
+**Signals.** SIGINT, SIGTERM and SIGHUP (Ctrl-C, a cancelled CI job or ``timeout``, the
+operator's ssh session dropped) never end the coordinator by themselves. Before the decision
+the first one stops the forward run: the step it waits on is abandoned (its client killed,
+its connection closed; the step fails with exit 130 and an unknown effect, so a preserve or
+apply counts as a change), no other forward step is started (one not started changes
+nothing), and every touched host is rolled back as after any failure. During rollback,
+cleanup and commit, signals are recorded and wait until every host is done: only SIGKILL
+stops the coordinator then (the journal covers that). The exit code is the report's own
+(0, 10, 11, 12), and a line before the verdict names every signal received. Whatever ends
+the run, the control directory is removed, and every ``ssh -O exit`` is bounded: one that
+does not return within the connect timeout + 5 s is killed (the next step on its host opens
+a new connection). Of what a step prints, the first and last :data:`OUTPUT_KEPT` bytes of
+each stream are kept, with a ``[… N bytes elided …]`` line between.
 """
 
 from __future__ import annotations
@@ -41,17 +55,32 @@ import errno
 import hashlib
 import os
 import re
+import selectors
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
+from typing import IO, Literal
 
-from planner.apply import Stage
+from planner.apply import FORWARD_STAGES, Stage
 from planner.arm_launch import DryRun
+from planner.journal import (
+    Journal,
+    JournalError,
+    JournalState,
+    create,
+    history,
+    resume,
+    take_up,
+    verdict,
+)
 from planner.refusal import PlannerInputError
 from planner.report import write_atomically
 from planner.transaction import (
@@ -60,10 +89,12 @@ from planner.transaction import (
     EXIT_COMMITTED,
     EXIT_NOT_RESTORED,
     EXIT_ROLLED_BACK,
+    Gate,
     HostAddress,
     StepRecord,
     StepResult,
     TransactionPlan,
+    TransactionReport,
     TransactionStep,
     coordinate,
     parse_hosts,
@@ -75,6 +106,12 @@ from planner.values import Frozen, path_argument, printable
 EXIT_REFUSED, EXIT_USAGE = 1, 2
 EXIT_SCRIPT_INCOMPLETE = 97
 EXIT_INTERRUPTED = 130
+EXIT_CANNOT_RUN = 127
+"""A step's status when the ssh client itself could not be started."""
+OUTPUT_KEPT = 64 * 1024
+"""Bytes kept of the start and of the end of each stream a step prints."""
+CHUNK = 64 * 1024
+INTERRUPTING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 LOCK_PATH = "/run/lock/gunbc-apply.lock"
 KILL_AFTER_SECONDS = 5
 CONTROL_PERSIST_SECONDS = 60
@@ -210,13 +247,160 @@ def _text(data: bytes | None) -> str:
     return (data or b"").decode("utf-8", errors="replace")
 
 
+class Kept:
+    """What the coordinator keeps of one stream a host prints: its first and its last
+    ``limit`` bytes, and how many it dropped between them, so a host printing without end
+    costs bounded memory."""
+
+    def __init__(self, limit: int = OUTPUT_KEPT) -> None:
+        self.limit = limit
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def add(self, data: bytes) -> None:
+        self.total += len(data)
+        room = self.limit - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        if data:
+            self.tail += data
+            if len(self.tail) > self.limit:
+                del self.tail[: len(self.tail) - self.limit]
+
+    def text(self) -> str:
+        elided = self.total - len(self.head) - len(self.tail)
+        if elided <= 0:
+            return _text(bytes(self.head + self.tail))
+        marker = f"\n[… {elided} bytes elided …]\n"
+        return _text(bytes(self.head)) + marker + _text(bytes(self.tail))
+
+
+class Interruptions:
+    """The signals a run received, in order. Installed by :func:`caught`: a signal only
+    records itself and wakes the transport's wait (a byte on :attr:`wake`), so nothing is
+    cut short at an arbitrary point; the transport abandons the forward step it waits on
+    and starts no other, and lets rollback, cleanup and commit run to their end."""
+
+    def __init__(self) -> None:
+        self.received: list[str] = []
+        self.heard = 0
+        self.wake, self._poke = os.pipe()
+        for fd in (self.wake, self._poke):
+            os.set_blocking(fd, False)
+
+    def notice(self, number: int, frame: object) -> None:
+        self.received.append(signal.Signals(number).name)
+        try:
+            os.write(self._poke, b"!")
+        except OSError:  # the pipe is full: it is awake already
+            pass
+
+    def unheard(self) -> list[str]:
+        """The signals received since the last call (each one told once)."""
+        try:
+            while os.read(self.wake, 512):
+                pass
+        except OSError:  # drained
+            pass
+        new, self.heard = self.received[self.heard :], len(self.received)
+        return new
+
+    def close(self) -> None:
+        for fd in (self.wake, self._poke):
+            os.close(fd)
+
+
+@contextmanager
+def caught(signals: tuple[signal.Signals, ...] = INTERRUPTING) -> Iterator[Interruptions]:
+    """``signals`` recorded by an :class:`Interruptions` for the block; the handlers the
+    process had before are put back after it."""
+    seen = Interruptions()
+    before = {number: signal.signal(number, seen.notice) for number in signals}
+    try:
+        yield seen
+    finally:
+        for number, handler in before.items():
+            signal.signal(number, handler)
+        seen.close()
+
+
+def _quiet(argv: tuple[str, ...]) -> subprocess.Popen[bytes] | None:
+    """``argv`` started with nothing to read and nowhere to write (None: it cannot run)."""
+    try:
+        return subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+    except OSError:
+        return None
+
+
+def _finished(processes: list[subprocess.Popen[bytes] | None], seconds: float) -> list[bool]:
+    """Wait for ``processes`` together for up to ``seconds``; one still running then is
+    killed (a hung ``ssh -O exit`` never holds the coordinator). Whether each exited 0."""
+    deadline = time.monotonic() + seconds
+    done = []
+    for process in processes:
+        if process is None:
+            done.append(False)
+            continue
+        try:
+            done.append(process.wait(max(0.0, deadline - time.monotonic())) == 0)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+            done.append(False)
+    return done
+
+
+DRAIN_SECONDS = 2
+"""How long an abandoned session's streams are read for what was on its way."""
+
+
+def _drain(streams: dict[IO[bytes] | None, Kept], seconds: float) -> None:
+    """Keep what an abandoned session had printed and was still on its way (its pipes end
+    once its connection is closed), for up to ``seconds``."""
+    deadline = time.monotonic() + seconds
+    with selectors.DefaultSelector() as waiting:
+        for pipe in streams:
+            if pipe is not None and not pipe.closed:
+                waiting.register(pipe, selectors.EVENT_READ)
+        while waiting.get_map() and (left := deadline - time.monotonic()) > 0:
+            for key, _ in waiting.select(left):
+                data = os.read(key.fd, CHUNK)
+                if data:
+                    streams[key.fileobj].add(data)  # type: ignore[index]
+                else:
+                    waiting.unregister(key.fileobj)
+
+
+def _silent(text: str) -> None:
+    """Told nothing (a transport without a report to print)."""
+
+
+SIGNAL_STOPS = frozenset(FORWARD_STAGES) - {Stage.COMMIT}
+"""The stages a signal abandons (and never starts): before the decision. Rollback, cleanup
+and commit run to their end whatever arrives."""
+
+
 class SshTransport:
     """Runs steps of ``plan`` over ssh; a context manager that owns the control directory
-    and closes every connection it opened."""
+    and closes every connection it opened. With ``interruptions`` (:func:`caught`), a signal
+    abandons the forward step it waits on and starts no other; ``note`` is told, once per
+    signal, what the coordinator does about it."""
 
-    def __init__(self, plan: TransactionPlan, settings: SshSettings) -> None:
+    def __init__(
+        self,
+        plan: TransactionPlan,
+        settings: SshSettings,
+        interruptions: Interruptions | None = None,
+        note: Callable[[str], None] | None = None,
+    ) -> None:
         self.plan = plan
         self.settings = settings
+        self.interruptions = interruptions
+        self.note = note or _silent
         self.control = ""
         self.opened: set[int] = set()
 
@@ -233,17 +417,11 @@ class SshTransport:
         self.close()
 
     def close(self) -> None:
-        for rank in sorted(self.opened):
-            host = self.plan.host(rank)
-            if Path(control_path(self.control, host)).exists():
-                subprocess.run(
-                    exit_argv(self.settings, host, self.control),
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                    timeout=self.settings.connect_timeout + 5,
-                    check=False,
-                )
+        hosts = [self.plan.host(rank) for rank in sorted(self.opened)]
+        hosts = [h for h in hosts if Path(control_path(self.control, h)).exists()]
+        # every host's exit request at once, each bounded: a hung one is killed
+        requests = [_quiet(exit_argv(self.settings, h, self.control)) for h in hosts]
+        _finished(requests, self.settings.connect_timeout + 5)
         self.opened.clear()
         if self.control:
             shutil.rmtree(self.control, ignore_errors=True)
@@ -267,57 +445,164 @@ class SshTransport:
                 )
             except subprocess.TimeoutExpired:
                 return StepResult(exit_code=None, stderr=f"{host.destination}: no answer")
+            except KeyboardInterrupt:
+                note = "coordinator: interrupted by the operator while connecting\n"
+                return StepResult(exit_code=EXIT_INTERRUPTED, stderr=note, started=False)
+            except OSError as error:
+                said = f"coordinator: cannot run {printable(self.settings.ssh)}: {error}\n"
+                return StepResult(exit_code=EXIT_CANNOT_RUN, stderr=said, started=False)
         if done.returncode != 0:
             return StepResult(exit_code=done.returncode, stderr=log.read_text(errors="replace"))
         return None
 
+    def _stops(self, step: TransactionStep) -> str | None:
+        """The signal that stops ``step`` (told once), or None: it runs on."""
+        if self.interruptions is None:
+            return None
+        for name in self.interruptions.unheard():
+            if step.stage in SIGNAL_STOPS:
+                self.note(
+                    f"coordinator: {name} received: {step.label} abandoned; every touched "
+                    "host will be rolled back"
+                )
+            else:
+                self.note(
+                    f"coordinator: {name} received during {step.label}: recorded; "
+                    "rollback, cleanup and commit go on until every host is done "
+                    "(only SIGKILL stops them)"
+                )
+        received = self.interruptions.received
+        return received[0] if received and step.stage in SIGNAL_STOPS else None
+
     def __call__(self, step: TransactionStep) -> StepResult:
         host = self.plan.host(step.rank)
-        self.opened.add(step.rank)
-        failed = self._connect(host)
-        if failed is not None:
-            return failed
-        process = subprocess.Popen(
-            session_argv(self.settings, host, self.control, step),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
+        stopped = self._stops(step)
+        if stopped is None:
+            self.opened.add(step.rank)
+            failed = self._connect(host)
+            if failed is not None:
+                return failed
+            stopped = self._stops(step)  # a signal while the connection opened
+        if stopped is not None:
+            note = f"coordinator: interrupted by {stopped}: not started\n"
+            return StepResult(exit_code=EXIT_INTERRUPTED, stderr=note, started=False)
+        try:
+            process = subprocess.Popen(
+                session_argv(self.settings, host, self.control, step),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+        except OSError as error:
+            said = f"coordinator: cannot run {printable(self.settings.ssh)}: {error}\n"
+            return StepResult(exit_code=EXIT_CANNOT_RUN, stderr=said, started=False)
+        return self._session(process, step, host)
+
+    def _session(
+        self, process: subprocess.Popen[bytes], step: TransactionStep, host: HostAddress
+    ) -> StepResult:
+        """Send the script, keep what the session prints (bounded), until it ends, the wait
+        runs out or a signal stops the step."""
+        out, err = Kept(), Kept()
         limit = wait_seconds(self.settings)
         try:
-            out, err = process.communicate(step.script.encode(), timeout=limit)
-        except subprocess.TimeoutExpired:
-            said, erred = self._abandon(process, host)
-            note = f"\ncoordinator: no answer from {host.destination} within {limit} s\n"
-            return StepResult(exit_code=None, stdout=said, stderr=erred + note)
+            why = self._exchange(process, step, {process.stdout: out, process.stderr: err}, limit)
         except KeyboardInterrupt:
-            said, erred = self._abandon(process, host)
-            note = "\ncoordinator: interrupted by the operator\n"
-            return StepResult(exit_code=EXIT_INTERRUPTED, stdout=said, stderr=erred + note)
-        return StepResult(exit_code=process.returncode, stdout=_text(out), stderr=_text(err))
+            why = "\ncoordinator: interrupted by the operator\n"
+        if why is None:
+            try:
+                code = process.wait(self.settings.connect_timeout + 5)
+                return StepResult(exit_code=code, stdout=out.text(), stderr=err.text())
+            except subprocess.TimeoutExpired:
+                why = ""  # its streams ended, the client never did
+        self._abandon(process, host, {process.stdout: out, process.stderr: err})
+        if why == "":
+            why = f"\ncoordinator: no answer from {host.destination} within {limit} s\n"
+            return StepResult(exit_code=None, stdout=out.text(), stderr=err.text() + why)
+        return StepResult(exit_code=EXIT_INTERRUPTED, stdout=out.text(), stderr=err.text() + why)
 
-    def _abandon(self, process: subprocess.Popen[bytes], host: HostAddress) -> tuple[str, str]:
+    def _exchange(
+        self,
+        process: subprocess.Popen[bytes],
+        step: TransactionStep,
+        streams: dict[IO[bytes] | None, Kept],
+        limit: float,
+    ) -> str | None:
+        """Feed the script and read both streams as they come. None: the session ended;
+        ``""``: no answer within ``limit``; else the note of the signal that stopped it."""
+        deadline = time.monotonic() + limit
+        script = memoryview(step.script.encode())
+        with selectors.DefaultSelector() as waiting:
+            for pipe in (process.stdin, *streams):
+                assert pipe is not None
+                os.set_blocking(pipe.fileno(), False)
+                waiting.register(
+                    pipe, selectors.EVENT_WRITE if pipe is process.stdin else selectors.EVENT_READ
+                )
+            if self.interruptions is not None:
+                waiting.register(self.interruptions.wake, selectors.EVENT_READ)
+            while len(waiting.get_map()) > (self.interruptions is not None):
+                stopped = self._stops(step)
+                if stopped is not None:
+                    return f"\ncoordinator: interrupted by {stopped}\n"
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return ""
+                for key, _ in waiting.select(left):
+                    if key.fileobj is process.stdin:
+                        script = self._feed(process.stdin, script, waiting)
+                    elif key.fileobj in streams:
+                        pipe = key.fileobj
+                        data = os.read(key.fd, CHUNK)
+                        if data:
+                            streams[pipe].add(data)
+                        else:
+                            waiting.unregister(pipe)
+        return None
+
+    @staticmethod
+    def _feed(stdin: IO[bytes], script: memoryview, waiting: selectors.BaseSelector) -> memoryview:
+        """Write what the pipe takes of the script; closed once it is all sent (or the
+        session stopped reading: what it did with part of it its sha256 check decides)."""
+        try:
+            sent = os.write(stdin.fileno(), script[:CHUNK])
+        except BlockingIOError:
+            return script
+        except BrokenPipeError:
+            sent = len(script)
+        script = script[sent:]
+        if not script:
+            waiting.unregister(stdin)
+            stdin.close()
+        return script
+
+    def _abandon(
+        self,
+        process: subprocess.Popen[bytes],
+        host: HostAddress,
+        streams: dict[IO[bytes] | None, Kept],
+    ) -> None:
         """Stop a session: kill its client and close the host's connection (the master holds
         the session's pipes, and only closing the connection ends the session); the next
-        step on the host opens a new one. What the session printed so far."""
+        step on the host opens a new one. An exit request that does not succeed within its
+        timeout is killed; the control socket is then gone (removed if the master did not
+        remove it), so the next step never reuses a master that is closing or may not answer
+        (one left running ends with its host's connection)."""
         process.kill()
-        subprocess.run(
-            exit_argv(self.settings, host, self.control),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            timeout=self.settings.connect_timeout + 5,
-            check=False,
-        )
-        try:
-            out, err = process.communicate(timeout=self.settings.connect_timeout + 5)
-        except subprocess.TimeoutExpired:
-            for pipe in (process.stdout, process.stderr):
-                if pipe is not None:
-                    pipe.close()
-            process.wait()
-            return "", ""
-        return _text(out), _text(err)
+        request = _quiet(exit_argv(self.settings, host, self.control))
+        closed = _finished([request], self.settings.connect_timeout + 5)[0]
+        # the master removes its socket a moment after it took the request: until then the
+        # next step would take the closing master for an open one
+        socket_path = Path(control_path(self.control, host))
+        deadline = time.monotonic() + (DRAIN_SECONDS if closed else 0)
+        while socket_path.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        socket_path.unlink(missing_ok=True)
+        _drain(streams, DRAIN_SECONDS)
+        for pipe in (process.stdin, process.stdout, process.stderr):
+            if pipe is not None:
+                pipe.close()
+        process.wait()
 
 
 def render_dry_run(
@@ -450,6 +735,7 @@ examples:
       --hosts srv5=root@10.0.0.5,srv6=root@10.0.0.6,srv7=root@10.0.0.7,srv8=root@10.0.0.8
   planner apply v41_group_a --authority log.jsonl --inputs inputs.json --hosts ... \\
       --identity ~/.ssh/id_ed25519
+  planner apply --resume target/v41-group-a-apply.journal --identity ~/.ssh/id_ed25519
 
 inputs: a real apply (no --dry-run) reads --authority at the wall clock, once before
 preflight and once more just before the first commit; --inputs and --data are the
@@ -464,6 +750,14 @@ held just before commit: every touched host restored, or none was touched);
 {EXIT_NOT_RESTORED} not restored (a touched host's rollback or cleanup failed; named); \
 {EXIT_COMMIT_PENDING} committed,
 commit pending on a host (it runs the plan and keeps its backup).
+--resume and --rollback exit alike ({EXIT_COMMITTED} also when the journal's transaction had \
+already finished:
+nothing runs); {EXIT_USAGE} for a missing, corrupt or locked journal, or --rollback past the \
+commit point.
+
+signals: SIGINT, SIGTERM or SIGHUP before the decision abandons the running step and rolls
+back every touched host; during rollback, cleanup and commit they wait until every host is
+done (only SIGKILL stops it then). The exit code is the report's; a line names the signals.
 """
 
 
@@ -509,11 +803,12 @@ def add_parser(
         help="for tests only: let a real apply read a --scenario's fixture log and inputs, or "
         "the log at --now, instead of --authority at the wall clock",
     )
-    apply.add_argument(
+    what = apply.add_mutually_exclusive_group(required=True)
+    what.add_argument(
         "--hosts",
-        required=True,
         help="every planned host's ssh address: HOST=USER@ADDRESS[:PORT],… (IPv6 in [])",
     )
+    _journal_options(apply, what)
     apply.add_argument("--dry-run", action="store_true", help="print the commands; run nothing")
     apply.add_argument(
         "--scripts",
@@ -553,6 +848,32 @@ def add_parser(
         type=positive_count,
         default=COMMIT_ATTEMPTS,
         help=f"runs of a failing commit before it is left pending (default: {COMMIT_ATTEMPTS})",
+    )
+
+
+def _journal_options(
+    apply: argparse.ArgumentParser, what: argparse._MutuallyExclusiveGroup
+) -> None:
+    """The journal a real apply writes, and the two ways to finish one (no planning input:
+    the journal holds the plan; give the ssh options again)."""
+    what.add_argument(
+        "--resume",
+        metavar="JOURNAL",
+        type=path_argument,
+        help="finish the transaction JOURNAL records (its coordinator was lost): commit "
+        "every host once it was decided, else roll back every touched host",
+    )
+    what.add_argument(
+        "--rollback",
+        metavar="JOURNAL",
+        type=path_argument,
+        help="as --resume, but refuse (exit 2) once the commit point was passed",
+    )
+    apply.add_argument(
+        "--journal",
+        type=path_argument,
+        help="where a real apply journals each step, synced as it goes "
+        "(default: target/ARM-apply.journal, the arm with dashes)",
     )
 
 
@@ -648,6 +969,8 @@ def admission_gate(
 
 def run(args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun]) -> int:
     """``planner apply``: plan, refuse unless admitted, then print or run the transaction."""
+    if args.resume is not None or args.rollback is not None:
+        return run_resume(args)
     try:
         check_live_read(args)
         settings = settings_of(args)
@@ -671,20 +994,153 @@ def run(args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun]) 
         for text in render_dry_run(transaction, settings, scripts, args.commit_attempts):
             print(printable(text))
         return EXIT_COMMITTED
+    try:
+        journal = journal_of(args, transaction, settings)
+    except PlannerInputError as exc:
+        return _error(printable(str(exc)))
+    with journal:
+        gate = admission_gate(args, plan, transaction)
+        return execute(transaction, settings, args.commit_attempts, journal, gate)
+
+
+def _say(text: str) -> None:
+    """Print a line of the run's report; a terminal that went away (the operator's ssh
+    session dropped: SIGHUP) never stops the transaction."""
+    try:
+        print(text, flush=True)
+    except OSError:
+        pass
+
+
+def execute(
+    transaction: TransactionPlan,
+    settings: SshSettings,
+    attempts: int,
+    journal: Journal | None = None,
+    gate: Gate | None = None,
+) -> int:
+    """Run the transaction over ssh, each step printed as it ends (and journaled), then the
+    report; ``gate`` is admission, asked again at the commit point. SIGINT, SIGTERM and
+    SIGHUP stop the forward run (the step running is abandoned) and roll back; during
+    rollback, cleanup and commit they are recorded and wait until every host is done. The
+    exit code is the report's; a line names the signals received."""
     names = ", ".join(h.host_name for h in transaction.hosts)
-    print(f"apply {transaction.arm}: {len(transaction.hosts)} hosts ({names})", flush=True)
+    _say(f"apply {transaction.arm}: {len(transaction.hosts)} hosts ({names})")
     done: list[StepRecord] = []
 
     def run_step(step: TransactionStep) -> StepResult:
         result = transport(step)
         attempt = 1 + sum(r.step == step for r in done)
         done.append(StepRecord(step=step, attempt=attempt, result=result))
-        print(step_line(len(done), done[-1]), flush=True)
+        _say(step_line(len(done), done[-1]))
         return result
 
-    with SshTransport(transaction, settings) as transport:
-        gate = admission_gate(args, plan, transaction)
-        report = coordinate(transaction, run_step, args.commit_attempts, gate)
-    for text in [*report.host_lines(), report.verdict()]:
-        print(text)
+    record = None if journal is None else journal.record
+    with caught() as interruptions:
+        with SshTransport(transaction, settings, interruptions, _say) as transport:
+            try:
+                report = coordinate(transaction, run_step, attempts, gate, record)
+                if journal is not None:
+                    journal.finish(report)
+            except JournalError as exc:
+                return _journal_failed(exc)
+        for text in [*report.host_lines(), *signal_lines(report, interruptions.received)]:
+            _say(text)
+        _say(report.verdict())
+    return report.exit_code
+
+
+def signal_lines(report: TransactionReport, received: list[str]) -> list[str]:
+    """What the signals the run received did, in one line (none without a signal)."""
+    if not received:
+        return []
+    which = ", ".join(received)
+    if not report.stopped:
+        return [f"signals received: {which}: after the decision, so commit went on everywhere"]
+    return [f"signals received: {which}: the first stopped the forward run; rollback went on"]
+
+
+def journal_of(args: argparse.Namespace, plan: TransactionPlan, settings: SshSettings) -> Journal:
+    """A real apply's new journal: ``--journal``, or ``target/ARM-apply.journal``."""
+    path = args.journal or Path("target") / f"{plan.arm.replace('_', '-')}-apply.journal"
+    return create(path, plan, settings.model_dump(), args.commit_attempts)
+
+
+def _journal_failed(exc: JournalError) -> int:
+    """The journal could not take a record: the run stops there (no step is sent unless its
+    record is on disk), so the journal holds every step sent; hosts may be changed."""
+    print(
+        f"planner: error: journal {printable(str(exc.filename))}: {printable(exc.strerror or '')}"
+        "; the transaction stopped and hosts may be changed: once the journal can be written "
+        f"again, finish it with planner apply --resume {printable(str(exc.filename))}",
+        file=sys.stderr,
+    )
+    return EXIT_NOT_RESTORED
+
+
+PLANNING_INPUTS = (
+    "arm", "scenario", "authority", "inputs", "now", "data", "recipe", "group", "name",
+    "dry_run", "scripts", "journal", "for_testing",
+)  # fmt: skip
+"""What ``--resume`` and ``--rollback`` refuse: the journal holds the plan."""
+
+
+def run_resume(args: argparse.Namespace) -> int:
+    """``planner apply --resume JOURNAL`` (or ``--rollback``): finish what JOURNAL records."""
+    mode: Literal["resume", "rollback"] = "resume" if args.resume is not None else "rollback"
+    path: Path = args.resume if args.resume is not None else args.rollback
+    given = [n for n in PLANNING_INPUTS if getattr(args, n, None) not in (None, False)]
+    if given:
+        named = ", ".join(n if n == "arm" else "--" + n.replace("_", "-") for n in given)
+        return _error(f"--{mode} takes no planning inputs (the journal holds the plan): {named}")
+    try:
+        journal, state = take_up(path)
+    except PlannerInputError as exc:
+        return _error(printable(str(exc)))
+    with journal:
+        return _finish(journal, state, mode, args)
+
+
+def _finish(
+    journal: Journal,
+    state: JournalState,
+    mode: Literal["resume", "rollback"],
+    args: argparse.Namespace,
+) -> int:
+    plan = state.plan.transaction
+    where = printable(str(journal.path))
+    if mode == "rollback" and state.decided:
+        return _error(
+            f"--rollback {where}: the commit point was passed (the journal records the "
+            "decision): the transaction commits; finish it with --resume"
+        )
+    if state.finished is not None:
+        print(
+            f"apply {plan.arm}: {where}: the transaction already finished "
+            f"(exit {state.finished.exit_code}); nothing to do"
+        )
+        return EXIT_COMMITTED
+    names = ", ".join(h.host_name for h in plan.hosts)
+    point = "past the commit point" if state.decided else "before the commit point"
+    _say(f"apply {plan.arm}: {mode} {where}: {len(plan.hosts)} hosts ({names}), {point}")
+    count = len(history(state))
+    done: list[StepRecord] = []
+
+    def run_step(step: TransactionStep) -> StepResult:
+        result = transport(step)
+        attempt = 1 + sum(r.step == step for r in done)
+        done.append(StepRecord(step=step, attempt=attempt, result=result))
+        _say(step_line(count + len(done), done[-1]))
+        return result
+
+    # a resume runs only rollback, cleanup and commit: signals wait until every host is done
+    with caught() as interruptions:
+        with SshTransport(plan, settings_of(args), interruptions, _say) as transport:
+            try:
+                report = resume(journal, state, run_step, args.commit_attempts, mode)
+            except JournalError as exc:
+                return _journal_failed(exc)
+        for text in [*report.host_lines(), *signal_lines(report, interruptions.received)]:
+            _say(text)
+        _say(verdict(state, report))
     return report.exit_code

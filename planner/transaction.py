@@ -17,9 +17,12 @@ on every host, head first):
 3. **Rollback**: after a forward failure, rollback runs on every *touched* host — a host on
    which a stage that may change it (preserve, apply) was *started*, whatever came back — in
    the reverse order of their first change, then cleanup on each host whose rollback
-   succeeded. A failing rollback does not stop the others (each host's restore is its own);
-   rollback is never retried (it is not idempotent: a second one would remove the restored
-   container), and a host it failed on keeps its backup in its preserve dir.
+   succeeded. A failing rollback does not stop the others (each host's restore is its own).
+   A rollback or cleanup that failed without an answer (its connection dropped, or no answer
+   in time) may have finished on its host: it runs again, up to ``UNDO_ATTEMPTS`` in all
+   (both are idempotent: rollback marks its preserve dir once restored and restores nothing
+   more after that); one its host answered with a failure is final, and that host keeps
+   its backup in its preserve dir.
 
 A step's outcome is its exit status. A connection that failed or dropped (ssh's 255) or a
 host that did not answer in time is a failure whose effect is unknown, so the host counts as
@@ -53,6 +56,8 @@ EXIT_COMMIT_PENDING = 12
 """Decided and committed, but a host's commit failed every attempt (it keeps its backup)."""
 
 COMMIT_ATTEMPTS = 3
+UNDO_ATTEMPTS = 3
+"""Runs of a rollback or cleanup that failed without an answer (no answer, ssh's 255)."""
 CHANGING_STAGES = frozenset({Stage.PRESERVE, Stage.APPLY})
 """The forward stages that may change a host: once one is started there, the host is
 touched. Preflight, readback and front door only read."""
@@ -273,6 +278,9 @@ class StepResult(Frozen):
     exit_code: int | None
     stdout: str = ""
     stderr: str = ""
+    started: bool = True
+    """False when the coordinator never started the step (it was interrupted first): the
+    step changed nothing, so it touches no host."""
 
     @property
     def ok(self) -> bool:
@@ -296,6 +304,47 @@ class StepResult(Frozen):
 
 
 RunStep = Callable[[TransactionStep], StepResult]
+
+
+class StepStarted(Frozen):
+    """A step is about to be sent to its host (its ``attempt``-th run)."""
+
+    step: TransactionStep
+    attempt: int
+
+
+class StepAnswered(Frozen):
+    """A step's host answered (or the coordinator stopped waiting): what came back."""
+
+    step: TransactionStep
+    attempt: int
+    result: StepResult
+
+
+class Decided(Frozen):
+    """The commit point: every forward step succeeded; from here on, only commits run."""
+
+
+JournalEvent = StepStarted | StepAnswered | Decided
+OnEvent = Callable[[JournalEvent], None]
+"""Told of each step before it is sent and after it answered, and of the decision
+(:mod:`planner.journal` appends each to the journal, synced, before the run goes on)."""
+
+
+def announced(run_step: RunStep, on_event: OnEvent) -> RunStep:
+    """``run_step`` telling ``on_event`` of each step before it starts and once it
+    answered, its attempts counted per step from 1."""
+    counts: dict[tuple[Stage, int], int] = {}
+
+    def run(step: TransactionStep) -> StepResult:
+        key = (step.stage, step.rank)
+        counts[key] = attempt = counts.get(key, 0) + 1
+        on_event(StepStarted(step=step, attempt=attempt))
+        result = run_step(step)
+        on_event(StepAnswered(step=step, attempt=attempt, result=result))
+        return result
+
+    return run
 
 
 class StepRecord(Frozen):
@@ -356,8 +405,11 @@ class TransactionReport(Frozen):
         return EXIT_ROLLED_BACK if set(self.finals) <= restored else EXIT_NOT_RESTORED
 
     def stages_on(self, rank: int) -> tuple[str, ...]:
-        """The stages run on host ``rank``, in order (a retried commit once per attempt)."""
-        return tuple(r.step.stage.value for r in self.records if r.step.rank == rank)
+        """The stages run on host ``rank``, in order (a retried commit once per attempt; a
+        step the coordinator never started is not one)."""
+        return tuple(
+            r.step.stage.value for r in self.records if r.step.rank == rank and r.result.started
+        )
 
     def verdict(self) -> str:
         return printable(self._verdict())
@@ -424,8 +476,8 @@ def touched_after(
 ) -> tuple[int, ...]:
     """The touched hosts in order of first change, once ``step`` ran: a stage that may change
     its host touches it when it starts, whatever it returned (a failed or cut-off preserve
-    may have changed the host)."""
-    if step.stage in CHANGING_STAGES and step.rank not in touched:
+    may have changed the host). A step the coordinator never started touches nothing."""
+    if step.stage in CHANGING_STAGES and result.started and step.rank not in touched:
         return (*touched, step.rank)
     return touched
 
@@ -451,22 +503,38 @@ def commit_host(step: TransactionStep, run_step: RunStep, attempts: int) -> tupl
     return tuple(records)
 
 
+def unanswered(result: StepResult) -> bool:
+    """Whether a step failed without an answer (no exit status in time, or ssh's 255): it
+    may have finished on its host."""
+    return result.exit_code is None or result.exit_code == 255
+
+
+def undo_host(step: TransactionStep, run_step: RunStep, attempts: int) -> tuple[StepRecord, ...]:
+    """Run a rollback or cleanup, and again while it failed without an answer, up to
+    ``attempts`` runs: both are idempotent (a rollback that already restored its host
+    restores nothing more), so a run whose connection dropped is safe to repeat. A failure
+    the host answered is final."""
+    records = [StepRecord(step=step, attempt=1, result=run_step(step))]
+    while unanswered(records[-1].result) and len(records) < attempts:
+        records.append(StepRecord(step=step, attempt=len(records) + 1, result=run_step(step)))
+    return tuple(records)
+
+
 def roll_back(
     plan: TransactionPlan, order: tuple[int, ...], run_step: RunStep
 ) -> tuple[tuple[StepRecord, ...], dict[int, HostFinal]]:
     """Rollback on each host of ``order`` (a failure does not stop the others), then cleanup
-    on each host whose rollback succeeded, in the same order."""
+    on each host whose rollback succeeded, in the same order; each run again after a
+    failure without an answer (:func:`undo_host`)."""
     records: list[StepRecord] = []
     finals: dict[int, HostFinal] = {}
     for rank in order:
-        step = plan.rollbacks[rank]
-        records.append(StepRecord(step=step, attempt=1, result=run_step(step)))
+        records += undo_host(plan.rollbacks[rank], run_step, UNDO_ATTEMPTS)
         finals[rank] = HostFinal.RESTORED if records[-1].result.ok else HostFinal.ROLLBACK_FAILED
     for rank in order:
         if finals[rank] is not HostFinal.RESTORED:
             continue
-        step = plan.cleanups[rank]
-        records.append(StepRecord(step=step, attempt=1, result=run_step(step)))
+        records += undo_host(plan.cleanups[rank], run_step, UNDO_ATTEMPTS)
         if not records[-1].result.ok:
             finals[rank] = HostFinal.CLEANUP_FAILED
     return tuple(records), finals
@@ -490,10 +558,14 @@ def coordinate(
     run_step: RunStep,
     commit_attempts: int = COMMIT_ATTEMPTS,
     gate: Gate | None = None,
+    on_event: OnEvent | None = None,
 ) -> TransactionReport:
     """Run the transaction of ``plan`` through ``run_step`` and report what it left.
     ``gate`` is asked once, after every forward step succeeded and before the first commit;
-    a reason it gives stops the run there, and every touched host is rolled back."""
+    a reason it gives stops the run there, and every touched host is rolled back.
+    ``on_event`` (the journal) is told of each step and of the decision as they happen."""
+    if on_event is not None:
+        run_step = announced(run_step, on_event)
     records: list[StepRecord] = []
     touched: tuple[int, ...] = ()
     decided = False
@@ -502,11 +574,14 @@ def coordinate(
     pending: set[int] = set()
     for step in plan.forward:
         if step.stage is Stage.COMMIT:
-            # the commit point: the one place admission is asked again (before any commit)
+            # the commit point: the one place admission is asked again (before any commit);
+            # a refusal writes no decision, so a resume of its journal rolls back
             if not decided and gate is not None:
                 refused = ask_gate(gate)
                 if refused is not None:
                     break
+            if not decided and on_event is not None:
+                on_event(Decided())
             decided = True
             tries = commit_host(step, run_step, commit_attempts)
             records += tries

@@ -21,6 +21,8 @@ from fixtures.builders import v41_dry_run
 from fixtures.fleet import Fault, Fleet
 from fixtures.live_log import SUPPLIED_INPUTS, write_live_log
 from fixtures.sandbox import HostSeed, HostState
+from fixtures.transaction_cases import restored_state
+from fixtures.transaction_cases import state as compared
 from planner.cli import main
 
 _MISSING = fleet.unavailable()
@@ -72,6 +74,8 @@ def _apply(started: Fleet, known_hosts: Path | None = None) -> int:
             "3",
             "--stage-timeout",
             "5",
+            "--journal",  # a fleet of its own, a journal of its own
+            str(started.base / "apply.journal"),
         ]
     )
 
@@ -233,3 +237,23 @@ def test_a_revocation_during_the_transaction_rolls_it_back_before_any_commit(
     for was, now in zip(before, hosts.read(), strict=True):
         restored = transaction_cases.restored_state(was, preserved=True)
         assert transaction_cases.state(now.without_calls()) == restored
+
+
+def test_a_rollback_whose_connection_drops_is_run_again_and_its_host_restored(
+    hosts: Fleet, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The first rollback goes on on srv6 after its connection dropped; the coordinator runs
+    it again (it waits on the host's lock, finds the host restored and restores nothing)."""
+    before = hosts.read()
+    hosts.arm(Fault("refuse", 3, fleet.SESSION_OF["readback"]))
+    hosts.arm(Fault("drop", 1, 5))  # srv6's fifth session: its rollback
+    code = _apply(hosts)
+    out = capsys.readouterr().out.splitlines()
+    assert code == 10
+    assert any(" rollback   srv6: exit 255: the connection failed or dropped" in x for x in out)
+    again = " rollback   srv6 (attempt 2): ok: rolled back: an earlier rollback restored it"
+    assert any(line.endswith(again) for line in out)
+    assert out[-1].startswith("apply v41_group_a: ROLLED BACK: readback@srv8 failed")
+    after = hosts.read()
+    for rank, (was, now) in enumerate(zip(before, after, strict=True)):
+        assert compared(now) == restored_state(was, preserved=True), rank

@@ -373,7 +373,7 @@ def scripts_that_cannot_be_written_exit_2_and_print_no_command() -> Verdict:
 
 HELP = (
     "usage: planner apply [-h] [--scenario SCENARIO]",
-    "--hosts HOSTS [--dry-run]",
+    "(--hosts HOSTS | --resume JOURNAL | --rollback JOURNAL) [--journal JOURNAL] [--dry-run]",
     "{glm_group_b,v41_group_a} which arm to apply",
     "Plan the arm as `planner dry-run` does; unless it is admitted, refuse and run nothing. "
     "Then, from this machine, run each host's stage scripts over ssh: preflight, preserve, "
@@ -391,6 +391,11 @@ HELP = (
     "--for-testing for tests only: let a real apply read a --scenario's fixture log and "
     "inputs, or the log at --now, instead of --authority at the wall clock",
     "--hosts HOSTS every planned host's ssh address: HOST=USER@ADDRESS[:PORT],… (IPv6 in [])",
+    "--resume JOURNAL finish the transaction JOURNAL records (its coordinator was lost): "
+    "commit every host once it was decided, else roll back every touched host",
+    "--rollback JOURNAL as --resume, but refuse (exit 2) once the commit point was passed",
+    "--journal JOURNAL where a real apply journals each step, synced as it goes (default: "
+    "target/ARM-apply.journal, the arm with dashes)",
     "--dry-run print the commands; run nothing",
     "--scripts SCRIPTS where --dry-run writes the stage scripts "
     "(default: target/ARM-apply, the arm with dashes)",
@@ -411,7 +416,9 @@ HELP = (
     "or input error (nothing ran); 10 rolled back (a step failed, or admission no longer held "
     "just before commit: every touched host restored, or none was touched); 11 not "
     "restored (a touched host's rollback or cleanup failed; named); 12 committed, commit "
-    "pending on a host (it runs the plan and keeps its backup).",
+    "pending on a host (it runs the plan and keeps its backup). --resume and --rollback exit "
+    "alike (0 also when the journal's transaction had already finished: nothing runs); 2 for "
+    "a missing, corrupt or locked journal, or --rollback past the commit point.",
 )
 
 
@@ -431,11 +438,11 @@ def _fresh_parser(*argv: str) -> Ran:
 @claim(ClaimKind.PLANNED_SHAPE)
 def the_help_says_what_each_option_does_and_what_each_exit_code_means() -> Verdict:
     """``planner apply --help`` (the CLI's parser) exits 0 and says what the command does,
-    which arms it takes, what each option does with its default (``--hosts`` required), and
-    what each exit code (0, 1, 2, 10, 11, 12) means, which inputs a real apply takes (the
-    log at the wall clock; ``--scenario``/``--now`` only with ``--for-testing``), with its
-    examples laid out as written;
-    ``planner --help`` lists it; ``--hosts`` left out is a usage error (exit 2)."""
+    which arms it takes, what each option does with its default (one of ``--hosts``,
+    ``--resume`` and ``--rollback`` required), and what each exit code (0, 1, 2, 10, 11, 12)
+    means, also for a resume, which inputs a real apply takes (the log at the wall clock;
+    ``--scenario``/``--now`` only with ``--for-testing``), with its examples laid out as
+    written; ``planner --help`` lists it; all three left out is a usage error (exit 2)."""
     ran = _fresh_parser("apply", "--help")
     text = " ".join(" ".join(ran.out).split())
     problems = difference("exit", 0, ran.code)
@@ -443,6 +450,7 @@ def the_help_says_what_each_option_does_and_what_each_exit_code_means() -> Verdi
     examples = [
         "  planner apply v41_group_a --scenario supplied --dry-run \\",
         "      --hosts srv5=root@10.0.0.5,srv6=root@10.0.0.6,srv7=root@10.0.0.7,srv8=root@10.0.0.8",
+        "  planner apply --resume target/v41-group-a-apply.journal --identity ~/.ssh/id_ed25519",
     ]
     problems += [f"the help has no line {line!r}" for line in examples if line not in ran.out]
     top = " ".join(" ".join(_fresh_parser("--help").out).split())
@@ -451,10 +459,10 @@ def the_help_says_what_each_option_does_and_what_each_exit_code_means() -> Verdi
     missing = _fresh_parser("apply", ARM, "--dry-run")
     problems += difference(
         "no --hosts",
-        (2, "planner apply: error: the following arguments are required: --hosts"),
+        (2, "planner apply: error: one of the arguments --hosts --resume --rollback is required"),
         (missing.code, _usage(missing)),
     )
-    return holds_unless(problems, f"{len(HELP)} phrases of the help; --hosts required")
+    return holds_unless(problems, f"{len(HELP)} phrases of the help; --hosts or --resume required")
 
 
 @claim(ClaimKind.REFUSAL)

@@ -688,8 +688,8 @@ def rollback_restores_every_host_byte_for_byte() -> Verdict:
     command differs), rolling back every host in reverse order (each saying so, with its
     preserve dir) restores each byte for byte:
     unit files, systemd's loaded units, containers, images, active and enabled units; the
-    preserve dirs keep the saved unit until cleanup, which removes them and any half-landed
-    unit file."""
+    preserve dirs keep the saved unit (and rollback's ``restored`` mark) until cleanup, which
+    removes them and any half-landed unit file."""
     ex = _executed()
     problems = []
     cases = (
@@ -727,6 +727,8 @@ def rollback_restores_every_host_byte_for_byte() -> Verdict:
                 {r.image} if label == "image vanishes" and r.rank == 2 else set()
             )
             expected_mid = {**before.files, **_preserve_parents(r), **_saved(r, PREVIOUS[r.rank])}
+            # rollback marks its preserve dir restored (a rollback run again restores nothing)
+            expected_mid[f"{r.preserve_dir}/restored"] = b""
             if label == "image vanishes" and r.rank == 3:
                 expected_mid[f"{r.unit_path}.landing"] = b"[Unit]\n"  # cleanup removes it
             problems += difference(

@@ -39,7 +39,7 @@ from fixtures.fleet import Fault, Fleet, Timing
 from fixtures.sandbox import HostSeed
 from planner.apply import Stage
 from planner.cli import main
-from planner.coordinator import REMOTE_SCRIPT, SshSettings, SshTransport
+from planner.coordinator import REMOTE_SCRIPT, SshSettings, SshTransport, caught
 from planner.transaction import StepResult, TransactionPlan, TransactionStep
 
 NAME = "srv5"
@@ -438,7 +438,11 @@ def planner_apply_runs_each_step_over_ssh_and_reports_what_it_left() -> Verdict:
     _arm_next("refuse")
     session = _sessions() + 1
     out, err = io.StringIO(), io.StringIO()
-    with _private_tmp() as tmp, redirect_stdout(out), redirect_stderr(err):
+    # its journal in a directory of its own: runs side by side never share one (a journal
+    # is locked while its coordinator runs)
+    journals = tempfile.TemporaryDirectory(prefix="ssh-transport-journal-")
+    argv += ["--journal", str(Path(journals.name) / "apply.journal")]
+    with journals, _private_tmp() as tmp, redirect_stdout(out), redirect_stderr(err):
         terminal = Path(tmp) / "terminal"
         with _descriptors_to(terminal):
             try:
@@ -465,3 +469,120 @@ def planner_apply_runs_each_step_over_ssh_and_reports_what_it_left() -> Verdict:
     problems += difference("sessions", session, _sessions())
     problems += difference("left behind", [], left)
     return holds_unless(problems, "stopped at the refused preflight, exit 10, nothing left")
+
+
+@claim(ClaimKind.REFUSAL)
+def a_hung_exit_request_is_killed_and_the_step_fails_with_no_answer() -> Verdict:
+    """When abandoning a step that never answered, an ``ssh -O exit`` that hangs is killed
+    after the connect timeout + 5 s and never escapes: the step fails with no exit status,
+    the host's next step opens a new connection and runs, and leaving the transport (whose
+    exit requests hang too) still returns and removes the control directory."""
+    host = _host()
+    settings = _settings(connect=1, stage=1, kill_after=0)
+    hung = settings.model_copy(update={"ssh": str(host.base / "ssh")})
+    flag = host.base / "sshctl" / "hang-exit"
+    flag.write_text("")
+    problems: list[str] = []
+    start = time.monotonic()
+    try:
+        with SshTransport(_plan(), hung) as transport:
+            control = transport.control
+            _arm_next("hang")
+            try:
+                silent = _result(transport(_step("echo never")))
+                after = _result(transport(_step("echo next")))
+            except Exception as error:  # the defect: a hung exit request escaping
+                silent = after = (None, "", f"escaped: {type(error).__name__}: {error}")
+    finally:
+        flag.unlink()
+    took = time.monotonic() - start
+    destination = host.addresses[0].destination
+    note = f"\ncoordinator: no answer from {destination} within 4 s\n"
+    problems += difference("no answer", (None, "", note), silent)
+    problems += difference("next step", (0, "next\n", ""), after)
+    problems += difference("control directory after", False, Path(control).exists())
+    return holds_unless(problems, f"hung exit requests killed; all done in {took:.1f} s")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_step_keeps_the_first_and_last_64_kib_of_each_stream() -> Verdict:
+    """Of what a step prints, the coordinator keeps the first and the last 64 KiB of each
+    stream with ``[… N bytes elided …]`` between them (N the bytes it dropped); output that
+    fits is kept whole."""
+    script = (
+        "head -c 1000000 /dev/zero | tr '\\0' a; echo; echo end-of-stdout\n"
+        "head -c 200000 /dev/zero | tr '\\0' b >&2; echo end >&2\n"
+    )
+    with SshTransport(_plan(), _settings()) as transport:
+        flood = transport(_step(script))
+        small = _result(transport(_step("echo small")))
+    kept = 64 * 1024
+    out = "a" * 1000000 + "\nend-of-stdout\n"
+    err = "b" * 200000 + "end\n"
+
+    def bounded(text: str) -> str:
+        elided = len(text) - 2 * kept
+        return f"{text[:kept]}\n[… {elided} bytes elided …]\n{text[-kept:]}"
+
+    problems = difference("stdout", bounded(out), flood.stdout)
+    problems += difference("stderr", bounded(err), flood.stderr)
+    problems += difference("exit", 0, flood.exit_code)
+    problems += difference("small output kept whole", (0, "small\n", ""), small)
+    return holds_unless(problems, "1 MB and 200 kB kept to 64 KiB either end; small ones whole")
+
+
+@claim(ClaimKind.REFUSAL)
+def a_signal_abandons_a_forward_step_and_lets_a_rollback_run() -> Verdict:
+    """With the coordinator's signal handling (:func:`planner.coordinator.caught`), a
+    SIGTERM while a forward step runs stops waiting for it (before the stage's end): the
+    step fails with 130, keeps what it printed and says ``coordinator: interrupted by
+    SIGTERM``; the next forward step is not started (130,
+    ``not started``, nothing reaches the host); a rollback still runs to its end."""
+    started = _host().host_root(0) / "tmp" / "signalled-stage"
+    started.unlink(missing_ok=True)
+    script = "echo begun; touch /tmp/signalled-stage; /bin/sleep 2; echo finished"
+    told: list[str] = []
+    problems: list[str] = []
+    # should caught() not take SIGTERM over (a defect), it must not end this process
+    with _signal_ignored(signal.SIGTERM), caught() as interruptions:
+        # a stage timeout with room for the rollback to wait for the abandoned stage's lock
+        settings = _settings(stage=10)
+        with SshTransport(_plan(), settings, interruptions, told.append) as transport:
+            watcher = threading.Thread(target=_signal_when, args=(started, signal.SIGTERM))
+            watcher.start()
+            begin = time.monotonic()
+            stopped = _result(transport(_step(script, Stage.APPLY)))
+            took = time.monotonic() - begin
+            watcher.join()
+            sessions = _sessions()
+            skipped = transport(_step("echo never", Stage.READBACK))
+            skipped_sessions = _sessions() - sessions
+            undone = _result(transport(_step("echo undone", Stage.ROLLBACK)))
+    problems += difference(
+        "abandoned", (130, "begun\n", "\ncoordinator: interrupted by SIGTERM\n"), stopped
+    )
+    problems += difference(
+        "next forward step",
+        (130, "", "coordinator: interrupted by SIGTERM: not started\n", False, 0),
+        (*_result(skipped), skipped.started, skipped_sessions),
+    )
+    problems += difference("rollback", (0, "undone\n", ""), undone)
+    problems += difference("told once", 1, len(told))
+    _wait_for_the_lock()
+    return holds_unless(problems, f"abandoned after {took:.1f} s; rollback ran")
+
+
+@contextmanager
+def _signal_ignored(number: signal.Signals) -> Iterator[None]:
+    before = signal.signal(number, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(number, before)
+
+
+def _signal_when(started: Path, number: signal.Signals, seconds: float = 10) -> None:
+    deadline = time.monotonic() + seconds
+    while not started.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    os.kill(os.getpid(), number)

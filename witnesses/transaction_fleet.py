@@ -7,12 +7,16 @@ byte before and after each run. The V4.1 plan (supplied inputs) runs once per *c
 fault, or one fault injected at one host's session — a stage that refuses before it runs,
 one that fails after its changes, a connection that drops in the middle of a stage, a script
 cut short in transit, a session the host never answers, a host that never answers at all,
-and a commit refused once.
+and a commit refused once. Three more runs interrupt ``planner apply``'s coordinator in a
+process of its own (:func:`fixtures.fleet.run_interrupted`): SIGTERM while a follower's apply
+runs, SIGTERM at the commit point, and a rollback whose connection drops.
 
 This is a representative set: a fault at every stage kind, on the head and on followers, for
 every fault kind. ``make transaction`` (``python -m fixtures.transaction_table``) runs the
 full matrix — every (host, stage) pair for ``refuse``, ``fail_after`` and ``drop``, ``hang`` and
-``truncate`` at every stage of one host, and each host ``down`` — and prints the fault table.
+``truncate`` at every stage of one host, and each host ``down``; SIGTERM at every (host, stage)
+at the boundary and mid-step, SIGINT and SIGHUP at a subset, signals while connecting and
+during rollback, hung exit requests — and prints the fault table.
 
 Expected values come from the plan and the transaction contract, not from the coordinator
 (:mod:`fixtures.transaction_cases`): the forward order is each stage on every host, head
@@ -30,7 +34,9 @@ witnesses' (this one reuses its remembered runs); and the generated and value su
 switch mutants after ``setup()``, see these claims reach only the report's own methods (a
 token mutant of the coordinator would otherwise cost a whole fleet run, about 35 s on 2 cores;
 ``transaction_plan`` covers the coordinator's decisions for them without a fleet). Measured:
-the 11 runs take 25–40 s on 2 busy cores.
+the 11 runs take 25–40 s on 2 busy cores. One more run kills the coordinator (SIGKILL)
+mid-apply and finishes it with ``planner apply --resume`` (:mod:`fixtures.transaction_kill`:
+both forked from this process, so a declared mutant is the code they run): about 15 s.
 """
 
 from __future__ import annotations
@@ -39,9 +45,10 @@ import shlex
 from dataclasses import dataclass
 
 from claims import ClaimKind, Verdict, claim, difference, holds_unless
-from fixtures import fleet
+from fixtures import fleet, transaction_kill
 from fixtures.builders import v41_dry_run
-from fixtures.fleet import Case, FleetRun
+from fixtures.fleet import Case, CoordinatorRun, FleetRun, Interrupted
+from fixtures.sandbox import HostSeed
 from fixtures.transaction_cases import (
     ARM,
     EXIT_OF,
@@ -51,13 +58,16 @@ from fixtures.transaction_cases import (
     expected_state,
     fails_forward,
     fault_index,
+    hazard_rows,
     planned_order,
     ranks,
     seed,
+    signal_at,
     size,
     state,
     touched,
 )
+from planner import journal
 
 CASES: dict[str, Injected | None] = {
     "no fault": None,
@@ -74,13 +84,42 @@ CASES: dict[str, Injected | None] = {
 }
 
 
+INTERRUPTED = (
+    "SIGTERM mid apply on srv6",
+    "SIGTERM at commit on srv7",
+    "dropped rollback on srv6",
+)
+"""The coordinator interrupted, each in a process of its own (forked from this one, so a
+declared mutant installed here is what runs): a signal while a follower's apply runs, one
+at the commit point, and a rollback whose connection drops."""
+
+
+def _interrupted(seeds: tuple[HostSeed, ...]) -> dict[str, tuple[Injected, Interrupted]]:
+    return dict(
+        zip(
+            INTERRUPTED,
+            (
+                signal_at("SIGTERM", "mid", "apply", 1, seeds),
+                signal_at("SIGTERM", "boundary", "commit", 2, seeds),
+                hazard_rows(seeds)["dropped rollback on srv6"],
+            ),
+            strict=True,
+        )
+    )
+
+
 @dataclass(frozen=True)
 class _Executed:
     ranks: tuple[Rank, ...]
     runs: dict[str, FleetRun]
+    interrupted: dict[str, tuple[Injected, CoordinatorRun]]
 
 
 _EXECUTED: list[_Executed] = []
+_KILLED: list[transaction_kill.KillRun] = []
+KILLED_AT = (1, "apply")
+"""The kill row: the coordinator killed while apply runs on srv6 (every host preserved, the
+head applied)."""
 _RENDERED = v41_dry_run("supplied")
 """The plan, rendered when this witness is imported: before a declared mutant is installed,
 so the stage scripts are the planner's own and only the coordinator is under test here."""
@@ -96,7 +135,12 @@ def setup() -> None:
     planned = ranks(run)
     seeds = tuple(seed(r) for r in planned)
     cases = [Case(seeds, (f.fault(),) if f else ()) for f in CASES.values()]
-    _EXECUTED[:] = [_Executed(planned, dict(zip(CASES, fleet.run(run, cases), strict=True)))]
+    runs = dict(zip(CASES, fleet.run(run, cases), strict=True))
+    rows = _interrupted(seeds)
+    outs = fleet.run_interrupted(run, [case for _, case in rows.values()])
+    interrupted = {k: (f, out) for (k, (f, _)), out in zip(rows.items(), outs, strict=True)}
+    _EXECUTED[:] = [_Executed(planned, runs, interrupted)]
+    _KILLED[:] = [transaction_kill.run_killed(run, seeds, *KILLED_AT)]
 
 
 def _executed() -> _Executed:
@@ -269,3 +313,118 @@ def the_report_names_what_ran_and_what_each_host_was_left_in() -> Verdict:
         if want[1] not in verdict:
             problems.append(f"{label}: verdict {verdict!r} does not name {want[1]!r}")
     return holds_unless(problems, f"{len(CASES)} reports: finals, exit codes and verdicts")
+
+
+def _hosts_as_expected(ex: _Executed, label: str) -> list[str]:
+    f, out = ex.interrupted[label]
+    problems = []
+    for r, before, after in zip(ex.ranks, out.before, out.after, strict=True):
+        problems += difference(
+            f"{label}: rank {r.rank}", expected_state(r, f, before), state(after)
+        )
+    return problems
+
+
+def _forward_sessions(out: CoordinatorRun, rank: int) -> list[str]:
+    stages = [_session_stage(c) for c in out.commands[rank]]
+    return [s for s in stages if s not in ("rollback", "cleanup")]
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_signal_before_the_decision_abandons_the_step_and_restores_every_host() -> Verdict:
+    """A SIGTERM while srv6's apply runs (held at its first docker call) abandons that step
+    (exit 130, ``interrupted by SIGTERM``), starts no other forward step anywhere, rolls
+    back every touched host, waiting for the abandoned stage to let go of srv6's lock, and
+    leaves every host byte for byte as before; the report says so (exit 10) and names the
+    signal."""
+    ex = _executed()
+    label = INTERRUPTED[0]
+    _, out = ex.interrupted[label]
+    verdict = (
+        f"apply {ARM}: ROLLED BACK: apply@srv6 failed (exit 130: coordinator: interrupted by "
+        "SIGTERM); every touched host restored"
+    )
+    problems = difference("exit", 10, out.exit_code)
+    problems += difference("verdict", verdict, out.lines[-1] if out.lines else None)
+    said = "signals received: SIGTERM: the first stopped the forward run; rollback went on"
+    problems += difference("names the signal", True, said in out.lines)
+    forward = [["preflight", "preserve", "apply"]] * 2 + [["preflight", "preserve"]] * 2
+    problems += difference(
+        "forward sessions", forward, [_forward_sessions(out, r) for r in range(HOSTS)]
+    )
+    problems += _hosts_as_expected(ex, label)
+    return holds_unless(problems, "SIGTERM mid-apply: abandoned, 4 hosts restored byte for byte")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_signal_after_the_decision_lets_every_host_commit() -> Verdict:
+    """A SIGTERM while srv7's commit is about to run (the decision taken) stops nothing:
+    every commit runs, every host ends at its planned state, and the report says so (exit 0)
+    and that the signal came after the decision."""
+    ex = _executed()
+    label = INTERRUPTED[1]
+    _, out = ex.interrupted[label]
+    problems = difference("exit", 0, out.exit_code)
+    verdict = f"apply {ARM}: COMMITTED on every host"
+    problems += difference("verdict", verdict, out.lines[-1] if out.lines else None)
+    said = "signals received: SIGTERM: after the decision, so commit went on everywhere"
+    problems += difference("names the signal", True, said in out.lines)
+    problems += _hosts_as_expected(ex, label)
+    return holds_unless(problems, "SIGTERM at the commit point: committed on every host")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_rollback_whose_connection_dropped_runs_again_and_restores_its_host() -> Verdict:
+    """After readback fails on srv8, srv6's rollback loses its connection (255) while it goes
+    on on its host; the coordinator runs it again, which waits for the first on the host's
+    lock, finds srv6 restored and restores nothing more; every host ends byte for byte as
+    before (exit 10)."""
+    ex = _executed()
+    label = INTERRUPTED[2]
+    _, out = ex.interrupted[label]
+    problems = difference("exit", 10, out.exit_code)
+    first = " rollback   srv6: exit 255: the connection failed or dropped"
+    problems += difference("the first rollback dropped", True, any(first in x for x in out.lines))
+    again = "rollback   srv6 (attempt 2): ok: rolled back: an earlier rollback restored it"
+    problems += difference("run again", True, any(x.endswith(again) for x in out.lines))
+    problems += _hosts_as_expected(ex, label)
+    return holds_unless(problems, "a dropped rollback run again; every host restored")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_coordinator_killed_mid_apply_is_resumed_to_every_host_restored() -> Verdict:
+    """Killed with SIGKILL while apply runs on srv6 (its start journaled, no answer; no
+    rollback, no report), the coordinator leaves every host preserved and the head applied,
+    and its journal names all four touched; ``planner apply --resume JOURNAL`` then rolls
+    back every host whose preserve started —
+    all four, the last changed first — and cleans each up, exits 10, and every host is back
+    byte for byte (save the empty preserve root preserve leaves); each host saw its forward
+    sessions up to the kill, then exactly its rollback and cleanup."""
+    ex = _executed()
+    if not _KILLED:
+        raise AssertionError("the kill row did not run: setup() did not complete")
+    out = _KILLED[0]
+    rank, stage = KILLED_AT
+    problems = difference("killed by", -9, out.killed_status)
+    problems += difference("journal at the kill", "started", out.kinds_at_kill[-1])
+    # what the resume reads of it: every host a preserve or apply was started on, in order
+    at_kill = journal.parse(out.journal_at_kill, "journal")
+    named = journal.touched_hosts(journal.history(at_kill))
+    problems += difference("touched, per the journal at the kill", (0, 1, 2, 3), named)
+    problems += difference("resume exit", 10, out.resume_exit)
+    head = "rollback, last changed first: "
+    order = [line for line in out.resume_out.splitlines() if line.startswith(head)]
+    problems += difference("rollback order", [head + "srv8 srv7 srv6 srv5"], order)
+    f = Injected("hang", rank, stage)
+    for r, before, after in zip(ex.ranks, out.before, out.after, strict=True):
+        problems += difference(f"rank {r.rank}", expected_state(r, f, before), state(after))
+    for host in range(HOSTS):
+        forward = ["preflight", "preserve", *(["apply"] if host <= rank else [])]
+        names = [_session_stage(c) for c in out.commands[host]]
+        want = [*forward, "rollback", "cleanup"]
+        problems += difference(f"sessions on rank {host}", want, names)
+    restored = sum(
+        expected_state(r, f, b) == state(a)
+        for r, b, a in zip(ex.ranks, out.before, out.after, strict=True)
+    )
+    return holds_unless(problems, f"killed mid-apply@srv6, resumed: {restored}/4 hosts restored")

@@ -15,12 +15,15 @@ plan's own order (each stage on every host, head first) and ssh's options as doc
 from __future__ import annotations
 
 import hashlib
+import json
 import shlex
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 from claims import ClaimKind, Verdict, claim, difference, fails, holds_unless
 from fixtures.builders import v41_dry_run
+from planner import journal
 from planner.coordinator import (
     REMOTE_SCRIPT,
     SshSettings,
@@ -31,6 +34,7 @@ from planner.coordinator import (
 )
 from planner.refusal import PlannerInputError
 from planner.transaction import (
+    OnEvent,
     StepResult,
     TransactionPlan,
     TransactionReport,
@@ -55,7 +59,7 @@ Codes = dict[tuple[str, int], list[int | None]]
 
 
 def _calls(
-    plan: TransactionPlan, codes: Codes, attempts: int = 3
+    plan: TransactionPlan, codes: Codes, attempts: int = 3, on_event: OnEvent | None = None
 ) -> tuple[list[tuple[TransactionStep, StepResult]], TransactionReport]:
     """Run ``plan`` with a step runner that answers 0 unless ``codes`` lists the next
     statuses of that (stage, rank); every call it answered (the step, the answer) and the
@@ -72,7 +76,9 @@ def _calls(
         calls.append((step, StepResult(exit_code=code, stdout=f"call {n}\ndone\n", stderr=err)))
         return calls[-1][1]
 
-    return calls, coordinate(plan, run_step, attempts)
+    if on_event is None:
+        return calls, coordinate(plan, run_step, attempts)
+    return calls, coordinate(plan, run_step, attempts, on_event=on_event)
 
 
 def _answering(
@@ -652,3 +658,220 @@ def what_a_host_prints_reaches_the_report_escaped() -> Verdict:
         want = 2 if failing else 1  # the step, and the verdict naming the failed one
         problems += difference(f"{stage}: lines quoting it escaped", want, len(quoted))
     return holds_unless(problems, "control, C1, DEL and bidi characters escaped in every line")
+
+
+# The journal (planner/journal.py): what a run appends as it goes, and what --resume makes
+# of it wherever the coordinator was lost. Expected values come from the journal's contract:
+# a host is touched once a preserve or apply *started* there; past the decision every host
+# commits; before it, every touched host not yet cleaned up is rolled back, last first.
+
+
+SCRATCH = "/dev/shm" if Path("/dev/shm").is_dir() else None
+"""Where the claims' journals are written: memory where it can be (each record is synced,
+and a claim journals a whole transaction in milliseconds)."""
+
+
+def _journaled(codes: Codes, check: Callable[[Path], None] | None = None) -> bytes:
+    """A whole transaction journaled in a real file (steps answered from ``codes``); its
+    bytes. ``check`` reads the file from inside each step, as the host would run it."""
+    plan = _plan()
+    with tempfile.TemporaryDirectory(prefix="gunbc-journal-", dir=SCRATCH) as directory:
+        path = Path(directory) / "apply.journal"
+        with journal.create(path, plan, {"ssh": "ssh"}, 3) as written:
+            runner = _table_runner(codes, [], check and (lambda: check(path)))
+            written.finish(coordinate(plan, runner, 3, on_event=written.record))
+        return path.read_bytes()
+
+
+def _table_runner(
+    codes: Codes, calls: list[str], check: Callable[[], None] | None = None
+) -> Callable[[TransactionStep], StepResult]:
+    left = {key: list(value) for key, value in codes.items()}
+
+    def run_step(step: TransactionStep) -> StepResult:
+        if check is not None:
+            check()
+        calls.append(step.label)
+        queue = left.get((step.stage.value, step.rank), [])
+        code = queue.pop(0) if queue else 0
+        return StepResult(exit_code=code, stdout=f"{step.label}\n")
+
+    return run_step
+
+
+def _bodies(data: bytes) -> list[dict[str, object]]:
+    return [json.loads(line)["body"] for line in data.splitlines()]
+
+
+def _owed(bodies: list[dict[str, object]]) -> tuple[list[str], int, list[str]]:
+    """What a resume of a journal holding ``bodies`` must run, exit with and leave each host
+    in, from the records alone (the contract, not planner.journal)."""
+    starts = [b for b in bodies if b["kind"] == "started"]
+    answers = {(b["stage"], b["rank"], b["attempt"]): b["exit_code"] for b in bodies
+               if b["kind"] == "answered"}  # fmt: skip
+
+    def ok(stage: str) -> set[object]:
+        return {k[1] for k, code in answers.items() if k[0] == stage and code == 0}
+
+    if any(b["kind"] == "decided" for b in bodies):
+        todo = [r for r in range(4) if r not in ok("commit")]
+        return [f"commit@{NAMES[r]}" for r in todo], 0, ["committed"] * 4
+    touched: list[int] = []
+    for b in starts:
+        rank = b["rank"]
+        if b["stage"] in ("preserve", "apply") and isinstance(rank, int) and rank not in touched:
+            touched.append(rank)
+    back = [r for r in reversed(touched) if r not in ok("cleanup")]
+    calls = [f"rollback@{NAMES[r]}" for r in back] + [f"cleanup@{NAMES[r]}" for r in back]
+    return calls, 10, ["restored" if r in touched else "untouched" for r in range(4)]
+
+
+def _resumed(data: bytes, codes: Codes) -> tuple[list[str], TransactionReport]:
+    calls: list[str] = []
+    state = journal.parse(data, "journal")
+    return calls, journal.finish(state, _table_runner(codes, calls), 3)
+
+
+Cut = tuple[bytes, list[dict[str, object]]]
+
+
+def _cuts(data: bytes) -> list[Cut]:
+    """The journal as it stood after each record (the plan record at least), unfinished:
+    its bytes and its records."""
+    lines = data.splitlines(keepends=True)
+    bodies = _bodies(data)
+    return [(b"".join(lines[:k]), bodies[:k]) for k in range(1, len(lines))]
+
+
+def _resume_problems(label: str, at: Cut, codes: Codes) -> list[str]:
+    cut, bodies = at
+    where = f"{label}, cut after {bodies[-1]['kind']} (line {len(bodies)})"
+    calls, report = _resumed(cut, codes)
+    want_calls, want_exit, want_finals = _owed(bodies)
+    return (
+        difference(f"{where}: ran", want_calls, calls)
+        + difference(f"{where}: exit", want_exit, report.exit_code)
+        + difference(f"{where}: finals", want_finals, [f.value for f in report.finals])
+    )
+
+
+def _decided_at(data: bytes) -> int:
+    return next(k for k, b in enumerate(_bodies(data), 1) if b["kind"] == "decided")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_journal_holds_each_step_on_disk_before_it_is_sent() -> Verdict:
+    """Every apply journals, in a real file and in order: the plan record (the transaction
+    whole, each script's sha256); for each step, its ``started`` record — already on disk,
+    whole, when the step is sent — and its ``answered`` record (exit status, outcome) once
+    it came back; ``decided`` after every forward step and before the first commit; and
+    ``finished`` with the exit code and every host's final state. Records count from 0."""
+    problems: list[str] = []
+    seen: list[tuple[object, ...]] = []
+
+    def on_disk(path: Path) -> None:
+        last = json.loads(path.read_bytes().splitlines()[-1])["body"]
+        seen.append((last["kind"], last.get("stage"), last.get("rank")))
+
+    data = _journaled({("commit", 1): [1]}, on_disk)
+    bodies = _bodies(data)
+    plan = _plan()
+    problems += difference("seq", list(range(len(bodies))), [b["seq"] for b in bodies])
+    first = bodies[0]
+    problems += difference("plan", plan.model_dump(mode="json"), first.get("transaction"))
+    digests = [hashlib.sha256(s.script.encode()).hexdigest()
+               for s in (*plan.forward, *plan.rollbacks, *plan.cleanups)]  # fmt: skip
+    problems += difference("script sha256", digests, first.get("script_sha256"))
+    steps = [(s.stage.value, s.rank) for s in plan.forward]
+    sent = [*steps[:21], steps[21], *steps[21:]]  # commit@srv6 refused once, then again
+    problems += difference("on disk as each step was sent", [("started", *s) for s in sent], seen)
+    kinds = [b["kind"] for b in bodies[1:]]
+    want = ["started", "answered"] * 20 + ["decided"] + ["started", "answered"] * 5
+    problems += difference("kinds", [*want, "finished"], kinds)
+    answered = [b for b in bodies if b["kind"] == "answered"]
+    problems += difference(
+        "answers",
+        [(*s, 1 if s == ("commit", 1) and n == 21 else 0) for n, s in enumerate(sent)],
+        [(b["stage"], b["rank"], b["exit_code"]) for b in answered],
+    )
+    problems += difference(
+        "finished", (0, ["committed"] * 4), (bodies[-1].get("exit_code"), bodies[-1].get("finals"))
+    )
+    return holds_unless(problems, f"{len(bodies)} records, each step's start on disk first")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_journal_cut_before_the_decision_resumes_to_every_touched_host_rolled_back() -> Verdict:
+    """A journal whose coordinator was lost after any record before the decision — during
+    the forward run, mid-step (a ``started`` with no answer) or mid-rollback — resumes to a
+    rollback of exactly the hosts a preserve or apply was *started* on, whatever came back,
+    the last changed first, skipping hosts already cleaned up, then their cleanups; exit
+    10. A resume itself lost after any of its own records resumes the same way."""
+    problems: list[str] = []
+    failed = _journaled({("apply", 3): [1]})
+    clean = _journaled({})
+    cuts = [("apply@srv8 failed", c) for c in _cuts(failed)]
+    cuts += [("clean", c) for c in _cuts(clean)[: _decided_at(clean) - 1]]
+    for label, cut in cuts:
+        problems += _resume_problems(label, cut, {})
+    lost, lost_bodies = _cuts(failed)[10]  # preserve@srv7 started, no answer
+    with tempfile.TemporaryDirectory(prefix="gunbc-journal-", dir=SCRATCH) as directory:
+        path = Path(directory) / "apply.journal"
+        path.write_bytes(lost)
+        held, state = journal.take_up(path)
+        with held:
+            journal.resume(held, state, _table_runner({}, []), 3)
+        again = path.read_bytes()
+    resumed = _cuts(again)[len(lost_bodies) :]
+    for cut in resumed:
+        problems += _resume_problems("a resume lost", cut, {})
+    count = len(cuts) + len(resumed)
+    return holds_unless(problems, f"{count} cuts resumed to their touched hosts rolled back")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_journal_cut_after_the_decision_resumes_to_commit_on_every_host() -> Verdict:
+    """A journal whose coordinator was lost after the decision — before any commit, mid-
+    commit, between commits, in a commit's retries — resumes to a commit on every host whose
+    commit did not succeed, head first, retried as a live commit is (a commit failing once
+    runs again), and nothing else; exit 0, every host committed."""
+    problems: list[str] = []
+    data = _journaled({("commit", 1): [1, 255]})
+    cuts = _cuts(data)[_decided_at(data) - 1 :]
+    for cut in cuts:
+        problems += _resume_problems("commit@srv6 retried", cut, {})
+    calls, report = _resumed(cuts[0][0], {("commit", 2): [1]})
+    want = ["commit@srv5", "commit@srv6", "commit@srv7", "commit@srv7", "commit@srv8"]
+    problems += difference("a commit failing once in the resume: ran", want, calls)
+    problems += difference("a commit failing once in the resume: exit", 0, report.exit_code)
+    return holds_unless(problems, f"{len(cuts)} cuts after the decision resumed to commits")
+
+
+@claim(ClaimKind.REFUSAL)
+def a_torn_last_line_is_ignored_and_a_corrupt_line_refused_located() -> Verdict:
+    """A journal whose last line was cut short (no line end: its write never reached the
+    disk whole) reads as the records before it, marked torn, its whole lines' length
+    kept; any line before the last with one byte changed is a located error
+    (``journal: line N: … corrupt``), never a guess."""
+    problems: list[str] = []
+    data = _journaled({("apply", 3): [1]})
+    lines = data.splitlines(keepends=True)
+    for k in range(1, len(lines)):
+        whole = b"".join(lines[:k])
+        state = journal.parse(whole + lines[k][: len(lines[k]) // 2], "journal")
+        problems += difference(
+            f"torn line {k + 1}",
+            (True, len(whole), k - 1),
+            (state.torn, state.length, len(state.records)),
+        )
+    for k in range(0, len(lines) - 1, 3):
+        changed = list(lines)
+        at = len(changed[k]) // 3
+        changed[k] = changed[k][:at] + bytes([changed[k][at] ^ 1]) + changed[k][at + 1 :]
+        try:
+            journal.parse(b"".join(changed), "journal")
+            problems.append(f"line {k + 1} changed: read")
+        except PlannerInputError as error:
+            got = (error.source, error.where, error.message.endswith("corrupt"))
+            problems += difference(f"line {k + 1} changed", ("journal", f"line {k + 1}", True), got)
+    return holds_unless(problems, f"{len(lines) - 1} torn ends ignored; changed lines refused")
