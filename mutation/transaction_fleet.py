@@ -8,16 +8,10 @@ each host still runs what it is sent.
 
 from __future__ import annotations
 
-import signal
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 from mutation import mutant
 from planner.apply import ApplyStep, Stage
 from planner.coordinator import (
-    INTERRUPTING,
     REMOTE_SCRIPT,
-    Interruptions,
     SshSettings,
     SshTransport,
     remote_command,
@@ -235,24 +229,11 @@ def run_a_script_that_arrived_incomplete(step: TransactionStep, settings: SshSet
     return remote_command(step, settings).replace(REMOTE_SCRIPT, unchecked)
 
 
-@mutant(
-    replaces="planner.coordinator.caught",
-    turns_red={
-        f"{W}.a_signal_before_the_decision_abandons_the_step_and_restores_every_host",
-        f"{W}.a_signal_after_the_decision_lets_every_host_commit",
-    },
-)
-@contextmanager
-def a_signal_ends_the_run_without_rollback(
-    signals: tuple[signal.Signals, ...] = INTERRUPTING,
-) -> Iterator[Interruptions]:
-    """The coordinator installs no signal handlers: SIGTERM (a cancelled CI job) kills it
-    between two steps, leaving every host it changed changed, no rollback, no report."""
-    seen = Interruptions()
-    try:
-        yield seen
-    finally:
-        seen.close()
+# No declared mutant replaces planner.coordinator.caught (no signal handlers: SIGTERM kills the
+# coordinator between steps, hosts left changed): the forked coordinator is the only caller,
+# and the harness, which records what each claim calls in its own process, never sees that
+# call and judges such a mutant green without running it. Checked by hand on the fleet (exit
+# -15, no rollback); a_signal_stops_rollback_and_commit_too turns the same two claims red.
 
 
 @mutant(
