@@ -183,6 +183,7 @@ def the_report_keeps_only_each_steps_last_line(
     plan: TransactionPlan,
     run_step: RunStep,
     commit_attempts: int = COMMIT_ATTEMPTS,
+    *,
     gate: Gate | None = None,
     on_event: OnEvent | None = None,
 ) -> TransactionReport:
@@ -197,7 +198,7 @@ def the_report_keeps_only_each_steps_last_line(
         )
 
     # the dispatcher runs the original
-    return coordinate(plan, last_lines, commit_attempts, gate, on_event)
+    return coordinate(plan, last_lines, commit_attempts, gate=gate, on_event=on_event)
 
 
 def _last_line(text: str) -> str:
@@ -213,13 +214,14 @@ def the_gate_is_never_asked(
     plan: TransactionPlan,
     run_step: RunStep,
     commit_attempts: int = COMMIT_ATTEMPTS,
+    *,
     gate: Gate | None = None,
     on_event: OnEvent | None = None,
 ) -> TransactionReport:
     """Admission is decided once, before preflight, and never asked again: a lease that
     lapsed, or a host released, during a half-hour transaction still commits everywhere."""
     # the dispatcher runs the original
-    return coordinate(plan, run_step, commit_attempts, None, on_event)
+    return coordinate(plan, run_step, commit_attempts, on_event=on_event)
 
 
 @mutant(

@@ -1039,7 +1039,7 @@ def execute(
     with caught() as interruptions:
         with SshTransport(transaction, settings, interruptions, _say) as transport:
             try:
-                report = coordinate(transaction, run_step, attempts, gate, record)
+                report = coordinate(transaction, run_step, attempts, gate=gate, on_event=record)
                 if journal is not None:
                     journal.finish(report)
             except JournalError as exc:

@@ -557,6 +557,7 @@ def coordinate(
     plan: TransactionPlan,
     run_step: RunStep,
     commit_attempts: int = COMMIT_ATTEMPTS,
+    *,
     gate: Gate | None = None,
     on_event: OnEvent | None = None,
 ) -> TransactionReport:

@@ -212,7 +212,7 @@ KILLED = textwrap.dedent(
             time.sleep(60)
         return StepResult(exit_code=0)
     with journal.create(Path(sys.argv[1]), plan, {}, 3) as j:
-        coordinate(plan, run_step, 3, j.record)
+        coordinate(plan, run_step, 3, on_event=j.record)
     """
 )
 

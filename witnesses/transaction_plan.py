@@ -570,7 +570,7 @@ def _gated(
         ran.append(step.label)
         return StepResult(exit_code=code, stdout="done\n", stderr="" if code == 0 else "no\n")
 
-    return ran, coordinate(plan, run_step, 3, gate)
+    return ran, coordinate(plan, run_step, 3, gate=gate)
 
 
 def _cannot_answer() -> str | None:
