@@ -15,7 +15,6 @@ from planner.apply import (
     ApplyContext,
     FrontDoor,
     Stage,
-    _source_checks,
     apply_body,
     commit_body,
     front_door,
@@ -24,6 +23,7 @@ from planner.apply import (
     preserve_body,
     readback_body,
     rollback_body,
+    source_checks,
     stage_script,
 )
 
@@ -254,15 +254,15 @@ def readback_expects_html_escapes(values: tuple[str, ...]) -> str:
 PREFLIGHT = f"{W}.preflight_refuses_occupancy_and_missing_inputs"
 
 
-@mutant(replaces="planner.apply._source_checks", turns_red={PREFLIGHT})
+@mutant(replaces="planner.apply.source_checks", turns_red={PREFLIGHT})
 def a_mount_source_any_user_owns_is_taken(sources: tuple[str, ...]) -> list[str]:
     """Preflight never reads who owns a mount source or a directory above it, so another
     local user who made the directory first swaps the weights the container reads."""
-    return [line for line in _source_checks(sources) if '"$owner" = 0' not in line]
+    return [line for line in source_checks(sources) if '"$owner" = 0' not in line]
 
 
-@mutant(replaces="planner.apply._source_checks", turns_red={PREFLIGHT}, independent=False)
+@mutant(replaces="planner.apply.source_checks", turns_red={PREFLIGHT}, independent=False)
 def a_sticky_mount_source_is_taken(sources: tuple[str, ...]) -> list[str]:
     """The sticky bit excuses the mount source itself, not only a directory above it, so a
     world-writable /tmp-like source (anyone may add files to it) passes preflight."""
-    return [line.replace('[ "$3" = 0 ] || ', "") for line in _source_checks(sources)]
+    return [line.replace('[ "$3" = 0 ] || ', "") for line in source_checks(sources)]

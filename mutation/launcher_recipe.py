@@ -31,16 +31,16 @@ from planner.recipe import (
     RecipeInvalid,
     RecipeProblem,
     SettingsSeen,
-    _arg_problem,
-    _env_problem,
-    _local_file_problems,
-    _source_problems,
     arg_and_env_problems,
+    arg_problem,
     composed_problems,
+    composed_source_problems,
     composed_steps,
     entrypoint_problems,
+    env_problem,
     group_refusals,
     load_recipe,
+    local_file_problems,
     mount_problems,
     normalize_arg,
     normalized_args,
@@ -608,14 +608,14 @@ def the_fields_are_rendered_unless_spelled_in_full(
     return (*recipe.entrypoint[1:], model_path, *args, *fields, *owned, *port, *role)
 
 
-@mutant(replaces="planner.recipe._arg_problem", turns_red={SPELLINGS})
+@mutant(replaces="planner.recipe.arg_problem", turns_red={SPELLINGS})
 def a_recipe_port_is_left_to_the_launchers(
     arg: str, reading: ArgReading, seen: SettingsSeen
 ) -> str | None:
     """A recipe's ``--port`` passes, and the launcher's ``--port`` after it wins silently."""
     if reading.dest == "port":
         return None
-    return _arg_problem(arg, reading, seen)
+    return arg_problem(arg, reading, seen)
 
 
 @mutant(
@@ -709,20 +709,22 @@ def manifest_paths_are_joined_unsealed(
 IGNORED = f"{W}.composed_sources_that_would_be_ignored_are_refused"
 
 
-@mutant(replaces="planner.recipe._source_problems", turns_red={IGNORED})
+@mutant(replaces="planner.recipe.composed_source_problems", turns_red={IGNORED})
 def a_second_composed_source_is_ignored(sources: object, model: str) -> tuple[RecipeProblem, ...]:
     """A composed model's sources after the first are accepted and never linked: the
     operator believes a second repo's files are in the model."""
-    return tuple(p for p in _source_problems(sources, model) if p.where.endswith("[0].repo"))
+    return tuple(
+        p for p in composed_source_problems(sources, model) if p.where.endswith("[0].repo")
+    )
 
 
-@mutant(replaces="planner.recipe._local_file_problems", turns_red={IGNORED})
+@mutant(replaces="planner.recipe.local_file_problems", turns_red={IGNORED})
 def a_local_file_at_a_taken_name_replaces_the_other(
     files: object, where: str
 ) -> tuple[RecipeProblem, ...]:
     """Two local files at one name are accepted: the later hardlink silently replaces the
     earlier shard."""
-    return tuple(p for p in _local_file_problems(files, where) if "links at" not in p.message)
+    return tuple(p for p in local_file_problems(files, where) if "links at" not in p.message)
 
 
 OTHERS = f"{W}.a_composed_model_another_user_could_change_is_refused"
@@ -902,18 +904,18 @@ def readback_compares_the_image_id_with_a_tag(image: str) -> str:
     return "{{.Image}}"
 
 
-@mutant(replaces="planner.recipe._env_problem", turns_red={ENV})
+@mutant(replaces="planner.recipe.env_problem", turns_red={ENV})
 def only_launcher_owned_env_is_refused(key: str, value: object) -> str | None:
     """Env keys and values are taken as written unless the launcher owns the key."""
     return "set per node by the launcher" if key in LAUNCHER_OWNED_ENV else None
 
 
-@mutant(replaces="planner.recipe._env_problem", turns_red={ENV}, independent=False)
+@mutant(replaces="planner.recipe.env_problem", turns_red={ENV}, independent=False)
 def an_escape_in_an_env_value_passes(key: str, value: object) -> str | None:
     """Only a NUL or a line break is refused in an env value: an escape sequence reaches the
     report and the operator's terminal."""
     raw = isinstance(value, str) and not any(c in value for c in "\0\n\r")
-    return _env_problem(key, "x" if raw else value)
+    return env_problem(key, "x" if raw else value)
 
 
 @mutant(replaces="planner.recipe.entrypoint_problems", turns_red={ENV})

@@ -16,9 +16,9 @@ from planner.coordinator import (
     Kept,
     SshSettings,
     SshTransport,
-    _finished,
     control_path,
     exit_argv,
+    finished_within,
     remote_command,
 )
 from planner.transaction import HostAddress, StepResult, TransactionStep
@@ -159,7 +159,7 @@ def a_failed_connection_is_reported_as_no_answer(
 
 
 @mutant(
-    replaces="planner.coordinator._finished",
+    replaces="planner.coordinator.finished_within",
     turns_red={f"{W}.a_hung_exit_request_is_killed_and_the_step_fails_with_no_answer"},
 )
 def a_hung_exit_request_escapes(
@@ -176,7 +176,7 @@ def a_hung_exit_request_escapes(
                 process.kill()
                 process.wait()
                 raise
-    return _finished(processes, seconds)  # the dispatcher runs the original from here
+    return finished_within(processes, seconds)  # the dispatcher runs the original from here
 
 
 @mutant(

@@ -25,10 +25,10 @@ from planner.transaction import (
     TransactionPlan,
     TransactionReport,
     TransactionStep,
-    _ipv6,
     announced,
     ask_gate,
     coordinate,
+    ipv6_host,
     parse_hosts,
     plan_transaction,
     step_line,
@@ -73,7 +73,7 @@ def two_hosts_on_one_machine_are_accepted(text: str) -> tuple[HostAddress, ...]:
 
 
 @mutant(
-    replaces="planner.transaction._ipv6",
+    replaces="planner.transaction.ipv6_host",
     turns_red={f"{W}.hosts_parse_into_addresses_or_located_errors"},
 )
 def any_hex_and_colons_in_brackets_is_an_ipv6_address(item: str, text: str) -> tuple[str, str]:
@@ -82,7 +82,7 @@ def any_hex_and_colons_in_brackets_is_an_ipv6_address(item: str, text: str) -> t
     address, bracket, rest = text[1:].partition("]")
     if bracket and ":" in address and all(c in "0123456789abcdefABCDEF:." for c in address):
         return address, rest
-    return _ipv6(item, text)
+    return ipv6_host(item, text)
 
 
 @mutant(

@@ -163,7 +163,7 @@ _ROOT_ONLY = [
 ]
 
 
-def _source_checks(sources: tuple[str, ...]) -> list[str]:
+def source_checks(sources: tuple[str, ...]) -> list[str]:
     """Every mount source must exist and be root's alone (:data:`_ROOT_ONLY`); a loop over
     one word is no loop (shellcheck SC2043)."""
     if not sources:
@@ -179,7 +179,7 @@ def preflight_body(ctx: ApplyContext) -> list[str]:
         f"image={_q(ctx.image_digest)}",
         f"arm={_q(ctx.arm)}",
         'docker image inspect "$image" >/dev/null 2>&1 || fail "image $image is not present"',
-        *_source_checks(ctx.mount_sources),
+        *source_checks(ctx.mount_sources),
         "owner=$(docker container inspect --format '{{index .Config.Labels \"gunbc.arm\"}}' "
         '"$container_name" 2>/dev/null || true)',
         'if docker container inspect "$container_name" >/dev/null 2>&1 '

@@ -336,7 +336,7 @@ def _quiet(argv: tuple[str, ...]) -> subprocess.Popen[bytes] | None:
         return None
 
 
-def _finished(processes: list[subprocess.Popen[bytes] | None], seconds: float) -> list[bool]:
+def finished_within(processes: list[subprocess.Popen[bytes] | None], seconds: float) -> list[bool]:
     """Wait for ``processes`` together for up to ``seconds``; one still running then is
     killed (a hung ``ssh -O exit`` never holds the coordinator). Whether each exited 0."""
     deadline = time.monotonic() + seconds
@@ -421,7 +421,7 @@ class SshTransport:
         hosts = [h for h in hosts if Path(control_path(self.control, h)).exists()]
         # every host's exit request at once, each bounded: a hung one is killed
         requests = [_quiet(exit_argv(self.settings, h, self.control)) for h in hosts]
-        _finished(requests, self.settings.connect_timeout + 5)
+        finished_within(requests, self.settings.connect_timeout + 5)
         self.opened.clear()
         if self.control:
             shutil.rmtree(self.control, ignore_errors=True)
@@ -590,7 +590,7 @@ class SshTransport:
         (one left running ends with its host's connection)."""
         process.kill()
         request = _quiet(exit_argv(self.settings, host, self.control))
-        closed = _finished([request], self.settings.connect_timeout + 5)[0]
+        closed = finished_within([request], self.settings.connect_timeout + 5)[0]
         # the master removes its socket a moment after it took the request: until then the
         # next step would take the closing master for an open one
         socket_path = Path(control_path(self.control, host))

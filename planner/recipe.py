@@ -401,7 +401,7 @@ def arg_and_env_problems(args: object, env: object) -> tuple[RecipeProblem, ...]
         reading, inline = readings.get(i, (None, False))
         message = _text_problem(arg)
         if message is None and reading is not None:
-            message = _arg_problem(arg, reading, seen)
+            message = arg_problem(arg, reading, seen)
             if message is None and inline and reading.value is not None:
                 message = _json_problem(reading.value)
         elif message is None:
@@ -409,7 +409,7 @@ def arg_and_env_problems(args: object, env: object) -> tuple[RecipeProblem, ...]
         if message is not None:
             found.append(RecipeProblem(where=f"args[{i}]", message=message))
     for key, value in env.items() if isinstance(env, dict) else ():
-        message = _env_problem(key, value)
+        message = env_problem(key, value)
         if message is not None:
             found.append(RecipeProblem(where=f"env.{printable(key)}", message=message))
     return tuple(found)
@@ -441,7 +441,7 @@ def _json_problem(value: str) -> str | None:
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def _env_problem(key: str, value: object) -> str | None:
+def env_problem(key: str, value: object) -> str | None:
     """An env entry reaches ``docker create --env KEY=value``, the report and readback's
     line match: a name of letters, digits and ``_``, a value of one line of printable text."""
     if key in LAUNCHER_OWNED_ENV:
@@ -478,7 +478,7 @@ class SettingsSeen:
         self.first_key.setdefault((name, reading.key), reading.at)
 
 
-def _arg_problem(arg: str, reading: ArgReading, seen: SettingsSeen) -> str | None:
+def arg_problem(arg: str, reading: ArgReading, seen: SettingsSeen) -> str | None:
     """The problem of one option as vLLM reads it; ``seen`` holds the options before it."""
     if reading.option == "--":
         return "-- ends vLLM's options: the launcher's flags after it would be read as models"
@@ -640,12 +640,12 @@ def composed_problems(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
         where = composed_dir(model)
     except ValueError as exc:
         return (RecipeProblem(where="model", message=str(exc)),)
-    return _source_problems(composed.get("sources"), model) + _local_file_problems(
+    return composed_source_problems(composed.get("sources"), model) + local_file_problems(
         composed.get("local_files"), where
     )
 
 
-def _source_problems(sources: object, model: str) -> tuple[RecipeProblem, ...]:
+def composed_source_problems(sources: object, model: str) -> tuple[RecipeProblem, ...]:
     found: list[RecipeProblem] = []
     for i, item in enumerate(sources if isinstance(sources, list) else []):
         repo = item.get("repo") if isinstance(item, dict) else None
@@ -663,7 +663,7 @@ def _source_problems(sources: object, model: str) -> tuple[RecipeProblem, ...]:
     return tuple(found)
 
 
-def _local_file_problems(files: object, where: str) -> tuple[RecipeProblem, ...]:
+def local_file_problems(files: object, where: str) -> tuple[RecipeProblem, ...]:
     found: list[RecipeProblem] = []
     names: dict[str, int] = {}
     for i, item in enumerate(files if isinstance(files, list) else []):

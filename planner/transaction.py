@@ -94,7 +94,7 @@ class HostAddress(Frozen):
         return self.address.lower(), self.port
 
 
-def _ipv6(item: str, text: str) -> tuple[str, str]:
+def ipv6_host(item: str, text: str) -> tuple[str, str]:
     """``[ipv6]`` and what follows it: a real IPv6 address (``ipaddress`` decides, so ``[:]``
     and ``[1:2:3]`` are not), an optional zone of letters, digits, ``_.-`` only."""
     address, bracket, rest = text[1:].partition("]")
@@ -112,7 +112,7 @@ def _ipv6(item: str, text: str) -> tuple[str, str]:
 def _address(item: str, text: str) -> tuple[str, int]:
     """``address[:port]`` or ``[ipv6][:port]`` of one ``--hosts`` item."""
     if text.startswith("["):
-        address, rest = _ipv6(item, text)
+        address, rest = ipv6_host(item, text)
         if rest and not rest.startswith(":"):
             raise PlannerInputError("--hosts", item, f"expected ':PORT' after ]: {rest!r}")
         colon, port_text = rest[:1], rest[1:]

@@ -7,19 +7,14 @@ that keep their state in files), so each test reads what the stages really left 
 
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
 
 import pytest
 
 from fixtures import sandbox
-from fixtures.builders import DATA_ROOT, inventory, v41_dry_run
+from fixtures.builders import v41_dry_run
 from fixtures.sandbox import Change, Container, Host, HostSeed, Outcome, Run, Scenario
 from planner.arm_launch import RenderedHost
-from planner.data import snapshot_manifest
-from planner.recipe import load_recipe
-from planner.recipe_launch import RecipeSources, recipe_dry_run
 
 OLD_IMAGE = "sha256:" + "0" * 64
 NAME = "gunbc-v41-tp4"
@@ -156,43 +151,6 @@ def test_preflight_refuses_a_missing_mount_source() -> None:
     result = done.results[0]
     assert result is not None and result.returncode == 1
     assert f"mount source {missing} does not exist" in result.stderr
-
-
-TINY = Path(__file__).resolve().parent.parent / "fixtures" / "recipes" / "tiny.toml"
-
-
-def _recipe_head(tmp: Path, args: list[str]) -> RenderedHost:
-    """Node rank 0 of the tiny recipe with ``args`` (TOML-quoted as given)."""
-    path = tmp / "tiny.toml"
-    listed = ", ".join(json.dumps(a, ensure_ascii=False) for a in args)
-    path.write_text(TINY.read_text() + f"args = [{listed}]\n", encoding="utf-8")
-    recipe = load_recipe(path)
-    sources = RecipeSources(
-        recipe=recipe,
-        source=str(path),
-        name="tiny",
-        group=inventory().group("group_a"),
-        manifest=snapshot_manifest(recipe.model, DATA_ROOT),
-        state=None,
-    )
-    run = recipe_dry_run(sources)
-    assert run.hosts, run.refusals
-    return run.hosts[0]
-
-
-@pytest.mark.parametrize("name", ["模型", "café", "a<b>&c", "x\u2028y"])
-def test_readback_passes_a_recipe_arg_docker_prints_unescaped(tmp_path: Path, name: str) -> None:
-    """docker prints the command with Go's encoder (non-ASCII raw, ``<>&`` unescaped):
-    readback expects those bytes, so a correct container passes it."""
-    head = _recipe_head(tmp_path, ["--served-model-name", name])
-    scripts = tuple((s.stage.value, s.script) for s in head.steps)
-    seed = HostSeed(images=("tiny:local",))
-    steps = tuple(Run(0, s, ("tiny",)) for s in FORWARD)
-    scenario = Scenario((Host("srv5", scripts, seed),), steps, ())
-    done = sandbox.run([scenario])[0]
-    readback = done.results[-1]
-    assert readback is not None and readback.returncode == 0, readback
-    assert name in done.after[0].containers["tiny"].cmd
 
 
 ENGRAM = "/var/tmp/engram-local/DeepSeek-V4.1-Flash"

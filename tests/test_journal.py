@@ -336,10 +336,13 @@ def test_a_new_apply_refuses_a_journal_that_did_not_finish_and_sends_nothing(
     _journaled(path, fail=("apply", 1))
     lines = path.read_bytes().splitlines(keepends=True)
     path.write_bytes(b"".join(lines[:12]))
+    client, called = tmp_path / "ssh", tmp_path / "called"
+    client.write_text(f"#!/bin/sh\n: >{called}\nexit 255\n")
+    client.chmod(0o755)
     code = main(
         ["apply", "v41_group_a", "--scenario", "supplied", "--for-testing",
          "--hosts", HOSTS,
-         "--journal", str(path), "--ssh", "/nonexistent/ssh"]
+         "--journal", str(path), "--ssh", str(client)]
     )  # fmt: skip
     assert code == 2
     out = capsys.readouterr()
@@ -347,7 +350,8 @@ def test_a_new_apply_refuses_a_journal_that_did_not_finish_and_sends_nothing(
         f"planner: error: {path}: create: holds a transaction that did not finish: finish it "
         f"first (planner apply --resume {path}, or --rollback)\n"
     )
-    assert out.out == ""  # nothing planned to run was printed, nothing sent
+    assert out.out == ""  # nothing planned to run was printed
+    assert not called.exists()  # the ssh client never ran: nothing sent
     assert path.read_bytes() == b"".join(lines[:12])
 
 

@@ -19,21 +19,15 @@ scripts alone costs nothing here.
 
 from __future__ import annotations
 
-import json
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 
 from claims import ClaimKind, Verdict, claim, difference, holds_unless
 from fixtures import sandbox
-from fixtures.builders import DATA_ROOT, inventory, v41_call, v41_dry_run
+from fixtures.builders import tiny_recipe_plan, v41_call, v41_dry_run
 from fixtures.sandbox import Change, Container, Host, HostSeed, HostState, Mark, Outcome, Run
 from planner.apply import Stage, apply_contexts, stage_script
 from planner.arm_launch import DryRun, RenderedHost
-from planner.data import snapshot_manifest
 from planner.realize import STOP_GRACE_SECONDS
-from planner.recipe import load_recipe
-from planner.recipe_launch import RecipeSources, recipe_dry_run
 
 ARM = "v41_group_a"
 PRESERVE_ROOT = "/var/lib/gunbc/preserve"
@@ -42,7 +36,6 @@ PREVIOUS_IMAGE = "sha256:" + "0" * 64
 OTHER_ARM = "glm_group_b"
 STAGES = ("preflight", "preserve", "apply", "readback", "front_door", "commit", "cleanup")
 ALL_STAGES = (*STAGES[:5], "commit", "rollback", "cleanup")
-TINY_RECIPE = Path(__file__).resolve().parent.parent / "fixtures" / "recipes" / "tiny.toml"
 PREFLIGHT_PASSED = (
     "preflight passed: image present, mount sources exist and are root's alone, names free\n"
 )
@@ -1058,21 +1051,7 @@ character Go escapes beyond these (U+2028, a control) is refused when the recipe
 
 def _recipe_head(names: tuple[str, ...]) -> RenderedHost:
     """Node rank 0 of the tiny recipe serving under ``names``."""
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "tiny.toml"
-        args = ("--served-model-name", *names)
-        listed = ", ".join(json.dumps(a, ensure_ascii=False) for a in args)
-        path.write_text(TINY_RECIPE.read_text(encoding="utf-8") + f"args = [{listed}]\n")
-        recipe = load_recipe(path)
-    sources = RecipeSources(
-        recipe=recipe,
-        source=str(TINY_RECIPE),
-        name="tiny",
-        group=inventory().group("group_a"),
-        manifest=snapshot_manifest(recipe.model, DATA_ROOT),
-        state=None,
-    )
-    run = recipe_dry_run(sources)
+    run = tiny_recipe_plan(("--served-model-name", *names))
     if not run.hosts:
         raise AssertionError(f"the tiny recipe planned no host: {run.refusals}")
     return run.hosts[0]

@@ -306,9 +306,10 @@ def an_interrupt_exits_130_and_a_closed_pipe_exits_0() -> Verdict:
 
 @claim(ClaimKind.REFUSAL)
 def a_bad_container_name_is_an_input_error_at_name() -> Verdict:
-    """``planner recipe FILE --name NAME`` with a NAME unsafe to render (here with a space)
-    prints one line naming ``--name``, the value and why it is refused; a recipe file whose
-    own name is unsafe, with no --name, is named ``recipe``; nothing is written."""
+    """``planner recipe FILE --name NAME`` with a NAME docker would refuse as a container
+    name (here with a space) prints one line naming ``--name``, the value and the grammar
+    it breaks; a recipe file whose own stem is such a name, with no --name, is named by its
+    file and "the name of its file stem", and told to give --name; nothing is written."""
     name = "two words"
     with tempfile.TemporaryDirectory() as tmp:
         ran = _run("recipe", TINY_RECIPE, "--name", name, "--out", Path(tmp) / "p.txt")
@@ -316,17 +317,19 @@ def a_bad_container_name_is_an_input_error_at_name() -> Verdict:
         unnamed.write_bytes(TINY_RECIPE.read_bytes())
         stem = _run("recipe", unnamed, "--out", Path(tmp) / "p.txt")
         left = _tree(Path(tmp))
-    why = f"{name!r} is not a safe name: start with a letter or digit"
-    got = (ran.out, ran.err.partition(" and use")[0], stem.err.partition(" and use")[0], left)
+    why = (
+        f"{name!r} is not a container and unit name: docker takes [a-zA-Z0-9][a-zA-Z0-9_.-]+ "
+        "(two characters at least; no '@', which systemd reads as a template instance, no ':')"
+    )
     return expect_equal(
         (
             "",
-            f"planner: error: --name: {name}: {why}",
-            f"planner: error: recipe: {name}: {why}",
+            f"planner: error: arguments: --name: {why}\n",
+            f"planner: error: {unnamed}: the name of its file stem: {why}; give --name\n",
             [unnamed.name],
         ),
-        got,
-        "(stdout, stderr up to ' and use' with --name and without, left)",
+        (ran.out, ran.err, stem.err, left),
+        "(stdout, stderr with --name and without, left)",
     )
 
 
