@@ -161,6 +161,9 @@ def refusal_lines_not_printed(argv: Sequence[str] | None = None) -> int:
         ARGUMENTS,
         "coordinator_cli.a_bad_hosts_list_exits_2_with_one_located_line_and_writes_nothing",
         "coordinator_cli.scripts_that_cannot_be_written_exit_2_and_print_no_command",
+        "coordinator_cli.a_real_apply_reads_the_live_log_and_never_a_chosen_time_or_a_fixture",
+        "coordinator_cli.a_bad_ssh_client_or_ssh_file_exits_2_before_anything_runs",
+        "coordinator_cli.a_script_set_is_replaced_whole_or_left_as_it_was",
     },
     independent=False,
 )
