@@ -166,13 +166,20 @@ HOLDER = textwrap.dedent(
 )
 
 
+def _unfinished(path: Path) -> bytes:
+    """A journal at ``path`` of a run lost after its 6th step started (the plan and 11
+    records, no end); its bytes."""
+    _journaled(path, fail=("apply", 1))
+    cut = b"".join(path.read_bytes().splitlines(keepends=True)[:12])
+    path.write_bytes(cut)
+    return cut
+
+
 def test_a_second_coordinator_is_refused_by_the_lock(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "j"
-    _journaled(path, fail=("apply", 1))
-    lines = path.read_bytes().splitlines(keepends=True)
-    path.write_bytes(b"".join(lines[:12]))
+    unfinished = _unfinished(path)
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLDER, str(path)], stdout=subprocess.PIPE, cwd=ROOT
     )
@@ -192,7 +199,7 @@ def test_a_second_coordinator_is_refused_by_the_lock(
         holder.wait()
         if holder.stdout is not None:
             holder.stdout.close()
-    assert path.read_bytes() == b"".join(lines[:12])
+    assert path.read_bytes() == unfinished
 
 
 KILLED = textwrap.dedent(
@@ -333,9 +340,7 @@ def test_a_new_apply_refuses_a_journal_that_did_not_finish_and_sends_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "j"
-    _journaled(path, fail=("apply", 1))
-    lines = path.read_bytes().splitlines(keepends=True)
-    path.write_bytes(b"".join(lines[:12]))
+    unfinished = _unfinished(path)
     client, called = tmp_path / "ssh", tmp_path / "called"
     client.write_text(f"#!/bin/sh\n: >{called}\nexit 255\n")
     client.chmod(0o755)
@@ -352,7 +357,7 @@ def test_a_new_apply_refuses_a_journal_that_did_not_finish_and_sends_nothing(
     )
     assert out.out == ""  # nothing planned to run was printed
     assert not called.exists()  # the ssh client never ran: nothing sent
-    assert path.read_bytes() == b"".join(lines[:12])
+    assert path.read_bytes() == unfinished
 
 
 def test_a_new_apply_replaces_a_finished_journal_whole(tmp_path: Path) -> None:
