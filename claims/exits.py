@@ -32,8 +32,9 @@ class Exit(IntEnum):
     SURVIVOR = 3
     """A mutant some declared claim missed, or a survey below its floors."""
     COLLATERAL = 4
-    """A mutant turned an undeclared claim or a positive control red (a survey worker's own
-    exit when state leaked between mutants)."""
+    """A mutant turned a claim red that it neither declares nor has recorded, left a recorded
+    claim green, or turned a positive control red (a survey worker's own exit when state
+    leaked between mutants)."""
     BASELINE = 5
     """A claim is red with no mutant applied."""
     TIMEOUT = 6

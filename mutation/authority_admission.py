@@ -75,7 +75,10 @@ def _wall_clock(moment: datetime) -> datetime:
 
 @mutant(
     replaces="planner.authority.SuspendedForAuthorizedSuccessor.lease_live",
-    turns_red={LEASE, OFFSETS, "v41_group_a_launch.expired_lease_is_refused"},
+    turns_red={
+        LEASE,
+        OFFSETS,
+    },
 )
 def a_lease_gets_a_second_of_grace(self: SuspendedForAuthorizedSuccessor, now: datetime) -> bool:
     """A second of clock-skew grace: the lease still counts as live through the second after
@@ -197,7 +200,10 @@ def a_group_the_log_never_named_passes_conjunct_one(
 
 @mutant(
     replaces="planner.admission.successor_may_launch",
-    turns_red={ACTIVE, HINTS, "dry_run_cli.every_refusal_prints_its_hint_on_the_next_line"},
+    turns_red={
+        ACTIVE,
+        HINTS,
+    },
     independent=False,
 )
 def active_incumbent_refused_without_its_hint(
@@ -309,11 +315,7 @@ def a_whitespace_line_is_read_as_an_event(
 
 @mutant(
     replaces="planner.authority.stream_log",
-    turns_red={
-        UNREADABLE,
-        "dry_run_cli.usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing",
-        "dry_run_cli.every_error_is_one_line_whatever_the_input_holds",
-    },
+    turns_red={UNREADABLE},
 )
 def an_unreadable_log_is_not_named(path: Path) -> Iterator[AuthorityEvent]:
     """An unreadable log is reported without the file it is."""
@@ -330,10 +332,6 @@ def an_unreadable_log_is_not_named(path: Path) -> Iterator[AuthorityEvent]:
     turns_red={
         TWICE,
         PLAINLY,
-        "dry_run_cli.a_hostile_inputs_file_exits_2_at_its_key",
-        "fabric_inventory.a_hostile_inventory_is_refused_at_its_place",
-        "fabric_inventory.the_json_rules_hold_at_their_edges",
-        "engram_staging.a_malformed_manifest_is_refused_located",
     },
 )
 def the_last_of_a_key_given_twice_wins(text: str) -> object:
@@ -394,7 +392,7 @@ def a_host_not_held_hint_names_its_holder(
 
 @mutant(
     replaces="planner.admission.image_admitted_for_runtime",
-    turns_red={HINTS, "dry_run_cli.every_refusal_prints_its_hint_on_the_next_line"},
+    turns_red={HINTS},
 )
 def image_not_admitted_hint_dropped(
     state: AuthorityState, candidate: Candidate, image_digest: str

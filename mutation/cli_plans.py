@@ -13,12 +13,7 @@ W = "cli_plans"
 
 @mutant(
     replaces="planner.cli.dry_run",
-    turns_red={
-        f"{W}.the_dry_run_command_plans_what_the_call_site_plans",
-        "coordinator_cli.the_dry_run_prints_every_ssh_command_in_run_order_with_the_options_given",
-        "coordinator_cli.the_dry_run_writes_every_stage_script_byte_for_byte",
-        "ssh_transport.planner_apply_runs_each_step_over_ssh_and_reports_what_it_left",
-    },
+    turns_red={f"{W}.the_dry_run_command_plans_what_the_call_site_plans"},
 )
 def the_command_reverses_the_apply_order(args: argparse.Namespace) -> DryRun:
     """The command's plan lists its apply steps last first (the report, which prints each

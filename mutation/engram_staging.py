@@ -43,10 +43,7 @@ SAFE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
 
 @mutant(
     replaces="planner.engram.mkdir_step",
-    turns_red={
-        "v41_group_a_launch.every_host_stages_the_supplied_manifest_alike",
-        f"{W}.staging_is_two_mkdirs_then_one_sealed_write",
-    },
+    turns_red={f"{W}.staging_is_two_mkdirs_then_one_sealed_write"},
 )
 def mkdir_without_parents(path: str) -> MkdirStep:
     """Staging's mkdir loses -p, so a missing parent directory fails the step."""
@@ -55,10 +52,7 @@ def mkdir_without_parents(path: str) -> MkdirStep:
 
 @mutant(
     replaces="planner.engram.engram_staging_steps",
-    turns_red={
-        "v41_group_a_launch.every_host_stages_the_supplied_manifest_alike",
-        f"{W}.the_manifest_written_is_the_supplied_text",
-    },
+    turns_red={f"{W}.the_manifest_written_is_the_supplied_text"},
 )
 def manifest_written_as_reserialized_json(
     placement: EngramPlacement, manifest: bytes
@@ -70,10 +64,7 @@ def manifest_written_as_reserialized_json(
 
 @mutant(
     replaces="planner.engram.FileTreeScope.seal",
-    turns_red={
-        f"{W}.a_write_escaping_its_directory_is_refused",
-        "launcher_recipe.composed_model_paths_stay_inside_the_composed_directory",
-    },
+    turns_red={f"{W}.a_write_escaping_its_directory_is_refused"},
 )
 def seal_accepts_absolute_paths(self: FileTreeScope, relative: str) -> str:
     """A sealed write no longer refuses an absolute path, which escapes its directory."""
@@ -88,7 +79,6 @@ def seal_accepts_absolute_paths(self: FileTreeScope, relative: str) -> str:
     turns_red={
         f"{W}.a_row_store_outside_its_directory_is_refused",
         MALFORMED,
-        "dry_run_cli.usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing",
     },
 )
 def row_stores_checked_by_prefix_only(text: str, placement: EngramPlacement, source: str) -> bytes:
@@ -115,11 +105,7 @@ def landing_leaves_its_temp_file(write: TypedFileWrite, filesystem_root: Path) -
 
 @mutant(
     replaces="planner.engram.EngramPlacement.env",
-    turns_red={
-        "v41_group_a_launch.each_rank_runs_on_its_inventory_host_with_its_whole_env",
-        f"{W}.the_engram_env_points_at_what_staging_made",
-        "v41_group_a_launch.every_host_create_argv_is_planned_whole",
-    },
+    turns_red={f"{W}.the_engram_env_points_at_what_staging_made"},
 )
 def manifest_env_names_the_directory(self: EngramPlacement) -> tuple[tuple[str, str], ...]:
     """The manifest env names the manifest directory instead of the manifest file."""
@@ -128,10 +114,7 @@ def manifest_env_names_the_directory(self: EngramPlacement) -> tuple[tuple[str, 
 
 @mutant(
     replaces="planner.arm_launch.arm_mounts",
-    turns_red={
-        f"{W}.receipts_are_writable_and_the_manifest_read_only",
-        "v41_group_a_launch.every_host_create_argv_is_planned_whole",
-    },
+    turns_red={f"{W}.receipts_are_writable_and_the_manifest_read_only"},
 )
 def receipts_mounted_read_only(call: ArmCall) -> tuple[BindMount, ...]:
     """The touch-receipt directory is mounted read-only like the row stores."""
@@ -140,7 +123,7 @@ def receipts_mounted_read_only(call: ArmCall) -> tuple[BindMount, ...]:
 
 @mutant(
     replaces="planner.engram.FileTreeScope.seal",
-    turns_red={ESCAPE, "launcher_recipe.composed_model_paths_stay_inside_the_composed_directory"},
+    turns_red={ESCAPE},
     independent=False,
 )
 def escape_refused_without_naming_the_path(self: FileTreeScope, relative: str) -> str:
@@ -188,7 +171,7 @@ def a_json_problem_is_located_inside_the_text(
 
 @mutant(
     replaces="planner.engram.parse_engram_manifest",
-    turns_red={"v41_group_a_launch.every_host_stages_the_supplied_manifest_alike", ACCEPTED},
+    turns_red={ACCEPTED},
     independent=False,
 )
 def an_accepted_manifest_is_reserialized(

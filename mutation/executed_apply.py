@@ -63,7 +63,6 @@ def preserve_stops_the_container_before_its_unit(ctx: ApplyContext) -> list[str]
     turns_red={
         f"{W}.rollback_restores_every_host_byte_for_byte",
         f"{W}.rollback_after_a_preserve_cut_short_puts_back_what_was_there",
-        "native_serving_apply.rollback_restores_what_preserve_saved",
     },
 )
 def rollback_forgets_the_saved_unit_file(ctx: ApplyContext) -> list[str]:
@@ -160,10 +159,7 @@ def scripts_take_any_container_name(stage: Stage, ctx: ApplyContext) -> str:
 
 @mutant(
     replaces="planner.apply.apply_body",
-    turns_red={
-        f"{W}.followers_start_only_after_the_head_listens",
-        "native_serving_apply.followers_wait_for_the_head_rendezvous",
-    },
+    turns_red={f"{W}.followers_start_only_after_the_head_listens"},
 )
 def followers_do_not_wait_for_the_head(ctx: ApplyContext) -> list[str]:
     """A follower's apply creates and starts its container at once, without waiting for
@@ -177,11 +173,8 @@ def followers_do_not_wait_for_the_head(ctx: ApplyContext) -> list[str]:
 @mutant(
     replaces="planner.apply.front_door",
     turns_red={
-        "v41_group_a_launch.the_apply_order_is_every_stage_head_first_on_group_a",
-        "glm_group_b_launch.glm_apply_order_is_every_stage_head_first_on_group_b",
         f"{W}.a_full_transaction_leaves_every_host_running_its_plan",
         f"{W}.front_doors_open_only_when_the_rank_serves",
-        "glm_group_b_launch.glm_front_doors_are_its_own",
     },
 )
 def head_front_door_asks_the_wrong_path(ctx: ApplyContext) -> FrontDoor:

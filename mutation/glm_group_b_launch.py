@@ -62,10 +62,6 @@ def glm_runs_under_the_v41_units(fabric: Fabric, manifest: CheckpointManifest) -
         f"{W}.glm_supplied_admits",
         CREATE,
         FIT,
-        "dry_run_cli.admitted_dry_runs_exit_0_and_say_where_the_report_went",
-        "dry_run_cli.every_data_file_is_read_from_the_data_root",
-        "dry_run_cli.without_out_each_arm_writes_its_default_report_under_the_working_directory",
-        "arm_registry.every_module_of_planner_arms_is_an_arm_the_command_line_plans",
     },
     independent=False,
 )
@@ -119,22 +115,8 @@ def engram_request_left_out_of_the_key(self: ServingLaunchProfile) -> str:
 @mutant(
     replaces="planner.fabric.serving_head",
     turns_red={
-        "launcher_recipe.a_sixteen_host_group_plans_as_four_do",
         f"{W}.glm_followers_are_headless_behind_srv1",
         SERVE,
-        "v41_group_a_launch.every_rank_serve_argv_is_planned_whole",
-        # recipes rendezvous at the same derived head
-        "launcher_recipe.the_launcher_adds_the_multi_node_flags_per_rank",
-        "launcher_recipe.every_seed_rank_gets_its_whole_create_argv",
-        "launcher_recipe.a_plain_recipe_serves_its_model_id_with_nothing_composed",
-        "launcher_recipe.parallel_sizes_set_in_the_args_are_not_repeated",
-        "launcher_recipe.args_may_not_override_the_checked_parallel_fields",
-        # the inventory's groups are headed by their first host
-        "fabric_inventory.the_shipped_inventory_is_the_fabric_the_spec_names",
-        # the V4.1 followers wait for a head at srv5's rail address that never listens
-        "executed_apply.a_full_transaction_leaves_every_host_running_its_plan",
-        "executed_apply.each_stage_changes_its_host_in_order",
-        "executed_apply.rollback_restores_every_host_byte_for_byte",
     },
 )
 def serving_head_is_the_last_host(group: FabricGroup) -> Host:
@@ -235,10 +217,7 @@ def glm_ranks_name_their_host_ip_last(
 
 @mutant(
     replaces="planner.apply.apply_body",
-    turns_red={
-        "executed_apply.a_full_transaction_leaves_every_host_running_its_plan",
-        f"{W}.glm_apply_lands_each_hosts_whole_unit",
-    },
+    turns_red={f"{W}.glm_apply_lands_each_hosts_whole_unit"},
 )
 def the_landed_unit_loses_its_install_section(ctx: ApplyContext) -> list[str]:
     """The apply script's heredoc stops before the unit's [Install] section, so the unit

@@ -47,10 +47,7 @@ def inventory_hosts_in_reverse(root: Path | None = None) -> Fabric:
 
 @mutant(
     replaces="planner.scenarios.load_inputs",
-    turns_red={
-        "v41_group_a_launch.every_host_stages_the_supplied_manifest_alike",
-        f"{W}.plan_inputs_are_read_as_the_file_says",
-    },
+    turns_red={f"{W}.plan_inputs_are_read_as_the_file_says"},
 )
 def engram_manifest_loses_its_last_newline(path: Path) -> PlanInputs:
     """The Engram manifest text is read without its final newline."""

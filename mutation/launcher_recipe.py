@@ -182,7 +182,6 @@ def local_files_linked_before_the_snapshot(
         MESSAGE,
         TWICE,
         NOT_SETTABLE,
-        "dry_run_cli.recipe_errors_exit_2_with_every_problem_located",
     },
 )
 def launcher_owned_settings_let_through(args: object, env: object) -> tuple[RecipeProblem, ...]:
@@ -196,7 +195,6 @@ def launcher_owned_settings_let_through(args: object, env: object) -> tuple[Reci
     # claim's JSON value is refused
     turns_red={
         "launcher_recipe.the_profile_key_digests_what_the_recipe_tells_the_engine",
-        "dry_run_cli.usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing",
         "launcher_recipe.a_recipe_planned_without_a_log_is_not_applied",
         "launcher_recipe.readback_compares_a_tag_with_the_name_created_from",
         "launcher_recipe.the_fit_weighs_the_manifest_at_the_recipes_utilization",
@@ -205,11 +203,7 @@ def launcher_owned_settings_let_through(args: object, env: object) -> tuple[Reci
         f"{W}.every_recipe_problem_is_reported_together",
         IN_ORDER,
         QUOTING,
-        TWICE,  # its whole compilation config "{}" is refused too
-        "dry_run_cli.every_data_file_is_read_from_the_data_root",
-        "dry_run_cli.help_states_the_exit_codes_and_its_examples_run",
-        "dry_run_cli.recipe_errors_exit_2_with_every_problem_located",
-        "dry_run_cli.recipe_prints_its_nodes_and_writes_each_nodes_plan",
+        TWICE,
         SEED_WARNS,
         DECLARED,
         UNKNOWN_SPELLINGS,
@@ -365,7 +359,7 @@ def every_surrounding_quote_stripped(arg: str) -> str:
 
 @mutant(
     replaces="planner.recipe.arg_and_env_problems",
-    turns_red={SPELLINGS, "dry_run_cli.recipe_errors_exit_2_with_every_problem_located"},
+    turns_red={SPELLINGS},
     independent=False,
 )
 def only_the_bare_flag_is_refused(args: object, env: object) -> tuple[RecipeProblem, ...]:
@@ -450,7 +444,7 @@ def message_lists_the_first_problem_only(
 
 @mutant(
     replaces="planner.recipe.load_recipe",
-    turns_red={FILES, "dry_run_cli.recipe_errors_exit_2_with_every_problem_located"},
+    turns_red={FILES},
     independent=False,
 )
 def toml_errors_located_at_the_end_of_file(path: Path) -> Recipe:
@@ -486,16 +480,6 @@ def recipe_values_read_leniently(raw: dict[str, object]) -> tuple[RecipeProblem,
             for e in exc.errors()
         )
     return ()
-
-
-@mutant(
-    replaces="planner.values.one_line",
-    turns_red={STRICT, "fabric_inventory.the_json_rules_hold_at_their_edges"},
-)
-def a_name_may_break_lines(value: str) -> str:
-    """A recipe name may hold a newline, U+2028 or a tab: its report's first line can forge
-    a heading of its own."""
-    return value
 
 
 # --------------------------------------------------------------- reading args as vLLM does
@@ -675,10 +659,7 @@ def the_composed_names_are_not_sealed(raw: dict[str, object]) -> tuple[RecipePro
 
 @mutant(
     replaces="planner.recipe.composed_problems",
-    turns_red={
-        SNAPSHOT,
-        "planner_process.a_composed_model_linking_another_repo_is_located_in_the_recipe",
-    },
+    turns_red={SNAPSHOT},
     independent=False,
 )
 def another_repo_linked_as_the_models_snapshot(
@@ -792,9 +773,6 @@ def engram_recipes_charged_no_page_cache(recipe: Recipe) -> bool:
 @mutant(
     replaces="planner.recipe_launch.recipe_weight",
     turns_red={
-        "dry_run_cli.every_data_file_is_read_from_the_data_root",
-        "dry_run_cli.help_states_the_exit_codes_and_its_examples_run",
-        "dry_run_cli.recipe_prints_its_nodes_and_writes_each_nodes_plan",
         "launcher_recipe.a_recipe_for_another_group_size_is_refused_with_its_hint",
         "launcher_recipe.a_sixteen_host_group_plans_as_four_do",
         "launcher_recipe.the_seed_recipe_is_accepted",
@@ -813,7 +791,6 @@ def every_manifest_file_weighed(recipe: Recipe, manifest: CheckpointManifest) ->
     replaces="planner.recipe_launch.recipe_fit",
     turns_red={
         "launcher_recipe.the_fit_weighs_the_manifest_at_the_recipes_utilization",
-        "dry_run_cli.every_data_file_is_read_from_the_data_root",
         "launcher_recipe.a_composed_model_is_not_planned_without_its_own_snapshot",
         UNKNOWN,
     },
@@ -872,7 +849,6 @@ def an_image_by_tag_passes_as_admitted(
 @mutant(
     replaces="planner.arm_launch.DryRun.admitted",
     turns_red={
-        "dry_run_cli.recipe_prints_its_nodes_and_writes_each_nodes_plan",
         "launcher_recipe.the_seed_recipe_is_accepted",
         NOT_APPLIED,
     },

@@ -27,26 +27,12 @@ from planner.launch import LaunchPlan
 from planner.realize import HostRealization
 
 W = "native_serving_apply"
-E = "executed_apply"
 STAGE_ORDER = {stage: index for index, stage in enumerate(Stage)}
 
 
 @mutant(
     replaces="planner.apply.apply_steps",
-    turns_red={
-        "v41_group_a_launch.the_apply_order_is_every_stage_head_first_on_group_a",
-        "glm_group_b_launch.glm_apply_order_is_every_stage_head_first_on_group_b",
-        f"{W}.every_stage_runs_head_first",
-        "transaction_plan.a_commit_is_retried_and_left_pending_only_after_every_attempt",
-        "transaction_plan.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
-        "transaction_plan.a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on",
-        "transaction_plan.the_dry_run_lists_every_command_in_the_order_it_would_run",
-        "transaction_plan.the_plan_is_the_planners_order_with_commit_last",
-        "coordinator_cli.the_dry_run_prints_every_ssh_command_in_run_order_with_the_options_given",
-        "coordinator_cli.the_dry_run_writes_every_stage_script_byte_for_byte",
-        "ssh_transport.planner_apply_runs_each_step_over_ssh_and_reports_what_it_left",
-        "transaction_plan.the_report_lists_every_step_then_every_host_then_the_verdict",
-    },
+    turns_red={f"{W}.every_stage_runs_head_first"},
 )
 def followers_go_before_the_head(contexts: tuple[ApplyContext, ...]) -> tuple[ApplyStep, ...]:
     """Within each stage the followers run before node rank 0."""
@@ -56,14 +42,7 @@ def followers_go_before_the_head(contexts: tuple[ApplyContext, ...]) -> tuple[Ap
 
 @mutant(
     replaces="planner.apply.front_door",
-    turns_red={
-        "v41_group_a_launch.the_apply_order_is_every_stage_head_first_on_group_a",
-        "glm_group_b_launch.glm_apply_order_is_every_stage_head_first_on_group_b",
-        f"{W}.each_step_has_its_own_front_door_and_log",
-        "glm_group_b_launch.glm_front_doors_are_its_own",
-        f"{E}.a_full_transaction_leaves_every_host_running_its_plan",
-        f"{E}.front_doors_open_only_when_the_rank_serves",
-    },
+    turns_red={f"{W}.each_step_has_its_own_front_door_and_log"},
 )
 def followers_get_the_head_health_check(ctx: ApplyContext) -> FrontDoor:
     """Every rank's front door is /health on its host, which a headless follower never
@@ -79,7 +58,6 @@ def followers_get_the_head_health_check(ctx: ApplyContext) -> FrontDoor:
     turns_red={
         "native_serving_apply.each_apply_context_carries_its_ranks_whole_values",
         f"{W}.preflight_checks_image_mounts_and_names",
-        f"{E}.preflight_refuses_occupancy_and_missing_inputs",
     },
 )
 def preflight_skips_the_checkpoint_mount(
@@ -119,10 +97,7 @@ def occupancy_check_spells_the_glm_arm(ctx: ApplyContext) -> list[str]:
 
 @mutant(
     replaces="planner.apply.readback_body",
-    turns_red={
-        f"{W}.readback_compares_what_runs_with_the_plan",
-        f"{E}.readback_compares_whole_values",
-    },
+    turns_red={f"{W}.readback_compares_what_runs_with_the_plan"},
 )
 def readback_skips_the_env(ctx: ApplyContext) -> list[str]:
     """Readback compares the running command and image but no longer the env."""
@@ -131,12 +106,7 @@ def readback_skips_the_env(ctx: ApplyContext) -> list[str]:
 
 @mutant(
     replaces="planner.apply.apply_body",
-    turns_red={
-        f"{W}.followers_wait_for_the_head_rendezvous",
-        f"{E}.a_full_transaction_leaves_every_host_running_its_plan",
-        f"{E}.each_stage_changes_its_host_in_order",
-        f"{E}.rollback_restores_every_host_byte_for_byte",
-    },
+    turns_red={f"{W}.followers_wait_for_the_head_rendezvous"},
     independent=False,
 )
 def followers_wait_on_their_own_address(ctx: ApplyContext) -> list[str]:
@@ -148,12 +118,7 @@ def followers_wait_on_their_own_address(ctx: ApplyContext) -> list[str]:
 
 @mutant(
     replaces="planner.apply.rollback_body",
-    turns_red={
-        f"{W}.rollback_restores_what_preserve_saved",
-        f"{E}.each_stage_changes_its_host_in_order",
-        f"{E}.rollback_restores_every_host_byte_for_byte",
-        f"{E}.rollback_after_a_preserve_cut_short_puts_back_what_was_there",
-    },
+    turns_red={f"{W}.rollback_restores_what_preserve_saved"},
 )
 def rollback_leaves_the_preserved_container(ctx: ApplyContext) -> list[str]:
     """Rollback no longer renames the preserved container back, so the old arm stays
@@ -163,10 +128,7 @@ def rollback_leaves_the_preserved_container(ctx: ApplyContext) -> list[str]:
 
 @mutant(
     replaces="planner.apply.apply_body",
-    turns_red={
-        "launcher_recipe.a_sixteen_host_group_plans_as_four_do",
-        f"{W}.create_lists_one_flag_and_its_value_per_line",
-    },
+    turns_red={f"{W}.create_lists_one_flag_and_its_value_per_line"},
     independent=False,
 )
 def create_on_one_line(ctx: ApplyContext) -> list[str]:

@@ -32,10 +32,7 @@ W = "planner_process"
 # built the parser; alone, only the claims that build it now can.
 @mutant(
     replaces="planner.cli._debug_option",
-    turns_red={
-        "dry_run_cli.a_bug_exits_70_in_one_located_line",
-        f"{W}.debug_before_or_after_the_command_prints_the_traceback_of_a_bug",
-    },
+    turns_red={f"{W}.debug_before_or_after_the_command_prints_the_traceback_of_a_bug"},
     independent=False,
 )
 def a_debug_before_the_command_is_overwritten(
@@ -90,10 +87,7 @@ def an_interrupt_exits_1(argv: Sequence[str] | None = None) -> int:
 
 @mutant(
     replaces="planner.cli.recipe_name",
-    turns_red={
-        "dry_run_cli.recipe_prints_its_nodes_and_writes_each_nodes_plan",
-        f"{W}.a_bad_container_name_is_an_input_error_at_name",
-    },
+    turns_red={f"{W}.a_bad_container_name_is_an_input_error_at_name"},
 )
 def a_bad_name_is_a_bug(args: argparse.Namespace) -> str:
     """A --name unsafe to render is not caught as input: it reaches the user as an internal
@@ -104,10 +98,7 @@ def a_bad_name_is_a_bug(args: argparse.Namespace) -> str:
 
 @mutant(
     replaces="planner.recipe.composed_problems",
-    turns_red={
-        f"{W}.a_composed_model_linking_another_repo_is_located_in_the_recipe",
-        "launcher_recipe.a_composed_model_is_not_planned_without_its_own_snapshot",
-    },
+    turns_red={f"{W}.a_composed_model_linking_another_repo_is_located_in_the_recipe"},
     independent=False,
 )
 def a_composed_model_of_another_repo_is_taken(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:

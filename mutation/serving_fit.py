@@ -45,7 +45,6 @@ BET_EDGE = f"{W}.a_bet_exactly_at_the_allowance_is_not_watched"
 @mutant(
     replaces="planner.fit.page_cache_allowance_gib",
     turns_red={
-        "launcher_recipe.the_fit_weighs_the_manifest_at_the_recipes_utilization",
         EXACT,
         f"{W}.group_a_fits_by_four_gib_at_eighty_percent",
         SUMMARY,
@@ -70,10 +69,7 @@ def engine_share_charged_below_half_utilization(
 
 @mutant(
     replaces="planner.checkpoint.checkpoint_row",
-    turns_red={
-        "glm_group_b_launch.glm_is_fitted_on_its_manifest_weights_and_group_b_pool",
-        f"{W}.one_byte_count_is_rounded_once",
-    },
+    turns_red={f"{W}.one_byte_count_is_rounded_once"},
 )
 def weight_rounded_to_the_nearest_gib(
     manifest: CheckpointManifest,
@@ -89,14 +85,12 @@ def weight_rounded_to_the_nearest_gib(
 @mutant(
     replaces="planner.fit.Fit.margin_gib",
     turns_red={
-        "launcher_recipe.a_sixteen_host_group_plans_as_four_do",
         f"{W}.group_a_fits_by_four_gib_at_eighty_percent",
         LOW,
         SUMMARY,
         BOUNDARY,
         PLAIN,
         UNPROFILED_ARM,
-        "v41_group_a_launch.low_utilization_refuses_naming_the_declared_allowance",
     },
 )
 def margin_measured_from_resident(self: Fit) -> int:
@@ -127,10 +121,8 @@ def per_rank_bets_compared_with_the_whole_allowance(
 @mutant(
     replaces="planner.fit.serving_arm_admits_under",
     turns_red={
-        "launcher_recipe.the_fit_weighs_the_manifest_at_the_recipes_utilization",
         LOW,
         BOUNDARY,
-        "v41_group_a_launch.low_utilization_refuses_naming_the_declared_allowance",
     },
 )
 def refusal_forgets_the_utilization(
@@ -152,7 +144,6 @@ def refusal_forgets_the_utilization(
         BOUNDARY,
         PLAIN,
         UNPROFILED_ARM,
-        "v41_group_a_launch.low_utilization_refuses_naming_the_declared_allowance",
     },
 )
 def summary_always_says_it_fits(self: Fit) -> str:
@@ -165,7 +156,7 @@ def summary_always_says_it_fits(self: Fit) -> str:
 
 @mutant(
     replaces="planner.fit.serving_arm_admits",
-    turns_red={NO_PROFILE, "dry_run_cli.every_refusal_prints_its_hint_on_the_next_line"},
+    turns_red={NO_PROFILE},
 )
 def unknown_allowance_refused_without_its_hint(
     row: CheckpointRow, pool_gib: int, ranks: int
@@ -180,12 +171,7 @@ def unknown_allowance_refused_without_its_hint(
 
 @mutant(
     replaces="planner.fit.allowance_gib",
-    turns_red={
-        "launcher_recipe.a_sixteen_host_group_plans_as_four_do",
-        "launcher_recipe.the_fit_weighs_the_manifest_at_the_recipes_utilization",
-        "glm_group_b_launch.glm_is_fitted_on_its_manifest_weights_and_group_b_pool",
-        PLAIN,
-    },
+    turns_red={PLAIN},
     independent=False,
 )
 def nothing_beyond_weights_charged_a_gib(

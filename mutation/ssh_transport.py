@@ -24,9 +24,6 @@ from planner.coordinator import (
 from planner.transaction import HostAddress, StepResult, TransactionStep
 
 W = "ssh_transport"
-C = "coordinator_cli"
-P = "transaction_plan"
-F = "transaction_fleet"
 
 
 @mutant(
@@ -82,8 +79,6 @@ def leaving_the_transport_closes_nothing(
     turns_red={
         f"{W}.a_step_runs_on_its_host_over_one_connection_and_returns_what_it_printed",
         f"{W}.a_stage_that_outlives_its_timeout_is_killed_with_124",
-        f"{C}.the_dry_run_prints_every_ssh_command_in_run_order_with_the_options_given",
-        f"{P}.every_ssh_command_is_strict_and_sends_the_script_with_its_sha256",
     },
 )
 def stage_timeout_read_as_minutes(step: TransactionStep, settings: SshSettings) -> str:
@@ -98,7 +93,6 @@ def stage_timeout_read_as_minutes(step: TransactionStep, settings: SshSettings) 
     turns_red={
         f"{W}.a_step_that_never_answers_is_abandoned_after_the_wait",
         f"{W}.a_hung_exit_request_is_killed_and_the_step_fails_with_no_answer",
-        f"{C}.timeouts_and_attempts_are_whole_numbers_from_1_to_999999",
     },
 )
 def no_margin_in_the_wait(settings: SshSettings) -> int:
@@ -141,10 +135,7 @@ def a_lost_connection_is_never_reopened(self: SshTransport, host: HostAddress) -
 
 @mutant(
     replaces="planner.coordinator.SshTransport._connect",
-    turns_red={
-        f"{W}.an_unknown_host_key_or_a_closed_port_fails_the_step_with_255",
-        f"{F}.lost_connections_and_silent_hosts_fail_their_step",
-    },
+    turns_red={f"{W}.an_unknown_host_key_or_a_closed_port_fails_the_step_with_255"},
     independent=False,
 )
 def a_failed_connection_is_reported_as_no_answer(
@@ -208,3 +199,21 @@ def a_signal_is_noticed_only_between_steps(
         return self._exchange(process, step, streams, limit)  # the original, from here
     finally:
         self.interruptions = interruptions
+
+
+@mutant(
+    replaces="planner.coordinator.remote_command",
+    turns_red={
+        f"{W}.a_script_cut_short_in_transit_exits_97_and_never_runs",
+        f"{W}.a_step_runs_on_its_host_over_one_connection_and_returns_what_it_printed",
+    },
+    independent=False,
+)
+def run_a_script_that_arrived_incomplete(step: TransactionStep, settings: SshSettings) -> str:
+    """The host runs whatever part of the script arrived, without checking its sha256: a
+    connection cut mid-transfer runs half a stage (here half of apply: it fails part way, and
+    rollback happens to restore the host)."""
+    check = REMOTE_SCRIPT.index("if ! echo")
+    end = REMOTE_SCRIPT.index("fi; ") + len("fi; ")
+    unchecked = REMOTE_SCRIPT[:check] + REMOTE_SCRIPT[end:]
+    return remote_command(step, settings).replace(REMOTE_SCRIPT, unchecked)

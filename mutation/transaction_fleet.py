@@ -9,12 +9,9 @@ each host still runs what it is sent.
 from __future__ import annotations
 
 from mutation import mutant
-from planner.apply import ApplyStep, Stage
+from planner.apply import Stage
 from planner.coordinator import (
-    REMOTE_SCRIPT,
-    SshSettings,
     SshTransport,
-    remote_command,
 )
 from planner.journal import touched_hosts
 from planner.transaction import (
@@ -24,13 +21,9 @@ from planner.transaction import (
     StepResult,
     TransactionPlan,
     TransactionStep,
-    forward_order,
 )
 
 W = "transaction_fleet"
-P = "transaction_plan"
-C = "coordinator_cli"
-T = "ssh_transport"
 
 
 @mutant(
@@ -38,10 +31,6 @@ T = "ssh_transport"
     turns_red={
         f"{W}.a_coordinator_killed_mid_apply_is_resumed_to_every_host_restored",
         f"{W}.rollback_reaches_every_touched_host_last_changed_first",
-        f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
-        f"{P}.a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on",
-        f"{P}.the_report_lists_every_step_then_every_host_then_the_verdict",
-        f"{P}.a_journal_cut_before_the_decision_resumes_to_every_touched_host_rolled_back",
     },
 )
 def rollback_in_forward_order(touched: tuple[int, ...]) -> tuple[int, ...]:
@@ -59,10 +48,6 @@ def rollback_in_forward_order(touched: tuple[int, ...]) -> tuple[int, ...]:
         f"{W}.rollback_reaches_every_touched_host_last_changed_first",
         f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
         f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in",
-        f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
-        f"{P}.a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on",
-        f"{P}.the_report_lists_every_step_then_every_host_then_the_verdict",
-        f"{P}.a_journal_cut_before_the_decision_resumes_to_every_touched_host_rolled_back",
     },
     independent=False,
 )
@@ -78,10 +63,6 @@ def rollback_skips_the_first_host_changed(touched: tuple[int, ...]) -> tuple[int
     turns_red={
         f"{W}.rollback_reaches_every_touched_host_last_changed_first",
         f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in",
-        f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
-        f"{P}.the_report_lists_every_step_then_every_host_then_the_verdict",
-        f"{T}.planner_apply_runs_each_step_over_ssh_and_reports_what_it_left",
-        f"{P}.a_journal_cut_before_the_decision_resumes_to_every_touched_host_rolled_back",
     },
     independent=False,
 )
@@ -89,33 +70,6 @@ def rollback_every_host(touched: tuple[int, ...]) -> tuple[int, ...]:
     """Rollback runs on every host of the plan, touched or not: a host whose preserve never
     started gets a rollback (and cleanup) it has nothing for."""
     return (3, 2, 1, 0)
-
-
-@mutant(
-    replaces="planner.transaction.forward_order",
-    turns_red={
-        f"{W}.a_rollback_whose_connection_dropped_runs_again_and_restores_its_host",
-        f"{W}.a_clean_run_commits_every_host_to_its_plan",
-        f"{W}.the_run_stops_at_the_first_failure",
-        f"{W}.rollback_reaches_every_touched_host_last_changed_first",
-        f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
-        f"{W}.lost_connections_and_silent_hosts_fail_their_step",
-        f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in",
-        f"{P}.the_plan_is_the_planners_order_with_commit_last",
-        f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
-        f"{P}.a_commit_is_retried_and_left_pending_only_after_every_attempt",
-        f"{P}.the_dry_run_lists_every_command_in_the_order_it_would_run",
-        f"{P}.the_report_lists_every_step_then_every_host_then_the_verdict",
-        f"{P}.a_journal_holds_each_step_on_disk_before_it_is_sent",
-    },
-)
-def commit_before_readback_everywhere(apply_order: tuple[ApplyStep, ...]) -> tuple[ApplyStep, ...]:
-    """The transaction is committed on every host right after apply, before any readback or
-    front door: a rank that runs something other than the plan is found only after the
-    backups are gone."""
-    steps = forward_order(apply_order)
-    late = (Stage.READBACK, Stage.FRONT_DOOR)
-    return (*(s for s in steps if s.stage not in late), *(s for s in steps if s.stage in late))
 
 
 @mutant(
@@ -128,11 +82,6 @@ def commit_before_readback_everywhere(apply_order: tuple[ApplyStep, ...]) -> tup
         f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
         f"{W}.lost_connections_and_silent_hosts_fail_their_step",
         f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in",
-        f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
-        f"{P}.a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on",
-        f"{P}.the_report_lists_every_step_then_every_host_then_the_verdict",
-        f"{P}.the_report_records_every_call_as_it_was_made_and_answered",
-        f"{T}.planner_apply_runs_each_step_over_ssh_and_reports_what_it_left",
     },
 )
 def continue_after_a_failure(result: StepResult, decided: bool) -> bool:
@@ -147,8 +96,6 @@ def continue_after_a_failure(result: StepResult, decided: bool) -> bool:
         f"{W}.rollback_reaches_every_touched_host_last_changed_first",
         f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
         f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in",
-        f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
-        f"{P}.the_report_lists_every_step_then_every_host_then_the_verdict",
     },
 )
 def touched_only_once_preserve_succeeded(
@@ -167,10 +114,6 @@ def touched_only_once_preserve_succeeded(
         f"{W}.a_clean_run_commits_every_host_to_its_plan",
         f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
         f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in",
-        f"{P}.a_commit_is_retried_and_left_pending_only_after_every_attempt",
-        f"{P}.the_report_lists_every_step_then_every_host_then_the_verdict",
-        f"{P}.a_journal_cut_after_the_decision_resumes_to_commit_on_every_host",
-        f"{P}.a_journal_holds_each_step_on_disk_before_it_is_sent",
     },
 )
 def commit_is_not_retried(
@@ -189,10 +132,6 @@ def commit_is_not_retried(
         f"{W}.a_rollback_whose_connection_dropped_runs_again_and_restores_its_host",
         f"{W}.rollback_reaches_every_touched_host_last_changed_first",
         f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
-        f"{P}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
-        f"{P}.a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on",
-        f"{P}.the_report_lists_every_step_then_every_host_then_the_verdict",
-        f"{P}.a_journal_cut_before_the_decision_resumes_to_every_touched_host_rolled_back",
     },
 )
 def no_cleanup_after_rollback(
@@ -207,26 +146,6 @@ def no_cleanup_after_rollback(
         records.append(StepRecord(step=step, attempt=1, result=run_step(step)))
         finals[rank] = HostFinal.RESTORED if records[-1].result.ok else HostFinal.ROLLBACK_FAILED
     return tuple(records), finals
-
-
-@mutant(
-    replaces="planner.coordinator.remote_command",
-    turns_red={
-        f"{W}.lost_connections_and_silent_hosts_fail_their_step",
-        f"{P}.every_ssh_command_is_strict_and_sends_the_script_with_its_sha256",
-        f"{C}.the_dry_run_prints_every_ssh_command_in_run_order_with_the_options_given",
-        f"{T}.a_step_runs_on_its_host_over_one_connection_and_returns_what_it_printed",
-        f"{T}.a_script_cut_short_in_transit_exits_97_and_never_runs",
-    },
-)
-def run_a_script_that_arrived_incomplete(step: TransactionStep, settings: SshSettings) -> str:
-    """The host runs whatever part of the script arrived, without checking its sha256: a
-    connection cut mid-transfer runs half a stage (here half of apply: it fails part way, and
-    rollback happens to restore the host)."""
-    check = REMOTE_SCRIPT.index("if ! echo")
-    end = REMOTE_SCRIPT.index("fi; ") + len("fi; ")
-    unchecked = REMOTE_SCRIPT[:check] + REMOTE_SCRIPT[end:]
-    return remote_command(step, settings).replace(REMOTE_SCRIPT, unchecked)
 
 
 # No declared mutant replaces planner.coordinator.caught (no signal handlers: SIGTERM kills the
@@ -265,10 +184,7 @@ def a_dropped_rollback_is_not_run_again(
 
 @mutant(
     replaces="planner.journal.touched_hosts",
-    turns_red={
-        f"{W}.a_coordinator_killed_mid_apply_is_resumed_to_every_host_restored",
-        f"{P}.a_journal_cut_before_the_decision_resumes_to_every_touched_host_rolled_back",
-    },
+    turns_red={f"{W}.a_coordinator_killed_mid_apply_is_resumed_to_every_host_restored"},
 )
 def resume_rolls_back_only_where_apply_started(past: tuple[StepRecord, ...]) -> tuple[int, ...]:
     """The resume rolls back only the hosts an apply was started on: a host whose preserve

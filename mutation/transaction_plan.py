@@ -1,6 +1,7 @@
 """Declared mutants of the transaction's inputs and commands, caught without a fleet
 (witness ``transaction_plan``); the coordinator's decision mutants live in
-``mutation/transaction_fleet.py`` and name this witness's claims they turn red too."""
+``mutation/transaction_fleet.py``, and what they turn red here is recorded in
+``mutation/red_sets.lock``."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import dataclasses
 from pathlib import Path
 
 from mutation import mutant
+from planner.apply import ApplyStep, Stage
 from planner.arm_launch import DryRun
 from planner.coordinator import SshSettings, common_options, render_dry_run
 from planner.journal import DecidedRecord, JournalState, finish, parse, touched_hosts
@@ -28,6 +30,7 @@ from planner.transaction import (
     announced,
     ask_gate,
     coordinate,
+    forward_order,
     ipv6_host,
     parse_hosts,
     plan_transaction,
@@ -36,16 +39,11 @@ from planner.transaction import (
 from planner.values import printable
 
 W = "transaction_plan"
-C = "coordinator_cli"
-T = "ssh_transport"
 
 
 @mutant(
     replaces="planner.transaction.parse_hosts",
-    turns_red={
-        f"{W}.hosts_parse_into_addresses_or_located_errors",
-        f"{C}.a_bad_hosts_list_exits_2_with_one_located_line_and_writes_nothing",
-    },
+    turns_red={f"{W}.hosts_parse_into_addresses_or_located_errors"},
 )
 def a_host_named_twice_is_accepted(text: str) -> tuple[HostAddress, ...]:
     """A host named twice in --hosts is taken at its last address instead of refused, so a
@@ -87,12 +85,7 @@ def any_hex_and_colons_in_brackets_is_an_ipv6_address(item: str, text: str) -> t
 
 @mutant(
     replaces="planner.coordinator.common_options",
-    turns_red={
-        f"{W}.every_ssh_command_is_strict_and_sends_the_script_with_its_sha256",
-        f"{C}.the_dry_run_prints_every_ssh_command_in_run_order_with_the_options_given",
-        f"{C}.the_dry_run_writes_every_stage_script_byte_for_byte",
-        f"{T}.an_unknown_host_key_or_a_closed_port_fails_the_step_with_255",
-    },
+    turns_red={f"{W}.every_ssh_command_is_strict_and_sends_the_script_with_its_sha256"},
 )
 def unknown_host_keys_are_accepted(settings: SshSettings, host: HostAddress) -> list[str]:
     """ssh accepts and records a host key it has never seen (accept-new), so the first
@@ -105,10 +98,7 @@ def unknown_host_keys_are_accepted(settings: SshSettings, host: HostAddress) -> 
 
 @mutant(
     replaces="planner.coordinator.render_dry_run",
-    turns_red={
-        f"{W}.the_dry_run_lists_every_command_in_the_order_it_would_run",
-        f"{C}.the_dry_run_prints_every_ssh_command_in_run_order_with_the_options_given",
-    },
+    turns_red={f"{W}.the_dry_run_lists_every_command_in_the_order_it_would_run"},
 )
 def the_dry_run_lists_rollback_head_first(
     plan: TransactionPlan, settings: SshSettings, scripts: Path, attempts: int
@@ -125,10 +115,7 @@ def the_dry_run_lists_rollback_head_first(
 
 @mutant(
     replaces="planner.transaction.step_line",
-    turns_red={
-        f"{W}.the_report_lists_every_step_then_every_host_then_the_verdict",
-        f"{T}.planner_apply_runs_each_step_over_ssh_and_reports_what_it_left",
-    },
+    turns_red={f"{W}.the_report_lists_every_step_then_every_host_then_the_verdict"},
 )
 def steps_numbered_from_0(n: int, record: StepRecord) -> str:
     """The report numbers the steps from 0, so the count of steps that ran is one off
@@ -252,12 +239,14 @@ def what_a_host_prints_is_quoted_raw(self: StepResult) -> str:
     return full.removesuffix(printable(lines[-1].strip())) + lines[-1].strip()
 
 
+# Dependent: it also breaks transaction_fleet's kill claim, whose coordinator runs in a process
+# forked from the claim's; the harness records which targets a claim calls in the claim's own
+# process only, so alone this mutant never runs that claim (not reached), and in the combined
+# run another member that reaches it would show a red no member's solo run recorded.
 @mutant(
     replaces="planner.transaction.announced",
-    turns_red={
-        f"{W}.a_journal_holds_each_step_on_disk_before_it_is_sent",
-        "transaction_fleet.a_coordinator_killed_mid_apply_is_resumed_to_every_host_restored",
-    },
+    turns_red={f"{W}.a_journal_holds_each_step_on_disk_before_it_is_sent"},
+    independent=False,
 )
 def the_start_is_journaled_once_the_step_answered(run_step: RunStep, on_event: OnEvent) -> RunStep:
     """A step's ``started`` record is written once the step came back, with its answer: a
@@ -306,3 +295,25 @@ def a_torn_last_line_is_refused(data: bytes, source: str) -> JournalState:
     """A last line cut short is read as a whole one, so the journal of every coordinator
     lost mid-write is refused as corrupt and its transaction cannot be finished."""
     return parse(data if not data or data.endswith(b"\n") else data + b"\n", source)
+
+
+@mutant(
+    replaces="planner.transaction.forward_order",
+    turns_red={
+        f"{W}.a_commit_is_retried_and_left_pending_only_after_every_attempt",
+        f"{W}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
+        f"{W}.a_journal_holds_each_step_on_disk_before_it_is_sent",
+        f"{W}.the_dry_run_lists_every_command_in_the_order_it_would_run",
+        f"{W}.the_plan_is_the_planners_order_with_commit_last",
+        f"{W}.the_report_lists_every_step_then_every_host_then_the_verdict",
+        f"{W}.admission_is_asked_again_at_the_commit_point_and_a_refusal_rolls_back",
+        f"{W}.what_a_host_prints_reaches_the_report_escaped",
+    },
+)
+def commit_before_readback_everywhere(apply_order: tuple[ApplyStep, ...]) -> tuple[ApplyStep, ...]:
+    """The transaction is committed on every host right after apply, before any readback or
+    front door: a rank that runs something other than the plan is found only after the
+    backups are gone."""
+    steps = forward_order(apply_order)
+    late = (Stage.READBACK, Stage.FRONT_DOOR)
+    return (*(s for s in steps if s.stage not in late), *(s for s in steps if s.stage in late))

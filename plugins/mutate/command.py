@@ -14,9 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from claims import Session, UsageError
-from plugins.mutate.ledgers import DEFAULT_DEBT, DEFAULT_EQUIVALENT
+from claims.files import shown
+from plugins.mutate.ledgers import DEFAULT_DEBT, DEFAULT_EQUIVALENT, DEFAULT_RED_SETS
 
 if TYPE_CHECKING:
+    from plugins.mutate.declared.harness import Findings, Planner
     from plugins.mutate.declared.runs import RunResult
 
 DESCRIPTION = """\
@@ -51,7 +53,9 @@ exit codes (declared mutants; when several apply, the first listed here wins):
   5  baseline not green: some claim fails with no mutant applied; nothing else ran
   6  timeout or crash: a run hung past the timeout or its process died without a result
   7  unreached: a target replaced by a raising function left a declared claim green
-  4  collateral: a mutant turned an undeclared claim red, or a positive control red
+  4  collateral: a mutant turned a claim red that it neither declares nor has recorded
+     (mutation/red_sets.lock), left a recorded claim green, or turned a positive control
+     red; or the lock names a mutant or claim that does not exist
   3  survivor: a mutant left some (or all) of its declared claims green
   8  unwitnessed: a claim no mutant turns red that the debt list does not name,
      or a debt entry for a claim that is witnessed after all
@@ -66,6 +70,7 @@ exit codes (--values): 0 the survey ran (survivors are listed, not failed),
 examples:
   claims mutate v41_group_a_launch
   claims mutate --all --report target/mutation-declared.json
+  claims mutate --all --record          # rewrite mutation/red_sets.lock from what is observed
   claims mutate --generated --shard 2/4 --report target/mutation-shard-2.json
   claims mutate --generated --since origin/main
   claims mutate --merge-reports target/mutation-shard-*.json --report target/mutation-report.json
@@ -121,6 +126,19 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         default=DEFAULT_DEBT,
         metavar="FILE",
         help="claims owed a mutant, with reasons (default: mutation/debt.toml)",
+    )
+    parser.add_argument(
+        "--red-sets",
+        type=Path,
+        metavar="FILE",
+        help="the recorded red sets: each mutant's red claims of other witnesses (default: "
+        "mutation/red_sets.lock, empty when missing; a FILE given must exist)",
+    )
+    parser.add_argument(
+        "--record",
+        action="store_true",
+        help="with --all: write the red sets from this run's mutants alone, then judge the "
+        "run against them (nothing is written when a run timed out or crashed)",
     )
     _add_generated_options(parser)
     _add_value_options(parser)
@@ -286,6 +304,8 @@ def _write_html(args: argparse.Namespace, code: int, started: float) -> None:
 def _mutate(args: argparse.Namespace, session: Session) -> int:
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    if (args.values or args.generated or args.merge_reports) and (args.record or args.red_sets):
+        raise UsageError("--record and --red-sets apply to the declared mutants only")
     if args.values:
         return _values(args, session)
     if args.merge_reports:
@@ -338,19 +358,51 @@ def _refuse_generated_options(args: argparse.Namespace) -> None:
         raise UsageError(f"{', '.join(given)} only apply to --generated or --values")
 
 
+def _record(findings: Findings, planner: Planner, lock: Path) -> Findings:
+    """Write the red sets observed by ``findings`` to ``lock`` and judge the runs against
+    them; a run whose baseline is red, or any mutant that ended without a result, writes
+    nothing (a partial observation would drop that mutant's pairs)."""
+    from plugins.mutate.declared.harness import RunKind, rejudge, results_of
+    from plugins.mutate.declared.red_sets import RedSets, observed, write
+
+    lost = [j.expectation.label for j in findings.of_kind(RunKind.SOLO) if not j.result.ok]
+    if findings.baseline_red or lost:
+        why = "the baseline is not green" if findings.baseline_red else ", ".join(lost)
+        print(f"red sets: nothing written to {shown(lock)}: {why}", file=sys.stderr)
+        return findings
+    pairs = observed(findings.observed())
+    before = planner.red_sets.pairs
+    write(lock, pairs)
+    print(
+        f"red sets: {shown(lock)} written, {len(pairs)} pairs "
+        f"(+{len(pairs - before)} -{len(before - pairs)})",
+        file=sys.stderr,
+    )
+    return rejudge(findings, planner.with_red_sets(RedSets(pairs, lock)), results_of(findings))
+
+
 def declared_command(args: argparse.Namespace, session: Session) -> int:
     """Run the declared harness on the chosen witnesses and print its findings."""
     from plugins.mutate.declared.harness import Planner, run_harness
     from plugins.mutate.declared.loading import claim_book, load
+    from plugins.mutate.declared.red_sets import read as read_red_sets
     from plugins.mutate.declared.tables import render
     from plugins.mutate.ledgers import load_debt
 
     debt = load_debt(args.debt)  # the inputs are read before any work starts
+    if args.record and not args.all:
+        raise UsageError(
+            "--record needs --all: the red sets are recorded from every witness's claims"
+        )
+    lock = args.red_sets if args.red_sets is not None else DEFAULT_RED_SETS
+    red_sets = read_red_sets(lock, required=args.red_sets is not None and not args.record)
     scope = chosen_witnesses(args, session)
     book = claim_book(session, scope)
     declared = load(session, scope, book)
-    planner = Planner(scope, book, declared, tuple(getattr(args, "plugins", ()) or ()))
+    planner = Planner(scope, book, declared, tuple(getattr(args, "plugins", ()) or ()), red_sets)
     findings = run_harness(planner, debt, args.jobs, args.timeout, ProgressLine())
+    if args.record:
+        findings = _record(findings, planner, lock)
     print(render(findings))
     if args.report is not None and not findings.baseline_red:
         from plugins.mutate.stryker import declared_report, write_report

@@ -35,6 +35,7 @@ def _data_dir() -> Path:
 DATA_DIR = _data_dir()
 DEFAULT_DEBT = DATA_DIR / "debt.toml"
 DEFAULT_EQUIVALENT = DATA_DIR / "equivalent.toml"
+DEFAULT_RED_SETS = DATA_DIR / "red_sets.lock"
 
 
 def _read(path: Path) -> dict[str, object]:

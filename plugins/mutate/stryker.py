@@ -4,8 +4,10 @@
 ``mutants``; each mutant has ``id``, ``mutatorName``, ``replacement``, ``location``,
 ``status`` (Killed, Survived, NoCoverage, Timeout, RuntimeError, Ignored), ``killedBy`` and
 ``coveredBy`` (claim ids). ``testFiles`` maps each witness module's file to its claims. A
-declared mutant also carries ``expectedKilledBy``, its declared set (an extension: the
-schema allows extra properties). Reports are written atomically (temp file, then rename).
+declared mutant also carries ``expectedKilledBy``, its declared set, and
+``recordedKilledBy``, the other witnesses' claims the red sets lock records for it
+(extensions: the schema allows extra properties). Reports are written atomically (temp
+file, then rename).
 """
 
 from __future__ import annotations
@@ -355,7 +357,8 @@ def declared_report(findings: Findings) -> Report:
                 "statusReason": _reason(j),
                 "killedBy": sorted(j.actual),
                 "coveredBy": scope_claims,
-                "expectedKilledBy": sorted(j.expectation.expected),
+                "expectedKilledBy": sorted(j.expectation.declared),
+                "recordedKilledBy": sorted(j.expectation.recorded),
             }
         )
     _add_claims(report, findings)
@@ -365,6 +368,7 @@ def declared_report(findings: Findings) -> Report:
 def _reason(j: Judgement) -> str:
     parts = [f"survived: {', '.join(sorted(j.missing))}"] if j.missing else []
     parts += [f"collateral: {', '.join(sorted(j.collateral))}"] if j.collateral else []
+    parts += [f"lock stale: {', '.join(sorted(j.stale))}"] if j.stale else []
     return "; ".join(parts) or ("exact" if j.result.ok else j.result.detail)
 
 

@@ -2,7 +2,8 @@
 
 ``FAKE_MUTANTS`` (comma-separated, default ``exact``) picks ``mutants_<name>`` modules, so one
 plugin serves every test; child processes inherit the variable. ``FAKE_RED_BASELINE=1`` adds a
-claim that always fails, for the red-baseline test.
+claim that always fails, for the red-baseline test. ``FAKE_LOBBY=1`` adds witness
+``fake_lobby``, whose claims the door's mutants turn red too, with its own mutants.
 """
 
 from __future__ import annotations
@@ -18,9 +19,13 @@ def claims_register_witnesses(register: Callable[[str, str], None]) -> None:
     register("fake_door", "tests.fakes_mutation.witness_door")
     if os.environ.get("FAKE_RED_BASELINE"):
         register("fake_broken", "tests.fakes_mutation.witness_broken")
+    if os.environ.get("FAKE_LOBBY"):
+        register("fake_lobby", "tests.fakes_mutation.witness_lobby")
 
 
 @hookimpl
 def claims_register_mutants(register: Callable[[str, str], None]) -> None:
     for name in os.environ.get("FAKE_MUTANTS", "exact").split(","):
         register("fake_door", f"tests.fakes_mutation.mutants_{name}")
+    if os.environ.get("FAKE_LOBBY"):
+        register("fake_lobby", "tests.fakes_mutation.mutants_lobby")

@@ -3,19 +3,19 @@
 Every run is a child forked from this process (:mod:`.runs`), so a patch never
 outlives its run and the source tree is never touched; a run executes only the claims that
 call one of its patched targets (the baseline records who calls what). The *scope* is the
-witnesses asked for: each run observes the claims of the scope, and a mutant's declared set
-is checked on the scope's claims (its ids in other witnesses are checked when those are in
-scope, e.g. with ``--all``).
+witnesses asked for: each run observes the claims of the scope; a mutant's recorded pairs are
+checked when both witnesses are in scope (all of them with ``--all``).
 
 1. Baseline: every claim of the scope green, or nothing else runs. Its wall time sets the
    timeout of every other run: ``max(10 s, 5 × baseline)`` unless given.
 2. Forced-fail sanity, per target: the target replaced by a function that raises; every
    claim a mutant of that target declares must go red. Otherwise the claims do not call the
    code the patch replaces, and a "kill" would mean nothing.
-3. Each mutant alone: its red set must equal its declared set; an undeclared positive control
-   turning red is reported as such.
+3. Each mutant alone: its red set must equal its declared set (its own witness's claims) and
+   its recorded set (the lock's pairs for it, other witnesses' claims: :mod:`.red_sets`); an
+   undeclared positive control turning red is reported as such.
 4. Per witness, the independent mutants together, and each named control: red set equals the
-   union of the members' declared sets, positive controls green.
+   union of the members' declared and recorded sets, positive controls green.
 
 A claim no mutant turns red (as declared) is *unwitnessed* unless the debt list names it.
 """
@@ -23,7 +23,7 @@ A claim no mutant turns red (as declared) is *unwitnessed* unless the debt list 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from claims import ClaimKind
@@ -31,6 +31,7 @@ from claims.exits import Exit
 from claims.memo import shared_memo
 from plugins.mutate.declared.loading import ClaimBook, Declared
 from plugins.mutate.declared.model import Mutant
+from plugins.mutate.declared.red_sets import RedSets
 from plugins.mutate.declared.runs import PatchSpec, Progress, Runner, RunRequest, RunResult
 
 TIMEOUT_FLOOR_SECONDS = 10.0
@@ -59,14 +60,20 @@ class RunKind(StrEnum):
 
 @dataclass(frozen=True)
 class Expectation:
-    """One planned run and what it must show."""
+    """One planned run and what it must show: ``declared`` red (the members' own witness's
+    claims, typed by hand) and ``recorded`` red (other witnesses' claims, from the lock)."""
 
     kind: RunKind
     label: str
     witness: str
-    expected: frozenset[str]
+    declared: frozenset[str]
     mutants: tuple[Mutant, ...]
     request: RunRequest
+    recorded: frozenset[str] = frozenset()
+
+    @property
+    def expected(self) -> frozenset[str]:
+        return self.declared | self.recorded
 
 
 @dataclass(frozen=True)
@@ -81,7 +88,14 @@ class Judgement:
     @property
     def missing(self) -> frozenset[str]:
         """Declared red but green: the mutant survived those claims."""
-        return self.expectation.expected - self.actual if self.result.ok else frozenset()
+        return self.expectation.declared - self.actual if self.result.ok else frozenset()
+
+    @property
+    def stale(self) -> frozenset[str]:
+        """Recorded red but green: the lock no longer says what the mutant does."""
+        if not self.result.ok:
+            return frozenset()
+        return self.expectation.recorded - self.expectation.declared - self.actual
 
     @property
     def collateral(self) -> frozenset[str]:
@@ -96,7 +110,7 @@ class Judgement:
 
     @property
     def exact(self) -> bool:
-        return self.result.ok and not self.missing and not self.collateral
+        return self.result.ok and not self.missing and not self.stale and not self.collateral
 
 
 @dataclass(frozen=True)
@@ -110,6 +124,8 @@ class Findings:
     timeout: float
     judgements: tuple[Judgement, ...] = ()
     debt: Mapping[str, str] = field(default_factory=dict)
+    unknown_pairs: frozenset[tuple[str, str]] = frozenset()
+    """Lock pairs of this scope naming a mutant or a claim that does not exist."""
 
     @property
     def scope_claims(self) -> frozenset[str]:
@@ -128,7 +144,7 @@ class Findings:
     def witnessed(self) -> frozenset[str]:
         """Claims some mutant declares and turned red, alone."""
         return frozenset(
-            claim for j in self.of_kind(RunKind.SOLO) for claim in j.expectation.expected & j.actual
+            claim for j in self.of_kind(RunKind.SOLO) for claim in j.expectation.declared & j.actual
         )
 
     @property
@@ -153,13 +169,21 @@ class Findings:
                 found.add(Exit.TIMEOUT)
             elif j.expectation.kind is RunKind.SANITY and j.missing:
                 found.add(Exit.UNREACHED)
-            elif j.collateral:
+            elif j.collateral or j.stale:
                 found.add(Exit.COLLATERAL)
             elif j.missing:
                 found.add(Exit.SURVIVOR)
         if self.unwitnessed or self.stale_debt:
             found.add(Exit.UNWITNESSED)
+        if self.unknown_pairs:
+            found.add(Exit.COLLATERAL)
         return found
+
+    def observed(self) -> dict[str, frozenset[str]]:
+        """Each mutant's red set alone (runs that ended with a result only)."""
+        return {
+            j.expectation.mutants[0].id: j.actual for j in self.of_kind(RunKind.SOLO) if j.result.ok
+        }
 
 
 def timeout_for(baseline_seconds: float) -> float:
@@ -175,10 +199,24 @@ class Planner:
     book: ClaimBook
     declared: Declared
     plugins: tuple[str, ...]
+    red_sets: RedSets = field(default_factory=RedSets)
 
     @property
     def scope_claims(self) -> frozenset[str]:
         return frozenset(c.id for c in self.book.of(self.scope))
+
+    @property
+    def held_pairs(self) -> frozenset[tuple[str, str]]:
+        """The lock's pairs this scope checks."""
+        return self.red_sets.held(self.scope)
+
+    @property
+    def unknown_pairs(self) -> frozenset[tuple[str, str]]:
+        """Held pairs whose mutant is not declared or whose claim does not exist."""
+        mutants = frozenset(m.id for m in self.declared.mutants)
+        return frozenset(
+            (m, c) for m, c in self.held_pairs if m not in mutants or c not in self.scope_claims
+        )
 
     def baseline(self) -> RunRequest:
         return RunRequest(label="baseline", witnesses=self.scope, plugins=self.plugins)
@@ -186,6 +224,14 @@ class Planner:
     def expected(self, mutants: Iterable[Mutant]) -> frozenset[str]:
         """The union of the mutants' declared sets, on the scope's claims."""
         return frozenset(c for m in mutants for c in m.turns_red) & self.scope_claims
+
+    def recorded(self, mutants: Iterable[Mutant]) -> frozenset[str]:
+        """The union of the mutants' recorded sets held by this scope."""
+        ids = frozenset(m.id for m in mutants)
+        return frozenset(c for m, c in self.held_pairs if m in ids) & self.scope_claims
+
+    def with_red_sets(self, red_sets: RedSets) -> Planner:
+        return replace(self, red_sets=red_sets)
 
     def _request(
         self, label: str, mutants: Sequence[Mutant], claims: Iterable[str] | None = None
@@ -229,7 +275,13 @@ class Planner:
     def solo(self) -> list[Expectation]:
         return [
             Expectation(
-                RunKind.SOLO, m.id, m.witness, self.expected([m]), (m,), self._request(m.id, [m])
+                RunKind.SOLO,
+                m.id,
+                m.witness,
+                self.expected([m]),
+                (m,),
+                self._request(m.id, [m]),
+                self.recorded([m]),
             )
             for m in self.declared.mutants
         ]
@@ -249,6 +301,7 @@ class Planner:
                     self.expected(members),
                     tuple(members),
                     self._request(label, members),
+                    self.recorded(members),
                 )
             )
         return found
@@ -267,6 +320,7 @@ class Planner:
                         self.expected(members),
                         tuple(members),
                         self._request(control.id, members),
+                        self.recorded(members),
                     )
                 )
         return found
@@ -324,7 +378,16 @@ def _run_harness(
     if outcome.baseline_red:
         return outcome
     results = runner.run_all([e.request for e in plan], limit, jobs, progress)
+    return rejudge(outcome, planner, results)
+
+
+def rejudge(outcome: Findings, planner: Planner, results: Sequence[RunResult]) -> Findings:
+    """The same runs judged against ``planner``'s expectations (its red sets may have been
+    re-recorded from these very runs: the requests do not depend on them)."""
+    plan = planner.plan()
     judgements = tuple(judge(e, r, planner.book) for e, r in zip(plan, results, strict=True))
-    return Findings(
-        planner.scope, planner.book, planner.declared, baseline, limit, judgements, debt
-    )
+    return replace(outcome, judgements=judgements, unknown_pairs=planner.unknown_pairs)
+
+
+def results_of(findings: Findings) -> tuple[RunResult, ...]:
+    return tuple(j.result for j in findings.judgements)

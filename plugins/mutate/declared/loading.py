@@ -8,6 +8,8 @@ Rules (the ``rule`` of each :class:`claims.Violation`), all collected before any
 - ``signature``: the replacement's parameters differ from the target's.
 - ``empty-kill-set``: a mutant declares no claim (it could never be exact about anything).
 - ``claim-id``: a declared id is not ``<witness>.<claim>`` of a registered witness's claim.
+- ``foreign-claim``: a declared id names a claim of another witness; what a mutant does to
+  other witnesses' claims is recorded (:mod:`.red_sets`), never typed by hand.
 - ``positive-control-combined``: an independent mutant declares a positive control red; the
   combined run's positive controls must stay green, so such a mutant cannot be combined.
 - ``shared-target``: two independent mutants of one witness replace the same target.
@@ -175,6 +177,13 @@ def _claim_id_violations(mutant: Mutant, book: ClaimBook) -> Iterator[Violation]
         witness, dot, name = claim_id.partition(".")
         if not dot or not name:
             yield _violation(mutant.id, "claim-id", f"{claim_id!r} is not <witness>.<claim>")
+        elif witness != mutant.witness:
+            yield _violation(
+                mutant.id,
+                "foreign-claim",
+                f"{claim_id!r} is a claim of witness {witness}, not {mutant.witness}: declare "
+                "only this witness's claims; `claims mutate --all --record` records the rest",
+            )
         elif witness not in book.registered:
             yield _violation(
                 mutant.id, "claim-id", f"{claim_id!r}: no witness {witness!r} is registered"

@@ -23,15 +23,20 @@ def _run_name(j: Judgement) -> str:
 
 
 def _verdict(j: Judgement, claim: str) -> str:
-    expected, actual = claim in j.expectation.expected, claim in j.actual
-    if expected and actual:
+    declared, actual = claim in j.expectation.declared, claim in j.actual
+    recorded = claim in j.expectation.recorded
+    if declared and actual:
         return "red as declared"
-    if expected:
+    if declared:
         return "SURVIVED: declared red, stayed green"
+    if recorded and actual:
+        return "red as recorded"
+    if recorded:
+        return "LOCK STALE: recorded red, stayed green (re-record)"
     if actual and claim in j.positives:
         return "POSITIVE CONTROL RED"
     if actual:
-        return "COLLATERAL: red, not declared"
+        return "COLLATERAL: red, neither declared nor recorded"
     return "positive control green"
 
 
@@ -93,7 +98,8 @@ def _mutants_part(solo: Sequence[Judgement]) -> str:
     problems = (
         ("timeout/crash", _names([j for j in solo if not j.result.ok])),
         ("survived", ", ".join(_survivor(j) for j in solo if j.missing)),
-        ("collateral", _names([j for j in solo if j.collateral])),
+        ("collateral", ", ".join(_listed(j, j.collateral, "red") for j in solo if j.collateral)),
+        ("lock stale", ", ".join(_listed(j, j.stale, "green") for j in solo if j.stale)),
     )
     details = [f"{label}: {found}" for label, found in problems if found]
     return text + (f" ({'; '.join(details)})" if details else "")
@@ -102,8 +108,11 @@ def _mutants_part(solo: Sequence[Judgement]) -> str:
 def _survivor(j: Judgement) -> str:
     """A surviving mutant and the declared claims it left green (the last line of a CI log
     is often all a reader has of the kill matrix above it)."""
-    green = ", ".join(sorted(j.missing))
-    return f"{_run_name(j)} [green: {green}]"
+    return _listed(j, j.missing, "green")
+
+
+def _listed(j: Judgement, claims: frozenset[str], colour: str) -> str:
+    return f"{_run_name(j)} [{colour}: {', '.join(sorted(claims))}]"
 
 
 def _combined_part(runs: Sequence[Judgement]) -> str:
@@ -170,6 +179,17 @@ def baseline_lines(findings: Findings) -> list[str]:
     ]
 
 
+def unknown_pair_lines(findings: Findings) -> list[str]:
+    """Lock pairs of the scope that name a mutant or claim that does not exist."""
+    if not findings.unknown_pairs:
+        return []
+    return [
+        f"red sets: {len(findings.unknown_pairs)} recorded pair(s) name a mutant or claim "
+        "that does not exist (re-record with claims mutate --all --record):",
+        *(f"  {m} {c}" for m, c in sorted(findings.unknown_pairs)),
+    ]
+
+
 def render(findings: Findings) -> str:
     """The whole report: baseline, kill matrix per witness, sanity, one line per witness."""
     lines = baseline_lines(findings)
@@ -177,6 +197,6 @@ def render(findings: Findings) -> str:
         return "\n".join(lines)
     for witness in findings.scope:
         lines += ["", kill_matrix(findings, witness)]
-    lines += ["", sanity_line(findings), ""]
+    lines += ["", sanity_line(findings), *unknown_pair_lines(findings), ""]
     lines += [witness_line(findings, w) for w in findings.scope]
     return "\n".join(lines)
