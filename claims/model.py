@@ -63,17 +63,81 @@ def expect(condition: bool, evidence: str, reason: str) -> Verdict:
     return holds(evidence) if condition else fails(reason, evidence)
 
 
+SHOWN_WHOLE = 160
+"""Two values whose reprs fit in this many characters are shown whole when they differ."""
+SHOWN_PART = 60
+"""Else each side of the first difference is shown cut to this many characters."""
+
+
+def _cut(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= SHOWN_PART else text[: SHOWN_PART - 1] + "…"
+
+
+def _first_difference(expected: object, actual: object, path: str = "") -> str | None:
+    """Where two values first differ, as pytest's comparison says it: the index of a sequence
+    or string, the key of a mapping (recursing into items of one shape); ``None`` for values
+    with no parts to point at."""
+    if isinstance(expected, str) and isinstance(actual, str):
+        at = next(
+            (i for i, (e, a) in enumerate(zip(expected, actual, strict=False)) if e != a),
+            min(len(expected), len(actual)),
+        )
+        line = expected.count("\n", 0, at) + 1
+        return (
+            f"{path or 'text'} differs at index {at} (line {line}): expected "
+            f"{_cut(expected[at : at + SHOWN_PART])}, got {_cut(actual[at : at + SHOWN_PART])}"
+        )
+    if isinstance(expected, list | tuple) and isinstance(actual, list | tuple):
+        for index, (e, a) in enumerate(zip(expected, actual, strict=False)):
+            if e != a:
+                return _at(f"{path}[{index}]", e, a)
+        longer, shorter = (expected, actual) if len(expected) > len(actual) else (actual, expected)
+        side = "missing" if longer is expected else "extra"
+        return (
+            f"{path or 'sequence'}: {len(actual)} items, expected {len(expected)}; first {side} "
+            f"at index {len(shorter)}: {_cut(longer[len(shorter)])}"
+        )
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        missing = [k for k in expected if k not in actual]
+        extra = [k for k in actual if k not in expected]
+        if missing or extra:
+            return f"{path or 'mapping'}: keys missing {missing!r}, keys extra {extra!r}"[:400]
+        key = next(k for k in expected if expected[k] != actual[k])
+        return _at(f"{path}[{key!r}]", expected[key], actual[key])
+    return None
+
+
+def _at(path: str, expected: object, actual: object) -> str:
+    """Two differing parts at ``path``: whole when short, else where they first differ."""
+    if len(repr(expected)) + len(repr(actual)) <= SHOWN_WHOLE:
+        return f"{path}: expected {expected!r}, got {actual!r}"
+    return _first_difference(expected, actual, path) or (
+        f"{path}: expected {_cut(expected)}, got {_cut(actual)}"
+    )
+
+
+def described_difference(expected: object, actual: object) -> str:
+    """``expected X, got Y`` when both are short; else where they first differ and each cut."""
+    whole = f"expected {expected!r}, got {actual!r}"
+    if len(whole) <= SHOWN_WHOLE + len("expected , got "):
+        return whole
+    return _first_difference(expected, actual) or whole
+
+
 def expect_equal(expected: object, actual: object, what: str) -> Verdict:
-    """Pass when ``actual == expected``; the failure shows both, located by ``what``."""
+    """Pass when ``actual == expected``; the failure, located by ``what``, shows both when
+    they are short and where they first differ when they are not."""
     if actual == expected:
         return holds(f"{what} = {actual!r}")
-    return fails(f"{what}: expected {expected!r}, got {actual!r}", evidence=repr(actual))
+    return fails(f"{what}: {described_difference(expected, actual)}", evidence=repr(actual))
 
 
 def difference(label: str, expected: object, actual: object) -> list[str]:
-    """``[]`` when ``actual == expected``, else the one line saying what differs under ``label``:
-    a claim that checks many things gathers these and ends with :func:`holds_unless`."""
-    return [] if actual == expected else [f"{label}: expected {expected!r}, got {actual!r}"]
+    """``[]`` when ``actual == expected``, else the one line saying what differs under ``label``
+    (as :func:`expect_equal` says it): a claim that checks many things gathers these and ends
+    with :func:`holds_unless`."""
+    return [] if actual == expected else [f"{label}: {described_difference(expected, actual)}"]
 
 
 def holds_unless(problems: list[str], evidence: str, shown: int = 4, width: int = 600) -> Verdict:

@@ -14,6 +14,7 @@ from claims import (
     Selection,
     Verdict,
     difference,
+    expect_equal,
     holds,
     holds_unless,
     hookimpl,
@@ -189,3 +190,27 @@ def test_differences_gathered_fail_together_and_none_holds() -> None:
     assert reason.startswith("6 differences; p0: ") and reason.count("; p") == 4  # the first 4
     assert "p4:" not in reason
     assert all(len(part) <= 600 for part in reason.split("; ")[1:])
+
+
+def test_long_values_that_differ_are_shown_by_where_they_first_differ() -> None:
+    """As pytest's comparison does: the first differing index, key or character, not two
+    whole reprs a reader must diff by eye; short values are still shown whole."""
+    argv = [f"--flag-{i}" for i in range(40)]
+    changed = [*argv[:17], "--other", *argv[18:]]
+    assert difference("argv", argv, changed) == ["argv: [17]: expected '--flag-17', got '--other'"]
+    assert difference("argv", argv, argv[:30]) == [
+        "argv: sequence: 30 items, expected 40; first missing at index 30: '--flag-30'"
+    ]
+    units = {"srv5": {"ExecStart": "x" * 200, "Restart": "always"}}
+    other = {"srv5": {"ExecStart": "x" * 200, "Restart": "no"}}
+    assert difference("units", units, other) == [
+        "units: ['srv5']['Restart']: expected 'always', got 'no'"
+    ]
+    text = "a" * 150 + "\nsecond line: b"
+    assert difference("unit", text, text.replace("b", "c")) == [
+        "unit: text differs at index 164 (line 2): expected 'b', got 'c'"
+    ]
+    assert "keys missing ['srv6']" in difference("hosts", units | {"srv6": 1}, units)[0]
+    verdict = expect_equal(argv, changed, "argv")
+    assert verdict.reason == "argv: [17]: expected '--flag-17', got '--other'"
+    assert difference("rank", 0, 1) == ["rank: expected 0, got 1"]
