@@ -71,7 +71,7 @@ def _plugin_modules(argv: Sequence[str]) -> list[str]:
 
 def version() -> str:
     """The installed distribution's version, where the kernel is imported from, and any
-    top-level import name this distribution shares with another installed one (README:
+    top-level import name this distribution shares with another installed one (docs/installing.md:
     "Top-level names")."""
     try:
         found = importlib.metadata.version(DISTRIBUTION)

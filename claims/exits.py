@@ -1,7 +1,8 @@
 """Every exit code of the ``claims`` command and its built-in plugins, in one place.
 
-The README's exit-code table is this enum (a test holds the two together). The planner keeps
-its own codes (``planner/cli.py``): the kernel never imports the planner, nor it the kernel.
+The exit-code table in docs/claims.md is this enum (a test holds the two together). The
+planner keeps its own codes (``planner/cli.py``): the kernel never imports the planner, nor
+it the kernel.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""One exit-code enum: the README's table is ``claims.Exit``, and the commands return it."""
+"""One exit-code enum: docs/claims.md's table is ``claims.Exit``, and the commands return it."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from tests.fakes.support import REPO
 ROW = re.compile(r"^\| (\d+) \| `(\w+)`(?: \(`(\w+)`\))? \| (.+) \|$")
 
 
-def _readme_rows() -> list[tuple[int, list[str]]]:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+def _table_rows() -> list[tuple[int, list[str]]]:
+    text = (REPO / "docs" / "claims.md").read_text(encoding="utf-8")
     rows = []
     for line in text.splitlines():
         found = ROW.match(line)
@@ -23,15 +23,15 @@ def _readme_rows() -> list[tuple[int, list[str]]]:
     return rows
 
 
-def test_the_readme_table_names_every_exit_code_from_the_enum() -> None:
+def test_the_docs_table_names_every_exit_code_from_the_enum() -> None:
     """Each code once, named by its member and then its aliases, in the enum's order."""
     names: dict[int, list[str]] = {}
     for name, member in Exit.__members__.items():
         names.setdefault(int(member), []).append(name)
-    assert _readme_rows() == list(names.items())
+    assert _table_rows() == list(names.items())
 
 
-def test_the_numbers_the_readme_documents_stay() -> None:
+def test_the_numbers_the_docs_document_stay() -> None:
     assert {m.name: int(m) for m in Exit.__members__.values()} == {
         "OK": 0,
         "FAILED": 1,

@@ -108,7 +108,7 @@ def test_every_spelling_of_the_launchers_flags_is_read_as_vllm_reads_it() -> Non
         if not agree:
             mismatches.append(f"{args}: vLLM {vllm}, planner {planner}")
     assert not mismatches, "\n".join(mismatches[:20])
-    # and the corpus holds what the README promises: underscores, prefixes, short aliases
+    # and the corpus holds what docs/recipes.md promises: underscores, prefixes, short aliases
     written = {args[0].split("=")[0] for args in corpus}
     assert {"--node_rank", "--master_addr", "--nnode", "--head", "-r", "-n"} <= written
     assert canonical["node_rank"] == "--node-rank"

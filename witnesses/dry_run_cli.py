@@ -80,7 +80,7 @@ DEFAULT_REPORT = {
     V41: "target/v41-group-a-launch-dry-run.txt",
     GLM: "target/glm-group-b-launch-dry-run.txt",
 }
-# The README's named refusal scenarios (a stable contract), and live.
+# docs/planner.md's named refusal scenarios (a stable contract), and live.
 REFUSAL_SCENARIOS = (
     "live",
     "unprobed_image",

@@ -1256,7 +1256,7 @@ def _ceil_gib(count: int) -> int:
 def _expected_fit(
     manifest: CheckpointManifest, group: FabricGroup, utilization_bp: int, engram: bool
 ) -> tuple[int, int, int, bool]:
-    """(weights, allowance, pool, fits) as the README's fit wall states it: weights are the
+    """(weights, allowance, pool, fits) as docs/recipes.md's fit wall states it: weights are the
     manifest's ``weights`` files in GiB rounded up; with Engram the allowance is the pool's
     share outside ``--gpu-memory-utilization``, rounded up once; fits when resident × 5/4 is
     at most the pool."""
