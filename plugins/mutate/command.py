@@ -378,7 +378,7 @@ def _record(findings: Findings, planner: Planner, lock: Path) -> Findings:
         f"(+{len(pairs - before)} -{len(before - pairs)})",
         file=sys.stderr,
     )
-    return rejudge(findings, planner.with_red_sets(RedSets(pairs, lock)), results_of(findings))
+    return rejudge(findings, planner.with_red_sets(RedSets(pairs)), results_of(findings))
 
 
 def declared_command(args: argparse.Namespace, session: Session) -> int:

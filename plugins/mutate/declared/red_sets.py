@@ -44,13 +44,9 @@ def _is_id(text: str) -> bool:
 
 @dataclass(frozen=True)
 class RedSets:
-    """The recorded pairs ``(mutant id, claim id)``, and where they were read from."""
+    """The recorded pairs ``(mutant id, claim id)``."""
 
     pairs: frozenset[Pair] = frozenset()
-    source: Path | None = None
-
-    def of(self, mutant_id: str) -> frozenset[str]:
-        return frozenset(claim for mutant, claim in self.pairs if mutant == mutant_id)
 
     def held(self, scope: Iterable[str]) -> frozenset[Pair]:
         """The pairs a run of ``scope`` checks: mutant and claim both in scope."""
@@ -90,12 +86,12 @@ def read(path: Path, *, required: bool) -> RedSets:
     """The lock at ``path``. A missing file is an empty lock unless ``required`` (a path the
     user named must exist: a mistyped ``--red-sets`` must not drop every pair)."""
     if not path.exists() and not required:
-        return RedSets(source=path)
+        return RedSets()
     try:
         text = read_text(path)
     except FileProblem as error:
         raise UsageError(f"{shown(path)}: the red sets: {error.message}") from error
-    return RedSets(parse(text, shown(path)), path)
+    return RedSets(parse(text, shown(path)))
 
 
 def render(pairs: Iterable[Pair]) -> str:
