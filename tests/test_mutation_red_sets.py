@@ -88,6 +88,19 @@ def test_a_named_lock_must_exist_and_a_malformed_line_is_located(tmp_path: Path)
     assert "Traceback" not in done.stderr
 
 
+def test_record_writes_nothing_when_a_mutant_run_ended_without_a_result(tmp_path: Path) -> None:
+    """A partial observation would drop the hung mutant's pairs: the lock is left as it was."""
+    lock = _lock(tmp_path, RECORDED)
+    before = lock.read_bytes()
+    done = run_mutate(
+        "--all", "--record", "--red-sets", str(lock), "--timeout", "3", mutants="exact,hang",
+        env=LOBBY,
+    )  # fmt: skip
+    assert done.returncode == Exit.TIMEOUT, done.stdout + done.stderr
+    assert "nothing written" in done.stderr and "hours_computed_forever" in done.stderr
+    assert lock.read_bytes() == before
+
+
 def test_record_needs_all_and_the_declared_harness() -> None:
     alone = run_mutate("fake_door", "--record", env=LOBBY)
     assert alone.returncode == Exit.USAGE
