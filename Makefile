@@ -84,16 +84,20 @@ mutate: $(STAMP)
 # The generated survey: mutmut's mutants of planner/, the full mutant x claim kill matrix,
 # a Stryker-schema report at target/mutation-report.json and its page target/mutation.html
 # (15 to 25 minutes on 2 cores);
-# then the value survey: value operators at the planner's typed boundaries, its own report.
+# then the value survey: value operators at the planner's typed boundaries, its own report;
+# then docs/mutation-score.md, both per-file tables from those two reports, with the commit.
 mutation: $(STAMP)
 	$(BIN)/claims mutate --generated --report target/mutation-report.json --html target/mutation.html
 	$(BIN)/claims mutate --values --report target/mutation-values.json
+	$(BIN)/python tools/score_page.py --page docs/mutation-score.md --floors mutation/floors.toml \
+	  target/mutation-report.json target/mutation-values.json
 
 test: lint typecheck pytest claims frontiers mutate
 
-# Ratios against a baseline measured in the same run; prints, asserts nothing.
+# Ratios against a baseline measured in the same run; prints, asserts nothing. Writes
+# target/bench.json and, from it, docs/benchmarks-measured.md with the run's date and commit.
 bench: $(STAMP)
-	$(BIN)/python tools/bench.py
+	$(BIN)/python tools/bench.py --page docs/benchmarks-measured.md
 
 clean:
 	rm -rf $(VENV) $(VLLM_VENV) target mutants

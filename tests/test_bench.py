@@ -1,9 +1,11 @@
-"""``tools/bench.py``'s figures: how a ratio is held to its goal, in the table and the JSON."""
+"""``tools/bench.py``'s figures: how a ratio is held to its goal, in the table, the JSON and
+the page ``make bench`` writes with the run's commit (``tools/provenance.py``)."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -38,3 +40,60 @@ def test_mutmut_counts_only_the_mutants_it_ran(tmp_path: Path) -> None:
     codes = {"a": 1, "b": 0, "c": 33, "d": None, "e": 36, "f": 34, "g": 37}
     meta.write_text(json.dumps({"exit_code_by_key": codes}), encoding="utf-8")
     assert bench._mutmut_ran(tmp_path, ["planner/fit.py"]) == 3
+
+
+def _provenance() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("provenance", REPO / "tools" / "provenance.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_page_says_which_run_it_is_and_shows_every_figure() -> None:
+    bench = _bench()
+    cost = bench.Figure("a | b", 1.2, 1.0, "s", 1.15, "cost\nof a")
+    free = bench.Figure("info", 1.0, 2.0, "s", None, "no goal")
+    body = {
+        "provenance": {
+            "commit": "0123456789ab",
+            "date": "2026-12-02 14:00 UTC",
+            "cpus": 2,
+            "machine": "x86_64",
+            "python": "3.11.7",
+        },
+        "skipped": ["claims mutate --all (--skip-mutate)"],
+        "quick": False,
+        "failed": {"kernel": "OSError: gone"},
+        "figures": [
+            {**vars(f), "ratio": round(f.ratio, 4), "goal_text": f.goal_text, "holds": f.holds}
+            for f in (cost, free)
+        ],
+    }
+    text = bench.page(body, "target/bench.json")
+    assert "Run 2026-12-02 14:00 UTC on commit `0123456789ab`, 2 cores" in text
+    assert "from `target/bench.json`; do not edit by hand" in text
+    assert "| a \\| b | 1.2 s | 1 s | 1.20× | <= 1.15× | **MISSED** |" in text
+    assert "| info | 1 s | 2 s | 0.50× | - |  |" in text
+    assert "- a \\| b: cost of a" in text
+    assert "- kernel: OSError: gone" in text and "- claims mutate --all (--skip-mutate)" in text
+
+
+def test_the_commit_is_the_checkouts_and_uncommitted_changes_are_marked(tmp_path: Path) -> None:
+    provenance = _provenance()
+    assert provenance.commit_of(tmp_path) == "unknown"
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    (tmp_path / "code.py").write_text("x = 1\n")
+    (tmp_path / "page.md").write_text("old\n")
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "one"], check=True)
+    head = subprocess.run(
+        [*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    assert provenance.commit_of(tmp_path) == head[:12]
+    (tmp_path / "page.md").write_text("new\n")  # the page the run itself rewrites
+    assert provenance.commit_of(tmp_path, ("page.md",)) == head[:12]
+    assert provenance.commit_of(tmp_path) == head[:12] + "+changes"
+    (tmp_path / "code.py").write_text("x = 2\n")
+    assert provenance.commit_of(tmp_path, ("page.md",)) == head[:12] + "+changes"

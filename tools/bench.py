@@ -25,6 +25,9 @@ value, its baseline, the ratio, the goal and its direction, whether it holds on 
   functions called directly; a full V4.1 dry run against reading and folding its inputs.
 
 ``--quick`` shrinks the repeats and sizes (for a smoke run); the figures are then marked so.
+``--page FILE`` also writes the table as a Markdown page with the run's date, commit and
+machine (``make bench`` writes docs/benchmarks-measured.md): the figures in the docs are
+this page, never numbers copied by hand.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from tabulate import tabulate
 
@@ -53,6 +57,7 @@ sys.path.insert(0, str(ROOT))
 
 from claims import Session  # noqa: E402
 from claims.witness import Witness  # noqa: E402
+from tools.provenance import provenance  # noqa: E402
 
 OUT = ROOT / "target" / "bench.json"
 FAST_WITNESSES = ("v41_group_a_launch", "glm_group_b_launch", "engram_staging")
@@ -513,7 +518,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--skip-mutmut", action="store_true", help="leave out the survey against mutmut"
     )
     parser.add_argument("--out", type=Path, default=OUT, help=f"default: {OUT.relative_to(ROOT)}")
+    parser.add_argument(
+        "--page", type=Path, help="also write the figures as a Markdown page here, with the "
+        "run's date, commit and machine (make bench: docs/benchmarks-measured.md)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
+    written = (_relative(args.page),) if args.page is not None else ()
+    origin = provenance(ROOT, written)
     repeats = 2 if args.quick else 5
     session = Session.start()
     figures: list[Figure] = []
@@ -532,12 +543,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         ),
         ("kernel", lambda: bench_kernel(3 if args.quick else 15)),
     ]
+    skipped = []
     if not args.skip_mutmut:
         files = MUTMUT_QUICK_FILES if args.quick else MUTMUT_FILES
         jobs = os.cpu_count() or 1
         steps.append(("survey vs mutmut", lambda: bench_survey_vs_mutmut(files, jobs)))
+    else:
+        skipped.append("survey vs mutmut (--skip-mutmut)")
     if not args.skip_mutate:
         steps.append(("claims mutate --all", lambda: [bench_mutate_all()]))
+    else:
+        skipped.append("claims mutate --all (--skip-mutate)")
     failed: dict[str, str] = {}
     for label, step in steps:
         print(f"bench: {label} ...", file=sys.stderr, flush=True)
@@ -560,6 +576,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(tabulate(rows, headers=["figure", "value", "baseline", "ratio", "goal", ""]))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     body = {
+        "provenance": origin,
+        "skipped": skipped,
         "quick": args.quick,
         "cpus": os.cpu_count(),
         "peak_rss_kib_of_this_process": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
@@ -571,7 +589,58 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     args.out.write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
+    if args.page is not None:
+        args.page.parent.mkdir(parents=True, exist_ok=True)
+        args.page.write_text(page(body, _relative(args.out)), encoding="utf-8")
+        print(f"wrote {args.page}")
     return 0
+
+
+def _relative(path: Path) -> str:
+    resolved = path.resolve()
+    return resolved.relative_to(ROOT).as_posix() if resolved.is_relative_to(ROOT) else str(path)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def page(body: dict[str, Any], source: str) -> str:
+    """The figures of one run as a Markdown page: where they came from, then the table, then
+    what each figure measures and any step that failed or was left out."""
+    origin = body["provenance"]
+    quick = " (`--quick`: a smoke run, smaller sizes and fewer repeats)" if body["quick"] else ""
+    lines = [
+        "# Benchmarks, as last measured",
+        "",
+        f"Written by `make bench` (`tools/bench.py`) from `{source}`; do not edit by hand.",
+        f"Run {origin['date']} on commit `{origin['commit']}`, {origin['cpus']} cores, "
+        f"{origin['machine']}, Python {origin['python']}{quick}. How each figure is measured:",
+        "[benchmarks.md](benchmarks.md).",
+        "",
+        "| figure | value | baseline | ratio | goal | verdict |",
+        "|---|---|---|---|---|---|",
+    ]
+    verdicts = {None: "", True: "holds", False: "**MISSED**"}
+    for f in body["figures"]:
+        cells = [
+            f["name"],
+            f"{f['value']:.4g} {f['unit']}",
+            f"{f['baseline']:.4g} {f['unit']}",
+            f"{f['ratio']:.2f}×",
+            f["goal_text"].replace("x", "×"),
+            verdicts[f["holds"]],
+        ]
+        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    lines += ["", "What each ratio is:", ""]
+    lines += [f"- {_cell(f['name'])}: {_cell(f['what'])}" for f in body["figures"]]
+    for title, items in (
+        ("Failed (no figure)", [f"{k}: {v}" for k, v in body["failed"].items()]),
+        ("Not run", list(body["skipped"])),
+    ):
+        if items:
+            lines += ["", f"{title}:", "", *(f"- {_cell(i)}" for i in items)]
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

@@ -98,8 +98,11 @@ def _percent(value: float | None) -> str:
     return "—" if value is None else f"{value:.1f}%"
 
 
-def score_table(per_file: Sequence[Score], floors: Mapping[str, Floor] | None = None) -> str:
-    """The per-file table: killed, survived, no coverage, equivalent, crashed, strength, floor."""
+def score_table(
+    per_file: Sequence[Score], floors: Mapping[str, Floor] | None = None, tablefmt: str = "simple"
+) -> str:
+    """The per-file table: killed, survived, no coverage, equivalent, crashed, strength, floor
+    (``tablefmt``: tabulate's format, ``github`` for a Markdown page)."""
     rows = []
     for s in [*per_file, total(per_file)]:
         floor = (floors or {}).get(s.path)
@@ -116,7 +119,7 @@ def score_table(per_file: Sequence[Score], floors: Mapping[str, Floor] | None = 
             ]
         )
     headers = ["file", "killed", "survived", "no coverage", "equivalent", "crashed", "strength"]
-    return tabulate(rows, headers=[*headers, "floor" if floors else ""])
+    return tabulate(rows, headers=[*headers, "floor" if floors else ""], tablefmt=tablefmt)
 
 
 def load_floors(path: Path, survey: str) -> dict[str, Floor]:

@@ -1,0 +1,65 @@
+"""``tools/score_page.py``: the surveys' per-file scores written as a page with the run's
+commit, from the reports themselves; a report it cannot read writes nothing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.fakes.support import REPO
+
+SCRIPT = REPO / "tools" / "score_page.py"
+
+
+def _report(path: Path, statuses: dict[str, list[str]]) -> Path:
+    files = {
+        name: {"language": "python", "source": "", "mutants": [{"status": s} for s in found]}
+        for name, found in statuses.items()
+    }
+    path.write_text(json.dumps({"schemaVersion": "2", "files": files}), encoding="utf-8")
+    return path
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, check=False
+    )
+
+
+def test_each_report_is_a_table_with_its_floors_and_the_run_is_named(tmp_path: Path) -> None:
+    generated = _report(
+        tmp_path / "mutation-report.json",
+        {
+            "planner/fit.py": ["Killed", "Killed", "Survived", "Timeout"],
+            "planner/a.py": ["Ignored"],
+        },
+    )
+    values = _report(tmp_path / "mutation-values.json", {"planner/fit.py": ["NoCoverage"]})
+    floors = tmp_path / "floors.toml"
+    floors.write_text('[generated]\n"planner/fit.py" = 70\n[values]\n"planner/fit.py" = 50\n')
+    page = tmp_path / "score.md"
+    done = _run("--page", str(page), "--floors", str(floors), str(generated), str(values))
+    assert done.returncode == 0, done.stderr
+    text = page.read_text(encoding="utf-8")
+    assert "do not\nedit by hand" in text and "on commit `" in text
+    assert f"## The generated survey (`{generated.as_posix()}`)" in text
+    assert f"## The values survey (`{values.as_posix()}`)" in text
+    rows = [line.replace(" ", "") for line in text.splitlines()]
+    assert "|planner/fit.py|3|1|0|0|0|75.0%|70.0%|" in rows  # a timeout counts as killed
+    assert "|planner/a.py|0|0|0|1|0|—||" in rows
+    assert "|planner/fit.py|0|0|1|0|0|—|50.0%|" in rows
+
+
+def test_a_report_it_cannot_read_writes_nothing(tmp_path: Path) -> None:
+    good = _report(tmp_path / "mutation-report.json", {"planner/fit.py": ["Killed"]})
+    bad = tmp_path / "broken.json"
+    bad.write_text('{"files": ', encoding="utf-8")
+    page = tmp_path / "score.md"
+    done = _run("--page", str(page), str(good), str(bad))
+    assert done.returncode == 2
+    assert "broken.json" in done.stderr and "Traceback" not in done.stderr
+    assert not page.exists()
+    bad.write_text("[]", encoding="utf-8")
+    assert "not a mutation report" in _run("--page", str(page), str(bad)).stderr

@@ -1,0 +1,91 @@
+"""The mutation surveys' per-file scores as a Markdown page, with the run's date and commit.
+
+``make mutation`` runs the generated and the value survey, then this, so the score table in
+the docs is written from the reports of one run (never composed by hand)::
+
+    python tools/score_page.py --page docs/mutation-score.md --floors mutation/floors.toml \\
+        target/mutation-report.json target/mutation-values.json
+
+Each report gets its section: the file it was read from, its per-file table (killed,
+survived, no coverage, equivalent, crashed, strength, and the floor of ``--floors`` for its
+survey), the same figures :mod:`plugins.mutate.floors` prints and holds. A report that cannot
+be read stops the page (exit 2, naming it) and nothing is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from claims import UsageError  # noqa: E402
+from claims.files import FileProblem, read_json, shown, write_atomically  # noqa: E402
+from plugins.mutate.floors import Floor, load_floors, score_table, scores  # noqa: E402
+from tools.provenance import provenance  # noqa: E402
+
+SURVEYS = {"mutation-values": "values"}
+"""A report's survey, for its floors, by its file name (any other report is ``generated``)."""
+
+
+def survey_of(report: Path) -> str:
+    return next((s for stem, s in SURVEYS.items() if report.stem.startswith(stem)), "generated")
+
+
+def section(report: Path, body: dict[str, object], floors: dict[str, Floor] | None) -> list[str]:
+    return [
+        f"## The {survey_of(report)} survey (`{report.as_posix()}`)",
+        "",
+        score_table(scores(body), floors, tablefmt="github"),
+        "",
+    ]
+
+
+def page(reports: Sequence[tuple[Path, dict[str, object]]], floors_file: Path | None) -> str:
+    origin = provenance(ROOT, ("docs/mutation-score.md",))
+    lines = [
+        "# Mutation scores, as last measured",
+        "",
+        "Written by `make mutation` (`tools/score_page.py`) from the reports of one run; do not",
+        f"edit by hand. Run {origin['date']} on commit `{origin['commit']}`, {origin['cpus']}"
+        f" cores, Python {origin['python']}. Strength is killed ÷ (killed + survived); see",
+        "[mutation.md](mutation.md).",
+        "",
+    ]
+    for report, body in reports:
+        floors = load_floors(floors_file, survey_of(report)) if floors_file else None
+        lines += section(report, body, floors)
+    return "\n".join(lines)
+
+
+def _report(path: Path) -> dict[str, object]:
+    try:
+        body = read_json(path)
+    except FileProblem as error:
+        raise UsageError(f"{shown(path)}: {error}") from error
+    if not isinstance(body, dict) or not isinstance(body.get("files"), dict):
+        raise UsageError(f"{shown(path)}: not a mutation report (no files)")
+    return body
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("reports", nargs="+", type=Path, help="Stryker JSON reports")
+    parser.add_argument("--page", type=Path, required=True, help="the Markdown page to write")
+    parser.add_argument("--floors", type=Path, help="floors to show beside each file")
+    args = parser.parse_args(argv)
+    try:
+        text = page([(r, _report(r)) for r in args.reports], args.floors)
+    except UsageError as error:  # every input is read before the page is written
+        print(f"score_page: {error}", file=sys.stderr)
+        return 2
+    write_atomically(args.page, text.encode("utf-8"))
+    print(f"wrote {args.page}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
