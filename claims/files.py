@@ -258,6 +258,43 @@ def write_atomically(target: Path, data: bytes) -> None:
         raise WriteError(errno.EINVAL, str(error), str(target)) from None
 
 
+def check_writable(target: Path) -> None:
+    """Refuse, before any work, a ``target`` that :func:`write_atomically` would refuse at the
+    end: a NUL in it, a directory or other non-file there, a loop or a name too long, a
+    non-directory or an unwritable one where its parents are. Reads only; raises
+    :class:`WriteError` naming ``target``. A target that passes can still fail later (a full
+    disk), but a long run no longer ends in a refusal it could have known at its start."""
+    try:
+        _check_writable(target)
+    except OSError as error:
+        raise WriteError(error.errno, error.strerror or str(error), str(target)) from None
+    except ValueError as error:  # a NUL byte in the path
+        raise WriteError(errno.EINVAL, str(error), str(target)) from None
+
+
+def _check_writable(target: Path) -> None:
+    found = _stat(target)
+    if found is not None:
+        if stat.S_ISDIR(found.st_mode):
+            raise OSError(errno.EISDIR, "Is a directory")
+        if not (stat.S_ISREG(found.st_mode) or stat.S_ISFIFO(found.st_mode)):
+            if not stat.S_ISCHR(found.st_mode):
+                raise OSError(errno.EINVAL, "not a regular file, FIFO or character device")
+        target = Path(os.path.realpath(target))
+    missing = [target.name] if found is None else []
+    parent = target.parent
+    while (where := _stat(parent)) is None:
+        missing.append(parent.name)
+        parent = parent.parent
+    if not stat.S_ISDIR(where.st_mode):
+        raise OSError(errno.ENOTDIR, f"Not a directory: {parent}")
+    longest = os.pathconf(parent, "PC_NAME_MAX")
+    if any(len(os.fsencode(name)) > longest for name in missing):
+        raise OSError(errno.ENAMETOOLONG, "File name too long")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OSError(errno.EACCES, f"Permission denied: {parent}")
+
+
 def _make_parents(target: Path) -> None:
     try:
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -32,6 +32,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from claims.exits import Exit
+from claims.files import shown
 
 __all__ = [
     "ArtifactChange",
@@ -58,11 +59,16 @@ class RevisionError(RuntimeError):
 
 
 def git(repo: Path, *args: str) -> str:
-    """Run ``git -C repo args``; a failure raises :class:`RevisionError` with git's words."""
+    """Run ``git -C repo args``; a failure raises :class:`RevisionError` with git's words,
+    on one line (the repository's path and git's output escaped: either may hold anything)."""
     argv = ("git", "-C", str(repo), *args)
-    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    except (OSError, ValueError) as error:  # ValueError: a NUL byte in the path
+        raise RevisionError(f"cannot run git in {shown(repo)}: {shown(error)}") from None
     if done.returncode != 0:
-        raise RevisionError(f"`{' '.join(argv)}` exited {done.returncode}: {done.stderr.strip()}")
+        said = shown(done.stderr.strip())
+        raise RevisionError(f"`{shown(' '.join(argv))}` exited {done.returncode}: {said}")
     return done.stdout
 
 
@@ -72,7 +78,8 @@ def commit_of(repo: Path, rev: str) -> str:
         return git(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").strip()
     except RevisionError as err:
         raise RevisionError(
-            f"{rev!r} is not a commit of {repo}; give a branch, tag or sha it contains ({err})"
+            f"{rev!r} is not a commit of {shown(repo)}; give a branch, tag or sha it contains "
+            f"({err})"
         ) from err
 
 

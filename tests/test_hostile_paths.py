@@ -7,6 +7,7 @@ succeeds is where the user said (a device stays a device)."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import stat
@@ -19,8 +20,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import planner.cli
+from claims.cli import build_parser as claims_parser
+from claims.session import Session
 from fixtures.builders import DATA_ROOT, TINY_RECIPE
-from planner.values import printable
+from planner.values import path_argument, printable
 from tests.hostile_support import (
     HOSTILE,
     Ran,
@@ -36,6 +40,7 @@ from tests.test_hostile_reports import REPORT
 # warns about inside a @given test; the warning says nothing about the paths.
 pytestmark = pytest.mark.filterwarnings("ignore::hypothesis.errors.HypothesisDeprecationWarning")
 SUPPLIED = DATA_ROOT / "scenarios" / "supplied"
+PRS = DATA_ROOT / "prs" / "all_open.json"
 NOW = "2026-11-29T12:00:00Z"
 
 
@@ -46,6 +51,8 @@ class Option:
     run: Callable[[str, Path], Ran]
     codes: frozenset[int]
     """Exit codes the command may give with a path that works (0/1 decisions, 3 floors)."""
+    directory: bool = False
+    """The output is a directory (``apply --scripts``), not a file."""
 
 
 def _dry(option: str) -> Callable[[str, Path], Ran]:
@@ -69,7 +76,7 @@ def _recipe(option: str) -> Callable[[str, Path], Ran]:
             return planner_main("recipe", path, "--out", tmp / "out" / "p.txt")
         if option == "--out":
             return planner_main("recipe", TINY_RECIPE, "--name", "tiny", "--out", path)
-        return planner_main("recipe", TINY_RECIPE, "--out", tmp / "out" / "p.txt", "--data", path)
+        return planner_main("recipe", TINY_RECIPE, "--out", tmp / "out" / "p.txt", option, path)
 
     return run
 
@@ -97,6 +104,58 @@ def _ledger(option: str) -> Callable[[str, Path], Ran]:
     return run
 
 
+HOSTS = ",".join(f"srv{n}=root@127.0.0.1:{n - 4}" for n in (5, 6, 7, 8))
+"""Four closed ports on loopback: a real apply journals, fails its first preflight, exit 10."""
+
+
+def _apply_dry(option: str) -> Callable[[str, Path], Ran]:
+    """``planner apply --dry-run`` given ``path`` as a planning input or its scripts' home."""
+
+    def run(path: str, tmp: Path) -> Ran:
+        given = {
+            "--authority": str(SUPPLIED / "authority.jsonl"),
+            "--inputs": str(SUPPLIED / "inputs.json"),
+            "--scripts": str(tmp / "out" / "scripts"),
+        }
+        given[option] = path
+        extra = ["--data", path] if option == "--data" else []
+        words = [w for k, v in given.items() for w in (k, v)]
+        return planner_main(
+            "apply", "v41_group_a", "--dry-run", "--hosts", HOSTS, "--now", NOW, *words, *extra
+        )
+
+    return run
+
+
+def _journal(option: str) -> Callable[[str, Path], Ran]:
+    """A real apply's ``--journal`` (written, then preflight fails on a closed port), or the
+    journal ``--resume``/``--rollback`` read (a hostile path is never one)."""
+
+    def run(path: str, tmp: Path) -> Ran:
+        testing = ("--scenario", "supplied", "--for-testing")
+        if option == "--journal":
+            return planner_main("apply", "v41_group_a", *testing, "--hosts", HOSTS, option, path)
+        return planner_main("apply", option, path)
+
+    return run
+
+
+def _repo(command: str) -> Callable[[str, Path], Ran]:
+    """``claims COMMAND --repo PATH`` asked to compare with a revision of that repository."""
+
+    def run(path: str, tmp: Path) -> Ran:
+        words = {
+            "run": ("run", "fake_order", "--changed-since", "HEAD"),
+            "frontiers": ("frontiers", "--prs", str(PRS), "--base", "HEAD"),
+            "identity": ("identity", "v41_group_a_launch", "--base", "HEAD"),
+            "evidence": ("evidence", "--base", "HEAD", "--no-mutation"),
+        }[command]
+        plugins = ("-p", "witnesses.plugin") if command == "identity" else ()
+        return claims_main("-p", "tests.fakes.late_plugin", *plugins, *words, "--repo", path)
+
+    return run
+
+
 def _apply(option: str) -> Callable[[str, Path], Ran]:
     """A real apply (under --for-testing) given ``path`` as an ssh client or file: none of
     the hostile paths is an executable file or a regular file, so each is exit 2 before
@@ -115,6 +174,19 @@ OPTIONS = (
     Option("apply --identity", False, _apply("--identity"), frozenset()),
     Option("apply --known-hosts", False, _apply("--known-hosts"), frozenset()),
     Option("apply --ssh-config", False, _apply("--ssh-config"), frozenset()),
+    Option("apply --authority", False, _apply_dry("--authority"), frozenset({0, 1})),
+    Option("apply --inputs", False, _apply_dry("--inputs"), frozenset({0, 1})),
+    Option("apply --data", False, _apply_dry("--data"), frozenset({0})),
+    Option("apply --scripts", True, _apply_dry("--scripts"), frozenset({0}), directory=True),
+    Option("apply --journal", True, _journal("--journal"), frozenset({10})),
+    Option("apply --resume", False, _journal("--resume"), frozenset()),
+    Option("apply --rollback", False, _journal("--rollback"), frozenset()),
+    Option(
+        "dry-run --recipe",
+        False,
+        lambda path, tmp: planner_main("dry-run", "--recipe", path, "--out", tmp / "o" / "p.txt"),
+        frozenset({0}),
+    ),
     Option("dry-run --authority", False, _dry("--authority"), frozenset({0, 1})),
     Option("dry-run --inputs", False, _dry("--inputs"), frozenset({0, 1})),
     Option("dry-run --out", True, _dry("--out"), frozenset({0})),
@@ -122,6 +194,15 @@ OPTIONS = (
     Option("recipe FILE", False, _recipe("FILE"), frozenset({0})),
     Option("recipe --out", True, _recipe("--out"), frozenset({0})),
     Option("recipe --data", False, _recipe("--data"), frozenset({0})),
+    Option("recipe --authority", False, _recipe("--authority"), frozenset({0, 1})),
+    Option(
+        "apply --recipe",
+        False,
+        lambda path, tmp: planner_main(
+            "apply", "--recipe", path, "--dry-run", "--hosts", HOSTS, "--scripts", tmp / "o" / "s"
+        ),
+        frozenset({0, 1}),
+    ),
     Option(
         "run --junit-xml",
         True,
@@ -133,6 +214,12 @@ OPTIONS = (
     Option("mutate --merge-reports", False, _merge("--merge-reports"), frozenset({0, 3})),
     Option("mutate --report", True, _merge("--report"), frozenset({0, 3})),
     Option("mutate --floors", False, _merge("--floors"), frozenset({0, 3})),
+    Option("mutate --html", True, _merge("--html"), frozenset({0, 3})),
+    Option("mutate --red-sets", False, _ledger("--red-sets"), frozenset()),
+    Option("run --repo", False, _repo("run"), frozenset({0, 1})),
+    Option("frontiers --repo", False, _repo("frontiers"), frozenset({0, 1})),
+    Option("identity --repo", False, _repo("identity"), frozenset({0, 1})),
+    Option("evidence --repo", False, _repo("evidence"), frozenset({0, 1})),
     Option("mutate --debt", False, _ledger("--debt"), frozenset()),
     Option("mutate --equivalent", False, _ledger("--equivalent"), frozenset()),
     Option(
@@ -148,6 +235,33 @@ OPTIONS = (
         frozenset({0, 1}),
     ),
 )
+
+PATH_TYPES = (Path, path_argument)
+"""How both command lines type an option that takes a path."""
+
+
+def _path_options(parser: argparse.ArgumentParser, prefix: str = "") -> list[str]:
+    """Every option (``SUBCOMMAND --flag``, a positional by its metavar) the parser types as a
+    path, read off the parser itself."""
+    found = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                found += _path_options(sub, f"{prefix}{name} ")
+        elif action.type in PATH_TYPES:
+            flag = action.option_strings[-1] if action.option_strings else None
+            found.append(prefix + (flag or str(action.metavar or action.dest).upper()))
+    return found
+
+
+def test_every_path_option_of_both_command_lines_is_in_the_table() -> None:
+    """A new path option is hostile-tested the day it is added, not when someone remembers
+    to extend a list: the table must hold every option the parsers type as a path."""
+    options = _path_options(planner.cli.build_parser())
+    options += _path_options(claims_parser(Session.start([])))
+    assert len(options) > 20  # the walk found the parsers' options at all
+    assert sorted(set(options) - {o.name for o in OPTIONS}) == []
+
 
 _KINDS = (
     "empty",
@@ -229,7 +343,8 @@ def test_a_hostile_path_is_a_located_error_or_works(option: Option, kind: str, n
             return
         assert ran.code in option.codes, (option.name, kind, ran.code, ran.err)
         if option.output and kind not in ("dev-null",):
-            assert Path(path).is_file(), (option.name, kind)
+            made = Path(path).is_dir() if option.directory else Path(path).is_file()
+            assert made, (option.name, kind)
         if not option.output:
             assert tree(tmp / "paths") == [
                 p.removeprefix("paths/") for p in before if p.startswith("paths/")

@@ -79,7 +79,7 @@ def test_a_run_of_one_witness_holds_none_of_its_cross_witness_pairs(tmp_path: Pa
 def test_a_named_lock_must_exist_and_a_malformed_line_is_located(tmp_path: Path) -> None:
     missing = run_mutate("--all", "--red-sets", str(tmp_path / "nope.lock"), env=LOBBY)
     assert missing.returncode == Exit.USAGE
-    assert "nope.lock: the red sets: cannot read the file" in missing.stderr
+    assert "nope.lock: the red sets: no such file" in missing.stderr
     bad = tmp_path / "bad.lock"
     bad.write_text(HEADER + "fake_door.key_check_removed\n")
     done = run_mutate("--all", "--red-sets", str(bad), env=LOBBY)

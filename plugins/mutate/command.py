@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from claims import Session, UsageError
-from claims.files import shown
+from claims.files import check_writable, shown
 from plugins.mutate.ledgers import DEFAULT_DEBT, DEFAULT_EQUIVALENT, DEFAULT_RED_SETS
 
 if TYPE_CHECKING:
@@ -270,6 +270,9 @@ def chosen_witnesses(args: argparse.Namespace, session: Session) -> tuple[str, .
 def mutate(args: argparse.Namespace, session: Session) -> int:
     """The ``claims mutate`` handler; with ``--html``, the written report as a page too."""
     started = time.time()
+    for target in (args.report, args.html):  # a long run must not end refusing its output
+        if target is not None:
+            check_writable(target)
     code = _mutate(args, session)
     if args.html is not None:
         _write_html(args, code, started)

@@ -32,7 +32,7 @@ from typing import Any
 
 from claims import ClaimsError, UsageError
 from claims.exits import Exit
-from claims.files import write_atomically
+from claims.files import shown, write_atomically
 from plugins.mutate.stryker import Report, read_report
 
 STATUS_ORDER = (
@@ -227,7 +227,9 @@ def write_html(report: Mapping[str, Any], target: Path, title: str = "Mutation r
     try:
         write_atomically(target, render_html(report, title).encode("utf-8"))
     except OSError as error:
-        raise UsageError(f"cannot write the HTML report to {target}: {error}") from error
+        raise UsageError(
+            f"cannot write the HTML report to {shown(target)}: {shown(error)}"
+        ) from error
 
 
 def html_from_file(report_path: Path, target: Path) -> None:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from claims import UsageError
-from claims.files import FileProblem, read_text, shown, write_atomically
+from claims.files import shown, write_atomically
 
 HEADER = """\
 # Recorded red sets: each line is a declared mutant and a claim of another witness that the
@@ -85,12 +85,16 @@ def parse(text: str, where: str) -> frozenset[Pair]:
 def read(path: Path, *, required: bool) -> RedSets:
     """The lock at ``path``. A missing file is an empty lock unless ``required`` (a path the
     user named must exist: a mistyped ``--red-sets`` must not drop every pair)."""
-    if not path.exists() and not required:
-        return RedSets()
     try:
-        text = read_text(path)
-    except FileProblem as error:
-        raise UsageError(f"{shown(path)}: the red sets: {error.message}") from error
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        if required:
+            raise UsageError(f"{shown(path)}: the red sets: no such file") from None
+        return RedSets()
+    except (OSError, UnicodeDecodeError, ValueError) as error:  # ValueError: a NUL in it
+        raise UsageError(
+            f"{shown(path)}: the red sets: cannot read the file: {shown(error)}"
+        ) from None
     return RedSets(parse(text, shown(path)))
 
 
