@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from claims.files import WriteError
+from claims.files import WriteError, check_writable
 from claims.files import write_atomically as write_bytes
 from planner.report import write_atomically as write_text
 from tests.hostile_support import null_device, planner_main
@@ -214,3 +214,55 @@ def test_sigterm_under_a_handler_runs_that_handler_after_the_cleanup(tmp_path: P
     assert caught == [signal.SIGTERM]
     assert raised.value.errno == errno.EINTR and raised.value.filename == str(target)
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def _targets(tmp: Path) -> dict[str, Path]:
+    (tmp / "a-dir").mkdir()
+    (tmp / "a-file").write_text("kept\n")
+    (tmp / "loop").symlink_to(tmp / "loop")
+    os.mkfifo(tmp / "fifo")
+    return {
+        "directory": tmp / "a-dir",
+        "under-a-file": tmp / "a-file" / "x.json",
+        "loop": tmp / "loop",
+        "too-long": tmp / ("n" * 300),
+        "new-parents": tmp / "not" / "yet" / "x.json",
+        "fifo": tmp / "fifo",
+        "existing": tmp / "a-file",
+        "nul": Path(f"{tmp}/a\0b"),
+    }
+
+
+def test_the_preflight_refuses_exactly_what_the_writer_refuses(tmp_path: Path) -> None:
+    """``check_writable`` (read-only, before a long run) and ``write_atomically`` (at its end)
+    agree on every hostile target, and the preflight writes nothing."""
+    targets = _targets(tmp_path)
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    verdicts = {}
+    for kind, target in targets.items():
+        try:
+            check_writable(target)
+            verdicts[kind] = "ok"
+        except WriteError as error:
+            assert str(target) in str(error) or repr(str(target))[1:-1] in str(error)
+            verdicts[kind] = "refused"
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before  # nothing made
+    for kind, target in targets.items():
+        if kind == "fifo":
+            continue  # writing a FIFO blocks until a reader opens it
+        try:
+            write_bytes(target, b"new\n")
+            written = "ok"
+        except WriteError:
+            written = "refused"
+        assert (kind, written) == (kind, verdicts[kind])
+    assert verdicts == {
+        "directory": "refused",
+        "under-a-file": "refused",
+        "loop": "refused",
+        "too-long": "refused",
+        "new-parents": "ok",
+        "fifo": "ok",
+        "existing": "ok",
+        "nul": "refused",
+    }
