@@ -284,3 +284,20 @@ def a_name_may_break_lines(value: str) -> str:
     a heading of its report's first line, and a name of any file the planner reads can
     break the line its error is printed on."""
     return value
+
+
+@mutant(
+    replaces="planner.fabric.load_fabric",
+    turns_red={f"{W}.the_order_hosts_are_listed_in_changes_no_group"},
+    independent=False,  # hosts_come_back_in_reverse replaces load_fabric too
+)
+def a_group_takes_its_hosts_in_the_inventory_order(path: Path) -> Fabric:
+    """A group holds its hosts in the order the inventory lists them, not the order the group
+    names them: an inventory written in another order moves every rank, the head included."""
+    fabric = load_fabric(path)
+    listed = [h.name for h in fabric.hosts]
+    groups = tuple(
+        g.model_copy(update={"hosts": tuple(sorted(g.hosts, key=lambda h: listed.index(h.name)))})
+        for g in fabric.groups
+    )
+    return fabric.model_copy(update={"groups": groups})

@@ -26,7 +26,17 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import fixtures
-from claims import ClaimKind, Verdict, claim, expect, expect_equal, fails, holds
+from claims import (
+    ClaimKind,
+    Verdict,
+    claim,
+    difference,
+    expect,
+    expect_equal,
+    fails,
+    holds,
+    holds_unless,
+)
 from fixtures.builders import data_root_env
 from planner import data
 from planner.arms.v41_group_a import MANIFEST as V41_MANIFEST
@@ -891,3 +901,36 @@ def the_json_rules_hold_at_their_edges() -> Verdict:
         seen["one line"] = str(exc)
     want["one line"] = "'tiny\\tforged' is not one line of printable text: it holds U+0009"
     return expect_equal(want, seen, "what the strict reader makes of each text")
+
+
+_REORDERINGS: dict[str, Callable[[list[Any]], list[Any]]] = {
+    "last first": lambda hosts: hosts[::-1],
+    "rotated by one": lambda hosts: [*hosts[1:], *hosts[:1]],
+}
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_order_hosts_are_listed_in_changes_no_group() -> Verdict:
+    """The inventory's ``hosts`` are definitions in no particular order: listed last first,
+    or rotated by one, every group still holds its hosts in the order the group names them
+    (its node ranks, the head first) and every host reads the same."""
+    shipped = load_fabric(INVENTORY)
+    problems: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, reorder in _REORDERINGS.items():
+            raw = _inventory()
+            raw["hosts"] = reorder(raw["hosts"])
+            path = Path(tmp) / "fabric.json"
+            path.write_text(json.dumps(raw), encoding="utf-8")
+            fabric = load_fabric(path)
+            for want, got in zip(shipped.groups, fabric.groups, strict=True):
+                ranks = [h.name for h in got.hosts]
+                problems += difference(f"{name}: {want.name}", [h.name for h in want.hosts], ranks)
+                problems += difference(f"{name}: {want.name} hosts", want.hosts, got.hosts)
+            by_name = sorted(fabric.hosts, key=lambda h: h.name)
+            problems += difference(
+                f"{name}: hosts", sorted(shipped.hosts, key=lambda h: h.name), by_name
+            )
+    return holds_unless(
+        problems, f"{len(shipped.groups)} groups in rank order however the hosts are listed"
+    )

@@ -10,6 +10,7 @@ order.
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -134,5 +135,46 @@ def plan_inputs_are_read_as_the_file_says() -> Verdict:
     return expect(
         not problems,
         f"{len(scenarios)} scenarios' inputs read as written",
+        "; ".join(problems[:4]),
+    )
+
+
+TINY = CHECKPOINTS / "tiny-1a2b3c4d.manifest.json"
+DISTINCT_FILES = 300
+"""More distinct files than the planner keeps parses of (128): the first ones are gone."""
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_file_changed_on_disk_is_read_as_it_is_now_however_often_it_was_read() -> Verdict:
+    """Read as a long-running caller reads, many times in one process: a manifest changed on
+    disk after it was read is read as it says now, at the same path; after more distinct
+    manifests than the planner keeps parses of, each (the first included) is still read as
+    its own file says; and a file changed back is read as its first text again."""
+    problems: list[str] = []
+    raw = _json(TINY)
+    with tempfile.TemporaryDirectory(prefix="input-readers-") as name:
+        path = Path(name) / "m.manifest.json"
+
+        def write(revision: str, where: Path = path) -> dict[str, Any]:
+            said = {**raw, "revision": revision}
+            where.write_text(json.dumps(said), encoding="utf-8")
+            return _said(said)
+
+        first = write("first")
+        problems += _first_difference("read once", first, _as_file_says(load_manifest(path)))
+        second = write("second")
+        problems += _first_difference("changed", second, _as_file_says(load_manifest(path)))
+        others = [Path(name) / f"{n}.manifest.json" for n in range(DISTINCT_FILES)]
+        wanted = [write(f"r{n}", other) for n, other in enumerate(others)]
+        for n, (other, want) in enumerate(zip(others, wanted, strict=True)):
+            problems += _first_difference(f"file {n}", want, _as_file_says(load_manifest(other)))
+        problems += _first_difference(
+            "file 0, last", wanted[0], _as_file_says(load_manifest(others[0]))
+        )
+        back = write("first")
+        problems += _first_difference("changed back", back, _as_file_says(load_manifest(path)))
+    return expect(
+        not problems,
+        f"one path rewritten twice and {DISTINCT_FILES} distinct manifests read as they say",
         "; ".join(problems[:4]),
     )
