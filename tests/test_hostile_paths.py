@@ -55,19 +55,28 @@ class Option:
     """The output is a directory (``apply --scripts``), not a file."""
 
 
-def _dry(option: str) -> Callable[[str, Path], Ran]:
+def _planned(
+    command: tuple[str, ...], output: tuple[str, str], option: str
+) -> Callable[[str, Path], Ran]:
+    """``planner COMMAND`` planning the supplied V4.1 inputs, its output at ``output`` (the
+    option and a path under the temp dir), with ``path`` given as ``option`` instead."""
+
     def run(path: str, tmp: Path) -> Ran:
         given = {
             "--authority": str(SUPPLIED / "authority.jsonl"),
             "--inputs": str(SUPPLIED / "inputs.json"),
-            "--out": str(tmp / "out" / "r.txt"),
+            output[0]: str(tmp / "out" / output[1]),
         }
         given[option] = path
         extra = ["--data", path] if option == "--data" else []
         words = [w for k, v in given.items() for w in (k, v)]
-        return planner_main("dry-run", "v41_group_a", *words, "--now", NOW, *extra)
+        return planner_main(*command, "--now", NOW, *words, *extra)
 
     return run
+
+
+def _dry(option: str) -> Callable[[str, Path], Ran]:
+    return _planned(("dry-run", "v41_group_a"), ("--out", "r.txt"), option)
 
 
 def _recipe(option: str) -> Callable[[str, Path], Ran]:
@@ -110,21 +119,8 @@ HOSTS = ",".join(f"srv{n}=root@127.0.0.1:{n - 4}" for n in (5, 6, 7, 8))
 
 def _apply_dry(option: str) -> Callable[[str, Path], Ran]:
     """``planner apply --dry-run`` given ``path`` as a planning input or its scripts' home."""
-
-    def run(path: str, tmp: Path) -> Ran:
-        given = {
-            "--authority": str(SUPPLIED / "authority.jsonl"),
-            "--inputs": str(SUPPLIED / "inputs.json"),
-            "--scripts": str(tmp / "out" / "scripts"),
-        }
-        given[option] = path
-        extra = ["--data", path] if option == "--data" else []
-        words = [w for k, v in given.items() for w in (k, v)]
-        return planner_main(
-            "apply", "v41_group_a", "--dry-run", "--hosts", HOSTS, "--now", NOW, *words, *extra
-        )
-
-    return run
+    command = ("apply", "v41_group_a", "--dry-run", "--hosts", HOSTS)
+    return _planned(command, ("--scripts", "scripts"), option)
 
 
 def _journal(option: str) -> Callable[[str, Path], Ran]:
