@@ -35,6 +35,13 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
 
 ENTRY_POINT_GROUP = "claims"
 
+#: What a plugin's import or hook may raise that is reported as that plugin's failure (exit
+#: 2, naming it): any exception, and ``SystemExit``, so a plugin that calls ``sys.exit(0)``
+#: (argparse and click do on their own errors) can never end a run as a pass.
+#: ``KeyboardInterrupt`` and the kernel's own signal exits (``BaseException`` subclasses
+#: raised when SIGTERM arrives) pass through: the run ends as the signal says.
+PLUGIN_FAILURES: tuple[type[BaseException], ...] = (Exception, SystemExit)
+
 #: Set (to anything) to skip the ``claims`` entry-point group, as pytest's
 #: ``PYTEST_DISABLE_PLUGIN_AUTOLOAD`` does for ``pytest11``.
 AUTOLOAD_ENV = "CLAIMS_DISABLE_PLUGIN_AUTOLOAD"
@@ -63,7 +70,7 @@ class ClaimsPluginManager(pluggy.PluginManager):
         """Import ``module_name`` and register it; ``origin`` says where it was named."""
         try:
             module = importlib.import_module(module_name)
-        except Exception as error:
+        except PLUGIN_FAILURES as error:
             raise PluginLoadError(module_name, origin, error) from error
         self.adopt(module, module_name, origin)
 
@@ -91,7 +98,7 @@ class ClaimsPluginManager(pluggy.PluginManager):
                 continue
             try:
                 plugin = ep.load()
-            except Exception as error:
+            except PLUGIN_FAILURES as error:
                 raise PluginLoadError(ep.value, f"entry point {ep.name!r}", error) from error
             self.adopt(plugin, _plugin_name(plugin, ep.value), f"entry point {ep.name!r}")
 
@@ -108,7 +115,7 @@ class ClaimsPluginManager(pluggy.PluginManager):
             if impl.plugin_name == plugin_name and not _is_wrapper(impl):
                 try:
                     return impl.function(**{a: kwargs[a] for a in impl.argnames})
-                except Exception as error:
+                except PLUGIN_FAILURES as error:
                     raise PluginLoadError(plugin_name, f"hook {hook_name}", error) from error
         return None
 

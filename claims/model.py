@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 
 class ClaimKind(StrEnum):
-    """What sort of statement a claim makes about the planner."""
+    """What sort of statement a claim makes about the code it checks (docs/claims.md)."""
 
     PLANNED_SHAPE = "planned_shape"
     REFUSAL = "refusal"
@@ -155,8 +155,13 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def claim(kind: ClaimKind | str) -> Callable[[F], F]:
-    """Stamp a function as a claim of ``kind``; discovery is a separate step."""
-    resolved = ClaimKind(kind)
+    """Stamp a function as a claim of ``kind``; discovery is a separate step. A ``kind``
+    that is no :class:`ClaimKind` raises ``ValueError`` listing the kinds there are."""
+    try:
+        resolved = ClaimKind(kind)
+    except ValueError:
+        kinds = ", ".join(k.value for k in ClaimKind)
+        raise ValueError(f"unknown claim kind {kind!r}; the kinds are: {kinds}") from None
 
     def stamp(fn: F) -> F:
         setattr(fn, CLAIM_KIND_ATTR, resolved)

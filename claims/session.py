@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from claims.errors import ClaimsError, FloorViolation, UsageError, Violation, describe
-from claims.loader import ClaimsPluginManager, load_plugins
+from claims.loader import PLUGIN_FAILURES, ClaimsPluginManager, load_plugins
 from claims.model import ClaimKind, Outcome, Verdict
 from claims.registry import Registry, collect_formats, collect_frontiers, collect_registry
 from claims.results import ClaimResult, RunReport, WitnessReport
@@ -169,7 +169,7 @@ class Session:
     def _verdict(self, claim: Claim) -> Verdict:
         try:
             verdict = self.pm.hook.claims_run_claim(claim=claim)
-        except Exception as error:
+        except PLUGIN_FAILURES as error:
             return Verdict(
                 outcome=Outcome.ERROR, reason=f"claims_run_claim raised {describe(error)}"
             )
@@ -228,7 +228,7 @@ class Session:
                 result = impl.function(**{a: kwargs[a] for a in impl.argnames})
             except ClaimsError:
                 raise
-            except Exception as error:
+            except PLUGIN_FAILURES as error:
                 raise ClaimsError(
                     f"plugin {impl.plugin_name} failed in hook {name}: {describe(error)}. "
                     f"Fix the plugin, or leave it out with -p no:{impl.plugin_name}."

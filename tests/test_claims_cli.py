@@ -89,6 +89,24 @@ def test_a_plugin_that_fails_to_load_exits_2_naming_it() -> None:
     assert "RuntimeError: broken on purpose" in done.stderr
 
 
+def test_a_plugin_that_exits_at_import_is_a_load_failure_not_a_pass() -> None:
+    done = run_cli(*P, "-p", "tests.fakes.exiting_plugin", "run", "fake_red")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "'tests.fakes.exiting_plugin' (-p option): SystemExit: 0" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_hook_that_raises_system_exit_cannot_turn_a_red_run_green() -> None:
+    done = run_cli(*P, "-p", "tests.fakes.exit_on_finish_plugin", "run", "fake_red")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert (
+        "plugin tests.fakes.exit_on_finish_plugin failed in hook claims_run_finished: "
+        "SystemExit: 0" in done.stderr
+    )
+    without = run_cli(*P, "run", "fake_red")
+    assert without.returncode == 1, without.stdout + without.stderr
+
+
 def test_a_duplicate_witness_exits_2() -> None:
     done = run_cli(*P, "-p", "tests.fakes.duplicate_plugin", "run", "fake_green")
     assert done.returncode == 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from claims import FloorViolation, Violation
-from claims.witness import Witness, resolve_witness
+from claims.witness import Unresolved, Witness, resolve_witness
 
 
 def _violations(module: str, witness: str = "w") -> tuple[Violation, ...]:
@@ -79,3 +79,11 @@ def test_the_error_lists_every_violation_and_names_the_claim() -> None:
 def test_clean_witnesses_pass_the_floor() -> None:
     for module in ("witness_green", "witness_red", "witness_order", "witness_setup_error"):
         assert isinstance(resolve_witness("w", f"tests.fakes.{module}"), Witness)
+
+
+def test_a_misspelled_kind_leaves_the_witness_unresolved_listing_the_kinds() -> None:
+    resolution = resolve_witness("w", "tests.fakes.witness_wrong_kind")
+    assert isinstance(resolution, Unresolved), resolution
+    assert "unknown claim kind 'refusals'; the kinds are: planned_shape, refusal," in (
+        resolution.reason
+    )
