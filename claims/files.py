@@ -245,7 +245,7 @@ def write_atomically(target: Path, data: bytes) -> None:
     course. Errors are :class:`WriteError` naming ``target``, never the temp file.
     """
     try:
-        with _signals_end_the_write():
+        with signals_unwind():
             _make_parents(target)
             found = _stat(target)
             if found is not None and not stat.S_ISREG(found.st_mode):
@@ -372,9 +372,10 @@ def _raise_terminated(signum: int, frame: FrameType | None) -> None:
 
 
 @contextmanager
-def _signals_end_the_write() -> Iterator[None]:
-    """SIGTERM and SIGHUP raise while a write runs (main thread only), so the cleanup runs;
-    then the signal is raised again under the handler that was there."""
+def signals_unwind() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise while the block runs (main thread only), so every
+    ``finally`` inside it runs (a temp file or a worktree is removed); then the signal is
+    raised again under the handler that was there, and the process ends as it says."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return

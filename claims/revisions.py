@@ -32,7 +32,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from claims.exits import Exit
-from claims.files import shown
+from claims.files import shown, signals_unwind
 
 __all__ = [
     "ArtifactChange",
@@ -88,17 +88,18 @@ def worktree_at(repo: Path, rev: str) -> Iterator[Path]:
     """Check ``rev`` out, detached, in a fresh temporary directory; yield its path.
 
     The worktree is removed (``git worktree remove --force``, then ``prune``) and the
-    temporary directory deleted when the block ends, however it ends: an exception or a
-    KeyboardInterrupt included.
+    temporary directory deleted when the block ends, however it ends: an exception, a
+    KeyboardInterrupt, SIGTERM or SIGHUP included (:func:`claims.files.signals_unwind`).
     """
     commit = commit_of(repo, rev)
-    holder = Path(tempfile.mkdtemp(prefix="claims-worktree-"))
-    tree = holder / "tree"
-    try:
-        git(repo, "worktree", "add", "--detach", str(tree), commit)
-        yield tree
-    finally:
-        _remove_worktree(repo, tree, holder)
+    with signals_unwind():
+        holder = Path(tempfile.mkdtemp(prefix="claims-worktree-"))
+        tree = holder / "tree"
+        try:
+            git(repo, "worktree", "add", "--detach", str(tree), commit)
+            yield tree
+        finally:
+            _remove_worktree(repo, tree, holder)
 
 
 def _remove_worktree(repo: Path, tree: Path, holder: Path) -> None:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -266,3 +268,52 @@ def test_identity_command_input_errors(repo: Path) -> None:
     bad_rev = claims_identity(repo, "probe", "--base", "nope")
     assert bad_rev.returncode == 2 and "'nope' is not a commit" in bad_rev.stderr
     assert worktrees(repo) == [f"worktree {repo}"]
+
+
+HANGING = """\
+import os, pathlib, time
+
+def artifacts() -> dict[str, str]:
+    pathlib.Path(os.environ["RENDER_STARTED"]).touch()
+    time.sleep(300)
+    return {}
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_during_identity_removes_the_worktree(
+    repo: Path, tmp_path: Path, signum: int
+) -> None:
+    """The base revision's render hangs; the signal arrives once it has started (a file, not
+    a delay, says when), and the command ends by that signal with nothing left behind."""
+    write(repo, "witnesses/probe.py", HANGING)
+    commit_all(repo, "Hang")
+    git(repo, "tag", "-f", "base")
+    write(repo, "id_plugin.py", ID_PLUGIN)
+    started = tmp_path / "started"
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(repo),
+        "CLAIMS_DISABLE_PLUGIN_AUTOLOAD": "1",
+        "RENDER_STARTED": str(started),
+        "TMPDIR": str(scratch),
+    }
+    plugins = ["-p", "plugins.frontier_commands", "-p", "id_plugin"]
+    argv = [sys.executable, "-m", "claims.cli", *plugins, "identity", "probe", "--base", "base"]
+    process = subprocess.Popen(
+        argv, cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        while not started.exists():
+            assert process.poll() is None, process.communicate()
+            time.sleep(0.05)
+        assert len(worktrees(repo)) == 2
+        process.send_signal(signum)
+        process.communicate(timeout=120)
+    finally:
+        process.kill()
+    assert process.returncode == -signum
+    assert worktrees(repo) == [f"worktree {repo}"]
+    assert os.listdir(scratch) == []
