@@ -98,3 +98,24 @@ def test_a_valid_ledger_passes_to_the_next_check() -> None:
             extra = ["--generated"] if option == "--equivalent" else []
             ran = claims_main("-p", "mutation.plugin", "mutate", *extra, option, ledger, "nobody")
             assert ran.code == 2 and "unknown witness 'nobody'" in ran.err, ran.err
+
+
+def test_an_equivalence_entry_must_be_one_reasoned_entry_a_mutant() -> None:
+    second = EQUIVALENT.replace('from = "a"', 'from = "c"')
+    cases = (
+        (EQUIVALENT.replace('"proof"', '"  "'), "equivalent[0].reason: [[equivalent]] #1: empty"),
+        (EQUIVALENT.replace('mutant = "m"', 'mutant = ""'), "equivalent[0].mutant: "),
+        (EQUIVALENT + 'reasn = "typo"\n', "equivalent[0].reasn: [[equivalent]] #1 has no such"),
+        (
+            EQUIVALENT + second,
+            "equivalent[1].mutant: [[equivalent]] #2 names m again (first in #1)",
+        ),
+    )
+    for text, says in cases:
+        with tempfile.TemporaryDirectory() as tmp:
+            ledger = Path(tmp) / "ledger.toml"
+            ledger.write_text(text, encoding="utf-8")
+            ran = claims_main(
+                "-p", "mutation.plugin", "mutate", "--generated", "--equivalent", ledger, "nobody"
+            )
+            assert ran.code == 2 and f"claims: error: {ledger}: {says}" in ran.err, ran.err

@@ -89,7 +89,8 @@ _KEYS = ("mutant", "from", "to", "reason")
 
 
 def load_equivalents(path: Path = DEFAULT_EQUIVALENT) -> dict[str, Equivalence]:
-    """Mutant name -> its equivalence entry."""
+    """Mutant name -> its equivalence entry. An entry with a key of another name, an empty
+    ``mutant`` or ``reason``, or a mutant named twice is a usage error naming the entry."""
     entries = _read(path).get("equivalent", [])
     if not isinstance(entries, list):
         raise UsageError(
@@ -107,6 +108,22 @@ def load_equivalents(path: Path = DEFAULT_EQUIVALENT) -> dict[str, Equivalence]:
             raise UsageError(
                 f"{shown(path)}: equivalent[{index}].{wrong[0]}: [[equivalent]] #{index + 1} needs "
                 f"{', '.join(_KEYS)}, each text"
+            )
+        place = f"{shown(path)}: equivalent[{index}]"
+        unknown = sorted(set(entry) - set(_KEYS))
+        if unknown:
+            raise UsageError(
+                f"{place}.{shown(unknown[0])}: [[equivalent]] #{index + 1} has no such key; "
+                f"the keys are {', '.join(_KEYS)}"
+            )
+        empty = [k for k in ("mutant", "reason") if not entry[k].strip()]
+        if empty:
+            raise UsageError(f"{place}.{empty[0]}: [[equivalent]] #{index + 1}: empty {empty[0]}")
+        if entry["mutant"] in found:
+            first = next(i for i, e in enumerate(entries) if e.get("mutant") == entry["mutant"])
+            raise UsageError(
+                f"{place}.mutant: [[equivalent]] #{index + 1} names {shown(entry['mutant'])} "
+                f"again (first in #{first + 1}); one entry a mutant"
             )
         found[entry["mutant"]] = Equivalence(
             mutant=entry["mutant"],
