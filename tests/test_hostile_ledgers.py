@@ -119,3 +119,17 @@ def test_an_equivalence_entry_must_be_one_reasoned_entry_a_mutant() -> None:
                 "-p", "mutation.plugin", "mutate", "--generated", "--equivalent", ledger, "nobody"
             )
             assert ran.code == 2 and f"claims: error: {ledger}: {says}" in ran.err, ran.err
+
+
+def test_a_ledger_holds_only_its_own_table() -> None:
+    for option, text, table in (
+        ("--debt", DEBT.replace("[debt]", "[dept]"), "dept"),
+        ("--equivalent", EQUIVALENT.replace("[[equivalent]]", "[[equivalents]]"), "equivalents"),
+    ):
+        with tempfile.TemporaryDirectory() as tmp:
+            ledger = Path(tmp) / "ledger.toml"
+            ledger.write_text(text, encoding="utf-8")
+            extra = ["--generated"] if option == "--equivalent" else []
+            ran = claims_main("-p", "mutation.plugin", "mutate", *extra, option, ledger, "nobody")
+            says = f"claims: error: {ledger}: {table}: not a table of this ledger"
+            assert ran.code == 2 and says in ran.err, ran.err

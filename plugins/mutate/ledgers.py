@@ -38,21 +38,28 @@ DEFAULT_EQUIVALENT = DATA_DIR / "equivalent.toml"
 DEFAULT_RED_SETS = DATA_DIR / "red_sets.lock"
 
 
-def _read(path: Path) -> dict[str, object]:
-    """The ledger's tables. A missing ledger is an error, never an empty one: a mistyped
-    ``--debt`` path must not quietly drop every recorded debt."""
+def _read(path: Path, table: str) -> object:
+    """The ledger's one top-level ``table`` (absent: empty). A missing ledger is an error,
+    never an empty one: a mistyped ``--debt`` path must not quietly drop every recorded
+    debt; so is any other top-level key (``[dept]`` would hold nothing)."""
     try:
-        return read_toml(path)
+        found = read_toml(path)
     except FileProblem as error:
         raise UsageError(
             f"{shown(path)}: {error.where}: cannot read the ledger: {error.message}"
         ) from error
+    other = sorted(set(found) - {table})
+    if other:
+        raise UsageError(
+            f"{shown(path)}: {shown(other[0])}: not a table of this ledger; it holds only {table}"
+        )
+    return found.get(table, [] if table == "equivalent" else {})
 
 
 def load_debt(path: Path = DEFAULT_DEBT) -> dict[str, str]:
     """Claim id -> reason; a missing or unreadable file, or an entry that is not a
     non-empty reason, is a usage error naming the entry."""
-    table = _read(path).get("debt", {})
+    table = _read(path, "debt")
     if not isinstance(table, dict):
         raise UsageError(
             f'{shown(path)}: debt: [debt] must map "<witness>.<claim>" to a non-empty reason '
@@ -91,7 +98,7 @@ _KEYS = ("mutant", "from", "to", "reason")
 def load_equivalents(path: Path = DEFAULT_EQUIVALENT) -> dict[str, Equivalence]:
     """Mutant name -> its equivalence entry. An entry with a key of another name, an empty
     ``mutant`` or ``reason``, or a mutant named twice is a usage error naming the entry."""
-    entries = _read(path).get("equivalent", [])
+    entries = _read(path, "equivalent")
     if not isinstance(entries, list):
         raise UsageError(
             f"{shown(path)}: equivalent: equivalent must be an array of tables [[equivalent]] "
