@@ -166,3 +166,16 @@ def test_version_warns_of_a_top_level_name_another_distribution_installs(
         "warning: top-level names shared with other installed distributions: "
         "fixtures (fixtures)" in clash.stdout
     ), clash.stdout
+
+
+def test_a_survey_without_mutmut_says_how_to_install_it(
+    runtime_venv: Path, built: tuple[Path, Path]
+) -> None:
+    # The runtime venv holds the required dependencies only: mutmut is the `mutation` extra.
+    done = _run(runtime_venv, ["claims", "mutate", "--generated"], built[0])
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "which this Python" in done.stderr and "pip install 'gunbc-claims[mutation]'" in (
+        done.stderr
+    )
+    assert "internal error" not in done.stderr
+    assert not (built[0] / "mutants").exists()

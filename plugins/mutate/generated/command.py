@@ -28,6 +28,7 @@ from plugins.mutate.generated.mutmut_bridge import (
     GeneratedMutant,
     generate,
     read_generated,
+    require_mutmut,
     source_paths,
     untrampoline,
 )
@@ -200,6 +201,7 @@ def run_survey(plan: Plan, chosen: Sequence[GeneratedMutant]) -> Survey:
 
 def survey_command(args: argparse.Namespace, session: Session) -> int:
     """Generate, choose, survey, report; see the module docstring."""
+    require_mutmut()
     plan = _plan(args, session)
     paths = ", ".join(p.as_posix() for p in source_paths(plan.root))
     _say(f"generating mutants of {paths} with mutmut ...")

@@ -15,6 +15,7 @@ for a method). Setting ``MUTANT_UNDER_TEST`` to that name switches the trampolin
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import os
 import shutil
@@ -31,6 +32,19 @@ from claims.exits import Exit
 
 MUTANTS_DIR = "mutants"
 CLASS_SEPARATOR = "ǁ"
+
+#: How to install what the generated survey drives (pyproject's ``mutation`` extra).
+MUTMUT_INSTALL = "pip install 'gunbc-claims[mutation]'  (or: pip install 'mutmut>=3.8,<3.9')"
+
+
+def require_mutmut() -> None:
+    """A usage error (exit 2) with the install command when mutmut is not importable here:
+    its absence is the environment's, not a bug of the survey."""
+    if importlib.util.find_spec("mutmut") is None:
+        raise UsageError(
+            f"the generated survey drives mutmut, which this Python ({sys.executable}) does "
+            f"not have; install it: {MUTMUT_INSTALL}"
+        )
 
 
 def source_paths(root: Path) -> tuple[Path, ...]:
