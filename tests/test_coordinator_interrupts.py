@@ -146,8 +146,13 @@ def test_signals_during_rollback_are_recorded_and_every_rollback_runs(standin: P
     out, err = process.communicate(timeout=60)
     assert (process.returncode, err) == (10, "")
     assert "coordinator: SIGTERM received during rollback@srv6: recorded; " in out
-    # two signals pending at once are delivered lowest number first
-    assert "signals received: SIGTERM, SIGHUP, SIGTERM: the first stopped" in out
+    # Pending together, the two are delivered lowest number first (SIGHUP, SIGTERM); under
+    # load the coordinator can take the SIGTERM before the SIGHUP is sent. Either order is
+    # right; what must hold is that both are recorded after the first, which stopped it.
+    assert (
+        "signals received: SIGTERM, SIGHUP, SIGTERM: the first stopped" in out
+        or "signals received: SIGTERM, SIGTERM, SIGHUP: the first stopped" in out
+    ), out
     undo = [f"rollback.root@10.0.0.{n}" for n in (8, 7, 6, 5)]
     cleanups = [f"cleanup.root@10.0.0.{n}" for n in (8, 7, 6, 5)]
     assert _sessions(standin)[-8:] == [*undo, *cleanups]
