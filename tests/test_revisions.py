@@ -234,11 +234,16 @@ def claims_register_witnesses(register):
 """
 
 
-def claims_identity(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def identity_command(repo: Path, *args: str) -> tuple[list[str], dict[str, str]]:
+    """The argv and environment of `claims identity ARGS` in ``repo``, with its plugin."""
     write(repo, "id_plugin.py", ID_PLUGIN)
     env = {**os.environ, "PYTHONPATH": str(repo), "CLAIMS_DISABLE_PLUGIN_AUTOLOAD": "1"}
     plugins = ["-p", "plugins.frontier_commands", "-p", "id_plugin"]
-    argv = [sys.executable, "-m", "claims.cli", *plugins, "identity", *args]
+    return [sys.executable, "-m", "claims.cli", *plugins, "identity", *args], env
+
+
+def claims_identity(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    argv, env = identity_command(repo, *args)
     return subprocess.run(argv, cwd=repo, env=env, capture_output=True, text=True, check=False)
 
 
@@ -289,19 +294,11 @@ def test_a_signal_during_identity_removes_the_worktree(
     write(repo, "witnesses/probe.py", HANGING)
     commit_all(repo, "Hang")
     git(repo, "tag", "-f", "base")
-    write(repo, "id_plugin.py", ID_PLUGIN)
     started = tmp_path / "started"
     scratch = tmp_path / "tmp"
     scratch.mkdir()
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(repo),
-        "CLAIMS_DISABLE_PLUGIN_AUTOLOAD": "1",
-        "RENDER_STARTED": str(started),
-        "TMPDIR": str(scratch),
-    }
-    plugins = ["-p", "plugins.frontier_commands", "-p", "id_plugin"]
-    argv = [sys.executable, "-m", "claims.cli", *plugins, "identity", "probe", "--base", "base"]
+    argv, env = identity_command(repo, "probe", "--base", "base")
+    env.update(RENDER_STARTED=str(started), TMPDIR=str(scratch))
     process = subprocess.Popen(
         argv, cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )

@@ -38,8 +38,8 @@ DEFAULT_EQUIVALENT = DATA_DIR / "equivalent.toml"
 DEFAULT_RED_SETS = DATA_DIR / "red_sets.lock"
 
 
-def _read(path: Path, table: str) -> object:
-    """The ledger's one top-level ``table`` (absent: empty). A missing ledger is an error,
+def _read(path: Path, table: str, empty: object) -> object:
+    """The ledger's one top-level ``table`` (absent: ``empty``). A missing ledger is an error,
     never an empty one: a mistyped ``--debt`` path must not quietly drop every recorded
     debt; so is any other top-level key (``[dept]`` would hold nothing)."""
     try:
@@ -53,13 +53,13 @@ def _read(path: Path, table: str) -> object:
         raise UsageError(
             f"{shown(path)}: {shown(other[0])}: not a table of this ledger; it holds only {table}"
         )
-    return found.get(table, [] if table == "equivalent" else {})
+    return found.get(table, empty)
 
 
 def load_debt(path: Path = DEFAULT_DEBT) -> dict[str, str]:
     """Claim id -> reason; a missing or unreadable file, or an entry that is not a
     non-empty reason, is a usage error naming the entry."""
-    table = _read(path, "debt")
+    table = _read(path, "debt", {})
     if not isinstance(table, dict):
         raise UsageError(
             f'{shown(path)}: debt: [debt] must map "<witness>.<claim>" to a non-empty reason '
@@ -98,14 +98,16 @@ _KEYS = ("mutant", "from", "to", "reason")
 def load_equivalents(path: Path = DEFAULT_EQUIVALENT) -> dict[str, Equivalence]:
     """Mutant name -> its equivalence entry. An entry with a key of another name, an empty
     ``mutant`` or ``reason``, or a mutant named twice is a usage error naming the entry."""
-    entries = _read(path, "equivalent")
+    entries = _read(path, "equivalent", [])
     if not isinstance(entries, list):
         raise UsageError(
             f"{shown(path)}: equivalent: equivalent must be an array of tables [[equivalent]] "
             f"(value {_shown(entries)})"
         )
     found: dict[str, Equivalence] = {}
+    first_at: dict[str, int] = {}
     for index, entry in enumerate(entries):
+        place = f"{shown(path)}: equivalent[{index}]"
         wrong = (
             [k for k in _KEYS if not isinstance(entry.get(k), str)]
             if isinstance(entry, Mapping)
@@ -113,10 +115,9 @@ def load_equivalents(path: Path = DEFAULT_EQUIVALENT) -> dict[str, Equivalence]:
         )
         if wrong:
             raise UsageError(
-                f"{shown(path)}: equivalent[{index}].{wrong[0]}: [[equivalent]] #{index + 1} needs "
+                f"{place}.{wrong[0]}: [[equivalent]] #{index + 1} needs "
                 f"{', '.join(_KEYS)}, each text"
             )
-        place = f"{shown(path)}: equivalent[{index}]"
         unknown = sorted(set(entry) - set(_KEYS))
         if unknown:
             raise UsageError(
@@ -126,8 +127,8 @@ def load_equivalents(path: Path = DEFAULT_EQUIVALENT) -> dict[str, Equivalence]:
         empty = [k for k in ("mutant", "reason") if not entry[k].strip()]
         if empty:
             raise UsageError(f"{place}.{empty[0]}: [[equivalent]] #{index + 1}: empty {empty[0]}")
-        if entry["mutant"] in found:
-            first = next(i for i, e in enumerate(entries) if e.get("mutant") == entry["mutant"])
+        first = first_at.setdefault(entry["mutant"], index)
+        if first != index:
             raise UsageError(
                 f"{place}.mutant: [[equivalent]] #{index + 1} names {shown(entry['mutant'])} "
                 f"again (first in #{first + 1}); one entry a mutant"
