@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -17,22 +18,25 @@ from pathlib import Path
 from claims.commands import add_builtin_commands
 from claims.errors import ClaimsError
 from claims.exits import Exit, help_lines
+from claims.runner import DEBUG_ENV
 from claims.session import Session
 
 DISTRIBUTION = "gunbc-claims"
-DESCRIPTION = "Run claim batches (witnesses) against the planner and report their verdicts."
+DESCRIPTION = "Run claim batches (witnesses) and report their verdicts; check them with mutants."
 
 EPILOG_EXAMPLES = """\
 examples:
   claims list
-  claims run v41_group_a_launch
+  claims plugins
+  claims run my_witness
   claims run --all --format markdown --junit-xml target/claims.xml
   claims evidence --base origin/main
-  CLAIMS_DISABLE_PLUGIN_AUTOLOAD=1 claims -p witnesses.plugin run v41_group_a_launch
-  claims -p no:mutation list
+  claims -p my_project.evidence run --all
+  claims -p no:junit list
 
-Plugins come built in, from the `claims` entry-point group, and from -p MODULE;
--p no:NAME leaves one out (a built-in such as junit, or an entry point such as mutation).
+Plugins load built in, then from the `claims` entry-point group, then those the project's
+[tool.claims] plugins names (the nearest pyproject.toml from the working directory up),
+then -p MODULE; -p no:NAME leaves one out. `claims plugins` shows what loaded from where.
 `claims COMMAND --help` explains each command.
 """
 
@@ -56,8 +60,8 @@ def _add_plugin_option(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="MODULE",
-        help="load MODULE as a claims plugin after the built-in and entry-point plugins "
-        "(repeatable, loaded in order); -p no:NAME leaves plugin NAME out",
+        help="load MODULE as a claims plugin after the built-in, entry-point and configured "
+        "plugins (repeatable, loaded in order); -p no:NAME leaves plugin NAME out",
     )
 
 
@@ -128,7 +132,8 @@ def build_parser(session: Session) -> argparse.ArgumentParser:
     parser.add_argument(
         "--debug",
         action="store_true",
-        help="on an internal error (exit 70), also print the traceback",
+        help="on an internal error (exit 70), also print the traceback; a claim that "
+        "raised carries its traceback in its reason",
     )
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
     run = add_builtin_commands(subparsers, session.formats)
@@ -142,6 +147,9 @@ def build_parser(session: Session) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``claims`` console script; returns the exit code."""
     arguments = list(sys.argv[1:] if argv is None else argv)
+    options = arguments[: arguments.index("--")] if "--" in arguments else arguments
+    if "--debug" in options:
+        os.environ[DEBUG_ENV] = "1"  # a raising claim's reason carries its traceback
     try:
         session = Session.start(_plugin_modules(arguments))
         parser = build_parser(session)
@@ -156,6 +164,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("claims: interrupted", file=sys.stderr)
         return Exit.INTERRUPTED
+    except BrokenPipeError:
+        # Nothing more can be said to a reader that left; the interpreter's own flush at
+        # exit must not fail on the same pipe again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return Exit.CLOSED_OUTPUT
     except Exception as error:
         if "--debug" in arguments:
             traceback.print_exc(file=sys.stderr)

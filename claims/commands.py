@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from claims.errors import UsageError
 from claims.exits import Exit
+from claims.files import shown
 from claims.model import ClaimKind
 from claims.session import Selection, Session
-from claims.witness import Unresolved
+from claims.witness import Resolution, Unresolved
 
 LIST_EPILOG = """\
 Exit 0 when every witness resolves, 1 when one is unresolved (its import or setup failed:
@@ -19,7 +21,18 @@ the status column says why), 2 for a usage error or a floor violation.
 
 examples:
   claims list
-  claims -p no:mutation list
+  claims list --format json
+"""
+
+PLUGINS_EPILOG = """\
+Names the configuration read ([tool.claims] of the nearest pyproject.toml, from the working
+directory upward), then each plugin in load order: its name, where it was named (built-in,
+an entry point of the `claims` group, [tool.claims] plugins, or -p) and its file.
+Exit 0.
+
+examples:
+  claims plugins
+  claims -p no:junit plugins --format json
 """
 
 RUN_EPILOG = """\
@@ -28,9 +41,9 @@ Exit 0 when every selected claim passed and nothing is unresolved, 1 otherwise,
 2 for a usage error or a floor violation.
 
 examples:
-  claims run v41_group_a_launch
+  claims run my_witness
   claims run --all --kind refusal
-  claims run --all -k 'v41_*.headless*' --format markdown
+  claims run --all -k 'my_*.refuses*' --format markdown
   claims run --all --format github --junit-xml target/claims.xml
 
 """
@@ -47,8 +60,49 @@ def add_builtin_commands(
         epilog=LIST_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    listing.add_argument(
+        "--format",
+        choices=["table", "json"],
+        default="table",
+        help="table (default), or json: one object per witness with its claims per kind",
+    )
     listing.set_defaults(handler=list_witnesses)
+    plugins = subparsers.add_parser(
+        "plugins",
+        help="list the loaded plugins, where each was named, and the configuration read",
+        description="List the configuration file read and every loaded plugin, in load order.",
+        epilog=PLUGINS_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    plugins.add_argument(
+        "--format", choices=["table", "json"], default="table", help="table (default), or json"
+    )
+    plugins.set_defaults(handler=list_plugins)
     return _add_run_parser(subparsers, formats)
+
+
+def list_plugins(args: argparse.Namespace, session: Session) -> int:
+    """Print the configuration read and each loaded plugin: name, origin, file."""
+    pm = session.pm
+    rows = [
+        {
+            "name": name,
+            "origin": pm.origins.get(name, "registered by a plugin"),
+            "file": getattr(pm.get_plugin(name), "__file__", None),
+        }
+        for name in pm.load_order
+    ]
+    config = session.config.path
+    if args.format == "json":
+        document = {"config": None if config is None else str(config), "plugins": rows}
+        print(json.dumps(document, indent=2))
+        return Exit.OK
+    from tabulate import tabulate
+
+    print(f"configuration: {session.config.describe()}")
+    shown_rows = [[shown(r["name"]), shown(r["origin"]), shown(r["file"] or "")] for r in rows]
+    print(tabulate(shown_rows, headers=["plugin", "named by", "file"]))
+    return Exit.OK
 
 
 def list_witnesses(args: argparse.Namespace, session: Session) -> int:
@@ -56,6 +110,8 @@ def list_witnesses(args: argparse.Namespace, session: Session) -> int:
     kinds = list(ClaimKind)
     pending = set(session.pending_names)
     resolutions = session.resolve_all((*session.witness_names, *session.pending_names))
+    if args.format == "json":
+        return _list_json(resolutions, pending)
     rows: list[list[object]] = []
     for resolution in resolutions:
         if isinstance(resolution, Unresolved):
@@ -75,6 +131,21 @@ def list_witnesses(args: argparse.Namespace, session: Session) -> int:
         print(f"unresolved: {', '.join(unresolved)}", file=sys.stderr)
         return Exit.FAILED
     return Exit.OK
+
+
+def _list_json(resolutions: Sequence[Resolution], pending: set[str]) -> int:
+    witnesses: list[dict[str, object]] = []
+    for resolution in resolutions:
+        entry: dict[str, object] = {"name": resolution.name}
+        if isinstance(resolution, Unresolved):
+            entry |= {"status": "unresolved", "reason": resolution.reason}
+        else:
+            counts = {k.value: sum(1 for c in resolution.claims if c.kind is k) for k in ClaimKind}
+            status = "pending" if resolution.name in pending else "ok"
+            entry |= {"status": status, "claims": counts, "total": len(resolution.claims)}
+        witnesses.append(entry)
+    print(json.dumps({"witnesses": witnesses}, indent=2))
+    return Exit.FAILED if any(isinstance(r, Unresolved) for r in resolutions) else Exit.OK
 
 
 def _add_run_parser(
@@ -142,7 +213,8 @@ def run_witnesses(args: argparse.Namespace, session: Session) -> int:
     from claims.baseline import baseline_outcomes, label_failures, print_labels
 
     labels = label_failures(
-        report, baseline_outcomes(args.repo, args.baseline, names, args.plugins)
+        report,
+        baseline_outcomes(args.repo, args.baseline, names, session.plugin_arguments(args.plugins)),
     )
     stream = sys.stdout if args.format == "table" else sys.stderr
     print_labels(labels, args.baseline, stream)
@@ -156,13 +228,14 @@ def _chosen(args: argparse.Namespace, session: Session) -> Sequence[str]:
     if args.all:
         if not session.witness_names:
             raise UsageError(
-                "--all found no witness: no loaded plugin registers one. Install the package "
+                "--all found no witness: no loaded plugin registers one. Name the plugin that "
+                "does in [tool.claims] plugins (see `claims plugins`), install the package "
                 "that declares them, or load a plugin with `claims -p MODULE`."
             )
         return session.witness_names
     if not args.witnesses:
         raise UsageError(
             "name the witnesses to run, or pass --all; `claims list` shows them "
-            "(example: claims run v41_group_a_launch)"
+            "(example: claims run my_witness)"
         )
     return list(dict.fromkeys(args.witnesses))

@@ -49,6 +49,8 @@ class Exit(IntEnum):
     """``EX_SOFTWARE`` (sysexits.h): a bug in the framework or a plugin, not in the input."""
     INTERRUPTED = 130
     """Interrupted (Ctrl-C), as a shell reports SIGINT."""
+    CLOSED_OUTPUT = 141
+    """The output's reader went away (``claims list | head``), as a shell reports SIGPIPE."""
 
 
 @cache

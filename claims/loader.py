@@ -1,9 +1,11 @@
-"""Loading plugins in an explicit order: built-ins, entry points by name, then ``-p``.
+"""Loading plugins in an explicit order: built-ins, entry points by name, the project's
+``[tool.claims] plugins`` (:mod:`claims.config`), then ``-p``.
 
 ``-p no:NAME`` (as pytest's) leaves one plugin out: a built-in by module name or its last
-part (``no:junit``), an entry point by its name or module (``no:mutation``), or an earlier
-``-p`` module. The kernel's runner (``claims.runner``) cannot be left out; a NAME that
-names no plugin is a usage error listing the ones there are.
+part (``no:junit``), an entry point by its name or module (``no:NAME``), or an earlier
+``-p`` module; ``[tool.claims] disable`` does the same. The kernel's runner
+(``claims.runner``) cannot be left out; a NAME that names no plugin is a usage error
+listing the ones there are.
 
 pluggy calls implementations last-registered first; where order shows (witness lists,
 commands) the kernel calls each plugin on its own in the order kept here instead.
@@ -20,6 +22,7 @@ from types import ModuleType
 import pluggy
 
 from claims import hookspecs
+from claims.config import NO_CONFIG, ProjectConfig
 from claims.errors import PluginLoadError, UsageError
 from claims.markers import PROJECT
 
@@ -42,8 +45,9 @@ ENTRY_POINT_GROUP = "claims"
 #: raised when SIGTERM arrives) pass through: the run ends as the signal says.
 PLUGIN_FAILURES: tuple[type[BaseException], ...] = (Exception, SystemExit)
 
-#: Set (to anything) to skip the ``claims`` entry-point group, as pytest's
-#: ``PYTEST_DISABLE_PLUGIN_AUTOLOAD`` does for ``pytest11``.
+#: Set (to anything) to load only the built-ins and ``-p``: neither the ``claims`` entry-point
+#: group (as pytest's ``PYTEST_DISABLE_PLUGIN_AUTOLOAD`` skips ``pytest11``) nor the
+#: project's ``[tool.claims] plugins``; the rest of the configuration still applies.
 AUTOLOAD_ENV = "CLAIMS_DISABLE_PLUGIN_AUTOLOAD"
 
 
@@ -54,6 +58,10 @@ class ClaimsPluginManager(pluggy.PluginManager):
         super().__init__(PROJECT)
         self.add_hookspecs(hookspecs)
         self._load_order: list[str] = []
+        self.origins: dict[str, str] = {}
+        """Plugin name -> where it was named (``built-in``, an entry point, the config, -p)."""
+        self.configured: tuple[str, ...] = ()
+        """The ``[tool.claims] plugins`` loaded (none when autoloading is off), in order."""
 
     def register(self, plugin: object, name: str | None = None) -> str | None:
         registered = super().register(plugin, name)
@@ -80,6 +88,7 @@ class ClaimsPluginManager(pluggy.PluginManager):
             return
         try:
             self.register(plugin, name)
+            self.origins[name] = origin
             self.check_pending()
         except (pluggy.PluginValidationError, ValueError) as error:
             if self.is_registered(plugin):
@@ -121,26 +130,41 @@ class ClaimsPluginManager(pluggy.PluginManager):
 
 
 RUNNER = "claims.runner"
+BUILT_IN = "built-in"
+"""The origin of :data:`BUILTIN_PLUGINS` in :attr:`ClaimsPluginManager.origins`."""
 DISABLE = "no:"
 
 
-def load_plugins(extra: Iterable[str] = (), *, autoload: bool | None = None) -> ClaimsPluginManager:
-    """A manager with the built-ins, the entry points (unless disabled) and ``extra``;
-    ``no:NAME`` entries of ``extra`` leave plugin NAME out."""
+def load_plugins(
+    extra: Iterable[str] = (),
+    *,
+    autoload: bool | None = None,
+    config: ProjectConfig = NO_CONFIG,
+) -> ClaimsPluginManager:
+    """A manager with the built-ins, the entry points (unless disabled), the project's
+    ``config`` plugins and ``extra``; ``no:NAME`` entries of ``extra``, and the config's
+    ``disable``, leave plugin NAME out."""
     extra = list(extra)
-    blocked = frozenset(e.removeprefix(DISABLE) for e in extra if e.startswith(DISABLE))
+    blocked = frozenset(
+        [*(e.removeprefix(DISABLE) for e in extra if e.startswith(DISABLE)), *config.disable]
+    )
     if RUNNER in blocked or "runner" in blocked:
         raise UsageError(f"-p no:{RUNNER}: the kernel's runner runs every claim; it stays loaded")
+    config.activate()
     autoloading = autoload if autoload is not None else not os.environ.get(AUTOLOAD_ENV)
     # Read once: finding them reads every installed distribution's metadata.
     entry_points = _unique_entry_points() if autoloading else []
-    _check_blockable(blocked, extra, entry_points)
+    _check_blockable(blocked, [*config.plugins, *extra], entry_points)
     pm = ClaimsPluginManager()
     for name in BUILTIN_PLUGINS:
         if not {name, name.rpartition(".")[2]} & blocked:
-            pm.load_module(name, "built-in plugin")
+            pm.load_module(name, BUILT_IN)
     if autoloading:
         pm.load_entry_points(blocked, entry_points)
+    if autoloading:
+        pm.configured = tuple(n for n in config.plugins if n not in blocked)
+    for name in pm.configured:
+        pm.load_module(name, f"{config.describe()} plugins")
     for name in extra:
         if not name.startswith(DISABLE) and name not in blocked:
             pm.load_module(name, "-p option")

@@ -6,7 +6,7 @@ the worktree, so the imports resolve to that revision's code. :func:`compare_art
 compares two renderings byte for byte; the oracle is the other revision, never a digest
 literal copied into the tree.
 
-``python -m claims.revisions --dump-artifacts W`` prints, as JSON, what the witness module
+``python -m claims.revisions --dump-artifacts MODULE`` prints, as JSON, what the witness module
 ``W`` (``witnesses.W`` unless ``W`` is dotted) renders through its ``artifacts()`` function.
 The identity command runs it once per revision, each in its own subprocess.
 
@@ -250,9 +250,9 @@ def _terminated(line: str) -> str:
 # ----------------------------------------------------------------------------- dumping
 
 
-def dump_artifacts(witness: str) -> dict[str, str]:
-    """Import the witness module and return its ``artifacts()``, checked to be str → str."""
-    module_name = witness if "." in witness else f"witnesses.{witness}"
+def dump_artifacts(module_name: str) -> dict[str, str]:
+    """Import the witness module ``module_name`` (as its plugin registered it) and return its
+    ``artifacts()``, checked to be str → str."""
     module = importlib.import_module(module_name)
     render = getattr(module, "artifacts", None)
     if not callable(render):
@@ -295,10 +295,11 @@ def identity_at(repo: Path, rev: str, witness: str, timeout: float | None = None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m claims.revisions --dump-artifacts W``: print W's artifacts as JSON."""
+    """``python -m claims.revisions --dump-artifacts MODULE``: print the artifacts of the
+    witness module MODULE as JSON."""
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) != 2 or args[0] != "--dump-artifacts":
-        print("usage: python -m claims.revisions --dump-artifacts WITNESS", file=sys.stderr)
+        print("usage: python -m claims.revisions --dump-artifacts MODULE", file=sys.stderr)
         return Exit.USAGE
     try:
         rendered = dump_artifacts(args[1])

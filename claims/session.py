@@ -15,6 +15,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, TextIO
 
+from claims.config import ProjectConfig, find_config
 from claims.errors import ClaimsError, FloorViolation, UsageError, Violation, describe
 from claims.loader import PLUGIN_FAILURES, ClaimsPluginManager, load_plugins
 from claims.model import ClaimKind, Outcome, Verdict
@@ -68,15 +69,35 @@ def source_path(module: str) -> str | None:
 class Session:
     """Plugins, registrations and resolved witnesses of one ``claims`` invocation."""
 
-    def __init__(self, pm: ClaimsPluginManager) -> None:
+    def __init__(self, pm: ClaimsPluginManager, config: ProjectConfig | None = None) -> None:
         self.pm = pm
+        self.config = config if config is not None else ProjectConfig()
+        """The ``[tool.claims]`` configuration the plugins were loaded with."""
         self._resolved: dict[str, Resolution] = {}
         self._set_up: dict[str, str | None] = {}
 
     @classmethod
-    def start(cls, extra_plugins: Iterable[str] = (), *, autoload: bool | None = None) -> Session:
-        """Load built-ins, entry points (unless disabled) and ``extra_plugins``, in order."""
-        return cls(load_plugins(extra_plugins, autoload=autoload))
+    def start(
+        cls,
+        extra_plugins: Iterable[str] = (),
+        *,
+        autoload: bool | None = None,
+        config: ProjectConfig | None = None,
+    ) -> Session:
+        """Load built-ins, entry points (unless disabled), the project's plugins (``config``;
+        default: the one :func:`claims.config.find_config` finds from the working directory)
+        and ``extra_plugins``, in order."""
+        found = find_config() if config is None else config
+        return cls(load_plugins(extra_plugins, autoload=autoload, config=found), found)
+
+    def plugin_arguments(self, extra: Iterable[str] = ()) -> tuple[str, ...]:
+        """``-p`` arguments that load in a process of its own (a survey worker, started with
+        no configuration) what this session loaded from its configuration, then ``extra``."""
+        return (
+            *self.pm.configured,
+            *(f"no:{name}" for name in self.config.disable),
+            *extra,
+        )
 
     @cached_property
     def registry(self) -> Registry:

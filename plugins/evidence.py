@@ -4,7 +4,7 @@ In the seed's order, each part computed, never typed:
 
 1. **Witnesses**: every registered witness run now, one ``W: P/N PASS|FAIL`` line each.
 2. **Byte identity**: for each witness that defines ``artifacts()`` and whose claims reach a
-   file changed since REV (an arm the change touches), its rendering at REV and now compared
+   file changed since REV (a witness the change reaches), its rendering at REV and now compared
    byte for byte (``W: identical (N bytes)``), as ``claims identity`` does.
 3. **Mutation control**: ``claims mutate`` over the touched witnesses (in a subprocess, so the
    mutation plugin is a plugin like any other): each witness's verdict line (mutants exact,

@@ -89,7 +89,11 @@ def collect(
     )
     failing = [w.name for w in report.witnesses if not w.ok]
     labels = (
-        tuple(label_failures(report, baseline_outcomes(repo, base, failing, plugins)))
+        tuple(
+            label_failures(
+                report, baseline_outcomes(repo, base, failing, session.plugin_arguments(plugins))
+            )
+        )
         if failing
         else ()
     )

@@ -43,7 +43,7 @@ line is `W: identical (N bytes)` (exit 0) or `W: differs (...)` after a unified 
 differing artifact (exit 1); 2 when a side cannot be rendered.
 
 example:
-  claims identity glm_group_b_launch --base origin/main
+  claims identity my_witness --base origin/main
 """
 
 

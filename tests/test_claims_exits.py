@@ -44,6 +44,7 @@ def test_the_numbers_the_docs_document_stay() -> None:
         "UNWITNESSED": 8,
         "INTERNAL": 70,
         "INTERRUPTED": 130,
+        "CLOSED_OUTPUT": 141,
     }
     assert Exit["EXACT"] is Exit.OK
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from claims import (
@@ -13,17 +15,20 @@ from claims import (
     Session,
     UsageError,
 )
+from claims.config import find_config
 from claims.loader import load_plugins
 from tests.fakes.plugin import WITNESSES, FakeFrontier
 from tests.fakes.support import fake_session
 
 
-def test_builtins_load_first_then_entry_points_then_p_options_in_order() -> None:
-    pm = load_plugins(["tests.fakes.late_plugin", "tests.fakes.plugin"], autoload=True)
+def test_builtins_load_first_then_the_configured_plugins_then_p_options_in_order() -> None:
+    config = find_config(Path(__file__).parent)
+    pm = load_plugins(["tests.fakes.late_plugin", "tests.fakes.plugin"], config=config)
     order = pm.load_order
     assert order[: len(BUILTIN_PLUGINS)] == BUILTIN_PLUGINS
     assert order[-2:] == ("tests.fakes.late_plugin", "tests.fakes.plugin")
-    assert "witnesses.plugin" in order[len(BUILTIN_PLUGINS) : -2]
+    assert order[len(BUILTIN_PLUGINS) : -2] == config.plugins == pm.configured
+    assert pm.origins[config.plugins[0]] == f"{config.path} [tool.claims] plugins"
 
 
 def test_witnesses_keep_plugin_load_order_not_pluggy_order() -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from claims import Session
+from claims.config import find_config
 from mutation.plugin import MUTANT_MODULES
 from plugins.mutate.declared.loading import Declared, claim_book, load
 from plugins.mutate.ledgers import load_debt
@@ -57,7 +58,7 @@ def test_every_claim_is_declared_red_by_some_mutant_or_owed(
 ) -> None:
     book = claim_book(session, session.witness_names)
     named = {c for m in declared.mutants for c in m.turns_red}
-    owed = set(load_debt())
+    owed = set(load_debt(find_config(REPO).debt))
     missing = [c.id for c in book.of(session.witness_names) if c.id not in named | owed]
     assert missing == []
 

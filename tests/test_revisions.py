@@ -205,13 +205,15 @@ def test_dump_main_refuses_a_module_without_artifacts(
 
 
 def test_render_artifacts_in_runs_the_trees_own_witness(repo: Path) -> None:
-    assert render_artifacts_in(repo, "probe") == {"unit.service": b"ExecStart=serve --port 8000\n"}
+    rendered = render_artifacts_in(repo, "witnesses.probe")
+    assert rendered == {"unit.service": b"ExecStart=serve --port 8000\n"}
 
 
 def test_identity_at_a_base_revision(repo: Path) -> None:
-    assert identity_at(repo, "base", "probe").summary("probe") == "probe: identical (28 bytes)"
+    same = identity_at(repo, "base", "witnesses.probe")
+    assert same.summary("probe") == "probe: identical (28 bytes)"
     write(repo, "witnesses/probe.py", WITNESS.format("ExecStart=serve --port 8001"))
-    result = identity_at(repo, "base", "probe")
+    result = identity_at(repo, "base", "witnesses.probe")
     assert result.summary("probe") == "probe: differs (1 of 1 artifacts: 1 changed)"
     assert "+ExecStart=serve --port 8001\n" in result.diffs[0].diff
     assert worktrees(repo) == [f"worktree {repo}"]
@@ -220,7 +222,7 @@ def test_identity_at_a_base_revision(repo: Path) -> None:
 def test_a_witness_that_cannot_render_is_a_revision_error(repo: Path) -> None:
     write(repo, "witnesses/broken.py", "raise ImportError('planner missing')\n")
     with pytest.raises(RevisionError, match="planner missing"):
-        render_artifacts_in(repo, "broken")
+        render_artifacts_in(repo, "witnesses.broken")
 
 
 # ----------------------------------------------------------------------------- the command

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from claims import Session, UsageError
+from claims.config import ProjectConfig
 from claims.files import check_writable, shown
-from plugins.mutate.ledgers import DEFAULT_DEBT, DEFAULT_EQUIVALENT, DEFAULT_RED_SETS
 
 if TYPE_CHECKING:
     from plugins.mutate.declared.harness import Findings, Planner
@@ -24,21 +24,24 @@ if TYPE_CHECKING:
 DESCRIPTION = """\
 Check that every claim turns red for exactly its defect.
 
-Declared mutants (mutation/<witness>.py) each replace one planner function, method or
-property and declare the exact claims they turn red. For the named witnesses (or --all)
-the harness runs, each in its own child process: a clean baseline (every claim green);
-per target, a forced-fail sanity run (the target raises; its mutants' claims must go red);
-each mutant alone (red set = declared set; undeclared positive controls stay green); per
-witness, the independent mutants together and each named control (red set = union,
-positive controls green). It prints the kill matrix, then one line per witness:
+Declared mutants (the modules a plugin registers for a witness) each replace one function,
+method or property of the code under test and declare the exact claims they turn red. For
+the named witnesses (or --all) the harness runs, each in its own child process: a clean
+baseline (every claim green); per target, a forced-fail sanity run (the target raises; its
+mutants' claims must go red); each mutant alone (red set = declared set; undeclared positive
+controls stay green); per witness, the independent mutants together and each named control
+(red set = union, positive controls green). It prints the kill matrix, then one line per
+witness:
   W: K/M mutants exact, combined exact, positive controls green, claims witnessed C/N
 
---generated runs the mutmut survey instead: mutmut generates mutants of the planner into
-mutants/, and one process runs every claim that calls each mutated function under each
-mutant (MUTANT_UNDER_TEST), writing a Stryker mutation-testing-report-schema JSON report.
+--generated runs the mutmut survey instead: mutmut generates mutants of the project's
+[tool.mutmut] source_paths into mutants/, and one process runs every claim that calls each
+mutated function under each mutant (MUTANT_UNDER_TEST), writing a Stryker
+mutation-testing-report-schema JSON report.
 
---values surveys value mutants instead: every public planner function whose return
-annotation is a frozen planner model, a str, or a tuple/list of those is a boundary; the
+--values surveys value mutants instead: every public function of the source paths whose
+return annotation is one of their frozen models, a str, or a tuple/list of those is a
+boundary; the
 claims run once with every boundary recording what it returns, and each returned value is
 walked for its sites (an argv element dropped, duplicated or swapped with the next; a unit or
 script line deleted or swapped; a unit key renamed; an int or datetime one off; a bool
@@ -54,8 +57,8 @@ exit codes (declared mutants; when several apply, the first listed here wins):
   6  timeout or crash: a run hung past the timeout or its process died without a result
   7  unreached: a target replaced by a raising function left a declared claim green
   4  collateral: a mutant turned a claim red that it neither declares nor has recorded
-     (mutation/red_sets.lock), left a recorded claim green, or turned a positive control
-     red; or the lock names a mutant or claim that does not exist
+     (the red-sets lock, [tool.claims] red_sets), left a recorded claim green, or turned
+     a positive control red; or the lock names a mutant or claim that does not exist
   3  survivor: a mutant left some (or all) of its declared claims green
   8  unwitnessed: a claim no mutant turns red that the debt list does not name,
      or a debt entry for a claim that is witnessed after all
@@ -68,14 +71,14 @@ exit codes (--values): 0 the survey ran (survivors are listed, not failed),
   5 baseline not green, 6 the survey process itself failed
 
 examples:
-  claims mutate v41_group_a_launch
+  claims mutate my_witness
   claims mutate --all --report target/mutation-declared.json
-  claims mutate --all --record          # rewrite mutation/red_sets.lock from what is observed
+  claims mutate --all --record          # rewrite the red-sets lock from what is observed
   claims mutate --generated --shard 2/4 --report target/mutation-shard-2.json
   claims mutate --generated --since origin/main
   claims mutate --merge-reports target/mutation-shard-*.json --report target/mutation-report.json
   claims mutate --values --report target/mutation-values.json
-  claims mutate --values v41_group_a_launch --file planner/realize.py --show-survivors 50
+  claims mutate --values my_witness --file src/my_project/core.py --show-survivors 50
   claims mutate --values --shard 1/2 --report target/mutation-values-1.json
   claims mutate --values --merge-reports target/mutation-values-*.json
 """
@@ -95,16 +98,15 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument(
         "--jobs",
         type=int,
-        default=max(1, os.cpu_count() or 1),
         metavar="N",
-        help="runs at once (default: one per core); declared mutants: as many runs that "
-        "mostly wait (the sshd fleets) may run beside them",
+        help="runs at once (default: [tool.claims] jobs, else one per core); declared "
+        "mutants: as many runs that mostly wait on other processes may run beside them",
     )
     parser.add_argument(
         "--timeout",
         type=float,
         metavar="SECONDS",
-        help="per-run timeout (default: max(10 s, 5 × the baseline))",
+        help="per-run timeout (default: [tool.claims] timeout, else max(10 s, 5 × the baseline))",
     )
     parser.add_argument(
         "--report",
@@ -123,16 +125,15 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument(
         "--debt",
         type=Path,
-        default=DEFAULT_DEBT,
         metavar="FILE",
-        help="claims owed a mutant, with reasons (default: mutation/debt.toml)",
+        help="claims owed a mutant, with reasons (default: [tool.claims] debt; none)",
     )
     parser.add_argument(
         "--red-sets",
         type=Path,
         metavar="FILE",
         help="the recorded red sets: each mutant's red claims of other witnesses (default: "
-        "mutation/red_sets.lock, empty when missing; a FILE given must exist)",
+        "[tool.claims] red_sets, empty when missing; a FILE given must exist)",
     )
     parser.add_argument(
         "--record",
@@ -148,7 +149,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def _add_generated_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("generated mutants (mutmut)")
     group.add_argument(
-        "--generated", action="store_true", help="run the mutmut survey over the planner"
+        "--generated", action="store_true", help="run the mutmut survey over the source paths"
     )
     group.add_argument(
         "--shard",
@@ -162,7 +163,7 @@ def _add_generated_options(parser: argparse.ArgumentParser) -> None:
         "--file",
         action="append",
         metavar="PATH",
-        help="only mutants of this source file (e.g. planner/apply.py); repeatable",
+        help="only mutants of this source file (e.g. src/my_project/core.py); repeatable",
     )
     group.add_argument(
         "--exhaustive",
@@ -173,9 +174,8 @@ def _add_generated_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--equivalent",
         type=Path,
-        default=DEFAULT_EQUIVALENT,
         metavar="FILE",
-        help="mutants judged equivalent, with reasons (default: mutation/equivalent.toml)",
+        help="mutants judged equivalent, with reasons (default: [tool.claims] equivalent; none)",
     )
     group.add_argument(
         "--break-below",
@@ -188,7 +188,7 @@ def _add_generated_options(parser: argparse.ArgumentParser) -> None:
         type=Path,
         metavar="FILE",
         help="strength floors per source file, held by a whole or merged survey "
-        "(default: mutation/floors.toml); below a floor, or a file without one: exit 3",
+        "(default: [tool.claims] floors; none); below a floor, or a file without one: exit 3",
     )
     group.add_argument(
         "--merge-reports",
@@ -207,7 +207,7 @@ def _add_value_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--values",
         action="store_true",
-        help="survey value mutants at the planner's typed boundaries (W: the claims to run; "
+        help="survey value mutants at the source's typed boundaries (W: the claims to run; "
         "default every witness)",
     )
     group.add_argument(
@@ -250,12 +250,15 @@ def chosen_witnesses(args: argparse.Namespace, session: Session) -> tuple[str, .
         raise UsageError("give witness names or --all, not both")
     if args.all:
         if not session.witness_names:
-            raise UsageError("--all found no witness: no loaded plugin registers one")
+            raise UsageError(
+                "--all found no witness: no loaded plugin registers one; name the plugin "
+                "that does in [tool.claims] plugins, or load it with `claims -p MODULE`"
+            )
         return session.witness_names
     if not args.witnesses:
         raise UsageError(
             "name the witnesses to check, or pass --all (example: claims mutate "
-            "v41_group_a_launch); --generated runs the mutmut survey instead"
+            "my_witness); --generated runs the mutmut survey instead"
         )
     session.check_known(args.witnesses)
     pending = [w for w in args.witnesses if w in session.pending_names]
@@ -304,7 +307,21 @@ def _write_html(args: argparse.Namespace, code: int, started: float) -> None:
     print(f"html: {args.html}")
 
 
+def _configured(args: argparse.Namespace, config: ProjectConfig) -> None:
+    """Fill what the command line left out from the project's ``[tool.claims]``; the red sets
+    stay as given (a lock named on the command line must exist, the configured one need not)."""
+    keys = ["debt", "equivalent", "jobs", "timeout"]
+    if args.generated or args.values or args.merge_reports:
+        keys.append("floors")  # the declared mutants hold no floor; --floors is refused there
+    for key in keys:
+        if getattr(args, key) is None:
+            setattr(args, key, getattr(config, key))
+    if args.jobs is None:
+        args.jobs = max(1, os.cpu_count() or 1)
+
+
 def _mutate(args: argparse.Namespace, session: Session) -> int:
+    _configured(args, session.config)
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     if (args.values or args.generated or args.merge_reports) and (args.record or args.red_sets):
@@ -388,6 +405,7 @@ def declared_command(args: argparse.Namespace, session: Session) -> int:
     """Run the declared harness on the chosen witnesses and print its findings."""
     from plugins.mutate.declared.harness import Planner, run_harness
     from plugins.mutate.declared.loading import claim_book, load
+    from plugins.mutate.declared.red_sets import RedSets
     from plugins.mutate.declared.red_sets import read as read_red_sets
     from plugins.mutate.declared.tables import render
     from plugins.mutate.ledgers import load_debt
@@ -397,14 +415,23 @@ def declared_command(args: argparse.Namespace, session: Session) -> int:
         raise UsageError(
             "--record needs --all: the red sets are recorded from every witness's claims"
         )
-    lock = args.red_sets if args.red_sets is not None else DEFAULT_RED_SETS
-    red_sets = read_red_sets(lock, required=args.red_sets is not None and not args.record)
+    lock = args.red_sets if args.red_sets is not None else session.config.red_sets
+    if lock is None and args.record:
+        raise UsageError(
+            "--record: no file to record the red sets in; name one with --red-sets FILE or "
+            "red_sets in [tool.claims]"
+        )
+    red_sets = (
+        RedSets()
+        if lock is None
+        else read_red_sets(lock, required=args.red_sets is not None and not args.record)
+    )
     scope = chosen_witnesses(args, session)
     book = claim_book(session, scope)
     declared = load(session, scope, book)
     planner = Planner(scope, book, declared, tuple(getattr(args, "plugins", ()) or ()), red_sets)
     findings = run_harness(planner, debt, args.jobs, args.timeout, ProgressLine())
-    if args.record:
+    if args.record and lock is not None:  # (--record without a lock was refused above)
         findings = _record(findings, planner, lock)
     print(render(findings))
     if args.report is not None and not findings.baseline_red:

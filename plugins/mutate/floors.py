@@ -27,8 +27,6 @@ from claims import UsageError
 from claims.exits import Exit
 from claims.files import FileProblem, read_toml, shown
 
-DEFAULT_FLOORS = Path("mutation/floors.toml")
-"""Where a project keeps its floors, relative to the directory the survey runs in."""
 DETECTED = frozenset({"Killed", "Timeout"})
 
 
@@ -182,15 +180,16 @@ def hold_floors(
 
     A partial survey (a shard, ``--since``, ``--file``, some witnesses) cannot speak for a
     whole file, so it prints its table and holds no floor; CI holds them on the whole or
-    merged survey. Without ``--floors``, a project with no ``mutation/floors.toml`` holds none.
+    merged survey. Without a floors file (``--floors``, or ``floors`` in ``[tool.claims]``),
+    none is held.
     """
     per_file = scores(report)
-    if floors_path is None and not DEFAULT_FLOORS.is_file():
+    if floors_path is None:
         print()
         print(score_table(per_file))
-        print(f"floors not held: no {DEFAULT_FLOORS} in this project")
+        print("floors not held: no floors file (--floors FILE, or floors in [tool.claims])")
         return Exit.OK
-    path = floors_path or DEFAULT_FLOORS
+    path = floors_path
     floors = load_floors(path, survey)
     print()
     print(score_table(per_file, floors))

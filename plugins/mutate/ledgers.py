@@ -1,4 +1,6 @@
-"""The two committed ledgers: claims owed a mutant (debt), and equivalent generated mutants.
+"""The two ledgers a project keeps: claims owed a mutant (debt), and equivalent generated
+mutants. Their paths come from ``--debt``/``--equivalent`` or the project's ``[tool.claims]``
+(:mod:`claims.config`); a project that names none keeps none.
 
 ``debt.toml``: a table ``[debt]`` of ``"<witness>.<claim>" = "reason"``: claims no declared
 mutant turns red yet. A listed claim is reported as debt instead of failing the run; a listed
@@ -12,30 +14,12 @@ edit), the entry is reported stale and the mutant is judged like any other.
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from claims import UsageError
 from claims.files import FileProblem, read_toml, shown
-
-DATA_PACKAGE = "mutation"
-"""The package that holds the project's mutant modules and these ledgers."""
-
-
-def _data_dir() -> Path:
-    """Where :data:`DATA_PACKAGE` is, found without importing it (the engine never imports
-    the mutant data); the working directory's ``mutation/`` when it is not importable."""
-    spec = importlib.util.find_spec(DATA_PACKAGE)
-    locations = list(spec.submodule_search_locations or ()) if spec else []
-    return Path(locations[0]).resolve() if locations else Path(DATA_PACKAGE)
-
-
-DATA_DIR = _data_dir()
-DEFAULT_DEBT = DATA_DIR / "debt.toml"
-DEFAULT_EQUIVALENT = DATA_DIR / "equivalent.toml"
-DEFAULT_RED_SETS = DATA_DIR / "red_sets.lock"
 
 
 def _read(path: Path, table: str, empty: object) -> object:
@@ -56,9 +40,12 @@ def _read(path: Path, table: str, empty: object) -> object:
     return found.get(table, empty)
 
 
-def load_debt(path: Path = DEFAULT_DEBT) -> dict[str, str]:
-    """Claim id -> reason; a missing or unreadable file, or an entry that is not a
-    non-empty reason, is a usage error naming the entry."""
+def load_debt(path: Path | None) -> dict[str, str]:
+    """Claim id -> reason (``None``: the project keeps no debt ledger); a missing or
+    unreadable file, or an entry that is not a non-empty reason, is a usage error naming the
+    entry."""
+    if path is None:
+        return {}
     table = _read(path, "debt", {})
     if not isinstance(table, dict):
         raise UsageError(
@@ -95,9 +82,12 @@ class Equivalence:
 _KEYS = ("mutant", "from", "to", "reason")
 
 
-def load_equivalents(path: Path = DEFAULT_EQUIVALENT) -> dict[str, Equivalence]:
-    """Mutant name -> its equivalence entry. An entry with a key of another name, an empty
-    ``mutant`` or ``reason``, or a mutant named twice is a usage error naming the entry."""
+def load_equivalents(path: Path | None) -> dict[str, Equivalence]:
+    """Mutant name -> its equivalence entry (``None``: the project keeps no such ledger).
+    An entry with a key of another name, an empty ``mutant`` or ``reason``, or a mutant named
+    twice is a usage error naming the entry."""
+    if path is None:
+        return {}
     entries = _read(path, "equivalent", [])
     if not isinstance(entries, list):
         raise UsageError(

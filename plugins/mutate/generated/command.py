@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -22,6 +23,7 @@ from typing import Any
 
 from claims import Session, UsageError
 from claims.exits import Exit
+from claims.loader import BUILT_IN
 from claims.revisions import RevisionError, commit_of
 from plugins.mutate.floors import hold_floors, load_floors
 from plugins.mutate.generated.mutmut_bridge import (
@@ -52,12 +54,16 @@ class SurveyPlan:
     root: Path
     scope: tuple[str, ...]
     plugins: tuple[str, ...]
+    pythonpath: tuple[str, ...]
     jobs: int
     exhaustive: bool
     shard: tuple[int, int] | None
     files: tuple[str, ...]
     report: Path
     floors: Path | None
+    evidence: tuple[str, ...]
+    """The files of the witness, mutant and plugin modules (:func:`evidence_files`): never
+    surveyed, though they sit in a source path."""
     partial: str | None
     """Why this run surveys only part of the planner or part of the claims, if it does."""
 
@@ -69,13 +75,15 @@ def survey_plan(args: argparse.Namespace, session: Session, report: Path) -> dic
     common = SurveyPlan(
         root=Path.cwd(),
         scope=scope,
-        plugins=tuple(getattr(args, "plugins", ()) or ()),
+        plugins=session.plugin_arguments(getattr(args, "plugins", ()) or ()),
+        pythonpath=session.config.relative_pythonpath(),
         jobs=args.jobs,
         exhaustive=args.exhaustive,
         shard=parse_shard(args.shard) if args.shard is not None else None,
         files=survey_files(args),
         report=args.report or report,
         floors=args.floors,
+        evidence=tuple(sorted(evidence_files(session, Path.cwd()))),
         partial=partial_survey(args, scope != session.witness_names),
     )
     return {f.name: getattr(common, f.name) for f in fields(SurveyPlan)}
@@ -145,6 +153,34 @@ def _say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
+def evidence_files(session: Session, root: Path) -> set[str]:
+    """The files (relative to ``root``, as mutmut names them) of every registered witness
+    and mutant module and of every plugin not built in: the evidence, which a survey of the
+    code it checks never mutates."""
+    modules = {e.module for e in session.registry.witnesses}
+    modules |= {m for found in session.mutants.values() for m in found}
+    pm = session.pm
+    modules |= {n for n in pm.load_order if pm.origins.get(n) not in (None, BUILT_IN)}
+    files: set[str] = set()
+    for module in sorted(modules):
+        origin = _module_file(module)
+        if origin is not None and origin.is_relative_to(root.resolve()):
+            files.add(origin.relative_to(root.resolve()).as_posix())
+    return files
+
+
+def _module_file(module: str) -> Path | None:
+    loaded = sys.modules.get(module)
+    found = getattr(loaded, "__file__", None)
+    if found is None:
+        try:
+            spec = importlib.util.find_spec(module)
+        except (ImportError, ValueError):  # a parent package that does not import
+            return None
+        found = spec.origin if spec is not None and spec.has_location else None
+    return None if found is None else Path(found).resolve()
+
+
 def select(plan: Plan, mutants: list[GeneratedMutant]) -> list[GeneratedMutant]:
     """``--file`` and ``--since`` first, then ``--shard`` over what is left."""
     chosen = [m for m in mutants if m.path in plan.files] if plan.files else mutants
@@ -190,6 +226,7 @@ def run_survey(plan: Plan, chosen: Sequence[GeneratedMutant]) -> Survey:
     survey = Survey()
     base = SurveyRequest(
         plugins=plan.plugins,
+        pythonpath=plan.pythonpath,
         witnesses=plan.scope,
         mutants=(),
         exhaustive=plan.exhaustive,
@@ -206,9 +243,17 @@ def survey_command(args: argparse.Namespace, session: Session) -> int:
     paths = ", ".join(p.as_posix() for p in source_paths(plan.root))
     _say(f"generating mutants of {paths} with mutmut ...")
     generation = generate(plan.root, plan.jobs)
-    mutants = read_generated(plan.root)
+    generated = read_generated(plan.root)
+    mutants = [m for m in generated if m.path not in plan.evidence]
+    if len(mutants) < len(generated):
+        left = sorted({m.path for m in generated} & set(plan.evidence))
+        _say(
+            f"left out {len(generated) - len(mutants)} mutants of witness and mutant modules "
+            f"(the evidence is not surveyed): {', '.join(left)}"
+        )
     chosen = select(plan, mutants)
-    untrampoline(plan.root, mutants, {m.path for m in chosen})
+    # Every file not surveyed runs as written, the witness and mutant modules among them.
+    untrampoline(plan.root, generated, {m.path for m in chosen})
     _say(
         f"{len(mutants)} mutants in {generation:.1f} s; surveying {len(chosen)} with "
         f"{plan.jobs} worker(s)"
@@ -222,11 +267,11 @@ def survey_command(args: argparse.Namespace, session: Session) -> int:
     seconds = time.monotonic() - start
     results = [survey.results[m.name] for m in chosen if m.name in survey.results]
     judged, notes = judge_equivalents(results, plan.equivalents)
-    generated = {m.name for m in mutants}
+    names = {m.name for m in mutants}
     notes += [
         f"equivalence entry {name} names no mutant mutmut generated: renumber or remove it"
         for name in plan.equivalents
-        if name not in generated
+        if name not in names
     ]
     notes += _blind_kills(judged)
     report = build_report(plan, survey, judged)

@@ -57,7 +57,7 @@ def source_paths(root: Path) -> tuple[Path, ...]:
     if not isinstance(paths, list) or not paths:
         raise UsageError(
             f"{root}/pyproject.toml has no [tool.mutmut] source_paths: the flat layout needs "
-            'it (source_paths = ["planner"]); run from the project root'
+            'it (source_paths = ["src/my_project"]); run from the project root'
         )
     return tuple(Path(p) for p in paths)
 

@@ -39,6 +39,7 @@ from typing import Any, TextIO
 from pydantic import BaseModel, ConfigDict
 
 from claims import Session, Unresolved
+from claims.config import NO_CONFIG
 from claims.exits import Exit
 from claims.witness import Claim
 from plugins.mutate.generated.mutmut_bridge import source_paths
@@ -63,6 +64,9 @@ class SurveyRequest(BaseModel):
     mutants: tuple[str, ...]
     exhaustive: bool = False
     project_root: str
+    pythonpath: tuple[str, ...] = ()
+    """The project's ``[tool.claims] pythonpath``, relative to its root (the pool puts each
+    first on the worker's ``PYTHONPATH``, under ``mutants/`` for the generated survey)."""
 
 
 class MutantTimeout(BaseException):
@@ -158,7 +162,9 @@ class Worker:
     def __init__(self, request: SurveyRequest, out: TextIO) -> None:
         self.request = request
         self.out = out
-        self.session = Session.start(request.plugins)
+        # The parent's configuration arrives as plugin arguments: mutants/ holds a copy of it
+        # whose paths would lead back to the sources.
+        self.session = Session.start(request.plugins, config=NO_CONFIG)
         self.claims = self._claims()
         self.baseline_seconds: dict[str, float] = {}
         self.covered: dict[str, list[str]] = {}

@@ -111,18 +111,22 @@ class Launch:
     key: Callable[[str], str] = mutmut_key
 
     @classmethod
-    def mutmut(cls, root: Path) -> Launch:
-        """:mod:`.survey` inside ``mutants/``, importing the trampolined planner."""
+    def mutmut(cls, root: Path, pythonpath: Sequence[str] = ()) -> Launch:
+        """:mod:`.survey` inside ``mutants/``, importing the trampolined sources."""
         here = root / MUTANTS_DIR
-        return cls("plugins.mutate.generated.survey", here, here, worker_environment(root))
+        env = worker_environment(root, pythonpath)
+        return cls("plugins.mutate.generated.survey", here, here, env)
 
 
-def worker_environment(root: Path) -> dict[str, str]:
-    """Import from ``mutants/`` first and never from the project's own sources."""
+def worker_environment(root: Path, pythonpath: Sequence[str] = ()) -> dict[str, str]:
+    """Import from ``mutants/`` first and never from the project's own sources: the root and
+    each ``pythonpath`` directory (relative to it) are replaced by their copies under it."""
     env = dict(os.environ)
-    mutants, resolved = str(root / MUTANTS_DIR), root.resolve()
-    rest = [p for p in sys.path if p and Path(p).is_dir() and Path(p).resolve() != resolved]
-    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys([mutants, *rest]))
+    mutants = root / MUTANTS_DIR
+    sources = {root.resolve(), *((root / p).resolve() for p in pythonpath)}
+    copies = [str(mutants), *(str(mutants / p) for p in pythonpath)]
+    rest = [p for p in sys.path if p and Path(p).is_dir() and Path(p).resolve() not in sources]
+    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys([*copies, *rest]))
     env[MUTANT_ENV] = ""
     return env
 
@@ -198,7 +202,7 @@ class Pool(Generic[M]):
 
     def __post_init__(self) -> None:
         if self.launch is None:
-            self.launch = Launch.mutmut(self.root)
+            self.launch = Launch.mutmut(self.root, self.base.pythonpath)
 
     def _covering(self, mutant: str) -> tuple[str, ...]:
         assert self.launch is not None
