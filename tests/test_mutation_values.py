@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from pydantic import BaseModel, ConfigDict
@@ -159,6 +159,41 @@ def test_a_path_the_value_lacks_leaves_it_unchanged() -> None:
     assert apply(_site("[3]", "drop"), ("only",)) == ("only",)
 
 
+@dataclass(frozen=True)
+class FrozenTicket:
+    seat: int
+    row: int
+    route: tuple[str, ...]
+
+
+@dataclass
+class LooseTicket:
+    seat: int
+
+
+class Stop(NamedTuple):
+    name: str
+    minute: int
+    platform: int
+
+
+def test_frozen_dataclasses_and_named_tuples_are_records_walked_and_rebuilt() -> None:
+    ticket = FrozenTicket(seat=4, row=7, route=("a", "b"))
+    found = {f.site.id for f in enumerate_sites("t.ticket", ticket, FrozenTicket)}
+    assert {"t.ticket:seat:plus_one", "t.ticket:seat:swap_fields(row)"} <= found
+    assert "t.ticket:route[0]:drop" in found
+    assert apply(_site("seat", "swap_fields", "row"), ticket) == FrozenTicket(7, 4, ("a", "b"))
+    assert apply(_site("route[1]", "drop"), ticket) == FrozenTicket(4, 7, ("a",))
+    assert ticket == FrozenTicket(4, 7, ("a", "b"))  # the original is never changed
+    stop = Stop("Hauptbahnhof", 12, 3)
+    found = {f.site.id for f in enumerate_sites("t.stop", stop, Stop)}
+    # Walked by field name, not by index as a plain tuple would be.
+    assert "t.stop:minute:swap_fields(platform)" in found
+    assert not any("[" in site for site in found)
+    moved = apply(_site("minute", "plus_one"), stop)
+    assert (type(moved), moved) == (Stop, Stop("Hauptbahnhof", 13, 3))
+
+
 def test_no_enumerated_operator_yields_the_original_value() -> None:
     value = _booking()
     found = list(enumerate_sites("desk.book", value, Booking))
@@ -286,6 +321,10 @@ def test_discovery_finds_a_new_boundary_and_a_new_field_without_a_written_mutant
         (BaseModel, False),
         (tuple[str, int], False),
         (dict[str, str], False),
+        (FrozenTicket, True),
+        (tuple[FrozenTicket, ...], True),
+        (Stop, True),
+        (LooseTicket, False),
     ],
 )
 def test_the_boundary_rule(annotation: Any, boundary: bool) -> None:

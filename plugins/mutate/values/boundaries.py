@@ -1,15 +1,15 @@
-"""The planner's typed boundaries: the functions whose returned values are mutated.
+"""The typed boundaries of the code under test: the functions whose returned values are mutated.
 
 The rule, in one place (:func:`carries_values`): a **boundary** is a public (no leading
 underscore) module-level function defined in a module of the mutated packages (mutmut's
-``[tool.mutmut] source_paths``: ``planner``) whose return annotation, resolved with
-``typing.get_type_hints``, is built only from planner values and ``None``:
+``[tool.mutmut] source_paths``), outside the evidence (witness, mutant and plugin modules),
+whose return annotation, resolved with ``typing.get_type_hints``, is built only from values
+and ``None``:
 
-- a frozen pydantic model (``Frozen``, the base of every planner value, or any model
-  configured ``frozen=True`` such as ``Refusal``);
+- a record (:mod:`.records`): a frozen pydantic model, a frozen dataclass, a NamedTuple;
 - a ``str`` (a rendered text: a unit, a script);
 - a ``tuple`` or ``list`` of those (an argv ``tuple[str, ...]``, env pairs
-  ``tuple[tuple[str, str], ...]``, script lines ``list[str]``, ``tuple[Refusal, ...]``),
+  ``tuple[tuple[str, str], ...]``, script lines ``list[str]``, a tuple of records),
   or a union of those with ``None``.
 
 Nobody lists boundaries or fields: a new function or a new field of a returned model is
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from plugins.mutate.values.records import is_record_type
 
 
 @dataclass(frozen=True)
@@ -43,14 +43,6 @@ class Boundary:
     returns: Any
 
 
-def _is_value_model(annotation: Any) -> bool:
-    return (
-        isinstance(annotation, type)
-        and issubclass(annotation, BaseModel)
-        and bool(annotation.model_config.get("frozen"))
-    )
-
-
 def carries_values(annotation: Any) -> bool:
     """Whether a function returning ``annotation`` is a boundary (see the module docstring)."""
     return _carries(annotation, allow_none=False)
@@ -61,7 +53,7 @@ def _carries(annotation: Any, allow_none: bool) -> bool:
         annotation = typing.get_args(annotation)[0]
     if annotation is None or annotation is type(None):
         return allow_none
-    if annotation is str or _is_value_model(annotation):
+    if annotation is str or is_record_type(annotation):
         return True
     origin, args = typing.get_origin(annotation), typing.get_args(annotation)
     if origin in (typing.Union, types.UnionType):
@@ -83,10 +75,15 @@ def modules_of(packages: Sequence[str]) -> Iterator[types.ModuleType]:
                 yield importlib.import_module(info.name)
 
 
-def discover(packages: Sequence[str], root: Path) -> list[Boundary]:
-    """The boundaries of ``packages`` in a stable order (module, then definition)."""
+def discover(
+    packages: Sequence[str], root: Path, skip: frozenset[str] = frozenset()
+) -> list[Boundary]:
+    """The boundaries of ``packages`` in a stable order (module, then definition), but none
+    of a module whose file (relative to ``root``) is in ``skip``."""
     found: list[Boundary] = []
     for module in modules_of(packages):
+        if _relative(getattr(module, "__file__", None) or "", root) in skip:
+            continue
         for name, function in vars(module).items():
             if name.startswith("_") or not inspect.isfunction(function):
                 continue

@@ -134,12 +134,14 @@ def value_environment(root: Path) -> dict[str, str]:
 def _request(plan: ValuePlan, **fields: Any) -> ValueSurveyRequest:
     return ValueSurveyRequest(
         plugins=plan.plugins,
+        pythonpath=plan.pythonpath,
         witnesses=plan.scope,
         mutants=(),
         exhaustive=plan.exhaustive,
         project_root=str(plan.root),
         packages=packages_of(source_paths(plan.root)),
         files=plan.files,
+        evidence=plan.evidence,
         **fields,
     )
 
@@ -263,6 +265,14 @@ def values_command(args: argparse.Namespace, session: Session) -> int:
     start = time.monotonic()
     try:
         found = enumerate_mutants(plan)
+        if not found.mutants and not found.unreached:
+            packages = ", ".join(packages_of(source_paths(plan.root)))
+            raise UsageError(
+                f"--values found no boundary in {packages}: a boundary is a public function "
+                "whose return annotation is a record (a frozen pydantic model, a frozen "
+                "dataclass, a NamedTuple), a str, or a tuple or list of those; witness, "
+                "mutant and plugin modules are never boundaries"
+            )
         selected = select_sites(found.mutants, plan.per_operator)
         everything = selected + found.unreached
         chosen = shard(everything, *plan.shard) if plan.shard else everything

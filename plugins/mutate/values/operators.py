@@ -30,10 +30,12 @@ A site is only enumerated where its operator changes the value it was found in (
 two equal elements is not a mutant), so no operator yields the original value.
 
 Applying a site to any value returns the mutated value when the path exists in it and
-the value unchanged otherwise. Models are rebuilt with ``model_copy(update=...)``, which does
-not validate: a mutant stands for a planner that returned this value, and a validator that
-would have refused it is not what the claims are asked about (the value reaches them exactly
-as a wrong rendering would). Nothing is ever mutated in place.
+the value unchanged otherwise. Records (:mod:`.records`: frozen pydantic models, frozen
+dataclasses, NamedTuples) are rebuilt with ``model_copy(update=...)``, ``dataclasses.replace``
+or ``_replace``; ``model_copy`` does not validate: a mutant stands for code that returned
+this value, and a validator that would have refused it is not what the claims are asked
+about (the value reaches them exactly as a wrong rendering would); nor is a dataclass's
+``__post_init__`` run. Nothing is ever mutated in place.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from pydantic import BaseModel
+from plugins.mutate.values.records import record_fields, replaced
 
 MAX_SHOWN = 60
 KEY_VALUE = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*)=")
@@ -209,10 +211,10 @@ def enumerate_sites(boundary: str, value: Any, annotation: Any) -> Iterator[Foun
 
 def _walk(boundary: str, value: Any, annotation: Any, path: Path) -> Iterator[Found]:
     annotation = narrow(annotation, value)
-    if isinstance(value, BaseModel):
-        fields = type(value).model_fields
+    fields = record_fields(value)  # before the tuples: a NamedTuple is a record
+    if fields is not None:
         children: list[tuple[Step, Any, Any]] = [
-            (Attr(n), f.annotation, getattr(value, n)) for n, f in fields.items()
+            (Attr(n), declared, getattr(value, n)) for n, declared in fields
         ]
         yield from _swaps(boundary, path, children)
     elif isinstance(value, (tuple, list)):
@@ -310,9 +312,9 @@ def _at(value: Any, path: Path, change: Callable[[Any], Any]) -> Any:
         return change(value)
     step, rest = path[0], path[1:]
     if isinstance(step, Attr):
-        if not isinstance(value, BaseModel) or step.name not in type(value).model_fields:
+        if step.name not in _field_names(value):
             raise Missing
-        return value.model_copy(update={step.name: _at(getattr(value, step.name), rest, change)})
+        return replaced(value, {step.name: _at(getattr(value, step.name), rest, change)})
     if isinstance(step, Item):
         if not isinstance(value, (tuple, list)) or step.index >= len(value):
             raise Missing
@@ -320,6 +322,10 @@ def _at(value: Any, path: Path, change: Callable[[Any], Any]) -> Any:
         items[step.index] = _at(items[step.index], rest, change)
         return _like(value, items)
     raise Missing
+
+
+def _field_names(value: Any) -> set[str]:
+    return {name for name, _ in record_fields(value) or ()}
 
 
 def _like(original: Sequence[Any], items: list[Any]) -> Any:
@@ -366,12 +372,12 @@ def _line(operator: str, text: Any, number: int) -> str:
 
 
 def _swap_fields(container: Any, step: Step, other: str) -> Any:
-    if isinstance(step, Attr) and isinstance(container, BaseModel):
-        fields = type(container).model_fields
+    if isinstance(step, Attr):
+        fields = _field_names(container)
         if step.name not in fields or other not in fields:
             raise Missing
         a, b = getattr(container, step.name), getattr(container, other)
-        return container.model_copy(update={step.name: b, other: a})
+        return replaced(container, {step.name: b, other: a})
     if isinstance(step, Item) and isinstance(container, (tuple, list)) and other.isdigit():
         items, j = list(container), int(other)
         if max(step.index, j) >= len(items):

@@ -60,6 +60,8 @@ class ValueSurveyRequest(SurveyRequest):
 
     packages: tuple[str, ...]
     files: tuple[str, ...] = ()
+    evidence: tuple[str, ...] = ()
+    """Files (relative to the root) whose functions are never boundaries: the evidence."""
     enumerate: bool = False
     covered: dict[str, tuple[str, ...]] = Field(default_factory=dict)
 
@@ -82,7 +84,7 @@ class ValueWorker(Worker):
         super().__init__(request, out)
         self.value_request = request
         root = Path(request.project_root)
-        found = discover(request.packages, root)
+        found = discover(request.packages, root, skip=frozenset(request.evidence))
         self.boundaries: dict[str, Boundary] = {
             b.path: b for b in found if not request.files or b.file in request.files
         }
