@@ -12,7 +12,7 @@ from collections.abc import Callable
 from enum import StrEnum
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 
 class ClaimKind(StrEnum):
@@ -42,10 +42,37 @@ class Verdict(BaseModel):
     outcome: Outcome
     evidence: str = ""
     reason: str = ""
+    _raised: BaseException | None = PrivateAttr(default=None)
+    """The exception the claim raised, in this process only (never serialized): the pytest
+    bridge raises it again, so pytest shows its traceback and ``--pdb`` stops where it was
+    raised."""
 
     @property
     def passed(self) -> bool:
         return self.outcome is Outcome.PASS
+
+    def __eq__(self, other: object) -> bool:
+        # What a verdict says, not what the process remembers of it (:attr:`raised`): a
+        # verdict read back from a report equals the one written.
+        if not isinstance(other, Verdict):
+            return NotImplemented
+        return (self.outcome, self.evidence, self.reason) == (
+            other.outcome,
+            other.evidence,
+            other.reason,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.outcome, self.evidence, self.reason))
+
+    @property
+    def raised(self) -> BaseException | None:
+        return self._raised
+
+    def with_raised(self, error: BaseException) -> Verdict:
+        """This verdict, remembering ``error`` (see :attr:`raised`)."""
+        self._raised = error
+        return self
 
 
 def holds(evidence: str) -> Verdict:

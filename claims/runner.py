@@ -30,13 +30,15 @@ def claims_run_claim(claim: Claim) -> Verdict:
 def execute(function: Callable[[], object]) -> Verdict:
     """Call a claim function and decide its verdict; never raises for an ``Exception`` or a
     ``SystemExit`` (a claim that exits is red, and the run goes on)."""
+    __tracebackhide__ = True  # pytest's traceback of a claim that raised starts in the claim
     try:
         with deterministic_hypothesis():
             returned = function()
     except AssertionError as error:
-        return Verdict(outcome=Outcome.FAIL, reason=assertion_reason(error))
+        return Verdict(outcome=Outcome.FAIL, reason=assertion_reason(error)).with_raised(error)
     except Exception as error:
-        return Verdict(outcome=Outcome.ERROR, reason=_with_notes(describe(error), error))
+        reason = _debugged(_with_notes(f"{describe(error)} {_raised_at(error)}", error), error)
+        return Verdict(outcome=Outcome.ERROR, reason=reason).with_raised(error)
     except SystemExit as error:
         # argparse and sys.exit() in the code under test: a red claim, not the end of the run
         return Verdict(outcome=Outcome.ERROR, reason=f"the claim exited: {_exited(error)}")
@@ -78,6 +80,41 @@ def assertion_reason(error: AssertionError) -> str:
 def _with_notes(message: str, error: BaseException) -> str:
     notes = [str(note) for note in getattr(error, "__notes__", ())]
     return "\n".join([message, *notes])
+
+
+#: Set (by ``claims --debug``, and so in every process it starts) to add the traceback to
+#: the reason of a claim that raised.
+DEBUG_ENV = "CLAIMS_DEBUG"
+
+
+def _debugged(reason: str, error: BaseException) -> str:
+    if not os.environ.get(DEBUG_ENV):
+        return reason
+    below = error.__traceback__.tb_next if error.__traceback__ else None  # from the claim on
+    lines = traceback.format_exception(type(error), error, below)
+    return f"{reason}\n{''.join(lines).rstrip()}"
+
+
+def _raised_at(error: BaseException) -> str:
+    """``(raised at FILE:LINE in FUNCTION)``, and the claim's own line when that is elsewhere:
+    the frames below :func:`execute`, the innermost first."""
+    frames = traceback.extract_tb(error.__traceback__)[1:]  # [0] is execute() itself
+    if not frames:
+        return "(raised where no frame shows)"
+    inner, claim = frames[-1], frames[0]
+    text = f"(raised at {_shown_frame(inner)}"
+    if claim is not inner:
+        text += f", reached from the claim at {_shown_frame(claim)}"
+    return text + ")"
+
+
+def _shown_frame(frame: traceback.FrameSummary) -> str:
+    path = frame.filename
+    try:
+        path = os.path.relpath(path) if not os.path.relpath(path).startswith("..") else path
+    except ValueError:  # another drive, on the platforms that have them
+        pass
+    return f"{path}:{frame.lineno} in {frame.name}"
 
 
 def _where(error: BaseException) -> str:

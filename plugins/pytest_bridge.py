@@ -7,7 +7,14 @@ Claims run through the same ``claims_run_claim`` hook as ``claims run``. A witne
 cannot be imported or set up, or that breaks the floor, is a collection error carrying the
 reason. ``setup()`` runs during collection, once, as it does before ``claims run``.
 
-The claims plugins are the built-ins, the ``claims`` entry points, ``--claims-plugin MODULE``,
+A claim that raised (an ``assert`` included) fails as a test that raised does: pytest shows
+the claim's own traceback, ``--pdb`` stops where it was raised, and a bare ``assert`` in a
+witness module shows the compared values, since the bridge marks every registered witness
+module for pytest's assertion rewriting before it is imported. A claim that returned a
+failing verdict fails with its statement, reason and evidence.
+
+The claims plugins are the built-ins, the ``claims`` entry points, the project's
+``[tool.claims] plugins`` (found from pytest's root directory), ``--claims-plugin MODULE``,
 and any pytest plugin (``-p MODULE``, a conftest) that implements ``claims_*`` hooks. With no
 witness registered the bridge collects nothing.
 
@@ -22,12 +29,15 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _pytest._code import Traceback
 
 from claims import ClaimKind, ClaimResult, ClaimsError, Session, Unresolved
+from claims.config import find_config
 from claims.errors import FloorViolation
 from claims.registry import WitnessEntry
 from claims.witness import Claim
@@ -56,11 +66,16 @@ def pytest_configure(config: pytest.Config) -> None:
     for kind in ClaimKind:
         config.addinivalue_line("markers", f"{kind.value}: a claim of kind {kind.value}")
     try:
-        session = Session.start(config.getoption("claims_plugins"))
+        # The project's [tool.claims] is found from pytest's root, as pytest found its own.
+        project = find_config(config.rootpath)
+        session = Session.start(config.getoption("claims_plugins"), config=project)
         for name, plugin in config.pluginmanager.list_name_plugin():
             if plugin is not None and _has_claims_hooks(plugin):
                 session.pm.adopt(plugin, getattr(plugin, "__name__", name), "pytest plugin")
-        session.registry  # noqa: B018 - register now, so a duplicate is a usage error
+        registry = session.registry  # register now, so a duplicate is a usage error
+        unimported = [w.module for w in registry.witnesses if w.module not in sys.modules]
+        if unimported:  # a module imported already cannot be rewritten any more
+            pytest.register_assert_rewrite(*unimported)
     except ClaimsError as error:
         raise pytest.UsageError(f"claims: {error}") from error
     config.stash[SESSION] = session
@@ -204,8 +219,12 @@ class ClaimItem(pytest.Item):
         self.add_marker(claim.kind.value)
 
     def runtest(self) -> None:
+        __tracebackhide__ = True
         result = self.config.stash[SESSION].run_claim(self.claim)
         if not result.passed:
+            raised = result.verdict.raised
+            if raised is not None:
+                raise raised  # its traceback goes on from the claim down to where it raised
             raise ClaimFailed(result)
 
     def repr_failure(
@@ -216,6 +235,16 @@ class ClaimItem(pytest.Item):
         if isinstance(excinfo.value, ClaimFailed):
             return failure_text(excinfo.value.result)
         return super().repr_failure(excinfo, style)
+
+    def _traceback_filter(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Traceback:
+        """From the claim's own frame on, as pytest shows a test function's (``--fulltrace``:
+        everything)."""
+        traceback = excinfo.traceback
+        if self.config.getoption("fulltrace", False):
+            return traceback
+        code = inspect.unwrap(self.claim.function).__code__
+        cut = traceback.cut(path=Path(code.co_filename), firstlineno=code.co_firstlineno - 1)
+        return (cut if cut != traceback else traceback).filter(excinfo)
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, self.claim.lineno - 1, f"claim {self.claim.id} [{self.claim.kind.value}]"

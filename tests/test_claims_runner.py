@@ -19,9 +19,9 @@ from claims import (
     holds_unless,
     hookimpl,
 )
-from claims.runner import execute, run_setup
+from claims.runner import DEBUG_ENV, execute, run_setup
 from tests.fakes import witness_green, witness_setup_error
-from tests.fakes.support import fake_session
+from tests.fakes.support import FAKES, fake_session
 
 
 @pytest.fixture(scope="module")
@@ -58,9 +58,44 @@ def test_a_failing_property_carries_the_falsifying_example(
     assert "rank=10" in "\n".join(notes)
 
 
-def test_any_other_exception_is_an_error(red: dict[str, ClaimResult]) -> None:
+def test_any_other_exception_is_an_error_naming_where_it_was_raised(
+    red: dict[str, ClaimResult],
+) -> None:
     verdict = red["raises_an_error"].verdict
-    assert (verdict.outcome, verdict.reason) == (Outcome.ERROR, "KeyError: 'srv9'")
+    source = (FAKES / "witness_red.py").read_text(encoding="utf-8").splitlines()
+    line = source.index('    return holds(str(hosts["srv9"]))') + 1
+    assert (verdict.outcome, verdict.reason) == (
+        Outcome.ERROR,
+        f"KeyError: 'srv9' (raised at tests/fakes/witness_red.py:{line} in raises_an_error)",
+    )
+    assert isinstance(verdict.raised, KeyError)  # for the pytest bridge, never serialized
+    assert set(verdict.model_dump()) == {"outcome", "evidence", "reason"}
+
+
+def _lookup(key: str) -> int:
+    return {"a": 1}[key]
+
+
+def test_an_error_below_the_claim_names_both_places_and_debug_adds_the_traceback(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def deep() -> Verdict:
+        return holds(str(_lookup("boom")))
+
+    here = "tests/test_claims_runner.py"
+    found = execute(deep).reason
+    assert found.startswith(f"KeyError: 'boom' (raised at {here}:"), found
+    assert f" in _lookup, reached from the claim at {here}:" in found
+    assert found.endswith(" in deep)")
+    assert "Traceback" not in found
+    monkeypatch.setenv(DEBUG_ENV, "1")
+    debugged = execute(deep).reason
+    first, traceback_text = debugged.split("\n", 1)
+    assert first == found
+    assert traceback_text.startswith("Traceback (most recent call last):\n")
+    assert "in execute" not in traceback_text  # it starts in the claim
+    assert 'return holds(str(_lookup("boom")))' in traceback_text
+    assert traceback_text.endswith("KeyError: 'boom'")
 
 
 def test_returning_a_non_verdict_is_an_error(red: dict[str, ClaimResult]) -> None:
@@ -89,7 +124,9 @@ def test_execute_never_raises_for_an_exception() -> None:
     def boom() -> Verdict:
         raise ValueError("bad input")
 
-    assert execute(boom) == Verdict(outcome=Outcome.ERROR, reason="ValueError: bad input")
+    verdict = execute(boom)
+    assert verdict.outcome is Outcome.ERROR
+    assert verdict.reason.startswith("ValueError: bad input (raised at tests/test_claims_")
 
 
 def test_a_claim_that_exits_is_red_and_the_run_goes_on() -> None:

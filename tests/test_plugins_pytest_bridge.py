@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import hypothesis
 import pytest
 
-from tests.fakes.support import FAKES
+from tests.fakes.support import FAKES, REPO
 
 pytest_plugins = ["pytester"]
 
@@ -74,9 +79,18 @@ def test_failure_text_shows_the_claim_not_pytest_internals(pytester: pytest.Pyte
 def test_failure_text_shows_the_falsifying_example(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest(*P, RED, "-k", "every_rank_is_below_ten")
     result.assert_outcomes(failed=1, deselected=6)
+    # A claim that raised fails as a test that raised: its own traceback, then hypothesis's
+    # falsifying example.
     result.stdout.fnmatch_lines(
-        ["  reason: rank 10 is not below ten", "*every_rank_is_below_ten(*", "*rank=10*"]
+        [
+            "    def every_rank_is_below_ten(rank: int) -> None:",
+            '>       assert rank < 10, f"rank {rank} is not below ten"',
+            "E       AssertionError: rank 10 is not below ten",
+            "*every_rank_is_below_ten(*",
+            "*rank=10*",
+        ]
     )
+    assert "def runtest" not in result.stdout.str()
 
 
 def test_an_unresolved_witness_is_a_collection_error(pytester: pytest.Pytester) -> None:
@@ -126,3 +140,75 @@ def test_a_broken_claims_plugin_is_a_usage_error(pytester: pytest.Pytester) -> N
     result = pytester.runpytest(*QUIET, "--claims-plugin", "tests.fakes.broken_plugin")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*could not load claims plugin 'tests.fakes.broken_plugin'*"])
+
+
+PROJECT_WITNESS = """\
+from claims import ClaimKind, Verdict, claim, holds
+
+
+def _lookup(key: str) -> int:
+    return {"a": 1}[key]
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_lookup_that_raises() -> Verdict:
+    \"\"\"A lookup of a key the table lacks.\"\"\"
+    return holds(str(_lookup("boom")))
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_bare_assert() -> Verdict:
+    \"\"\"Two and three make four (they do not).\"\"\"
+    total = 2 + 3
+    assert total == 4
+    return holds("four")
+"""
+
+
+def _project(root: Path) -> Path:
+    (root / "pyproject.toml").write_text(
+        '[tool.claims]\nplugins = ["bridge_plugin"]\npythonpath = ["."]\n', encoding="utf-8"
+    )
+    (root / "bridge_plugin.py").write_text(
+        "from claims import hookimpl\n\n\n@hookimpl\ndef claims_register_witnesses(register):\n"
+        '    register("bridged", "bridge_witness")\n',
+        encoding="utf-8",
+    )
+    (root / "bridge_witness.py").write_text(PROJECT_WITNESS, encoding="utf-8")
+    return root
+
+
+def _pytest(root: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "CLAIMS_DISABLE_PLUGIN_AUTOLOAD"}
+    env["PYTHONPATH"] = str(REPO)  # the kernel; the project's modules come from its table
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "bridge_witness.py", *args],
+        cwd=root,
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_a_raising_claim_shows_its_traceback_and_an_assert_its_values(tmp_path: Path) -> None:
+    done = _pytest(_project(tmp_path))
+    assert done.returncode == 1, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    # From the claim's frame down to the line that raised; none of the bridge's or pytest's.
+    raised = lines.index('>       return holds(str(_lookup("boom")))')
+    assert lines[lines.index('>       return {"a": 1}[key]', raised) + 2] == (
+        "E       KeyError: 'boom'"
+    )
+    # The witness module is rewritten: a bare assert shows the values it compared.
+    assert lines[lines.index(">       assert total == 4") + 1] == "E       assert 5 == 4"
+    assert "_pytest" not in done.stdout and "def runtest" not in done.stdout
+
+
+def test_pdb_stops_in_the_claims_frame(tmp_path: Path) -> None:
+    done = _pytest(_project(tmp_path), "-k", "a_bare_assert", "--pdb", stdin="p total\nq\n")
+    text = done.stdout
+    assert f"> {tmp_path / 'bridge_witness.py'}(18)a_bare_assert()" in text, text
+    assert "-> assert total == 4\n(Pdb) 5\n" in text, text
