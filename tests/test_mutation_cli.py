@@ -81,6 +81,12 @@ def test_an_unwitnessed_claim_exits_8_unless_the_debt_list_names_it(tmp_path: Pa
     done = run_mutate("fake_door", mutants="partial")
     assert done.returncode == Exit.UNWITNESSED
     assert "claims witnessed 1/6 (unwitnessed: the_right_key_opens_by_day" in done.stdout
+    # The end of the output says what to do: a mutant, or a debt entry.
+    advice = done.stdout.rstrip().splitlines()[-3:]
+    assert advice[0].startswith("unwitnessed (exit 8): no mutant turns 5 claim(s) red: ")
+    assert "fake_door.the_right_key_opens_by_day" in advice[0]
+    assert advice[1].startswith("  either declare a mutant that does (@mutant(")
+    assert advice[2].startswith('  or owe one: `"<witness>.<claim>" = "why no mutant can yet"`')
     owed = [
         c
         for c in (

@@ -16,7 +16,8 @@ from plugins.mutate.declared.harness import (
     judge,
     timeout_for,
 )
-from plugins.mutate.declared.loading import claim_book, load
+from plugins.mutate.declared.loading import ClaimBook, Declared, check, claim_book, load
+from plugins.mutate.declared.model import Mutant, MutantModule
 from plugins.mutate.declared.runs import RunRequest, RunResult, RunStatus
 
 W = "fake_door"
@@ -165,3 +166,30 @@ def test_a_claim_no_mutant_turns_red_is_unwitnessed_unless_owed(planner: Planner
 def test_the_timeout_is_five_baselines_but_never_under_ten_seconds() -> None:
     assert timeout_for(0.4) == 10.0
     assert timeout_for(3.0) == 15.0
+
+
+def _declared_mutant(name: str, replaces: str, independent: bool = True) -> Mutant:
+    return Mutant(
+        witness=W,
+        name=name,
+        module="m",
+        statement=f"{name}.",
+        replaces=replaces,
+        turns_red=frozenset({f"{W}.{name}"}),
+        independent=independent,
+        lineno=1,
+        function=lambda: None,
+    )
+
+
+def test_of_mutants_sharing_a_target_only_the_first_is_combined_and_none_needs_a_flag() -> None:
+    found = [
+        _declared_mutant("a", "pkg.f"),
+        _declared_mutant("b", "pkg.g"),
+        _declared_mutant("c", "pkg.f"),  # another edit of f, with its own red set: run alone
+        _declared_mutant("d", "pkg.h", independent=False),
+    ]
+    declared = Declared((MutantModule(W, "m", tuple(found), ()),))
+    assert [m.name for m in declared.combinable(W)] == ["a", "b"]
+    rules = {v.rule for v in check(declared, ClaimBook(frozenset(), {}))}
+    assert rules <= {"target", "claim-id"}, rules  # nothing of here is importable or registered

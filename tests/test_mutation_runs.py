@@ -17,6 +17,7 @@ from claims import Session
 from plugins.mutate.declared.harness import Planner
 from plugins.mutate.declared.loading import claim_book, load
 from plugins.mutate.declared.runs import PatchSpec, Runner, RunRequest, RunStatus
+from plugins.mutate.profile import verdict_profile
 
 SCOPE = ("engram_staging", "authority_admission")
 
@@ -26,11 +27,12 @@ def planned() -> Iterator[tuple[Planner, Runner]]:
     session = Session.start()
     book = claim_book(session, SCOPE)
     harness = Planner(SCOPE, book, load(session, SCOPE, book), ())
-    runner = Runner((), SCOPE)
-    targets = [p.target for e in harness.plan() for p in e.request.patches]
-    baseline = runner.baseline(harness.baseline(), targets, 120.0)
-    assert baseline.ok and not baseline.red, baseline.detail
-    yield harness, runner
+    with verdict_profile():
+        runner = Runner((), SCOPE)
+        targets = [p.target for e in harness.plan() for p in e.request.patches]
+        baseline = runner.baseline(harness.baseline(), targets, 120.0)
+        assert baseline.ok and not baseline.red, baseline.detail
+        yield harness, runner
 
 
 def test_the_shortcut_gives_the_red_sets_of_running_every_claim(

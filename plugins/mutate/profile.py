@@ -8,8 +8,28 @@ deterministic profile inherits these phases, because it is registered while this
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 PROFILE = "mutation-verdicts"
+
+
+@contextmanager
+def verdict_profile() -> Iterator[None]:
+    """:func:`load_verdict_profile` for the duration of the block, then the profile that was
+    loaded before: a harness run inside a longer process (a test run, a plugin) leaves
+    hypothesis shrinking for whatever runs after it."""
+    try:
+        hypothesis = importlib.import_module("hypothesis")
+    except ImportError:
+        yield
+        return
+    previous = hypothesis.settings.get_current_profile_name()
+    load_verdict_profile()
+    try:
+        yield
+    finally:
+        hypothesis.settings.load_profile(previous)
 
 
 def load_verdict_profile() -> None:

@@ -33,6 +33,7 @@ from plugins.mutate.declared.loading import ClaimBook, Declared
 from plugins.mutate.declared.model import Mutant
 from plugins.mutate.declared.red_sets import RedSets
 from plugins.mutate.declared.runs import PatchSpec, Progress, Runner, RunRequest, RunResult
+from plugins.mutate.profile import verdict_profile
 
 TIMEOUT_FLOOR_SECONDS = 10.0
 TIMEOUT_BASELINE_FACTOR = 5.0
@@ -289,7 +290,7 @@ class Planner:
     def combined(self) -> list[Expectation]:
         found = []
         for witness in self.scope:
-            members = [m for m in self.declared.of_witness(witness) if m.independent]
+            members = list(self.declared.combinable(witness))
             if len(members) < 2:
                 continue
             label = f"{witness}: {len(members)} independent mutants together"
@@ -367,6 +368,18 @@ def _run_harness(
     progress: Progress | None,
 ) -> Findings:
     plan = planner.plan()
+    with verdict_profile():
+        return _run_plan(planner, plan, debt, jobs, timeout, progress)
+
+
+def _run_plan(
+    planner: Planner,
+    plan: Sequence[Expectation],
+    debt: Mapping[str, str],
+    jobs: int,
+    timeout: float | None,
+    progress: Progress | None,
+) -> Findings:
     runner = Runner(planner.plugins, planner.scope)
     targets = [p.target for e in plan for p in e.request.patches]
     base_timeout = timeout if timeout is not None else BASELINE_TIMEOUT_SECONDS

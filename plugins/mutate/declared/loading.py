@@ -12,7 +12,6 @@ Rules (the ``rule`` of each :class:`claims.Violation`), all collected before any
   other witnesses' claims is recorded (:mod:`.red_sets`), never typed by hand.
 - ``positive-control-combined``: an independent mutant declares a positive control red; the
   combined run's positive controls must stay green, so such a mutant cannot be combined.
-- ``shared-target``: two independent mutants of one witness replace the same target.
 - ``duplicate-mutant``: one witness declares a mutant name twice.
 - ``control``: a named control lists something that is not an independent mutant of its
   module, or two members share a target.
@@ -67,6 +66,18 @@ class Declared:
     def of_witness(self, witness: str) -> tuple[Mutant, ...]:
         return tuple(m for m in self.mutants if m.witness == witness)
 
+    def combinable(self, witness: str) -> tuple[Mutant, ...]:
+        """The mutants of ``witness`` its combined run applies together: the independent
+        ones, but of several that replace one target only the first (in source order), since
+        one target holds one replacement at a time; the others are checked alone."""
+        seen: set[str] = set()
+        found: list[Mutant] = []
+        for mutant in self.of_witness(witness):
+            if mutant.independent and mutant.replaces not in seen:
+                seen.add(mutant.replaces)
+                found.append(mutant)
+        return tuple(found)
+
 
 def claim_book(session: Session, scope: Sequence[str]) -> ClaimBook:
     """Resolve the scope (a floor breach there stops everything) and, quietly, the rest."""
@@ -116,7 +127,6 @@ def check(declared: Declared, book: ClaimBook) -> list[Violation]:
     found: list[Violation] = []
     for mutant in declared.mutants:
         found += _mutant_violations(mutant, book)
-    found += _shared_targets(declared)
     for module in declared.modules:
         found += _control_violations(module)
     found += _duplicates(declared)
@@ -192,21 +202,6 @@ def _claim_id_violations(mutant: Mutant, book: ClaimBook) -> Iterator[Violation]
             yield _violation(
                 mutant.id, "claim-id", f"{claim_id!r}: witness {witness} has no such claim"
             )
-
-
-def _shared_targets(declared: Declared) -> Iterator[Violation]:
-    witnesses = dict.fromkeys(m.witness for m in declared.mutants)
-    for witness in witnesses:
-        independent = [m for m in declared.of_witness(witness) if m.independent]
-        for target, count in Counter(m.replaces for m in independent).items():
-            if count > 1:
-                names = ", ".join(m.name for m in independent if m.replaces == target)
-                yield _violation(
-                    witness,
-                    "shared-target",
-                    f"independent mutants {names} all replace {target}; they cannot "
-                    "be combined, so mark all but one independent=False",
-                )
 
 
 def _control_violations(module: MutantModule) -> Iterator[Violation]:

@@ -1,12 +1,16 @@
-"""Declared mutants: a replacement for one planner function, named for its defect.
+"""Declared mutants: a replacement for one function of the code under test, named for its
+defect.
 
-A mutant module (``mutation/<witness>.py``) holds module-level functions stamped
+A mutant module (registered for a witness by a plugin) holds module-level functions stamped
 ``@mutant(replaces=..., turns_red=...)``. The function's name is the defect, its docstring
 states the defect in one sentence, ``replaces`` is the dotted path of what it stands in for
 (a module-level function, a method or a property), and ``turns_red`` is the exact set of
 claim ids (``<witness>.<function>``) it must turn red. ``independent`` says it may be combined
-with the module's other independent mutants. A module may also declare ``CONTROLS``: named
-combinations (:func:`combined`) run together as one control.
+with the module's other independent mutants (of several that replace one target, the first
+is; see :meth:`~plugins.mutate.declared.loading.Declared.combinable`). A mutant reaches the
+original it replaces by calling it by its ordinary name (:mod:`plugins.mutate.patching`).
+A module may also declare ``CONTROLS``: named combinations (:func:`combined`) run together
+as one control.
 
 Stamping only marks the function; :func:`discover` is the separate step that reads a module.
 """

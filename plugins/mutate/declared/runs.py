@@ -51,7 +51,6 @@ from pydantic import BaseModel, ConfigDict
 from claims import Outcome, Session, Unresolved
 from claims.witness import Claim, Witness
 from plugins.mutate.patching import Target, drop_caches, forced_failure, patched, resolve
-from plugins.mutate.profile import load_verdict_profile
 
 OUTPUT_TAIL_LINES = 12
 CHILD_ERROR_EXIT = 70
@@ -169,7 +168,9 @@ class Runner:
     """The warm parent: a session with the witnesses resolved, forking one child per run."""
 
     def __init__(self, plugins: Sequence[str], witnesses: Sequence[str]) -> None:
-        load_verdict_profile()
+        """Start the session and resolve the witnesses; call it inside
+        :func:`~plugins.mutate.profile.verdict_profile` (as :func:`.harness.run_harness`
+        does), so the witnesses are imported, and the children forked, under it."""
         self.session = Session.start(plugins)
         self.plugins = tuple(plugins)
         self.resolutions = self.session.resolve_all(witnesses)

@@ -199,4 +199,28 @@ def render(findings: Findings) -> str:
         lines += ["", kill_matrix(findings, witness)]
     lines += ["", sanity_line(findings), *unknown_pair_lines(findings), ""]
     lines += [witness_line(findings, w) for w in findings.scope]
-    return "\n".join(lines)
+    return "\n".join([*lines, *witnessing_advice(findings)])
+
+
+def witnessing_advice(findings: Findings) -> list[str]:
+    """What to do about exit 8: the claims, and the two ways out of it."""
+    lines: list[str] = []
+    missing = sorted(findings.unwitnessed)
+    if missing:
+        lines += [
+            "",
+            f"unwitnessed (exit 8): no mutant turns {len(missing)} claim(s) red: "
+            f"{', '.join(missing)}",
+            "  either declare a mutant that does (@mutant(replaces=..., turns_red={...}) in "
+            "the witness's mutant module),",
+            '  or owe one: `"<witness>.<claim>" = "why no mutant can yet"` under [debt] in '
+            "the debt ledger (--debt FILE, or debt in [tool.claims])",
+        ]
+    stale = sorted(findings.stale_debt)
+    if stale:
+        lines += [
+            "",
+            f"debt no longer owed (exit 8): a mutant now turns {', '.join(stale)} red; "
+            "remove their entries from the debt ledger",
+        ]
+    return lines
