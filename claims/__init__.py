@@ -1,26 +1,29 @@
-"""The claims framework: witnesses of claims about the planner, run through pluggy hooks.
+"""The claims framework: witnesses of claims about the code they check, run through pluggy
+hooks.
 
 A witness module::
 
     from claims import ClaimKind, Verdict, claim, expect_equal
+    from postage.rates import price
 
     def setup() -> None:  # optional, run once before the claims
         ...
 
     @claim(ClaimKind.PLANNED_SHAPE)
-    def followers_are_headless() -> Verdict:
-        \"\"\"Every rank above 0 is started with --headless.\"\"\"
-        argvs = [rank.serve_argv for rank in _plan().ranks]  # _plan: a private helper
-        return expect_equal([False, True, True, True], ["--headless" in a for a in argvs],
-                            "headless per rank")
+    def a_started_step_is_charged_whole() -> Verdict:
+        \"\"\"100 g is one step and 101 g two.\"\"\"
+        cents = (price("europe", 100).cents, price("europe", 101).cents)
+        return expect_equal((285, 320), cents, "100 g and 101 g to europe")
 
-is registered by a plugin::
+is registered by a plugin, which the project names in ``[tool.claims] plugins``::
 
     from claims import hookimpl
 
     @hookimpl
     def claims_register_witnesses(register):
-        register("v41_group_a_launch", "witnesses.v41_group_a_launch")
+        register("postage", "postage.evidence.witness")
+
+docs/adopting.md walks through the rest; examples/postage is a whole project.
 """
 
 from claims.errors import ClaimsError, FloorViolation, PluginLoadError, UsageError, Violation

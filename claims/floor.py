@@ -96,7 +96,7 @@ def _missing_statements(witness: str, claims: Mapping[str, FunctionType]) -> Ite
                 rule="no-statement",
                 message=(
                     "the claim has no docstring; its docstring is the statement every report "
-                    "shows. Write one sentence saying what it holds about the planner."
+                    "shows. Write one sentence saying what it holds about the code it checks."
                 ),
             )
 

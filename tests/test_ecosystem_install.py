@@ -7,7 +7,9 @@ imported from the checkout: the commands run from the venv's scripts with no PYT
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -52,6 +54,16 @@ def _run(venv: Path, argv: list[str], cwd: Path) -> subprocess.CompletedProcess[
     )
 
 
+#: A project that opts into the installed planner's evidence, as this repository's own
+#: pyproject.toml does: nothing of it loads without being named.
+OPTED_IN = '[tool.claims]\nplugins = ["witnesses.plugin", "mutation.plugin"]\n'
+
+
+def _opted_in(directory: Path) -> Path:
+    (directory / "pyproject.toml").write_text(OPTED_IN, encoding="utf-8")
+    return directory
+
+
 def _claim_total(venv: Path, cwd: Path) -> int:
     """Every claim `claims list` counts, pending witnesses included."""
     done = _run(venv, ["claims", "list"], cwd)
@@ -82,7 +94,9 @@ def test_claims_run_all_passes_with_only_the_runtime_dependencies(
     assert str(runtime_venv) in imported.stdout, imported.stdout + imported.stderr
     missing = _run(runtime_venv, ["python", "-c", "import pytest"], tmp_path)
     assert missing.returncode != 0, "the runtime venv must not hold pytest"
-    done = _run(runtime_venv, ["claims", "run", "--all"], tmp_path)
+    bare = _run(runtime_venv, ["claims", "list"], tmp_path)
+    assert (bare.returncode, bare.stdout.strip()) == (0, "no witnesses registered"), bare.stderr
+    done = _run(runtime_venv, ["claims", "run", "--all"], _opted_in(tmp_path))
     summary = [line for line in done.stdout.splitlines() if re.match(r"^\w+: ", line)]
     assert done.returncode == 0, "\n".join(summary) + done.stderr
     assert summary and all(line.endswith("PASS") for line in summary), summary
@@ -91,7 +105,7 @@ def test_claims_run_all_passes_with_only_the_runtime_dependencies(
 def test_pytest_pyargs_collects_every_claim_of_the_installed_package(
     test_venv: Path, tmp_path: Path
 ) -> None:
-    total = _claim_total(test_venv, tmp_path)
+    total = _claim_total(test_venv, _opted_in(tmp_path))
     done = _run(test_venv, ["pytest", "--pyargs", "witnesses", "--collect-only", "-q"], tmp_path)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr
     assert f"{total} tests collected" in done.stdout, done.stdout[-500:]
@@ -134,8 +148,9 @@ def test_every_module_the_help_names_exists_in_an_install(
     commands = ("list", "run", "mutate", "frontiers", "identity", "evidence")
     helps += [_run(runtime_venv, ["claims", c, "--help"], tmp_path).stdout for c in commands]
     found_p = {m for text in helps for m in re.findall(r"-p (\S+)", text)}
-    named = {m for m in found_p if not m.startswith(("no:", "MODULE"))}
-    assert "witnesses.plugin" in named
+    # `my_project` is the help's placeholder for the reader's own package.
+    named = {m for m in found_p if not m.startswith(("no:", "MODULE", "my_project."))}
+    assert "my_project.evidence" in found_p
     for module in sorted(named):
         found = _run(runtime_venv, ["python", "-c", f"import {module}"], tmp_path)
         assert found.returncode == 0, f"the help names {module}, absent from an install"
@@ -179,3 +194,49 @@ def test_a_survey_without_mutmut_says_how_to_install_it(
     )
     assert "internal error" not in done.stderr
     assert not (built[0] / "mutants").exists()
+
+
+@pytest.fixture(scope="module")
+def adopter(built: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """examples/postage copied outside the checkout, as an adopter's project would sit."""
+    project = tmp_path_factory.mktemp("adopter") / "postage"
+    shutil.copytree(
+        built[0] / "examples" / "postage", project, ignore=shutil.ignore_patterns("__pycache__")
+    )
+    return project
+
+
+def _adopter_runs(venv: Path, project: Path, argv: list[str]) -> str:
+    done = _run(venv, argv, project)
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, f"{' '.join(argv)}: exit {done.returncode}\n{output[-3000:]}"
+    # Nothing of this repository's own project shows in an adopter's output.
+    assert not re.search(r"planner|witnesses\.plugin|mutation\.plugin", output, re.I), output
+    return output
+
+
+def test_the_example_project_runs_every_command_with_only_its_own_evidence(
+    test_venv: Path, adopter: Path
+) -> None:
+    listed = json.loads(_adopter_runs(test_venv, adopter, ["claims", "list", "--format", "json"]))
+    assert [(w["name"], w["total"]) for w in listed["witnesses"]] == [("postage", 5)]
+    loaded = _adopter_runs(test_venv, adopter, ["claims", "plugins"])
+    assert "postage.evidence.plugin" in loaded and str(test_venv) in loaded
+    ran = _adopter_runs(test_venv, adopter, ["claims", "run", "--all"])
+    assert ran.rstrip().endswith("postage: 5/5 PASS"), ran
+    declared = _adopter_runs(test_venv, adopter, ["claims", "mutate", "--all"])
+    assert "postage: 4/4 mutants exact" in declared and "claims witnessed 5/5" in declared
+    generated = _adopter_runs(test_venv, adopter, ["claims", "mutate", "--generated"])
+    # The witness sits inside the surveyed package; the survey leaves it out, never mutates it.
+    assert "mutants of witness and mutant modules (the evidence is not surveyed): " in generated
+    assert "every file holds its floor" in generated, generated
+    assert re.search(r"^postage/rates\.py\s+25\s", generated, re.M), generated
+    assert not re.search(r"^postage/evidence/\S+\s+\d", generated, re.M), generated
+    values = _adopter_runs(test_venv, adopter, ["claims", "mutate", "--values"])
+    assert "1 boundaries (0 called by no claim)" in values, values
+    assert "every file holds its floor" in values, values
+    tested = _adopter_runs(test_venv, adopter, ["pytest", "-q", "postage/evidence"])
+    assert "5 passed" in tested, tested
+    commands = ("list", "plugins", "run", "mutate", "frontiers", "identity", "evidence")
+    for argv in (["claims", "--help"], *(["claims", c, "--help"] for c in commands)):
+        _adopter_runs(test_venv, adopter, argv)  # no word of this repository's project

@@ -1,22 +1,21 @@
 """The mutation engine, a built-in plugin: it adds ``claims mutate``.
 
 - :mod:`plugins.mutate.declared`: declared mutants with exact kill sets (the harness).
-- :mod:`plugins.mutate.generated`: the mutmut survey of the planner's own source.
+- :mod:`plugins.mutate.generated`: the mutmut survey of the project's source paths.
 - :mod:`plugins.mutate.values`: the value survey (mutated return values of boundaries).
 - Shared: :mod:`~plugins.mutate.patching`, :mod:`~plugins.mutate.stryker` (the report
   schema), :mod:`~plugins.mutate.html_report`, :mod:`~plugins.mutate.floors`,
   :mod:`~plugins.mutate.ledgers`, :mod:`~plugins.mutate.profile`.
 
-The engine never imports the planner, nor the mutant data: the project's declared mutants
-live in ``mutation/<witness>.py`` beside the witnesses they mirror and arrive through the
-``claims_register_mutants`` hook. A mutant module writes::
+The engine imports no project's code nor its mutant data: declared mutants arrive through
+the ``claims_register_mutants`` hook. A mutant module writes::
 
-    from mutation import mutant      # or: from plugins.mutate import mutant
+    from plugins.mutate import mutant
 
-    @mutant(replaces="planner.admission.hosts_held_by_subject", turns_red={...})
-    def held_host_conjunct_removed(state, group):
-        \"\"\"Admission no longer checks that every host is held by the group's subject.\"\"\"
-        return ()
+    @mutant(replaces="postage.rates.steps", turns_red={"postage.a_started_step_is_charged_whole"})
+    def steps_round_down(grams: int) -> int:
+        \"\"\"Only whole steps are charged: 250 g pays for two.\"\"\"
+        return grams // 100
 
 Loading this plugin (on every ``claims`` invocation) imports nothing of the engine: the
 names below and the command's handlers import their modules on first use.
