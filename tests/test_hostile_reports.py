@@ -10,6 +10,7 @@ import re
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -50,7 +51,7 @@ _READ = (
     r"thresholds(\.(high|low))?",
     r"config(\.shard)?",
     r"files(\.planner/x\.py(\.(mutants(\.\d+(\.(id|status|killedBy|coveredBy|mutatorName|"
-    r"replacement)(\.\d+)?|\.location(\.start(\.(line|column))?)?)?)?|language|source))?)?",
+    r"replacement)(\.\d+)?|\.location(\.(start|end)(\.(line|column))?)?)?)?|language|source))?)?",
     r"testFiles(\.witnesses/w\.py(\.tests(\.\d+(\.(id|name)|\.location(\.start(\.line)?)?)?)?)?)?",
 )
 """Key paths the merge or a summary reads: a value of another type there is refused."""
@@ -122,3 +123,20 @@ def test_two_reports_disagreeing_on_a_mutant_are_refused() -> None:
             "claims: error: mutant m1 is Killed in one report and Survived in another\n",
         )
         assert not out.exists()
+
+
+@pytest.mark.parametrize("point", ["start", "end"])
+def test_a_mutant_location_without_a_column_is_refused_not_a_crash(
+    tmp_path: Path, point: str
+) -> None:
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    good.write_text(json.dumps(GOOD), encoding="utf-8")
+    broken = json.loads(json.dumps(REPORT))
+    del broken["files"]["planner/x.py"]["mutants"][0]["location"][point]["column"]
+    bad.write_text(json.dumps(broken), encoding="utf-8")
+    ran = claims_main("mutate", "--merge-reports", good, bad, "--report", tmp_path / "m.json")
+    assert ran.code == 2, ran.err
+    assert ran.err.strip() == (
+        f"claims: error: {bad}: not a mutation-testing report: files['planner/x.py']"
+        f".mutants[0] (id 'm1').location.{point}.column: expected an integer"
+    )

@@ -166,11 +166,17 @@ def _mutant_problems(where: str, mutant: object) -> list[str]:
         if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
             problems.append(f"{label}.{key}: expected an array of claim ids")
     if "location" in mutant:
-        problems += _location_problems(f"{label}.location", mutant["location"], ("start",))
+        # The schema's Location: start and end, each with line and column; the merge sorts by
+        # them, so a report without them is refused here, not a crash there.
+        where = f"{label}.location"
+        problems += _location_problems(where, mutant["location"], ("start", "end"), columns=True)
     return problems
 
 
-def _location_problems(where: str, found: object, required: tuple[str, ...]) -> list[str]:
+def _location_problems(
+    where: str, found: object, required: tuple[str, ...], columns: bool = False
+) -> list[str]:
+    """``columns``: every point needs a column; else only a test's start may carry one."""
     if not isinstance(found, dict):
         return [f"{where}: expected an object, got {_kind(found)}"]
     problems = []
@@ -179,7 +185,8 @@ def _location_problems(where: str, found: object, required: tuple[str, ...]) -> 
         if not isinstance(point, dict):
             problems.append(f"{where}.{end}: expected an object with line and column")
             continue
-        for key in ("line", "column") if end == "start" and "column" in point else ("line",):
+        wanted = columns or (end == "start" and "column" in point)
+        for key in ("line", "column") if wanted else ("line",):
             if not _is_int(point.get(key)):
                 problems.append(f"{where}.{end}.{key}: expected an integer")
     return problems
