@@ -13,6 +13,7 @@ from claims.exits import Exit
 from claims.files import shown
 from claims.model import ClaimKind
 from claims.session import Selection, Session
+from claims.tables import fitted
 from claims.witness import Resolution, Unresolved
 
 LIST_EPILOG = """\
@@ -97,11 +98,9 @@ def list_plugins(args: argparse.Namespace, session: Session) -> int:
         document = {"config": None if config is None else str(config), "plugins": rows}
         print(json.dumps(document, indent=2))
         return Exit.OK
-    from tabulate import tabulate
-
     print(f"configuration: {session.config.describe()}")
     shown_rows = [[shown(r["name"]), shown(r["origin"]), shown(r["file"] or "")] for r in rows]
-    print(tabulate(shown_rows, headers=["plugin", "named by", "file"]))
+    print(fitted(shown_rows, ["plugin", "named by", "file"], (1, 2)))
     return Exit.OK
 
 
@@ -122,10 +121,8 @@ def list_witnesses(args: argparse.Namespace, session: Session) -> int:
         counts = [sum(1 for c in resolution.claims if c.kind is k) for k in kinds]
         status = "pending: red until its frontier lands" if resolution.name in pending else "ok"
         rows.append([resolution.name, *counts, len(resolution.claims), status])
-    from tabulate import tabulate
-
     headers = ["witness", *[k.value for k in kinds], "total", "status"]
-    print(tabulate(rows, headers=headers) if rows else "no witnesses registered")
+    print(fitted(rows, headers, len(headers) - 1) if rows else "no witnesses registered")
     unresolved = [r.name for r in resolutions if isinstance(r, Unresolved)]
     if unresolved:
         print(f"unresolved: {', '.join(unresolved)}", file=sys.stderr)

@@ -12,9 +12,8 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any, TextIO
 
-from tabulate import tabulate
-
 from claims import ClaimKind, ClaimResult, Outcome, RunReport, Verdict, WitnessReport, hookimpl
+from claims.tables import fitted
 
 FORMATS: dict[str, str] = {
     "table": "a table of claims (evidence cut at 3,000 characters), then one summary line "
@@ -97,8 +96,7 @@ def render_table(report: RunReport, colour: bool = False) -> str:
         ]
         for r in report.results
     ]
-    widths = [None, None, None, DETAIL_WIDTH, None]
-    table = tabulate(rows, headers=TABLE_HEADERS, floatfmt=".1f", maxcolwidths=widths)
+    table = fitted(rows, TABLE_HEADERS, 3, cap=DETAIL_WIDTH, floatfmt=".1f")
     parts = [table] if rows else []
     parts.append(
         "\n".join(_paint(ln, _summary_colour(ln), colour) for ln in report.summary_lines())

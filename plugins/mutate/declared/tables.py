@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from tabulate import tabulate
-
+from claims.tables import fitted
 from plugins.mutate.declared.harness import Findings, Judgement, RunKind
 
 HEADERS = ("run", "claim", "expected", "actual", "verdict")
@@ -65,7 +64,7 @@ def kill_matrix(findings: Findings, witness: str) -> str:
         if j.expectation.witness == witness
         for row in _rows(j, order)
     ]
-    return tabulate(rows, headers=HEADERS) if rows else f"{witness}: no declared mutants"
+    return fitted(rows, HEADERS, (0, 1, 4)) if rows else f"{witness}: no declared mutants"
 
 
 def sanity_line(findings: Findings) -> str:
