@@ -11,7 +11,7 @@ from pathlib import Path
 from claims.errors import UsageError
 from claims.exits import Exit
 from claims.files import shown
-from claims.model import ClaimKind
+from claims.model import ClaimKind, known_kinds, resolve_kind
 from claims.session import Selection, Session
 from claims.tables import fitted
 from claims.witness import Resolution, Unresolved
@@ -79,7 +79,30 @@ def add_builtin_commands(
         "--format", choices=["table", "json"], default="table", help="table (default), or json"
     )
     plugins.set_defaults(handler=list_plugins)
+    kinds = subparsers.add_parser(
+        "kinds",
+        help="list the claim kinds, built in and registered by plugins, and what each states",
+        description="List every claim kind: its name, what a claim of it states, who defines it.",
+    )
+    kinds.add_argument(
+        "--format", choices=["table", "json"], default="table", help="table (default), or json"
+    )
+    kinds.set_defaults(handler=list_kinds)
     return _add_run_parser(subparsers, formats)
+
+
+def list_kinds(args: argparse.Namespace, session: Session) -> int:
+    """Print every claim kind with what it states and whether it is built in."""
+    rows = [
+        {"kind": k.value, "states": states, "built_in": isinstance(k, ClaimKind)}
+        for k, states in known_kinds().items()
+    ]
+    if args.format == "json":
+        print(json.dumps({"kinds": rows}, indent=2))
+        return Exit.OK
+    table = [[r["kind"], "built in" if r["built_in"] else "a plugin", r["states"]] for r in rows]
+    print(fitted(table, ["kind", "defined by", "what a claim of it states"], 2))
+    return Exit.OK
 
 
 def list_plugins(args: argparse.Namespace, session: Session) -> int:
@@ -106,7 +129,7 @@ def list_plugins(args: argparse.Namespace, session: Session) -> int:
 
 def list_witnesses(args: argparse.Namespace, session: Session) -> int:
     """Print a table: witness, claims per kind, total, status; exit 1 if one is unresolved."""
-    kinds = list(ClaimKind)
+    kinds = list(known_kinds())
     pending = set(session.pending_names)
     resolutions = session.resolve_all((*session.witness_names, *session.pending_names))
     if args.format == "json":
@@ -118,7 +141,7 @@ def list_witnesses(args: argparse.Namespace, session: Session) -> int:
                 [resolution.name, *["" for _ in kinds], "", f"unresolved: {resolution.reason}"]
             )
             continue
-        counts = [sum(1 for c in resolution.claims if c.kind is k) for k in kinds]
+        counts = [sum(1 for c in resolution.claims if c.kind == k) for k in kinds]
         status = "pending: red until its frontier lands" if resolution.name in pending else "ok"
         rows.append([resolution.name, *counts, len(resolution.claims), status])
     headers = ["witness", *[k.value for k in kinds], "total", "status"]
@@ -132,12 +155,13 @@ def list_witnesses(args: argparse.Namespace, session: Session) -> int:
 
 def _list_json(resolutions: Sequence[Resolution], pending: set[str]) -> int:
     witnesses: list[dict[str, object]] = []
+    known = list(known_kinds())
     for resolution in resolutions:
         entry: dict[str, object] = {"name": resolution.name}
         if isinstance(resolution, Unresolved):
             entry |= {"status": "unresolved", "reason": resolution.reason}
         else:
-            counts = {k.value: sum(1 for c in resolution.claims if c.kind is k) for k in ClaimKind}
+            counts = {k.value: sum(1 for c in resolution.claims if c.kind == k) for k in known}
             status = "pending" if resolution.name in pending else "ok"
             entry |= {"status": status, "claims": counts, "total": len(resolution.claims)}
         witnesses.append(entry)
@@ -163,9 +187,9 @@ def _add_run_parser(
     run.add_argument("-k", dest="pattern", metavar="PATTERN", help="claim id substring or glob")
     run.add_argument(
         "--kind",
-        choices=[k.value for k in ClaimKind],
+        choices=[k.value for k in known_kinds()],
         metavar="KIND",
-        help=f"only claims of KIND: {', '.join(k.value for k in ClaimKind)}",
+        help=f"only claims of KIND: {', '.join(k.value for k in known_kinds())}",
     )
     run.add_argument(
         "--format",
@@ -201,7 +225,7 @@ def run_witnesses(args: argparse.Namespace, session: Session) -> int:
         if not names:
             print(f"no witness reaches a file changed since {args.changed_since}")
             return Exit.OK
-    selection = Selection(args.pattern, ClaimKind(args.kind) if args.kind else None)
+    selection = Selection(args.pattern, resolve_kind(args.kind) if args.kind else None)
     report = session.run(names, selection)
     session.run_finished(report, args)
     session.report(report, args.format, sys.stdout)

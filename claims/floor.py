@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Mapping
 from types import CodeType, FunctionType, ModuleType
 
 from claims.errors import Violation
-from claims.model import CLAIM_KIND_ATTR, ClaimKind
+from claims.model import CLAIM_KIND_ATTR, ClaimKind, CustomKind
 
 #: Public names a witness module may define that are not claims: ``setup()`` runs once
 #: before its claims; ``artifacts()`` renders what revision-pair controls compare
@@ -35,10 +35,10 @@ _GLOBAL_LOADS = frozenset({"LOAD_GLOBAL", "LOAD_NAME"})
 _TOP_LEVEL_DEF = re.compile(r"^(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
 
 
-def claim_kind(fn: object) -> ClaimKind | None:
+def claim_kind(fn: object) -> ClaimKind | CustomKind | None:
     """The kind stamped on ``fn`` by ``@claim``, or None for an unstamped function."""
     kind = getattr(fn, CLAIM_KIND_ATTR, None)
-    return kind if isinstance(kind, ClaimKind) else None
+    return kind if isinstance(kind, (ClaimKind, CustomKind)) else None
 
 
 def defined_functions(module: ModuleType) -> dict[str, FunctionType]:

@@ -69,6 +69,19 @@ def claims_register_frontiers(register: Callable[[Any], None]) -> None:
 
 
 @hookspec
+def claims_register_kinds(register: Callable[[str, str], None]) -> None:
+    """Register claim kinds of the plugin's own: call ``register(name, description)`` per
+    kind (``name`` lower_snake_case, not a built-in kind; ``description``: what a claim of
+    that kind states).
+
+    Called once per plugin, in load order, when the session starts, before any witness is
+    imported, so ``@claim("name")`` in a witness module finds the kind. ``claims list``
+    counts every kind, ``claims run --kind`` selects one, the pytest bridge adds a marker per
+    kind. ``claims mutate`` treats a registered kind like any kind but ``positive_control``.
+    """
+
+
+@hookspec
 def claims_register_formats(register: Callable[[str, str], None]) -> None:
     """Register report formats: call ``register(name, description)`` per format.
 

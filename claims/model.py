@@ -8,11 +8,12 @@ any other exception is an *error* verdict, decided by the runner, never a crash.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, PrivateAttr
+from pydantic import BaseModel, ConfigDict, PlainSerializer, PlainValidator, PrivateAttr
 
 
 class ClaimKind(StrEnum):
@@ -24,6 +25,79 @@ class ClaimKind(StrEnum):
     PAIRING_OBLIGATION = "pairing_obligation"
     PROPERTY = "property"
     IDENTITY = "identity"
+
+
+BUILTIN_KINDS: dict[ClaimKind, str] = {
+    ClaimKind.PLANNED_SHAPE: (
+        "what a rendered or computed value looks like (an argv, a unit, a table)"
+    ),
+    ClaimKind.REFUSAL: "that a bad input is refused, and by which name",
+    ClaimKind.POSITIVE_CONTROL: (
+        "that a good input is accepted: the claim that keeps the refusals honest"
+    ),
+    ClaimKind.PAIRING_OBLIGATION: (
+        "that an input owed by an open obligation is named as owed, and nothing renders without it"
+    ),
+    ClaimKind.PROPERTY: "a law over many generated inputs (hypothesis)",
+    ClaimKind.IDENTITY: "that something is the same thing under another name or path",
+}
+"""What a claim of each built-in kind states (``claims kinds``; docs/claims.md holds its table
+to this, tests/test_docs.py checks)."""
+
+
+class CustomKind(str):
+    """A claim kind a plugin registered (``claims_register_kinds``): its name, a ``str``
+    with the ``value`` a :class:`ClaimKind` member has, so both read alike."""
+
+    __slots__ = ()
+
+    @property
+    def value(self) -> str:
+        return str(self)
+
+
+_KIND_NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
+_REGISTERED: dict[str, tuple[CustomKind, str]] = {}
+
+
+def register_kind(name: str, description: str) -> CustomKind:
+    """Add a kind a plugin defines (once per process; the same name again is the same kind).
+    A name that is a built-in kind, or not lower_snake_case, is a ``ValueError``."""
+    if not isinstance(name, str) or not _KIND_NAME.fullmatch(name):
+        raise ValueError(f"claim kind {name!r}: a kind is lower_snake_case, at most 40 characters")
+    if name in ClaimKind.__members__.values() or name in {k.value for k in ClaimKind}:
+        raise ValueError(f"claim kind {name!r} is built in; register only new kinds")
+    if not isinstance(description, str) or not description.strip():
+        raise ValueError(f"claim kind {name!r}: give it a description (what such a claim states)")
+    found = _REGISTERED.setdefault(name, (CustomKind(name), description.strip()))
+    return found[0]
+
+
+def known_kinds() -> dict[ClaimKind | CustomKind, str]:
+    """Every kind, built in first, then the registered ones, with what each states."""
+    found: dict[ClaimKind | CustomKind, str] = {k: BUILTIN_KINDS[k] for k in ClaimKind}
+    found.update(_REGISTERED.values())
+    return found
+
+
+def resolve_kind(value: object) -> ClaimKind | CustomKind:
+    """The kind named ``value``; one that is neither built in nor registered is a
+    ``ValueError`` listing the kinds there are."""
+    if isinstance(value, (ClaimKind, CustomKind)):
+        return value
+    if isinstance(value, str):
+        if value in {k.value for k in ClaimKind}:
+            return ClaimKind(value)
+        if value in _REGISTERED:
+            return _REGISTERED[value][0]
+    kinds = ", ".join(k.value for k in known_kinds())
+    raise ValueError(f"unknown claim kind {value!r}; the kinds are: {kinds}")
+
+
+Kind = Annotated[
+    ClaimKind | CustomKind, PlainValidator(resolve_kind), PlainSerializer(str, return_type=str)
+]
+"""A claim's kind as a pydantic field: read by name, written as its name."""
 
 
 class Outcome(StrEnum):
@@ -182,13 +256,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def claim(kind: ClaimKind | str) -> Callable[[F], F]:
-    """Stamp a function as a claim of ``kind``; discovery is a separate step. A ``kind``
-    that is no :class:`ClaimKind` raises ``ValueError`` listing the kinds there are."""
-    try:
-        resolved = ClaimKind(kind)
-    except ValueError:
-        kinds = ", ".join(k.value for k in ClaimKind)
-        raise ValueError(f"unknown claim kind {kind!r}; the kinds are: {kinds}") from None
+    """Stamp a function as a claim of ``kind``: a :class:`ClaimKind`, or the name of a built-in
+    or plugin-registered kind (plugins register theirs before any witness is imported).
+    Discovery is a separate step. An unknown ``kind`` raises ``ValueError`` listing the kinds
+    there are."""
+    resolved = resolve_kind(kind)
 
     def stamp(fn: F) -> F:
         setattr(fn, CLAIM_KIND_ATTR, resolved)

@@ -11,8 +11,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from claims.errors import Violation
+from claims.errors import UsageError, Violation
 from claims.loader import ClaimsPluginManager
+from claims.model import register_kind
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,19 @@ def collect_formats(pm: ClaimsPluginManager) -> dict[str, str]:
 
     _call_each(pm, "claims_register_formats", register)
     return found
+
+
+def collect_kinds(pm: ClaimsPluginManager) -> None:
+    """Register the claim kinds the plugins define (:func:`claims.model.register_kind`); a
+    bad one is that plugin's usage error."""
+
+    def register(name: str, description: str) -> None:
+        try:
+            register_kind(name, description)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+
+    _call_each(pm, "claims_register_kinds", register)
 
 
 def _call_each(pm: ClaimsPluginManager, hook: str, register: Callable[..., None]) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from claims.exits import Exit
-from claims.model import ClaimKind, Outcome, Verdict
+from claims.model import Kind, Outcome, Verdict
 
 
 class ClaimResult(BaseModel):
@@ -16,7 +16,7 @@ class ClaimResult(BaseModel):
     id: str
     witness: str
     name: str
-    kind: ClaimKind
+    kind: Kind
     verdict: Verdict
     duration_ms: float
     statement: str

@@ -18,8 +18,14 @@ from typing import Any, TextIO
 from claims.config import ProjectConfig, find_config
 from claims.errors import ClaimsError, FloorViolation, UsageError, Violation, describe
 from claims.loader import PLUGIN_FAILURES, ClaimsPluginManager, load_plugins
-from claims.model import ClaimKind, Outcome, Verdict
-from claims.registry import Registry, collect_formats, collect_frontiers, collect_registry
+from claims.model import ClaimKind, CustomKind, Outcome, Verdict, known_kinds
+from claims.registry import (
+    Registry,
+    collect_formats,
+    collect_frontiers,
+    collect_kinds,
+    collect_registry,
+)
 from claims.results import ClaimResult, RunReport, WitnessReport
 from claims.runner import run_setup
 from claims.witness import Claim, Resolution, Unresolved, Witness, resolve_witness
@@ -32,14 +38,14 @@ class Selection:
     """Which claims to run: ``pattern`` (substring, or fnmatch when it has ``*?[``), ``kind``."""
 
     pattern: str | None = None
-    kind: ClaimKind | None = None
+    kind: ClaimKind | CustomKind | None = None
 
     @property
     def active(self) -> bool:
         return self.pattern is not None or self.kind is not None
 
     def matches(self, claim: Claim) -> bool:
-        if self.kind is not None and claim.kind is not self.kind:
+        if self.kind is not None and claim.kind != self.kind:
             return False
         if self.pattern is None:
             return True
@@ -88,7 +94,9 @@ class Session:
         default: the one :func:`claims.config.find_config` finds from the working directory)
         and ``extra_plugins``, in order."""
         found = find_config() if config is None else config
-        return cls(load_plugins(extra_plugins, autoload=autoload, config=found), found)
+        pm = load_plugins(extra_plugins, autoload=autoload, config=found)
+        collect_kinds(pm)  # before any witness module is imported: @claim reads them
+        return cls(pm, found)
 
     def plugin_arguments(self, extra: Iterable[str] = ()) -> tuple[str, ...]:
         """``-p`` arguments that load in a process of its own (a survey worker, started with
@@ -223,7 +231,7 @@ class Session:
                 raise UsageError(
                     f"no claim of {', '.join(names)} matches {selection.describe()}; "
                     "`claims list` shows the witnesses, `--kind` takes "
-                    f"{', '.join(k.value for k in ClaimKind)}."
+                    f"{', '.join(k.value for k in known_kinds())}."
                 )
         return RunReport(witnesses=tuple(reports))
 

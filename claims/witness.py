@@ -18,7 +18,7 @@ from types import FunctionType, ModuleType
 
 from claims.errors import FloorViolation, describe
 from claims.floor import check_floor, claim_kind, defined_functions, source_line
-from claims.model import ClaimKind
+from claims.model import ClaimKind, CustomKind
 from claims.profile import deterministic_hypothesis
 
 SETUP = "setup"
@@ -30,7 +30,7 @@ class Claim:
 
     witness: str
     name: str
-    kind: ClaimKind
+    kind: ClaimKind | CustomKind
     statement: str
     function: Callable[[], object]
     module: str

@@ -36,9 +36,10 @@ from typing import Any
 import pytest
 from _pytest._code import Traceback
 
-from claims import ClaimKind, ClaimResult, ClaimsError, Session, Unresolved
+from claims import ClaimResult, ClaimsError, Session, Unresolved
 from claims.config import find_config
 from claims.errors import FloorViolation
+from claims.model import known_kinds
 from claims.registry import WitnessEntry
 from claims.witness import Claim
 
@@ -63,8 +64,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
-    for kind in ClaimKind:
-        config.addinivalue_line("markers", f"{kind.value}: a claim of kind {kind.value}")
     try:
         # The project's [tool.claims] is found from pytest's root, as pytest found its own.
         project = find_config(config.rootpath)
@@ -78,6 +77,8 @@ def pytest_configure(config: pytest.Config) -> None:
             pytest.register_assert_rewrite(*unimported)
     except ClaimsError as error:
         raise pytest.UsageError(f"claims: {error}") from error
+    for kind, states in known_kinds().items():  # the plugins' kinds are registered by now
+        config.addinivalue_line("markers", f"{kind.value}: a claim of kind {kind.value}: {states}")
     config.stash[SESSION] = session
     config.stash[MADE] = set()
 

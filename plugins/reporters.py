@@ -12,7 +12,8 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any, TextIO
 
-from claims import ClaimKind, ClaimResult, Outcome, RunReport, Verdict, WitnessReport, hookimpl
+from claims import ClaimResult, Outcome, RunReport, Verdict, WitnessReport, hookimpl
+from claims.model import known_kinds, resolve_kind
 from claims.tables import fitted
 
 FORMATS: dict[str, str] = {
@@ -167,7 +168,7 @@ def _claim_from_json(witness: str, doc: dict[str, Any]) -> ClaimResult:
         id=doc["id"],
         witness=witness,
         name=doc["id"].removeprefix(f"{witness}."),
-        kind=ClaimKind(doc["kind"]),
+        kind=resolve_kind(doc["kind"]),
         verdict=Verdict(
             outcome=Outcome(doc["verdict"]), reason=doc["reason"], evidence=doc["evidence"]
         ),
@@ -188,8 +189,8 @@ def render_markdown(report: RunReport) -> str:
 
 def _markdown_witness(witness: WitnessReport) -> Iterator[str]:
     yield f"**{witness.summary_line}**"
-    for kind in ClaimKind:
-        results = [r for r in witness.results if r.kind is kind]
+    for kind in known_kinds():
+        results = [r for r in witness.results if r.kind == kind]
         if results:
             passed = sum(1 for r in results if r.passed)
             yield ""

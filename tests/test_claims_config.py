@@ -142,3 +142,90 @@ def test_a_bad_table_stops_every_command_with_exit_2(tmp_path: Path) -> None:
         f"claims: error: {(project / 'pyproject.toml').resolve()}: tool.claims.plugins[0]: "
         "must be non-empty printable text (1)"
     )
+
+
+KIND_PLUGIN = """\
+from claims import hookimpl
+
+
+@hookimpl
+def claims_register_kinds(register):
+    register("latency_budget", "a path that must finish within its budget")
+
+
+@hookimpl
+def claims_register_witnesses(register):
+    register("timed", "timed_witness")
+"""
+
+KIND_WITNESS = '''\
+from claims import ClaimKind, Verdict, claim, holds
+
+
+@claim("latency_budget")
+def a_lookup_is_one_step() -> Verdict:
+    """A lookup takes one step."""
+    return holds("1 step")
+
+
+@claim(ClaimKind.REFUSAL)
+def a_bad_key_is_refused() -> Verdict:
+    """A bad key is refused."""
+    return holds("refused")
+'''
+
+
+def _kind_project(root: Path, plugin: str = KIND_PLUGIN, witness: str = KIND_WITNESS) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "pyproject.toml").write_text(
+        '[tool.claims]\nplugins = ["kind_plugin"]\npythonpath = ["."]\n', encoding="utf-8"
+    )
+    (root / "kind_plugin.py").write_text(plugin, encoding="utf-8")
+    (root / "timed_witness.py").write_text(witness, encoding="utf-8")
+    return root
+
+
+def test_a_plugin_registers_a_claim_kind_that_list_run_and_pytest_know(tmp_path: Path) -> None:
+    project = _kind_project(tmp_path / "p")
+    listed = json.loads(_claims(project, "list", "--format", "json").stdout)["witnesses"][0]
+    assert listed["claims"]["latency_budget"] == 1 and listed["claims"]["refusal"] == 1
+    kinds = json.loads(_claims(project, "kinds", "--format", "json").stdout)["kinds"]
+    assert kinds[-1] == {
+        "kind": "latency_budget",
+        "states": "a path that must finish within its budget",
+        "built_in": False,
+    }
+    ran = _claims(project, "run", "--all", "--kind", "latency_budget", "--format", "json")
+    assert ran.returncode == 0, ran.stderr
+    claims = json.loads(ran.stdout)["witnesses"]["timed"]["claims"]
+    assert [(c["id"], c["kind"]) for c in claims] == [
+        ("timed.a_lookup_is_one_step", "latency_budget")
+    ]
+    marked = subprocess.run(
+        [str(CLAIMS_EXE.with_name("pytest")), "-q", "-m", "latency_budget", "timed_witness.py"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert "1 passed, 1 deselected" in marked.stdout, marked.stdout + marked.stderr
+
+
+def test_an_unknown_kind_lists_the_registered_ones_and_a_bad_kind_names_its_plugin(
+    tmp_path: Path,
+) -> None:
+    typo = _kind_project(
+        tmp_path / "typo",
+        witness=KIND_WITNESS.replace('@claim("latency_budget")', '@claim("latency")'),
+    )
+    listed = _claims(typo, "list")
+    assert listed.returncode == 1
+    assert "unknown claim kind 'latency'; the kinds are: planned_shape, refusal," in listed.stdout
+    assert "identity, latency_budget" in listed.stdout
+    bad = _kind_project(
+        tmp_path / "bad", plugin=KIND_PLUGIN.replace('"latency_budget"', '"refusal"')
+    )
+    done = _claims(bad, "list")
+    assert done.returncode == 2
+    assert "kind_plugin" in done.stderr and "claim kind 'refusal' is built in" in done.stderr

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from claims.model import BUILTIN_KINDS
+
 REPO = Path(__file__).resolve().parents[1]
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 LINK = re.compile(r"\]\(([^)\s]+)\)")
@@ -57,3 +59,11 @@ def test_the_readme_is_a_front_door_and_links_every_docs_page() -> None:
     assert len(readme.read_text(encoding="utf-8").splitlines()) <= README_LINES
     linked = {(REPO / t.partition("#")[0]).resolve() for t in _links(readme)}
     assert [p.name for p in PAGES[1:] if p.resolve() not in linked] == []
+
+
+def test_the_kinds_table_says_what_the_kernel_says() -> None:
+    text = (REPO / "docs" / "claims.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `(\w+)` \| (.+) \|$", text, re.MULTILINE))
+    assert {k.value: rows.get(k.value) for k in BUILTIN_KINDS} == {
+        k.value: states for k, states in BUILTIN_KINDS.items()
+    }

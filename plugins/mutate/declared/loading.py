@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from claims import ClaimKind, FloorViolation, Session, Unresolved, UsageError, Violation
 from claims.errors import describe
+from claims.model import CustomKind
 from claims.witness import Claim
 from plugins.mutate.declared.model import Mutant, MutantModule, discover
 from plugins.mutate.patching import TargetError, resolve, signature_mismatch
@@ -41,7 +42,7 @@ class ClaimBook:
     registered: frozenset[str]
     claims: Mapping[str, Claim]
 
-    def kind(self, claim_id: str) -> ClaimKind | None:
+    def kind(self, claim_id: str) -> ClaimKind | CustomKind | None:
         found = self.claims.get(claim_id)
         return found.kind if found else None
 
