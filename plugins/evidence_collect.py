@@ -53,6 +53,8 @@ class Evidence(BaseModel):
     mutants: tuple[MutantLine, ...]
     labels: tuple[tuple[str, str], ...]
     ok: bool
+    failed: tuple[str, ...] = ()
+    """Which parts do not hold, each with what to look at (empty when ``ok``)."""
 
 
 def evidence_command(args: argparse.Namespace, session: Session) -> int:
@@ -97,12 +99,20 @@ def collect(
         if failing
         else ()
     )
-    ok = (
-        all(label == "pre-existing" for _, label in labels)
-        and all(w.unresolved is None for w in report.witnesses)
-        and all(same for _, same, _ in identity)
-        and exit_code in (None, 0)
+    new = [claim for claim, label in labels if label != "pre-existing"]
+    unresolved = [w.name for w in report.witnesses if w.unresolved is not None]
+    differing = [name for name, same, _ in identity if not same]
+    failed = (
+        *([f"failing claims new since the base: {', '.join(new)}"] if new else []),
+        *([f"unresolved witnesses: {', '.join(unresolved)}"] if unresolved else []),
+        *([f"byte identity differs: {', '.join(differing)}"] if differing else []),
+        *(
+            [f"mutation control: claims mutate exited {exit_code} (its lines above say why)"]
+            if exit_code not in (None, 0)
+            else []
+        ),
     )
+    ok = not failed
     return Evidence(
         base=base,
         base_commit=commit,
@@ -117,6 +127,7 @@ def collect(
         mutants=tuple(mutants),
         labels=labels,
         ok=ok,
+        failed=failed,
     )
 
 
@@ -221,14 +232,17 @@ def render_markdown(evidence: Evidence) -> str:
     lines += _mutation_section(evidence)
     lines += _touched_section(evidence)
     lines += _labels_section(evidence)
-    verdict = "holds" if evidence.ok else "does NOT hold"
-    lines += [f"**Verdict:** the evidence {verdict}.", ""]
+    if evidence.ok:
+        lines += ["**Verdict:** the evidence holds.", ""]
+    else:
+        lines += ["**Verdict:** the evidence does NOT hold:", ""]
+        lines += [*(f"- {markdown_text(part)}" for part in evidence.failed), ""]
     return "\n".join(lines)
 
 
 def _identity_section(evidence: Evidence) -> list[str]:
     lines = [
-        "**Byte identity** (arms whose witnesses reach the change, rendered at the base and now):",
+        "**Byte identity** (witnesses that reach the change, rendered at the base and now):",
         "",
     ]
     if not evidence.identity:

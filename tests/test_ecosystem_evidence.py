@@ -103,6 +103,12 @@ def test_a_claim_the_change_breaks_is_new_and_fails_the_evidence(
     assert labels and set(labels.values()) == {"new"}, labels
     assert all(claim.startswith("fake_door.") for claim in labels)
     assert body["touched"] and body["mutation_ran"] is False and body["ok"] is False
+    # The verdict says which part failed, naming the claims.
+    new = sorted(c for c, label in labels.items() if label == "new")
+    assert body["failed"] == [f"failing claims new since the base: {', '.join(new)}"]
+    page = evidence(broken, "--base", "HEAD~1", "--no-mutation").stdout
+    verdict = "**Verdict:** the evidence does NOT hold:\n\n- failing claims new since the base: "
+    assert verdict in page, page
 
 
 def test_an_unknown_base_is_a_usage_error(repo: Path) -> None:
