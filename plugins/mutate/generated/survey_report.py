@@ -168,7 +168,8 @@ SHOW_SURVIVORS = 20
 
 
 def summarize_report(report: Mapping[str, Any], show_survivors: int | None = None) -> str:
-    """Per witness: covered, killed, timeouts, not killed by it, equivalent; then survivors."""
+    """Per witness: covered, killed, timeouts, not killed by it, equivalent, and the share of
+    what it covers that it detects; then survivors."""
     mutants = [m for _, m in _mutants(report)]
     rows = [_witness_row(mutants, w) for w in _witnesses(report)]
     headers = [
@@ -179,7 +180,9 @@ def summarize_report(report: Mapping[str, Any], show_survivors: int | None = Non
         "not killed",
         "crashed",
         "equivalent",
-        "score",
+        # Not a second score: the survey has one rate, the strength of the file table below;
+        # this is the share of what the witness covers that its own claims detect.
+        "killed by it",
     ]
     counts: dict[str, int] = {}
     for m in mutants:
