@@ -53,41 +53,49 @@ examples:
 def add_builtin_commands(
     subparsers: argparse._SubParsersAction[argparse.ArgumentParser], formats: dict[str, str]
 ) -> argparse.ArgumentParser:
-    """Add ``list`` and ``run``; returns the ``run`` parser for plugins' run options."""
-    listing = subparsers.add_parser(
-        "list",
-        help="list the witnesses and their claim counts per kind",
-        description="List every registered witness with its number of claims of each kind.",
-        epilog=LIST_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    """Add ``list``, ``plugins``, ``kinds`` and ``run``; returns the ``run`` parser for
+    plugins' run options."""
+    listings = (
+        (
+            "list",
+            list_witnesses,
+            "list the witnesses and their claim counts per kind",
+            "List every registered witness with its number of claims of each kind.",
+            LIST_EPILOG,
+            "json: one object per witness with its claims per kind",
+        ),
+        (
+            "plugins",
+            list_plugins,
+            "list the loaded plugins, where each was named, and the configuration read",
+            "List the configuration file read and every loaded plugin, in load order.",
+            PLUGINS_EPILOG,
+            "json",
+        ),
+        (
+            "kinds",
+            list_kinds,
+            "list the claim kinds, built in and registered by plugins, and what each states",
+            "List every claim kind: its name, what a claim of it states, who defines it.",
+            None,
+            "json",
+        ),
     )
-    listing.add_argument(
-        "--format",
-        choices=["table", "json"],
-        default="table",
-        help="table (default), or json: one object per witness with its claims per kind",
-    )
-    listing.set_defaults(handler=list_witnesses)
-    plugins = subparsers.add_parser(
-        "plugins",
-        help="list the loaded plugins, where each was named, and the configuration read",
-        description="List the configuration file read and every loaded plugin, in load order.",
-        epilog=PLUGINS_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    plugins.add_argument(
-        "--format", choices=["table", "json"], default="table", help="table (default), or json"
-    )
-    plugins.set_defaults(handler=list_plugins)
-    kinds = subparsers.add_parser(
-        "kinds",
-        help="list the claim kinds, built in and registered by plugins, and what each states",
-        description="List every claim kind: its name, what a claim of it states, who defines it.",
-    )
-    kinds.add_argument(
-        "--format", choices=["table", "json"], default="table", help="table (default), or json"
-    )
-    kinds.set_defaults(handler=list_kinds)
+    for name, handler, summary, description, epilog, json_help in listings:
+        listing = subparsers.add_parser(
+            name,
+            help=summary,
+            description=description,
+            epilog=epilog,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        listing.add_argument(
+            "--format",
+            choices=["table", "json"],
+            default="table",
+            help=f"table (default), or {json_help}",
+        )
+        listing.set_defaults(handler=handler)
     return _add_run_parser(subparsers, formats)
 
 

@@ -67,10 +67,6 @@ class ProjectConfig:
             return f"no [tool.{TABLE}] in a {FILE_NAME} from {shown(Path.cwd())} upward"
         return f"{shown(self.path)} [tool.{TABLE}]"
 
-    def origin(self, key: str) -> str:
-        """Where a value of ``key`` was named, for error messages."""
-        return f"{shown(self.path)}: tool.{TABLE}.{key}"
-
     def relative_pythonpath(self) -> tuple[str, ...]:
         """:attr:`pythonpath`, each relative to the root where it is under it."""
         return tuple(
