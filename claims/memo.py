@@ -20,6 +20,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from claims.files import signals_unwind
+
 MEMO_DIR_ENV = "CLAIMS_MEMO_DIR"
 
 
@@ -54,15 +56,17 @@ def remember(key: str, value: object) -> None:
 
 @contextmanager
 def shared_memo() -> Iterator[Path]:
-    """A fresh memo directory for the processes started inside the block; removed after."""
+    """A fresh memo directory for the processes started inside the block; removed after, on
+    SIGTERM and SIGHUP too (:func:`claims.files.signals_unwind`)."""
     previous = os.environ.get(MEMO_DIR_ENV)
-    where = Path(tempfile.mkdtemp(prefix="claims-memo-"))
-    os.environ[MEMO_DIR_ENV] = str(where)
-    try:
-        yield where
-    finally:
-        if previous is None:
-            os.environ.pop(MEMO_DIR_ENV, None)
-        else:
-            os.environ[MEMO_DIR_ENV] = previous
-        shutil.rmtree(where, ignore_errors=True)
+    with signals_unwind():  # the removal below runs before the signal ends the process
+        where = Path(tempfile.mkdtemp(prefix="claims-memo-"))
+        os.environ[MEMO_DIR_ENV] = str(where)
+        try:
+            yield where
+        finally:
+            if previous is None:
+                os.environ.pop(MEMO_DIR_ENV, None)
+            else:
+                os.environ[MEMO_DIR_ENV] = previous
+            shutil.rmtree(where, ignore_errors=True)

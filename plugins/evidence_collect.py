@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from claims import Session, UsageError
 from claims.exits import Exit
+from claims.files import signals_unwind
 from claims.results import RunReport
 from plugins.reporters import code_span, markdown_text
 
@@ -180,7 +181,9 @@ def _mutation(
     if not scope:
         return 0, ["no touched witness declares mutants"], []
     loads = [arg for plugin in plugins for arg in ("-p", plugin)]
-    with tempfile.TemporaryDirectory(prefix="claims-evidence-") as holder:
+    # signals_unwind outside: on SIGTERM or SIGHUP the directory is removed, then the signal
+    # ends the process.
+    with signals_unwind(), tempfile.TemporaryDirectory(prefix="claims-evidence-") as holder:
         report = Path(holder) / "declared.json"
         argv = [sys.executable, "-m", "claims.cli", *loads, "mutate", *scope]
         done = subprocess.run(

@@ -453,7 +453,8 @@ def _child_main(
     try:
         os.dup2(log_fd, 1)
         os.dup2(log_fd, 2)
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # as a process starts
+            signal.signal(signum, signal.SIG_DFL)
         payload = json.dumps(runner.execute(request, wanted, recorded)).encode("utf-8")
         view = memoryview(payload)
         while view:
