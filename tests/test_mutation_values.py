@@ -17,6 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import attrs
 import pytest
 from pydantic import BaseModel, ConfigDict
 
@@ -177,6 +178,19 @@ class Stop(NamedTuple):
     platform: int
 
 
+@attrs.frozen
+class Fare:
+    zone: str = attrs.field(validator=attrs.validators.in_(["a", "b"]))
+    label: str = "day"
+    cents: int = 0
+    pence: int = 0
+
+
+@attrs.define
+class LooseFare:
+    cents: int
+
+
 def test_frozen_dataclasses_and_named_tuples_are_records_walked_and_rebuilt() -> None:
     ticket = FrozenTicket(seat=4, row=7, route=("a", "b"))
     found = {f.site.id for f in enumerate_sites("t.ticket", ticket, FrozenTicket)}
@@ -192,6 +206,19 @@ def test_frozen_dataclasses_and_named_tuples_are_records_walked_and_rebuilt() ->
     assert not any("[" in site for site in found)
     moved = apply(_site("minute", "plus_one"), stop)
     assert (type(moved), moved) == (Stop, Stop("Hauptbahnhof", 13, 3))
+
+
+def test_frozen_attrs_classes_are_records_rebuilt_without_their_validators() -> None:
+    fare = Fare("a", cents=120, pence=5)
+    found = {f.site.id for f in enumerate_sites("t.fare", fare, Fare)}
+    assert {"t.fare:cents:plus_one", "t.fare:cents:swap_fields(pence)"} <= found
+    assert apply(_site("cents", "swap_fields", "pence"), fare) == Fare("a", cents=5, pence=120)
+    assert fare == Fare("a", cents=120, pence=5)
+    # A value the validator would refuse still reaches the claims, as a wrong return would.
+    swapped = apply(_site("zone", "swap_fields", "label"), fare)
+    assert (type(swapped), swapped.zone, swapped.label) == (Fare, "day", "a")
+    with pytest.raises(ValueError):
+        Fare("day")
 
 
 def test_no_enumerated_operator_yields_the_original_value() -> None:
@@ -325,6 +352,8 @@ def test_discovery_finds_a_new_boundary_and_a_new_field_without_a_written_mutant
         (tuple[FrozenTicket, ...], True),
         (Stop, True),
         (LooseTicket, False),
+        (Fare, True),
+        (LooseFare, False),
     ],
 )
 def test_the_boundary_rule(annotation: Any, boundary: bool) -> None:
@@ -566,3 +595,46 @@ def test_a_mutant_reaches_every_call_and_is_restored_everywhere(
     finally:
         worker.switch("")
     assert plan.book(("ann",)).unit.startswith("[Unit]")
+
+
+def test_a_project_without_a_boundary_is_told_so_with_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "counts").mkdir()
+    (tmp_path / "counts" / "__init__.py").write_text(
+        "def total(values: list[int]) -> int:\n    return sum(values)\n", encoding="utf-8"
+    )
+    (tmp_path / "counts_witness.py").write_text(
+        "from claims import ClaimKind, Verdict, claim, expect_equal\n"
+        "from counts import total\n\n\n@claim(ClaimKind.PLANNED_SHAPE)\n"
+        "def three_make_six() -> Verdict:\n"
+        '    """1, 2 and 3 make 6."""\n'
+        '    return expect_equal(6, total([1, 2, 3]), "total")\n',
+        encoding="utf-8",
+    )
+    (tmp_path / "counts_plugin.py").write_text(
+        "from claims import hookimpl\n\n\n@hookimpl\ndef claims_register_witnesses(register):\n"
+        '    register("counts", "counts_witness")\n',
+        encoding="utf-8",
+    )
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.claims]\nplugins = ["counts_plugin"]\npythonpath = ["."]\n\n'
+        '[tool.mutmut]\nsource_paths = ["counts"]\n',
+        encoding="utf-8",
+    )
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PYTHONPATH", "CLAIMS_DISABLE_PLUGIN_AUTOLOAD")
+    }
+    done = subprocess.run(
+        [str(CLAIMS_EXE), "mutate", "--values"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.splitlines()[-1].startswith(
+        "claims: error: --values found no boundary in counts: a boundary is a public function"
+    )

@@ -40,8 +40,8 @@ mutated function under each mutant (MUTANT_UNDER_TEST), writing a Stryker
 mutation-testing-report-schema JSON report.
 
 --values surveys value mutants instead: every public function of the source paths whose
-return annotation is one of their frozen models, a str, or a tuple/list of those is a
-boundary; the
+return annotation is a record (a frozen pydantic model, dataclass or attrs class, a
+NamedTuple), a str, or a tuple/list of those is a boundary (none at all: exit 2); the
 claims run once with every boundary recording what it returns, and each returned value is
 walked for its sites (an argv element dropped, duplicated or swapped with the next; a unit or
 script line deleted or swapped; a unit key renamed; an int or datetime one off; a bool

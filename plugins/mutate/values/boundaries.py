@@ -6,7 +6,8 @@ underscore) module-level function defined in a module of the mutated packages (m
 whose return annotation, resolved with ``typing.get_type_hints``, is built only from values
 and ``None``:
 
-- a record (:mod:`.records`): a frozen pydantic model, a frozen dataclass, a NamedTuple;
+- a record (:mod:`.records`): a frozen pydantic model, dataclass or attrs class, a
+  NamedTuple;
 - a ``str`` (a rendered text: a unit, a script);
 - a ``tuple`` or ``list`` of those (an argv ``tuple[str, ...]``, env pairs
   ``tuple[tuple[str, str], ...]``, script lines ``list[str]``, a tuple of records),

@@ -269,8 +269,8 @@ def values_command(args: argparse.Namespace, session: Session) -> int:
             packages = ", ".join(packages_of(source_paths(plan.root)))
             raise UsageError(
                 f"--values found no boundary in {packages}: a boundary is a public function "
-                "whose return annotation is a record (a frozen pydantic model, a frozen "
-                "dataclass, a NamedTuple), a str, or a tuple or list of those; witness, "
+                "whose return annotation is a record (a frozen pydantic model, dataclass or "
+                "attrs class, a NamedTuple), a str, or a tuple or list of those; witness, "
                 "mutant and plugin modules are never boundaries"
             )
         selected = select_sites(found.mutants, plan.per_operator)

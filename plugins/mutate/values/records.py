@@ -1,18 +1,20 @@
 """The frozen records the value survey reads and rebuilds, whatever made them.
 
-A **record** is an instance of a frozen pydantic model (``frozen=True``), of a frozen
-dataclass (``@dataclass(frozen=True)``) or of a ``typing.NamedTuple``: a value whose named
-fields the survey walks, and which it rebuilds with one field changed (``model_copy``,
-a field-by-field copy, ``_replace``) without touching the original, and as ``model_copy``
-does, without validating (a dataclass's ``__init__`` and ``__post_init__`` are not run).
-attrs classes are not read: attrs is not a dependency of this project, and a reader nobody
-runs here would be an untested promise.
+A **record** is an instance of a frozen pydantic model (``frozen=True``), a frozen dataclass
+(``@dataclass(frozen=True)``), a frozen attrs class (``@attrs.frozen``,
+``@attr.s(frozen=True)``; attrs 25.4 or later, which says whether a class is frozen) or a
+``typing.NamedTuple``: a value whose named fields the survey walks, and which it rebuilds with
+one field changed (``model_copy``, a field-by-field copy, ``_replace``) without touching the
+original, and as ``model_copy`` does, without validating (no ``__init__``,
+``__post_init__``, attrs validator or converter is run). attrs is never imported here: a
+class made by attrs exists only once attrs is imported.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+import sys
 import typing
 from typing import Any
 
@@ -28,7 +30,15 @@ def is_record_type(annotation: Any) -> bool:
     if dataclasses.is_dataclass(annotation):
         params = getattr(annotation, "__dataclass_params__", None)
         return bool(getattr(params, "frozen", False))
+    if _is_attrs(annotation):
+        props = getattr(annotation, "__attrs_props__", None)  # attrs.inspect(cls), 25.4+
+        return bool(getattr(props, "is_frozen", False))
     return issubclass(annotation, tuple) and hasattr(annotation, "_fields")
+
+
+def _is_attrs(kind: type) -> bool:
+    attr = sys.modules.get("attr")  # both of attrs' namespaces import it
+    return attr is not None and bool(attr.has(kind))
 
 
 def record_fields(value: Any) -> list[tuple[str, Any]] | None:
@@ -45,6 +55,8 @@ def record_fields(value: Any) -> list[tuple[str, Any]] | None:
         hints = {}
     if dataclasses.is_dataclass(value):
         return [(f.name, hints.get(f.name, Any)) for f in dataclasses.fields(value)]
+    if _is_attrs(kind):
+        return [(a.name, hints.get(a.name, Any)) for a in sys.modules["attr"].fields(kind)]
     return [(name, hints.get(name, Any)) for name in kind._fields]
 
 
@@ -52,9 +64,9 @@ def replaced(value: Any, updates: dict[str, Any]) -> Any:
     """A copy of the record ``value`` with ``updates``; the original is left as it was."""
     if isinstance(value, BaseModel):
         return value.model_copy(update=updates)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    if (dataclasses.is_dataclass(value) and not isinstance(value, type)) or _is_attrs(type(value)):
         copied = copy.copy(value)
         for name, new in updates.items():
-            object.__setattr__(copied, name, new)  # how a frozen dataclass's own __init__ sets
+            object.__setattr__(copied, name, new)  # how a frozen class's own __init__ sets
         return copied
     return value._replace(**updates)
