@@ -148,8 +148,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``claims`` console script; returns the exit code."""
     arguments = list(sys.argv[1:] if argv is None else argv)
     options = arguments[: arguments.index("--")] if "--" in arguments else arguments
-    if "--debug" in options:
-        os.environ[DEBUG_ENV] = "1"  # a raising claim's reason carries its traceback
+    debug = "--debug" in options
+    previous = os.environ.get(DEBUG_ENV)
+    if debug:  # a raising claim's reason carries its traceback, in the processes started too
+        os.environ[DEBUG_ENV] = "1"
+    try:
+        return _main(arguments, debug)
+    finally:  # called in-process (a test, a plugin), it leaves the environment as it was
+        if previous is None:
+            os.environ.pop(DEBUG_ENV, None)
+        else:
+            os.environ[DEBUG_ENV] = previous
+
+
+def _main(arguments: list[str], debug: bool) -> int:
     try:
         session = Session.start(_plugin_modules(arguments))
         parser = build_parser(session)
@@ -170,7 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return Exit.CLOSED_OUTPUT
     except Exception as error:
-        if "--debug" in arguments:
+        if debug:
             traceback.print_exc(file=sys.stderr)
         print(internal_error_line(error), file=sys.stderr)
         return Exit.INTERNAL

@@ -161,7 +161,6 @@ def load_plugins(
             pm.load_module(name, BUILT_IN)
     if autoloading:
         pm.load_entry_points(blocked, entry_points)
-    if autoloading:
         pm.configured = tuple(n for n in config.plugins if n not in blocked)
     for name in pm.configured:
         pm.load_module(name, f"{config.describe()} plugins")

@@ -15,7 +15,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, TextIO
 
-from claims.config import ProjectConfig, find_config
+from claims.config import NO_CONFIG, ProjectConfig, find_config
 from claims.errors import ClaimsError, FloorViolation, UsageError, Violation, describe
 from claims.loader import PLUGIN_FAILURES, ClaimsPluginManager, load_plugins
 from claims.model import ClaimKind, CustomKind, Outcome, Verdict, known_kinds
@@ -77,7 +77,7 @@ class Session:
 
     def __init__(self, pm: ClaimsPluginManager, config: ProjectConfig | None = None) -> None:
         self.pm = pm
-        self.config = config if config is not None else ProjectConfig()
+        self.config = config if config is not None else NO_CONFIG
         """The ``[tool.claims]`` configuration the plugins were loaded with."""
         self._resolved: dict[str, Resolution] = {}
         self._set_up: dict[str, str | None] = {}

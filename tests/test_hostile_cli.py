@@ -229,9 +229,10 @@ def test_what_apply_says_about_a_hostile_value_reaches_the_terminal_escaped(
     """A ``--hosts`` host name or an ``--ssh`` client with terminal controls in it: exit 2
     with one line on stderr holding no character a terminal would obey, nothing on stdout."""
     hosts = f"{name}=root@a" if where == "--hosts" else "srv5=root@a"
-    ssh = ("--ssh", f"ssh{name}") if where == "--ssh" else ()
+    ssh = (f"--ssh=ssh{name}",) if where == "--ssh" else ()
+    # --hosts=VALUE: a value that starts with "-" is still the value, not an option.
     ran = planner_main(
-        "apply", "v41_group_a", "--scenario", "supplied", "--dry-run", "--hosts", hosts, *ssh,
+        "apply", "v41_group_a", "--scenario", "supplied", "--dry-run", f"--hosts={hosts}", *ssh,
         "--scripts", "/nonexistent-parent-for-hostile-apply/s",
     )  # fmt: skip
     no_crash(ran)
