@@ -13,7 +13,7 @@ from claims.exits import Exit
 from claims.files import shown
 from claims.model import ClaimKind, known_kinds, resolve_kind
 from claims.session import Selection, Session
-from claims.tables import fitted
+from claims.tables import fitted, terminal_width, widest
 from claims.witness import Resolution, Unresolved
 
 LIST_EPILOG = """\
@@ -153,12 +153,29 @@ def list_witnesses(args: argparse.Namespace, session: Session) -> int:
         status = "pending: red until its frontier lands" if resolution.name in pending else "ok"
         rows.append([resolution.name, *counts, len(resolution.claims), status])
     headers = ["witness", *[k.value for k in kinds], "total", "status"]
-    print(fitted(rows, headers, len(headers) - 1) if rows else "no witnesses registered")
+    table = fitted(rows, headers, len(headers) - 1)
+    limit = terminal_width()
+    if (
+        limit is not None and widest(table) > limit
+    ):  # one column of counts instead of a column a kind
+        table = _narrow_listing(rows, [k.value for k in kinds])
+    print(table if rows else "no witnesses registered")
     unresolved = [r.name for r in resolutions if isinstance(r, Unresolved)]
     if unresolved:
         print(f"unresolved: {', '.join(unresolved)}", file=sys.stderr)
         return Exit.FAILED
     return Exit.OK
+
+
+def _narrow_listing(rows: Sequence[Sequence[object]], kinds: Sequence[str]) -> str:
+    """The witness table for a narrow terminal: the kinds a witness has, with their counts,
+    in one column that wraps."""
+    narrow = []
+    for row in rows:
+        counts = row[1 : 1 + len(kinds)]
+        present = ", ".join(f"{k} {n}" for k, n in zip(kinds, counts, strict=True) if n)
+        narrow.append([row[0], present, row[-2], row[-1]])
+    return fitted(narrow, ["witness", "claims per kind", "total", "status"], (1, 3))
 
 
 def _list_json(resolutions: Sequence[Resolution], pending: set[str]) -> int:

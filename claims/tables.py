@@ -46,8 +46,10 @@ def fitted(
 ) -> str:
     """``tabulate(rows, headers, **options)`` that fits ``width`` (default:
     :func:`terminal_width` of ``stream``): of the free-text columns ``wrap``, the widest is
-    wrapped first, then the next, each no narrower than :data:`NARROWEST`. ``cap`` wraps the
-    first of them at that many characters whatever the width."""
+    wrapped first, then the next, each no narrower than :data:`NARROWEST`; still too wide,
+    each header wider than its cells wraps between its words (a table of counts narrows no
+    further than its numbers). ``cap`` wraps the first free column at that many characters
+    whatever the width."""
     columns = [wrap] if isinstance(wrap, int) else list(wrap)
     widths: list[int | None] = [None] * len(headers)
     widths[columns[0]] = cap
@@ -64,7 +66,25 @@ def fitted(
             break
         widths[column] = narrower
         table = tabulate(rows, headers=headers, maxcolwidths=widths, **options)
+    if limit is not None and _widest(table) > limit:
+        # Last: headers wider than their cells wrap between words ("no coverage").
+        heads = [_header_width(rows, headers, c) for c in range(len(headers))]
+        table = tabulate(
+            rows, headers=headers, maxcolwidths=widths, maxheadercolwidths=heads, **options
+        )
     return table
+
+
+def _header_width(rows: Sequence[Sequence[Any]], headers: Sequence[str], column: int) -> int:
+    cells = [str(row[column]) for row in rows if column < len(row)]
+    words = str(headers[column]).split() or [""]
+    longest_cell = max((len(line) for c in cells for line in c.splitlines()), default=0)
+    return max(longest_cell, *(len(w) for w in words), 1)
+
+
+def widest(table: str) -> int:
+    """The width of a rendered table's widest line, colour codes not counted."""
+    return _widest(table)
 
 
 def _widest(table: str) -> int:

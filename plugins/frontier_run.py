@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-from tabulate import tabulate
 
 from claims import Session, Unresolved, UsageError
 from claims.exits import Exit
@@ -26,6 +25,7 @@ from claims.frontiers import (
     ledger_to_json,
 )
 from claims.revisions import RevisionError, identity_at, run_at_revision
+from claims.tables import fitted
 from plugins.pr_sources import (
     PrSourceError,
     combine_sources,
@@ -171,7 +171,7 @@ def render_rows(rows: Sequence[FrontierRow], prs: Mapping[int, PrRecord], fmt: s
         for row in rows
     ]
     headers = ("frontier", "pr", "pr state", "status", "verdict", "message")
-    body = tabulate(table, headers=headers) if table else "no frontiers declared"
+    body = fitted(table, headers, 5) if table else "no frontiers declared"
     return f"{body}\nfrontiers: {len(rows)} tracked, {failing} red"
 
 

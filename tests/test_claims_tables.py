@@ -53,3 +53,32 @@ def test_colour_codes_are_not_counted_as_width() -> None:
     assert fitted(painted, ["verdict", "text"], 1, width=60) == fitted(
         painted, ["verdict", "text"], 1, width=1000
     )
+
+
+def test_headers_wider_than_their_cells_wrap_between_words_last() -> None:
+    rows = [["planner/x.py", 3, 0]]
+    table = fitted(rows, ["file", "killed by them all", "no coverage"], 0, width=30)
+    assert [line.rstrip() for line in table.splitlines()] == [
+        "file            killed          no",
+        "                    by    coverage",
+        "                  them",
+        "                   all",
+        "------------  --------  ----------",
+        "planner/x.py         3           0",
+    ]
+
+
+def test_a_narrow_terminal_lists_witnesses_with_their_kinds_in_one_column(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from claims.cli import main
+
+    monkeypatch.setenv("CLAIMS_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["-p", "tests.fakes.plugin", "-p", "no:junit", "list"]) == 1  # two unresolved
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["witness", "claims", "per", "kind", "total", "status"]
+    assert max(len(line) for line in lines) <= 80
+    green = next(i for i, line in enumerate(lines) if line.startswith("fake_green "))
+    cell = " ".join(line[19:45].strip() for line in lines[green : green + 3])
+    assert cell.startswith("planned_shape 1, refusal 1, positive_control 1"), cell

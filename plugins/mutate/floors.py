@@ -26,6 +26,7 @@ from tabulate import tabulate
 from claims import UsageError
 from claims.exits import Exit
 from claims.files import FileProblem, read_toml, shown
+from claims.tables import fitted
 
 DETECTED = frozenset({"Killed", "Timeout"})
 
@@ -117,7 +118,10 @@ def score_table(
             ]
         )
     headers = ["file", "killed", "survived", "no coverage", "equivalent", "crashed", "strength"]
-    return tabulate(rows, headers=[*headers, "floor" if floors else ""], tablefmt=tablefmt)
+    headers.append("floor" if floors else "")
+    if tablefmt != "simple":  # a page (Markdown), not a terminal
+        return tabulate(rows, headers=headers, tablefmt=tablefmt)
+    return fitted(rows, headers, 0)
 
 
 def load_floors(path: Path, survey: str) -> dict[str, Floor]:

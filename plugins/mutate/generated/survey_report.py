@@ -14,8 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tabulate import tabulate
-
+from claims.tables import fitted
 from plugins.mutate.generated.mutmut_bridge import GeneratedMutant
 from plugins.mutate.stryker import Report, add_file, add_tests, empty_report, location
 
@@ -188,7 +187,7 @@ def summarize_report(report: Mapping[str, Any], show_survivors: int | None = Non
     for m in mutants:
         counts[m["status"]] = counts.get(m["status"], 0) + 1
     total = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
-    lines = [tabulate(rows, headers=headers), "", f"all {len(mutants)} mutants: {total}"]
+    lines = [fitted(rows, headers, 0), "", f"all {len(mutants)} mutants: {total}"]
     survivors = [(p, m) for p, m in _mutants(report) if m["status"] == "Survived"]
     show = SHOW_SURVIVORS if show_survivors is None else show_survivors
     lines += [f"survivors (covered, no claim turned red): {len(survivors)}"]
