@@ -67,8 +67,11 @@ def register_kind(name: str, description: str) -> CustomKind:
         raise ValueError(f"claim kind {name!r}: a kind is lower_snake_case, at most 40 characters")
     if name in ClaimKind.__members__.values() or name in {k.value for k in ClaimKind}:
         raise ValueError(f"claim kind {name!r} is built in; register only new kinds")
-    if not isinstance(description, str) or not description.strip():
-        raise ValueError(f"claim kind {name!r}: give it a description (what such a claim states)")
+    if not isinstance(description, str) or not description.strip() or not description.isprintable():
+        raise ValueError(
+            f"claim kind {name!r}: give it a description of printable text (what such a claim "
+            f"states), not {description!r}"
+        )
     found = _REGISTERED.setdefault(name, (CustomKind(name), description.strip()))
     return found[0]
 
