@@ -56,7 +56,7 @@ def fitted(
     table = tabulate(rows, headers=headers, maxcolwidths=widths, **options)
     limit = width if width is not None else terminal_width(stream)
     for _ in columns:
-        excess = _widest(table) - limit if limit is not None else 0
+        excess = widest(table) - limit if limit is not None else 0
         if excess <= 0:
             break
         current = {c: _column_width(rows, headers, c, widths[c]) for c in columns}
@@ -66,7 +66,7 @@ def fitted(
             break
         widths[column] = narrower
         table = tabulate(rows, headers=headers, maxcolwidths=widths, **options)
-    if limit is not None and _widest(table) > limit:
+    if limit is not None and widest(table) > limit:
         # Last: headers wider than their cells wrap between words ("no coverage").
         heads = [_header_width(rows, headers, c) for c in range(len(headers))]
         table = tabulate(
@@ -84,10 +84,6 @@ def _header_width(rows: Sequence[Sequence[Any]], headers: Sequence[str], column:
 
 def widest(table: str) -> int:
     """The width of a rendered table's widest line, colour codes not counted."""
-    return _widest(table)
-
-
-def _widest(table: str) -> int:
     return max((len(_ANSI.sub("", line)) for line in table.splitlines()), default=0)
 
 
