@@ -1,18 +1,35 @@
 """The operator conventions of ``planner``: ``--version``, "did you mean" for a misspelled
 option, subcommand, arm, scenario or recipe key (through the subcommand's own usage),
 ``--out -``, apply's own ``--name`` help, a scenario's own default report, an IPv6 address
-without brackets.
+without brackets, and the lines ``planner apply`` prints on stderr while a step waits.
 
-The command line runs in-process (``planner.cli.main``, as its console script calls it)."""
+The command line runs in-process (``planner.cli.main``, as its console script calls it);
+the progress lines are proven on a real fleet step held at a pause (``fixtures/fleet.py``),
+released once its line was seen: nothing here waits for a time to pass."""
 
 from __future__ import annotations
 
+import queue
 import re
+import threading
 from pathlib import Path
 
 import pytest
 
-from fixtures.builders import DATA_ROOT, TINY_RECIPE
+from fixtures import fleet
+from fixtures.builders import DATA_ROOT, TINY_RECIPE, v41_dry_run
+from fixtures.fleet import Fault, Timing
+from fixtures.sandbox import HostSeed
+from planner.cli import build_parser
+from planner.coordinator import (
+    SshTransport,
+    Ticks,
+    progress_line,
+    progress_of,
+    to_stderr,
+    wait_seconds,
+)
+from planner.transaction import StepResult, parse_hosts, plan_transaction
 from planner.version import planner_version
 from tests.hostile_support import planner_main
 
@@ -241,3 +258,70 @@ def test_an_unbracketed_ipv6_address_is_said_to_need_brackets(tmp_path: Path) ->
         "an IPv6 address must be in brackets, as in root@[::1]:22\n"
     )
     assert "port" not in ran.err
+
+
+# --- 7. progress while a step waits ---------------------------------------------------------
+
+
+def test_ticks_come_first_then_every_interval() -> None:
+    ticks = Ticks(first=10, every=30)
+    assert [ticks.after(s) for s in (0, 9.9, 10, 39.9, 40, 41, 100, 1000)] == [
+        10, 10, 40, 40, 70, 70, 130, 1030,
+    ]  # fmt: skip
+    assert Ticks() == (10, 30)
+
+
+def test_a_progress_line_names_the_step_the_time_and_the_deadline() -> None:
+    plan = plan_transaction(v41_dry_run("supplied"), parse_hosts(HOSTS))
+    door = next(s for s in plan.forward if s.stage.value == "front_door" and s.rank == 0)
+    assert progress_line(door, 40.7, 2117) == (
+        "  waiting: front_door@srv5: 40 s elapsed, gives up after 2117 s"
+    )
+
+
+def test_quiet_silences_progress_and_progress_goes_to_stderr(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    words = ["apply", "v41_group_a", "--hosts", HOSTS]
+    assert progress_of(build_parser().parse_args([*words, "-q"])) is None
+    assert progress_of(build_parser().parse_args([*words, "--quiet"])) is None
+    told = progress_of(build_parser().parse_args(words))
+    assert told is to_stderr
+    told("  waiting: x@y: 10 s elapsed, gives up after 20 s")
+    assert capsys.readouterr() == ("", "  waiting: x@y: 10 s elapsed, gives up after 20 s\n")
+
+
+_MISSING = fleet.unavailable()
+
+
+@pytest.mark.skipif(_MISSING is not None, reason=f"{_MISSING} (CI runs as root)")
+def test_a_step_held_on_its_host_says_it_still_waits() -> None:
+    """Preflight on the head is held at the fleet's ``pause`` until its progress line was
+    seen: the line comes while the step waits, whatever the machine's speed."""
+    run = v41_dry_run("supplied")
+    assert run.launch is not None
+    names = tuple(h.realization.host_name for h in run.hosts)
+    seeds = tuple(HostSeed() for _ in names)
+    timing = Timing(stage=60)
+    with fleet.started(names, seeds, (run.launch.head.host.rail_address,)) as hosts:
+        hosts.arm(Fault("pause", 0, 1))
+        plan = plan_transaction(run, hosts.addresses)
+        step = plan.forward[0]
+        said: queue.Queue[str] = queue.Queue()
+        ticks = Ticks(first=0.01, every=0.01)
+        results: list[StepResult] = []
+        settings = hosts.settings(timing)
+        with SshTransport(plan, settings, progress=said.put, ticks=ticks) as ssh:
+            worker = threading.Thread(target=lambda: results.append(ssh(step)))
+            worker.start()
+            try:
+                line = said.get(timeout=120)  # the line itself, not a time, is waited for
+            finally:
+                (hosts.host_root(0) / "gate" / "release.1").write_text("run\n")
+                worker.join()
+    limit = wait_seconds(settings)
+    assert re.fullmatch(
+        rf"  waiting: preflight@srv5: \d+ s elapsed, gives up after {limit} s", line
+    )
+    assert step.label == "preflight@srv5"
+    assert results and results[0].exit_code is not None  # released, it ran and answered
