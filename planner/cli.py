@@ -9,19 +9,20 @@ input (one line naming where it happened; ``--debug`` adds the traceback); 130 i
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import traceback
 from collections.abc import Sequence
-from contextlib import nullcontext, redirect_stdout
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NoReturn, cast
+from typing import Any, NoReturn, TextIO, cast
 
-from planner import coordinator, data
+from planner import coordinator, data, provenance
 from planner.arm_launch import DryRun
 from planner.arms import Arm, ArmSources, arm, arms
 from planner.authority import read_state
 from planner.fabric import Fabric, FabricGroup
+from planner.formats import DOCUMENTS, ScenarioEntry, ScenarioList, document_json, schema_json
 from planner.frontiers import PlanInputs
 from planner.identity import arm_name
 from planner.kept import Kept
@@ -29,6 +30,7 @@ from planner.recipe import RecipeInvalid, load_recipe
 from planner.recipe_launch import RecipeSources, recipe_dry_run
 from planner.refusal import PlannerInputError
 from planner.report import render_report, write_atomically
+from planner.saved_plan import SavedPlan, request_of, saved_plan
 from planner.scenarios import load_inputs, load_scenario, scenario_names
 from planner.values import Dash, closest, did_you_mean, printable
 from planner.values import path_argument as _path
@@ -154,6 +156,28 @@ def _recipe_options(parser: argparse.ArgumentParser, names: str = NAMES_REPORT) 
     parser.add_argument("--name", help=NAME_HELP + names)
 
 
+def _format_option(parser: argparse.ArgumentParser, json_help: str) -> None:
+    parser.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help=f"text (default) or json: {json_help}; every other line then goes to stderr",
+    )
+
+
+def _plan_options(parser: argparse.ArgumentParser) -> None:
+    """A saved plan (:mod:`planner.saved_plan`): written to a file, or printed as JSON."""
+    parser.add_argument(
+        "--plan-out",
+        type=_path,
+        metavar="PLAN",
+        help="also save the plan as JSON (atomically): the planner version, every input read "
+        "with its sha256, every host's stage scripts with theirs, the verdict; "
+        "`planner apply --plan PLAN` applies exactly it",
+    )
+    _format_option(parser, "print the saved plan's JSON document (schema: planner schema plan)")
+
+
 _PARSERS: Kept[tuple[tuple[str, ...], str], Parser] = Kept(8)
 """Parsers by what they show (:mod:`planner.kept`): building one costs more than many a dry
 run, and a claim run calls ``main`` hundreds of times."""
@@ -208,9 +232,16 @@ def _parser(arm_names: tuple[str, ...], inputs_help: str) -> Parser:
     _recipe_options(dry)
     dry.add_argument("--out", type=_path, help=OUT_HELP)
     dry.add_argument("--data", type=_path, help="data root (default: the fixtures directory)")
+    _plan_options(dry)
     _debug_option(dry, argparse.SUPPRESS)
     listing = commands.add_parser("scenarios", help="list the named scenarios")
+    _format_option(listing, "the scenarios as one JSON document (schema: planner schema scenarios)")
     _debug_option(listing, argparse.SUPPRESS)
+    schema = commands.add_parser(
+        "schema", help="print the JSON Schema of a document --format json prints"
+    )
+    schema.add_argument("document", choices=sorted(DOCUMENTS), help="which document")
+    _debug_option(schema, argparse.SUPPRESS)
     recipe = commands.add_parser(
         "recipe",
         help="the same as dry-run --recipe FILE",
@@ -230,6 +261,7 @@ def _parser(arm_names: tuple[str, ...], inputs_help: str) -> Parser:
         help="report path (default: target/<name>-plan.txt); - for stdout; as dry-run's",
     )
     recipe.add_argument("--data", type=_path, help="data root (default: the fixtures directory)")
+    _plan_options(recipe)
     recipe.set_defaults(arm=None, scenario=None, inputs=None)
     _debug_option(recipe, argparse.SUPPRESS)
     coordinator.add_parser(commands, list(arm_names))  # planner apply: planner/coordinator.py
@@ -344,36 +376,88 @@ def _recipe_dry_run(args: argparse.Namespace) -> DryRun:
     return recipe_dry_run(sources)
 
 
-def _to_stdout(out: Path) -> bool:
+def _to_stdout(out: Path | None) -> bool:
     """``--out -``: the report goes to standard output, alone (``./-`` is a file named
     ``-``: :class:`planner.values.Dash`)."""
     return isinstance(out, Dash)
 
 
-def _written(out: Path, text: str) -> bool:
-    """Write the report atomically (or to standard output for ``-``); a path that cannot
-    take it is a located input error."""
-    if _to_stdout(out):
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return True
+def _written(out: Path, text: str, option: str = "--out", what: str = "the report") -> bool:
+    """Write ``text`` atomically; a path that cannot take it is a located input error."""
     try:
         write_atomically(out, text)
     except OSError as exc:
         why = exc.strerror or str(exc)
         print(
-            f"planner: error: --out {printable(str(out))}: cannot write the report: {why}",
+            f"planner: error: {option} {printable(str(out))}: cannot write {what}: {why}",
             file=sys.stderr,
         )
         return False
     return True
 
 
-def report_path(args: argparse.Namespace, run: DryRun) -> Path:
-    """--out, else the default: a recipe's ``target/<name>-plan.txt``; an arm's own path
-    (:attr:`planner.arms.Arm.report`) for a live read, and with the scenario's name before
-    its suffix for ``--scenario S`` (``…-dry-run-live.txt``), so a refused scenario never
-    overwrites the report of an admitted one, or of the live read."""
+def _run_dry_run(args: argparse.Namespace) -> int:
+    """Plan (recording every input read), write the report and the saved plan, print the
+    verdict; with ``--format json`` or ``--out -`` stdout carries one document alone."""
+    if args.format == "json" and _to_stdout(args.out):
+        raise PlannerInputError(
+            "--out", "-", "--format json prints the plan on stdout: give --out a file"
+        )
+    with provenance.recording() as reads:
+        run = dry_run(args)
+    plan = saved_plan(run, request_of(args), reads)
+    if args.format == "json" or _to_stdout(args.out):
+        return _stdout_alone(args, run, plan)
+    return _report_and_verdict(args, run, plan)
+
+
+def _stdout_alone(args: argparse.Namespace, run: DryRun, plan: SavedPlan) -> int:
+    """``--format json`` (the plan's JSON) or ``--out -`` (the report) alone on stdout, so a
+    pipe reads nothing else; every other line (where things went, warnings, refusals, the
+    verdict) goes to stderr; the exit code is the same."""
+    stdout = sys.stdout
+    with contextlib.redirect_stdout(sys.stderr):
+        code = _report_and_verdict(args, run, plan, stdout)
+    if code != EXIT_USAGE and args.format == "json":
+        print(document_json(plan), end="")
+    return code
+
+
+def _report_and_verdict(
+    args: argparse.Namespace, run: DryRun, plan: SavedPlan, stdout: TextIO | None = None
+) -> int:
+    """The saved plan first (a path that cannot take it leaves nothing written), then the
+    report (``--out -``: on ``stdout``), then the verdict."""
+    if args.plan_out is not None:
+        if not _written(args.plan_out, document_json(plan), "--plan-out", "the plan"):
+            return EXIT_USAGE
+        print(f"{run.arm}: plan saved to {printable(str(args.plan_out))}")
+    if args.recipe is not None and not run.rendered:
+        print(f"{run.arm}: no host rendered, so no report written")
+    else:
+        out = _report_path(args, run)
+        if not _report_written(out, render_report(run, plan.inputs), stdout or sys.stdout):
+            return EXIT_USAGE
+        where = "standard output" if _to_stdout(out) else printable(str(out))
+        print(f"{run.arm}: report written to {where} ({len(run.hosts)} hosts rendered)")
+    return print_verdict(run)
+
+
+def _report_written(out: Path, text: str, stdout: TextIO) -> bool:
+    """The report at ``out``, or on ``stdout`` for ``--out -``."""
+    if not _to_stdout(out):
+        return _written(out, text)
+    stdout.write(text)
+    stdout.flush()
+    return True
+
+
+def _report_path(args: argparse.Namespace, run: DryRun) -> Path:
+    """``--out`` (``-`` kept a :class:`~planner.values.Dash`); else a recipe's
+    ``target/<name>-plan.txt``; an arm's own path (:attr:`planner.arms.Arm.report`) for a
+    live read, and with the scenario's name before its suffix for ``--scenario S``
+    (``…-dry-run-live.txt``), so a refused scenario never overwrites the report of an
+    admitted one, or of the live read."""
     if args.out is not None:
         out: Path = args.out
         return out
@@ -383,24 +467,6 @@ def report_path(args: argparse.Namespace, run: DryRun) -> Path:
     if args.scenario is None:
         return default
     return default.with_name(f"{default.stem}-{args.scenario}{default.suffix}")
-
-
-def _run_dry_run(args: argparse.Namespace) -> int:
-    """Plan, write the report, say where it went and the verdict. With ``--out -`` the
-    report alone is on stdout (a pipe reads nothing else) and what is said about it (the
-    report line, warnings, refusals, verdict) goes to stderr; the exit code is the same."""
-    run = dry_run(args)
-    out = report_path(args, run)
-    rendered = args.recipe is None or run.rendered
-    if rendered and not _written(out, render_report(run)):
-        return EXIT_USAGE
-    with redirect_stdout(sys.stderr) if _to_stdout(out) else nullcontext():
-        if not rendered:
-            print(f"{run.arm}: no host rendered, so no report written")
-            return print_verdict(run)
-        where = "standard output" if _to_stdout(out) else printable(str(out))
-        print(f"{run.arm}: report written to {where} ({len(run.hosts)} hosts rendered)")
-        return print_verdict(run)
 
 
 def print_verdict(run: DryRun) -> int:
@@ -419,10 +485,15 @@ def _group(fabric: Fabric, name: str) -> FabricGroup:
         raise PlannerInputError("--group", name, str(exc.args[0])) from exc
 
 
-def _list_scenarios() -> int:
+def _list_scenarios(args: argparse.Namespace) -> int:
     root = data.default_data_root()
-    for name in scenario_names(root):
-        print(f"{name}: {load_scenario(root, name).description}")
+    found = [load_scenario(root, name) for name in scenario_names(root)]
+    if args.format == "json":
+        entries = [ScenarioEntry(name=s.name, description=s.description, now=s.now) for s in found]
+        print(document_json(ScenarioList(schema="gunbc-planner-scenarios/1", scenarios=entries)))
+        return 0
+    for scenario in found:
+        print(f"{scenario.name}: {scenario.description}")
     return 0
 
 
@@ -453,7 +524,10 @@ def internal_error_line(prog: str, exc: BaseException) -> str:
 def _dispatch(args: argparse.Namespace) -> int:
     try:
         if args.command == "scenarios":
-            return _list_scenarios()
+            return _list_scenarios(args)
+        if args.command == "schema":
+            print(schema_json(args.document), end="")
+            return 0
         if args.command == "apply":
             return coordinator.run(args, dry_run)
         return _run_dry_run(args)

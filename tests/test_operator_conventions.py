@@ -90,7 +90,7 @@ def test_version_prints_the_planners_version_and_exits_0() -> None:
             ("dry-rn", "v41_group_a"),
             "usage: planner [",
             "planner: error: argument command: invalid choice: 'dry-rn' (choose from 'dry-run', "
-            "'scenarios', 'recipe', 'apply'); did you mean dry-run?",
+            "'scenarios', 'schema', 'recipe', 'apply'); did you mean dry-run?",
         ),
         (
             ("dry-run", "v41_group_x", "--scenario", "supplied"),
@@ -163,6 +163,20 @@ def test_out_dash_puts_the_report_alone_on_stdout_and_the_rest_on_stderr(
     assert ran.err_lines[1:] == file.out.splitlines()[1:]  # refusals, hints and verdict
     assert ran.err_lines[-1] == "v41_group_a: REFUSED"
     assert _files(tmp_path) == ["r.txt"]
+
+
+def test_out_dash_and_format_json_both_want_stdout_so_it_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    ran = planner_main(
+        "dry-run", "v41_group_a", "--scenario", "supplied", "--out", "-", "--format", "json"
+    )
+    assert (ran.code, ran.out) == (2, "")
+    assert ran.err == (
+        "planner: error: --out: -: --format json prints the plan on stdout: give --out a file\n"
+    )
+    assert _files(tmp_path) == []
 
 
 def test_recipe_out_dash_writes_the_plan_to_stdout(
