@@ -31,10 +31,14 @@ from planner.cli import dry_run, main, print_verdict
 from planner.data import default_data_root
 from planner.fabric import FabricGroup
 from planner.frontiers import PlanInputs
+from planner.provenance import InputRead
 from planner.refusal import PlannerInputError, Refusal
 from planner.report import render_report, write_atomically
 from planner.runtime import ProducedImage, runtime_key_wall
 from planner.scenarios import scenario_names
+
+Inputs = tuple[InputRead, ...] | None
+"""What the report renderer is given of the files the plan read (its header)."""
 
 W = "dry_run_cli"
 BUG = f"{W}.a_bug_exits_70_in_one_located_line"
@@ -244,9 +248,9 @@ def data_root_ignored(args: argparse.Namespace) -> DryRun:
         f"{W}.the_verdict_section_states_the_decision",
     },
 )
-def hosts_reported_in_reverse_rank_order(run: DryRun) -> str:
+def hosts_reported_in_reverse_rank_order(run: DryRun, inputs: Inputs = None) -> str:
     """The report lists the followers first and the head last."""
-    return render_report(run.model_copy(update={"hosts": tuple(reversed(run.hosts))}))
+    return render_report(run.model_copy(update={"hosts": tuple(reversed(run.hosts))}), inputs)
 
 
 @mutant(
@@ -254,9 +258,10 @@ def hosts_reported_in_reverse_rank_order(run: DryRun) -> str:
     turns_red={f"{W}.the_verdict_section_states_the_decision"},
     independent=False,
 )
-def refusal_count_dropped(run: DryRun) -> str:
+def refusal_count_dropped(run: DryRun, inputs: Inputs = None) -> str:
     """The verdict says `result: REFUSED` without how many conditions refused."""
-    return re.sub(r"(?m)^result: REFUSED \(\d+\)$", "result: REFUSED", render_report(run))
+    report = render_report(run, inputs)
+    return re.sub(r"(?m)^result: REFUSED \(\d+\)$", "result: REFUSED", report)
 
 
 @mutant(
@@ -264,11 +269,11 @@ def refusal_count_dropped(run: DryRun) -> str:
     turns_red={f"{W}.recipe_prints_its_nodes_and_writes_each_nodes_plan"},
     independent=False,
 )
-def composed_steps_left_out_of_a_recipe_report(run: DryRun) -> str:
+def composed_steps_left_out_of_a_recipe_report(run: DryRun, inputs: Inputs = None) -> str:
     """A recipe's report leaves out each host's composed-model section: a reader applying
     it would never build the directory the container mounts."""
     hosts = tuple(h.model_copy(update={"composed": ()}) for h in run.hosts)
-    return render_report(run.model_copy(update={"hosts": hosts}))
+    return render_report(run.model_copy(update={"hosts": hosts}), inputs)
 
 
 @mutant(
@@ -554,7 +559,7 @@ def warnings_kept_out_of_stdout(run: DryRun) -> int:
     turns_red={f"{W}.recipe_prints_its_nodes_and_writes_each_nodes_plan"},
     independent=False,
 )
-def warnings_kept_out_of_the_report(run: DryRun) -> str:
+def warnings_kept_out_of_the_report(run: DryRun, inputs: Inputs = None) -> str:
     """The report leaves out the warnings stdout prints: the record of the dry run does not
     say which flags stock vLLM would refuse."""
-    return render_report(run.model_copy(update={"warnings": ()}))
+    return render_report(run.model_copy(update={"warnings": ()}), inputs)

@@ -111,7 +111,9 @@ def a_composed_model_of_another_repo_is_taken(raw: dict[str, object]) -> tuple[R
     replaces="planner.cli._written",
     turns_red={f"{W}.an_out_that_cannot_take_the_report_says_why"},
 )
-def an_unwritable_out_names_the_exception_not_the_reason(out: Path, text: str) -> bool:
+def an_unwritable_out_names_the_exception_not_the_reason(
+    out: Path, text: str, option: str = "--out", what: str = "the report"
+) -> bool:
     """An --out that cannot take the report is named, but the reason given is the
     exception's class (OSError), not what the system said."""
     try:
@@ -119,7 +121,7 @@ def an_unwritable_out_names_the_exception_not_the_reason(out: Path, text: str) -
     except OSError as exc:
         why = type(exc).__name__
         print(
-            f"planner: error: --out {printable(str(out))}: cannot write the report: {why}",
+            f"planner: error: {option} {printable(str(out))}: cannot write {what}: {why}",
             file=sys.stderr,
         )
         return False

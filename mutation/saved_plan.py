@@ -13,10 +13,17 @@ import hashlib
 from pathlib import Path
 
 from mutation import mutant
-from planner import cli, coordinator, provenance
-from planner.arm_launch import RenderedHost
+from planner import cli, coordinator, provenance, version
+from planner.arm_launch import DryRun, RenderedHost
 from planner.provenance import InputRead
-from planner.saved_plan import PlannedHost, SavedPlan, _host, request_args
+from planner.saved_plan import (
+    PlannedHost,
+    PlanVerdict,
+    SavedPlan,
+    plan_verdict,
+    planned_host,
+    request_args,
+)
 from planner.transaction import TransactionPlan
 
 W = "saved_plan"
@@ -28,18 +35,18 @@ W = "saved_plan"
         f"{W}.a_saved_plan_names_every_file_it_read_with_the_sha256_of_its_bytes",
         f"{W}.anything_changed_after_the_plan_was_saved_is_refused_by_name",
         # the saved digests no longer match the files, so no plan binds at all
-        f"{W}.a_revocation_appended_to_the_log_after_the_plan_refuses_it",
+        f"{W}.a_plan_no_longer_admitted_at_the_wall_clock_is_refused",
         f"{W}.an_unchanged_plan_and_one_whose_log_only_grew_apply_their_saved_scripts",
         f"{W}.every_json_document_validates_against_its_schema",
         f"{W}.apply_dry_run_is_one_line_a_step_that_fits_a_terminal",
+        f"{W}.planning_that_reads_a_file_the_plan_does_not_name_is_refused",
     },
     independent=False,
 )
-def a_file_is_noted_without_its_last_byte(
-    path: Path, role: str, data: bytes, prefix: bool = False
-) -> None:
+def a_file_is_noted_without_its_last_byte(path: Path, role: str, data: bytes) -> None:
     """A file's digest is taken over all but its last byte (a change there goes unseen)."""
-    provenance.note_digest(path, role, len(data) - 1, hashlib.sha256(data[:-1]).hexdigest())
+    digest = hashlib.sha256(data[:-1]).hexdigest()
+    provenance.note_digest(path, role, len(data) - 1, digest, prefix=False)
 
 
 @mutant(
@@ -55,8 +62,10 @@ def a_longer_file_passes_as_its_prefix(read: InputRead) -> str | None:
     replaces="planner.provenance.changed",
     turns_red={
         f"{W}.an_unchanged_plan_and_one_whose_log_only_grew_apply_their_saved_scripts",
-        # the appended release is refused as a changed log, not by admission
-        f"{W}.a_revocation_appended_to_the_log_after_the_plan_refuses_it",
+        # the appended release is refused as a changed log, not by admission; a log
+        # edited in place is said to differ whole, not in its first bytes
+        f"{W}.a_plan_no_longer_admitted_at_the_wall_clock_is_refused",
+        f"{W}.anything_changed_after_the_plan_was_saved_is_refused_by_name",
     },
     independent=False,
 )
@@ -79,10 +88,12 @@ def the_scripts_sha256_is_not_checked(path: Path) -> SavedPlan:
 @mutant(
     replaces="planner.saved_plan.request_args",
     turns_red={
-        f"{W}.a_revocation_appended_to_the_log_after_the_plan_refuses_it",
+        f"{W}.a_plan_no_longer_admitted_at_the_wall_clock_is_refused",
         f"{W}.an_unchanged_plan_and_one_whose_log_only_grew_apply_their_saved_scripts",
         f"{W}.every_json_document_validates_against_its_schema",
         f"{W}.apply_dry_run_is_one_line_a_step_that_fits_a_terminal",
+        # a forged script is then refused by admission, not as a differing plan
+        f"{W}.anything_changed_after_the_plan_was_saved_is_refused_by_name",
     },
     independent=False,
 )
@@ -96,7 +107,7 @@ def the_plan_is_made_again_without_its_inputs(
 
 
 @mutant(
-    replaces="planner.saved_plan._host",
+    replaces="planner.saved_plan.planned_host",
     turns_red={
         f"{W}.a_saved_plan_holds_every_stage_script_of_every_host_with_its_sha256",
         # the plan made again (through the same function) differs from the dry run's
@@ -107,7 +118,7 @@ def the_plan_is_made_again_without_its_inputs(
 )
 def the_plan_keeps_no_cleanup_script(host: RenderedHost) -> PlannedHost:
     """A host's part is saved and compared without its last stage (cleanup)."""
-    part = _host(host)
+    part = planned_host(host)
     return part.model_copy(update={"steps": part.steps[:-1]})
 
 
@@ -133,3 +144,37 @@ def the_dry_run_prints_every_argv_by_default(
     """``apply --dry-run`` prints the long form (every ssh argv) without ``-v``."""
     settings = coordinator.SshSettings()
     return coordinator.render_dry_run(plan, settings, scripts, attempts)
+
+
+@mutant(
+    replaces="planner.saved_plan.unnamed",
+    turns_red={f"{W}.planning_that_reads_a_file_the_plan_does_not_name_is_refused"},
+)
+def files_the_plan_does_not_name_are_read_unseen(
+    plan: SavedPlan, reads: list[InputRead]
+) -> list[InputRead]:
+    """Planning again may read files the saved plan never named: none is reported."""
+    return []
+
+
+@mutant(
+    replaces="planner.version.code_digest",
+    turns_red={f"{W}.a_planner_whose_code_changed_has_another_version"},
+)
+def subpackages_are_left_out_of_the_version(root: Path = version.PACKAGE_ROOT) -> str:
+    """The version digests the package's top-level files only: an arm's edit keeps it."""
+    h = hashlib.sha256()
+    for path in sorted(root.glob("*.py")):
+        h.update(f"{path.name}\0".encode() + path.read_bytes())
+    return h.hexdigest()
+
+
+@mutant(
+    replaces="planner.saved_plan.plan_verdict",
+    turns_red={f"{W}.a_saved_plan_states_the_verdict_of_its_dry_run"},
+)
+def refusals_are_saved_without_their_hints(run: DryRun) -> PlanVerdict:
+    """The saved verdict keeps each refusal but drops its hint (what to do about it)."""
+    verdict = plan_verdict(run)
+    bare = tuple(r.model_copy(update={"hint": ""}) for r in verdict.refusals)
+    return verdict.model_copy(update={"refusals": bare})

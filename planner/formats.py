@@ -88,5 +88,4 @@ def document_json(document: BaseModel) -> str:
 
 def schema_json(name: str) -> str:
     """The JSON Schema of the document ``name`` (a key of :data:`DOCUMENTS`)."""
-    schema = DOCUMENTS[name].model_json_schema(by_alias=True, mode="serialization")
-    return json.dumps(schema, indent=2, sort_keys=True) + "\n"
+    return json.dumps(DOCUMENTS[name].model_json_schema(), indent=2) + "\n"

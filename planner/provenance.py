@@ -64,14 +64,16 @@ def active() -> bool:
     return _RECORDING.get() is not None
 
 
-def note(path: Path, role: str, data: bytes, prefix: bool = False) -> None:
-    """Tell the recording (if any) that ``data`` was read from ``path`` as ``role``."""
+def note(path: Path, role: str, data: bytes) -> None:
+    """Tell the recording (if any) that ``data``, a whole file, was read from ``path`` as
+    ``role``."""
     if active():
-        note_digest(path, role, len(data), hashlib.sha256(data).hexdigest(), prefix)
+        note_digest(path, role, len(data), hashlib.sha256(data).hexdigest(), prefix=False)
 
 
-def note_digest(path: Path, role: str, size: int, sha256: str, prefix: bool = False) -> None:
-    """As :func:`note`, for a reader that hashed as it streamed."""
+def note_digest(path: Path, role: str, size: int, sha256: str, prefix: bool) -> None:
+    """As :func:`note`, for a reader that hashed as it streamed; ``prefix``: the file may grow
+    past the ``size`` bytes read (the authority log)."""
     kept = _RECORDING.get()
     if kept is None:
         return
@@ -84,14 +86,12 @@ def changed(read: InputRead) -> str | None:
     when the file still begins with the bytes read), else why not, in words."""
     try:
         with open(read.path, "rb") as handle:
-            data = handle.read(read.size + (0 if read.prefix else 1))
+            data = handle.read(read.size) if read.prefix else handle.read()
     except OSError as exc:
-        return f"cannot be read now: {exc.strerror or exc}"
+        return f"cannot be read now: {exc.strerror}"
     if len(data) < read.size:
         return f"is shorter now ({len(data)} bytes; the plan read {read.size})"
-    if read.prefix:
-        data = data[: read.size]
-    elif len(data) > read.size:
+    if len(data) > read.size:
         return f"is longer now (the plan read {read.size} bytes)"
     if hashlib.sha256(data).hexdigest() != read.sha256:
         which = f"its first {read.size} bytes" if read.prefix else "its bytes"

@@ -133,7 +133,7 @@ def request_of(args: argparse.Namespace) -> PlanRequest:
     return PlanRequest(**given)
 
 
-def _host(host: RenderedHost) -> PlannedHost:
+def planned_host(host: RenderedHost) -> PlannedHost:
     real = host.realization
     return PlannedHost(
         host=real.host_name,
@@ -147,7 +147,7 @@ def _host(host: RenderedHost) -> PlannedHost:
     )
 
 
-def _verdict(run: DryRun) -> PlanVerdict:
+def plan_verdict(run: DryRun) -> PlanVerdict:
     return PlanVerdict(
         result=run.verdict,
         read_at=run.read_at,
@@ -169,8 +169,8 @@ def saved_plan(run: DryRun, request: PlanRequest, inputs: list[InputRead]) -> Sa
         summary=summary(run),
         request=request,
         inputs=tuple(inputs),
-        hosts=tuple(_host(h) for h in run.hosts),
-        verdict=_verdict(run),
+        hosts=tuple(planned_host(h) for h in run.hosts),
+        verdict=plan_verdict(run),
     )
 
 
@@ -229,12 +229,9 @@ def bind(
     check_inputs(plan, source)
     with provenance.recording() as reads:
         again = make(args)
-    named = {(r.role, r.path) for r in plan.inputs}
-    unnamed = [r for r in reads if (r.role, r.path) not in named]
-    if unnamed:
-        first = unnamed[0]
+    for read in unnamed(plan, reads):
         raise PlannerInputError(
-            source, "inputs", f"planning now reads {first.role} {first.path}, which it did not"
+            source, "inputs", f"planning now reads {read.role} {read.path}, which it did not"
         )
     if not again.admitted:
         at = again.read_at.isoformat() if again.read_at else "no authority log"
@@ -244,8 +241,14 @@ def bind(
     return again
 
 
+def unnamed(plan: SavedPlan, reads: list[InputRead]) -> list[InputRead]:
+    """What planning read now that the saved plan does not name (by role and path)."""
+    named = {(r.role, r.path) for r in plan.inputs}
+    return [r for r in reads if (r.role, r.path) not in named]
+
+
 def _same_scripts(plan: SavedPlan, again: DryRun, source: str) -> None:
-    now = tuple(_host(h) for h in again.hosts)
+    now = tuple(planned_host(h) for h in again.hosts)
     if now == plan.hosts:
         return
     for saved, made in zip(plan.hosts, now, strict=False):

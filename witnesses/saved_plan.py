@@ -11,17 +11,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import planner
 from claims import ClaimKind, Verdict, claim, difference, holds_unless
-from fixtures.builders import v41_dry_run
+from fixtures.builders import data_root_env, v41_dry_run
 from fixtures.live_log import append_event
 from fixtures.saved_plans import V41_MANIFEST, SavedPlanFiles, run
 from planner.formats import DOCUMENTS
+from planner.version import code_digest, planner_version
 
 TERMINAL = 120
 """The columns ``apply --dry-run`` must fit by default."""
@@ -32,10 +36,10 @@ def _sha(data: bytes) -> str:
 
 
 @contextmanager
-def _saved() -> Iterator[SavedPlanFiles]:
+def _saved(data: bool = True) -> Iterator[SavedPlanFiles]:
     with tempfile.TemporaryDirectory(prefix="saved-plan-") as tmp:
         files = SavedPlanFiles(Path(tmp))
-        ran = files.save()
+        ran = files.save(data=data)
         if ran.code != 0:
             raise AssertionError(f"the plan could not be saved: exit {ran.code}: {ran.err}")
         yield files
@@ -85,75 +89,205 @@ def a_saved_plan_holds_every_stage_script_of_every_host_with_its_sha256() -> Ver
     return holds_unless(problems, "4 hosts x 8 stage scripts with their sha256")
 
 
-def _rewrite(path: Path) -> None:
-    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n", 1))
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_saved_plan_states_the_verdict_of_its_dry_run() -> Verdict:
+    """Saved from a scenario (admitted, refused before rendering, refused after), the plan's
+    verdict is the dry run's: its result, when the log was read, the candidate and every
+    refusal (code, location, message, hint) in order."""
+    problems = []
+    with tempfile.TemporaryDirectory(prefix="saved-plan-") as tmp:
+        for name in ("supplied", "live", "active_incumbent"):
+            plan = Path(tmp) / f"{name}.json"
+            out = ("--out", Path(tmp) / "r.txt", "--plan-out", plan)
+            run("dry-run", "v41_group_a", "--scenario", name, *out)
+            saved = json.loads(plan.read_text(encoding="utf-8"))["verdict"]
+            planned = v41_dry_run(name)
+            refusals = [[r.code, r.where, r.message, r.hint] for r in planned.refusals]
+            want = [planned.verdict, planned.read_at, planned.candidate.key, refusals]
+            got = [saved["result"], _time(saved["read_at"]), saved["candidate"]]
+            got.append(
+                [[r["code"], r["location"], r["message"], r["hint"]] for r in saved["refusals"]]
+            )
+            problems += difference(name, want, got)
+    return holds_unless(problems, "3 verdicts saved as planned")
 
 
-def _log_rewritten(files: SavedPlanFiles) -> None:
+def _time(text: str | None) -> datetime | None:
+    return None if text is None else datetime.fromisoformat(text)
+
+
+@claim(ClaimKind.PROPERTY)
+def a_planner_whose_code_changed_has_another_version() -> Verdict:
+    """The version a plan is bound to follows the planner's code: a copy of ``planner/``
+    digests as the original does, and any edit, a file added, or a file in a subpackage
+    (``arms/``) changed gives another digest; ``planner --version`` prints the version."""
+    source = Path(planner.__file__).parent
+    with tempfile.TemporaryDirectory(prefix="planner-copy-") as tmp:
+        copy = Path(shutil.copytree(source, Path(tmp) / "planner", ignore=_no_cache))
+        digests = [code_digest(copy)]
+        (copy / "added.py").write_text("")
+        digests.append(code_digest(copy))
+        arm = copy / "arms" / "v41_group_a.py"
+        arm.write_text(arm.read_text() + "# edited\n")
+        digests.append(code_digest(copy))
+    problems = difference("the copy", code_digest(source), digests[0])
+    problems += difference("distinct digests", 3, len(set(digests)))
+    problems += difference("--version", f"planner {planner_version()}\n", run("--version").out)
+    return holds_unless(problems, "copy equal; an added file and an edit in arms/ each change it")
+
+
+def _no_cache(directory: str, names: list[str]) -> list[str]:
+    return [n for n in names if n == "__pycache__"]
+
+
+CHANGED = "changed since the plan: "
+LAPSED = "3000-01-01T00:00:00+00:00: refused:"
+"""A time past the live log's leases (they end in 2999), as the refusal prints it."""
+
+Change = Callable[[SavedPlanFiles, dict[str, Any]], str]
+"""Changes one thing after the plan was saved (given the saved document) and returns the
+error line ``apply --plan`` must print for it, after ``planner: error: PLAN: ``."""
+
+
+def _input(saved: dict[str, Any], role: str) -> dict[str, Any]:
+    return dict(next(r for r in saved["inputs"] if r["role"] == role))
+
+
+def _edited(files: SavedPlanFiles, saved: dict[str, Any], role: str, path: Path) -> str:
+    """The file's last byte replaced (its size kept): its bytes differ."""
+    path.write_bytes(path.read_bytes()[:-1] + b" ")
+    sha = _input(saved, role)["sha256"][:12]
+    why = f"its bytes differ from what the plan read (sha256 {sha}…)"
+    return f"inputs: {role} {path}: {CHANGED}{why}"
+
+
+def _grown(files: SavedPlanFiles, saved: dict[str, Any]) -> str:
+    path = files.data / "fabric.json"
+    path.write_bytes(path.read_bytes() + b"\n")
+    size = _input(saved, "inventory")["size"]
+    return f"inputs: inventory {path}: {CHANGED}is longer now (the plan read {size} bytes)"
+
+
+def _log_rewritten(files: SavedPlanFiles, saved: dict[str, Any]) -> str:
     files.log.write_text(files.log.read_text().replace('"seq":1,', '"seq":0,', 1))
+    read = _input(saved, "authority log")
+    return (
+        f"inputs: authority log {files.log}: changed since the plan: its first {read['size']} "
+        f"bytes differ from what the plan read (sha256 {read['sha256'][:12]}…)"
+    )
 
 
-CHANGES: dict[str, tuple[Callable[[SavedPlanFiles], object], str]] = {
-    "inputs edited": (lambda f: _rewrite(f.inputs), "inputs: plan inputs {inputs}"),
-    "inventory edited": (lambda f: _rewrite(f.data / "fabric.json"), "inputs: inventory {data}"),
-    "manifest edited": (lambda f: _rewrite(f.data / V41_MANIFEST), "inputs: manifest {data}"),
-    "inputs grown": (
-        lambda f: f.inputs.write_text(f.inputs.read_text() + "\n"),
-        "inputs: plan inputs {inputs}",
-    ),
-    "log rewritten": (_log_rewritten, "inputs: authority log {log}"),
-    "log cut short": (
-        lambda f: f.log.write_text(f.log.read_text()[:-2]),
-        "inputs: authority log {log}",
-    ),
-    "another planner": (
-        lambda f: f.edit_plan(lambda d: d.update(planner_version="0+elsewhere")),
-        "planner_version: saved by planner 0+elsewhere",
-    ),
-    "a script edited": (
-        lambda f: f.edit_plan(lambda d: d["hosts"][2]["steps"][2].update(script="true\n")),
-        "hosts[2].steps.apply: the script is not the one its sha256 names",
-    ),
+def _log_cut(files: SavedPlanFiles, saved: dict[str, Any]) -> str:
+    text = files.log.read_bytes()[:-2]
+    files.log.write_bytes(text)
+    size = _input(saved, "authority log")["size"]
+    return (
+        f"inputs: authority log {files.log}: changed since the plan: is shorter now "
+        f"({len(text)} bytes; the plan read {size})"
+    )
+
+
+def _removed(files: SavedPlanFiles, saved: dict[str, Any]) -> str:
+    files.inputs.unlink()
+    return (
+        f"inputs: plan inputs {files.inputs}: changed since the plan: cannot be read now: "
+        "No such file or directory"
+    )
+
+
+def _other_planner(files: SavedPlanFiles, saved: dict[str, Any]) -> str:
+    files.edit_plan(lambda d: d.update(planner_version="0+elsewhere"))
+    return (
+        f"planner_version: saved by planner 0+elsewhere, this is {planner_version()}: make the "
+        "plan again with this planner and review it"
+    )
+
+
+def _script_edited(files: SavedPlanFiles, saved: dict[str, Any]) -> str:
+    files.edit_plan(lambda d: d["hosts"][2]["steps"][2].update(script="true\n"))
+    return "hosts[2].steps.apply: the script is not the one its sha256 names: edited"
+
+
+def _script_and_digest_edited(files: SavedPlanFiles, saved: dict[str, Any]) -> str:
+    forged = {"script": "true\n", "sha256": _sha(b"true\n")}
+    files.edit_plan(lambda d: d["hosts"][1]["steps"][3].update(forged))
+    return "hosts[1].steps.readback: the plan made now differs from it"
+
+
+def _host_removed(files: SavedPlanFiles, saved: dict[str, Any]) -> str:
+    files.edit_plan(lambda d: d.update(hosts=d["hosts"][:3]))
+    return "hosts: the plan made now has other hosts or stages"
+
+
+CHANGES: dict[str, Change] = {
+    "inputs edited": lambda f, d: _edited(f, d, "plan inputs", f.inputs),
+    "manifest edited": lambda f, d: _edited(f, d, "manifest", f.data / V41_MANIFEST),
+    "inventory grown": _grown,
+    "log rewritten": _log_rewritten,
+    "log cut short": _log_cut,
+    "inputs removed": _removed,
+    "another planner": _other_planner,
+    "a script edited": _script_edited,
+    "a script and its sha256 edited": _script_and_digest_edited,
+    "a host removed": _host_removed,
 }
 
 
 @claim(ClaimKind.REFUSAL)
 def anything_changed_after_the_plan_was_saved_is_refused_by_name() -> Verdict:
-    """Changing an input (one byte's worth: a line end; or one more line), rewriting or
-    cutting the authority
-    log, another planner version, or a script edited in the plan: ``apply --plan`` exits 2
-    with one ``planner: error:`` line naming what changed, prints nothing and writes no
-    script."""
+    """An input edited (same size), grown, cut short or removed; the authority log rewritten
+    or cut short; another planner version; a script edited in the plan, with or without its
+    sha256; a host removed from it: ``apply --plan`` exits 2 with one line, ``planner: error:
+    PLAN: WHERE: WHY``, saying exactly what changed, prints nothing and writes no script."""
     problems = []
-    for name, (change, named) in CHANGES.items():
+    for name, change in CHANGES.items():
         with _saved() as files:
-            change(files)
+            said = change(files, files.document())
             ran = files.apply_dry_run()
-            where = named.format(inputs=files.inputs, data=files.data, log=files.log)
-            said = ran.err.startswith("planner: error: ") and where in ran.err
-            got = (ran.code, ran.out, said, files.scripts.exists())
-            problems += difference(name, (2, "", True, False), got)
+            want = (2, "", f"planner: error: {files.plan}: {said}\n", False)
+            problems += difference(name, want, (ran.code, ran.out, ran.err, files.scripts.exists()))
     return holds_unless(problems, f"{len(CHANGES)} changes, each refused by name")
 
 
 @claim(ClaimKind.REFUSAL)
-def a_revocation_appended_to_the_log_after_the_plan_refuses_it() -> Verdict:
-    """A host released after the plan was saved (an event appended to the log): admission
-    no longer holds at the wall clock, so ``apply --plan`` exits 2 saying so and naming the
-    refusal; nothing is printed or written."""
+def planning_that_reads_a_file_the_plan_does_not_name_is_refused() -> Verdict:
+    """A plan saved from the default data root, applied where ``$GUNBC_PLANNER_DATA`` names
+    another (a copy, byte for byte): planning now reads an inventory the plan never read, and
+    ``apply --plan`` refuses naming it (exit 2), though every named file is unchanged."""
+    with _saved(data=False) as files, data_root_env(files.data):
+        ran = files.apply_dry_run()
+        said = f"planner: error: {files.plan}: inputs: planning now reads inventory "
+        said += f"{files.data / 'fabric.json'}, which it did not\n"
+        got = (ran.code, ran.out, ran.err, files.scripts.exists())
+    return holds_unless(
+        difference("(exit, stdout, stderr, written)", (2, "", said, False), got),
+        "the other data root refused",
+    )
+
+
+@claim(ClaimKind.REFUSAL)
+def a_plan_no_longer_admitted_at_the_wall_clock_is_refused() -> Verdict:
+    """A host released after the plan was saved (an event appended to the log), or a time
+    past the lease (``--now``, a dry run's): admission no longer holds, so ``apply --plan``
+    exits 2 saying when it read the log and why, printing and writing nothing."""
+    problems = []
     with _saved() as files:
+        ran = files.apply_dry_run("--now", "3000-01-01T00:00:00Z")
+        at = f"planner: error: {files.plan}: verdict: admission no longer holds at {LAPSED} "
+        problems += difference(
+            "past the lease",
+            (2, "", True),
+            (ran.code, ran.out, ran.err.startswith(at) and "lease" in ran.err),
+        )
         append_event(files.log, {"event": "host_released", "host": "srv7"})
         ran = files.apply_dry_run()
-        written = files.scripts.exists()
-    said = "verdict: admission no longer holds" in ran.err and "admission.host_not_held" in ran.err
-    return holds_unless(
-        difference(
-            "(exit, stdout, said, written)",
-            (2, "", True, False),
-            (ran.code, ran.out, said, written),
-        ),
-        "the released host refuses the saved plan",
-    )
+        said = (
+            "admission no longer holds at " in ran.err
+            and "admission.host_not_held at authority.holdings.srv7" in ran.err
+        )
+        got = (ran.code, ran.out, said, files.scripts.exists())
+        problems += difference("released", (2, "", True, False), got)
+    return holds_unless(problems, "a released host and a lapsed lease refuse the saved plan")
 
 
 @claim(ClaimKind.POSITIVE_CONTROL)
@@ -201,7 +335,7 @@ def every_json_document_validates_against_its_schema() -> Verdict:
         schema = json.loads(run("schema", name).out or "null")
         problems += difference(
             f"{name}: schema",
-            DOCUMENTS[name].model_json_schema(by_alias=True, mode="serialization"),
+            DOCUMENTS[name].model_json_schema(),
             schema,
         )
     return holds_unless(problems, "3 documents valid; 3 schemas printed")
