@@ -104,6 +104,8 @@ from planner.transaction import (
 from planner.values import Frozen, path_argument, printable
 
 EXIT_REFUSED, EXIT_USAGE = 1, 2
+EXIT_WOULD_CHANGE, EXIT_UNCHECKED = 3, 4
+"""``--check``: apply would change a host; a host could not be checked (planner/check.py)."""
 EXIT_SCRIPT_INCOMPLETE = 97
 EXIT_INTERRUPTED = 130
 EXIT_CANNOT_RUN = 127
@@ -758,6 +760,15 @@ commit point.
 signals: SIGINT, SIGTERM or SIGHUP before the decision abandons the running step and rolls
 back every touched host; during rollback, cleanup and commit they wait until every host is
 done (only SIGKILL stops it then). The exit code is the report's; a line names the signals.
+
+--check: plan as apply does (admission reported, not required), then over ssh read each
+host's unit file, unit and container state and left-over backups, and run its (read-only)
+preflight and readback; print per host what apply would change. It writes nothing on a
+host and no journal. Exit codes: {EXIT_COMMITTED} every host in sync (and admitted); \
+{EXIT_WOULD_CHANGE} apply would change a host;
+{EXIT_UNCHECKED} a host could not be checked (unreachable, or its state unreadable); \
+{EXIT_REFUSED} not admitted, every host
+in sync; {EXIT_USAGE} usage or input error; {EXIT_INTERRUPTED} interrupted (a signal).
 """
 
 
@@ -809,7 +820,13 @@ def add_parser(
         help="every planned host's ssh address: HOST=USER@ADDRESS[:PORT],… (IPv6 in [])",
     )
     _journal_options(apply, what)
-    apply.add_argument("--dry-run", action="store_true", help="print the commands; run nothing")
+    mode = apply.add_mutually_exclusive_group()
+    mode.add_argument("--dry-run", action="store_true", help="print the commands; run nothing")
+    mode.add_argument(
+        "--check",
+        action="store_true",
+        help="read every host over ssh and print what apply would change; change nothing",
+    )
     apply.add_argument(
         "--scripts",
         type=path_argument,
@@ -971,6 +988,10 @@ def run(args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun]) 
     """``planner apply``: plan, refuse unless admitted, then print or run the transaction."""
     if args.resume is not None or args.rollback is not None:
         return run_resume(args)
+    if getattr(args, "check", False):
+        from planner import check  # it builds on this module: imported when asked for
+
+        return check.run(args, plan)
     try:
         check_live_read(args)
         settings = settings_of(args)
@@ -1080,7 +1101,7 @@ def _journal_failed(exc: JournalError) -> int:
 
 PLANNING_INPUTS = (
     "arm", "scenario", "authority", "inputs", "now", "data", "recipe", "group", "name",
-    "dry_run", "scripts", "journal", "for_testing",
+    "dry_run", "scripts", "journal", "for_testing", "check",
 )  # fmt: skip
 """What ``--resume`` and ``--rollback`` refuse: the journal holds the plan."""
 
