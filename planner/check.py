@@ -730,6 +730,8 @@ def _error(message: str) -> int:
 def run(args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun]) -> int:
     """``planner apply --check``: plan as apply does, then read every host (see the module
     docstring); prints per host what apply would change, and a summary line."""
+    if args.dry_run:
+        return _error("--check and --dry-run: choose one (--check runs read-only scripts)")
     if args.journal is not None:
         return _error("--check writes no journal: --journal is for a real apply")
     try:

@@ -737,6 +737,7 @@ examples:
       --hosts srv5=root@10.0.0.5,srv6=root@10.0.0.6,srv7=root@10.0.0.7,srv8=root@10.0.0.8
   planner apply v41_group_a --authority log.jsonl --inputs inputs.json --hosts ... \\
       --identity ~/.ssh/id_ed25519
+  planner apply v41_group_a --authority log.jsonl --inputs inputs.json --hosts ... --check
   planner apply --resume target/v41-group-a-apply.journal --identity ~/.ssh/id_ed25519
 
 inputs: a real apply (no --dry-run) reads --authority at the wall clock, once before
@@ -761,14 +762,15 @@ signals: SIGINT, SIGTERM or SIGHUP before the decision abandons the running step
 back every touched host; during rollback, cleanup and commit they wait until every host is
 done (only SIGKILL stops it then). The exit code is the report's; a line names the signals.
 
---check: plan as apply does (admission reported, not required), then over ssh read each
-host's unit file, unit and container state and left-over backups, and run its (read-only)
-preflight and readback; print per host what apply would change. It writes nothing on a
-host and no journal. Exit codes: {EXIT_COMMITTED} every host in sync (and admitted); \
-{EXIT_WOULD_CHANGE} apply would change a host;
-{EXIT_UNCHECKED} a host could not be checked (unreachable, or its state unreadable); \
-{EXIT_REFUSED} not admitted, every host
-in sync; {EXIT_USAGE} usage or input error; {EXIT_INTERRUPTED} interrupted (a signal).
+--check: plan as apply does (admission is reported, not required), then read every host
+over ssh (its unit file, unit and container state, backups left over; its own preflight
+and readback, both read-only) and print per host what apply would change. It writes
+nothing on a host and no journal. Exit codes: {EXIT_COMMITTED} every host in sync and the plan \
+admitted;
+{EXIT_WOULD_CHANGE} apply would change a host; {EXIT_UNCHECKED} a host could not be checked \
+(unreachable, or what it printed
+unreadable); {EXIT_REFUSED} not admitted, every host in sync; {EXIT_USAGE} usage or input error; \
+{EXIT_INTERRUPTED} a signal ended it.
 """
 
 
@@ -820,12 +822,12 @@ def add_parser(
         help="every planned host's ssh address: HOST=USER@ADDRESS[:PORT],… (IPv6 in [])",
     )
     _journal_options(apply, what)
-    mode = apply.add_mutually_exclusive_group()
-    mode.add_argument("--dry-run", action="store_true", help="print the commands; run nothing")
-    mode.add_argument(
+    apply.add_argument("--dry-run", action="store_true", help="print the commands; run nothing")
+    apply.add_argument(
         "--check",
         action="store_true",
-        help="read every host over ssh and print what apply would change; change nothing",
+        help="read every host over ssh and print what apply would change; change nothing "
+        "(not with --dry-run)",
     )
     apply.add_argument(
         "--scripts",
