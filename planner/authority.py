@@ -16,6 +16,7 @@ the whole file or its events, so memory stays flat in the number of events.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, fields
@@ -25,6 +26,7 @@ from typing import Annotated, ClassVar, Literal, TextIO
 
 from pydantic import AwareDatetime, ConfigDict, Field, TypeAdapter, ValidationError
 
+from planner import provenance
 from planner.refusal import PlannerInputError
 from planner.values import INT_RANGE, BulkSafeName, Frozen, JsonProblem, located, strict_json
 
@@ -211,10 +213,29 @@ def stream_log(path: Path) -> Iterator[AuthorityEvent]:
 def _closing(handle: TextIO, source: str) -> Iterator[AuthorityEvent]:
     with handle:
         try:
-            yield from log_events(handle, source)
+            if not provenance.active():
+                yield from log_events(handle, source)
+                return
+            digest = hashlib.sha256()
+            yield from log_events(_hashed(handle, digest), source)
+            size = handle.buffer.tell()
         except (OSError, UnicodeDecodeError) as exc:
             message = f"cannot read authority log: {exc}"
             raise PlannerInputError(source, "<file>", message) from exc
+    provenance.note_digest(Path(source), ROLE, size, digest.hexdigest(), prefix=True)
+
+
+ROLE = "authority log"
+"""What a saved plan calls the log it read (:mod:`planner.provenance`): only the bytes read
+are bound, since events may be appended after them."""
+
+
+def _hashed(lines: Iterable[str], digest: hashlib._Hash) -> Iterator[str]:
+    """``lines``, each fed to ``digest`` as the UTF-8 bytes it was read from (the log is
+    opened with ``newline="\\n"``, so a line's text is its bytes, decoded)."""
+    for line in lines:
+        digest.update(line.encode("utf-8"))
+        yield line
 
 
 def read_log(path: Path) -> tuple[AuthorityEvent, ...]:

@@ -9,17 +9,19 @@ input (one line naming where it happened; ``--debug`` adds the traceback); 130 i
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import traceback
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from planner import coordinator, data
+from planner import coordinator, data, provenance
 from planner.arm_launch import DryRun
 from planner.arms import Arm, ArmSources, arm, arms
 from planner.authority import read_state
 from planner.fabric import Fabric, FabricGroup
+from planner.formats import DOCUMENTS, ScenarioEntry, ScenarioList, document_json, schema_json
 from planner.frontiers import PlanInputs
 from planner.identity import arm_name
 from planner.kept import Kept
@@ -27,6 +29,7 @@ from planner.recipe import RecipeInvalid, load_recipe
 from planner.recipe_launch import RecipeSources, recipe_dry_run
 from planner.refusal import PlannerInputError
 from planner.report import render_report, write_atomically
+from planner.saved_plan import SavedPlan, request_of, saved_plan
 from planner.scenarios import load_inputs, load_scenario, scenario_names
 from planner.values import path_argument as _path
 from planner.values import printable
@@ -95,6 +98,28 @@ def _recipe_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _format_option(parser: argparse.ArgumentParser, json_help: str) -> None:
+    parser.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help=f"text (default) or json: {json_help}; every other line then goes to stderr",
+    )
+
+
+def _plan_options(parser: argparse.ArgumentParser) -> None:
+    """A saved plan (:mod:`planner.saved_plan`): written to a file, or printed as JSON."""
+    parser.add_argument(
+        "--plan-out",
+        type=_path,
+        metavar="PLAN",
+        help="also save the plan as JSON (atomically): the planner version, every input read "
+        "with its sha256, every host's stage scripts with theirs, the verdict; "
+        "`planner apply --plan PLAN` applies exactly it",
+    )
+    _format_option(parser, "print the saved plan's JSON document (schema: planner schema plan)")
+
+
 _PARSERS: Kept[tuple[tuple[str, ...], str], argparse.ArgumentParser] = Kept(8)
 """Parsers by what they show (:mod:`planner.kept`): building one costs more than many a dry
 run, and a claim run calls ``main`` hundreds of times."""
@@ -141,9 +166,16 @@ def _parser(arm_names: tuple[str, ...], inputs_help: str) -> argparse.ArgumentPa
     _recipe_options(dry)
     dry.add_argument("--out", type=_path, help=OUT_HELP)
     dry.add_argument("--data", type=_path, help="data root (default: the fixtures directory)")
+    _plan_options(dry)
     _debug_option(dry, argparse.SUPPRESS)
     listing = commands.add_parser("scenarios", help="list the named scenarios")
+    _format_option(listing, "the scenarios as one JSON document (schema: planner schema scenarios)")
     _debug_option(listing, argparse.SUPPRESS)
+    schema = commands.add_parser(
+        "schema", help="print the JSON Schema of a document --format json prints"
+    )
+    schema.add_argument("document", choices=sorted(DOCUMENTS), help="which document")
+    _debug_option(schema, argparse.SUPPRESS)
     recipe = commands.add_parser(
         "recipe",
         help="the same as dry-run --recipe FILE",
@@ -161,6 +193,7 @@ def _parser(arm_names: tuple[str, ...], inputs_help: str) -> argparse.ArgumentPa
         "--out", type=_path, help="report path (default: target/<name>-plan.txt); as dry-run's"
     )
     recipe.add_argument("--data", type=_path, help="data root (default: the fixtures directory)")
+    _plan_options(recipe)
     recipe.set_defaults(arm=None, scenario=None, inputs=None)
     _debug_option(recipe, argparse.SUPPRESS)
     coordinator.add_parser(commands, list(arm_names))  # planner apply: planner/coordinator.py
@@ -275,14 +308,14 @@ def _recipe_dry_run(args: argparse.Namespace) -> DryRun:
     return recipe_dry_run(sources)
 
 
-def _written(out: Path, text: str) -> bool:
-    """Write the report atomically; a path that cannot take it is a located input error."""
+def _written(out: Path, text: str, option: str = "--out", what: str = "the report") -> bool:
+    """Write ``text`` atomically; a path that cannot take it is a located input error."""
     try:
         write_atomically(out, text)
     except OSError as exc:
         why = exc.strerror or str(exc)
         print(
-            f"planner: error: --out {printable(str(out))}: cannot write the report: {why}",
+            f"planner: error: {option} {printable(str(out))}: cannot write {what}: {why}",
             file=sys.stderr,
         )
         return False
@@ -290,20 +323,46 @@ def _written(out: Path, text: str) -> bool:
 
 
 def _run_dry_run(args: argparse.Namespace) -> int:
-    run = dry_run(args)
+    """Plan (recording every input read), write the report and the saved plan, print the
+    verdict; with ``--format json`` stdout carries the plan's JSON alone."""
+    with provenance.recording() as reads:
+        run = dry_run(args)
+    plan = saved_plan(run, request_of(args), reads)
+    if args.format == "json":
+        with contextlib.redirect_stdout(sys.stderr):
+            code = _report_and_verdict(args, run, plan)
+        if code != EXIT_USAGE:
+            print(document_json(plan), end="")
+        return code
+    return _report_and_verdict(args, run, plan)
+
+
+def _report_and_verdict(args: argparse.Namespace, run: DryRun, plan: SavedPlan) -> int:
+    """The saved plan first (a path that cannot take it leaves nothing written), then the
+    report, then the verdict."""
+    if args.plan_out is not None:
+        if not _written(args.plan_out, document_json(plan), "--plan-out", "the plan"):
+            return EXIT_USAGE
+        print(f"{run.arm}: plan saved to {printable(str(args.plan_out))}")
     if args.recipe is not None and not run.rendered:
         print(f"{run.arm}: no host rendered, so no report written")
-        return print_verdict(run)
-    if args.out is not None:
-        out = args.out
-    elif args.recipe is not None:
-        out = Path("target") / f"{run.arm}-plan.txt"
     else:
-        out = Path(arm(args.arm).report)
-    if not _written(out, render_report(run)):
-        return EXIT_USAGE
-    print(f"{run.arm}: report written to {printable(str(out))} ({len(run.hosts)} hosts rendered)")
+        out = _report_path(args, run)
+        if not _written(out, render_report(run, plan.inputs)):
+            return EXIT_USAGE
+        print(
+            f"{run.arm}: report written to {printable(str(out))} ({len(run.hosts)} hosts rendered)"
+        )
     return print_verdict(run)
+
+
+def _report_path(args: argparse.Namespace, run: DryRun) -> Path:
+    """``--out``; else a recipe's ``target/<name>-plan.txt``, or the arm's own report path."""
+    if args.out is not None:
+        return Path(args.out)
+    if args.recipe is not None:
+        return Path("target") / f"{run.arm}-plan.txt"
+    return Path(arm(args.arm).report)
 
 
 def print_verdict(run: DryRun) -> int:
@@ -322,10 +381,15 @@ def _group(fabric: Fabric, name: str) -> FabricGroup:
         raise PlannerInputError("--group", name, str(exc.args[0])) from exc
 
 
-def _list_scenarios() -> int:
+def _list_scenarios(args: argparse.Namespace) -> int:
     root = data.default_data_root()
-    for name in scenario_names(root):
-        print(f"{name}: {load_scenario(root, name).description}")
+    found = [load_scenario(root, name) for name in scenario_names(root)]
+    if args.format == "json":
+        entries = [ScenarioEntry(name=s.name, description=s.description, now=s.now) for s in found]
+        print(document_json(ScenarioList(schema="gunbc-planner-scenarios/1", scenarios=entries)))
+        return 0
+    for scenario in found:
+        print(f"{scenario.name}: {scenario.description}")
     return 0
 
 
@@ -356,7 +420,10 @@ def internal_error_line(prog: str, exc: BaseException) -> str:
 def _dispatch(args: argparse.Namespace) -> int:
     try:
         if args.command == "scenarios":
-            return _list_scenarios()
+            return _list_scenarios(args)
+        if args.command == "schema":
+            print(schema_json(args.document), end="")
+            return 0
         if args.command == "apply":
             return coordinator.run(args, dry_run)
         return _run_dry_run(args)

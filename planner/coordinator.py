@@ -71,6 +71,7 @@ from typing import IO, Literal
 
 from planner.apply import FORWARD_STAGES, Stage
 from planner.arm_launch import DryRun
+from planner.formats import ApplyDryRun, CommandEntry, HostEntry, document_json
 from planner.journal import (
     Journal,
     JournalError,
@@ -83,6 +84,7 @@ from planner.journal import (
 )
 from planner.refusal import PlannerInputError
 from planner.report import write_atomically
+from planner.saved_plan import bind, load_plan, request_args
 from planner.transaction import (
     COMMIT_ATTEMPTS,
     EXIT_COMMIT_PENDING,
@@ -102,6 +104,7 @@ from planner.transaction import (
     step_line,
 )
 from planner.values import Frozen, path_argument, printable
+from planner.version import planner_version
 
 EXIT_REFUSED, EXIT_USAGE = 1, 2
 EXIT_WOULD_CHANGE, EXIT_UNCHECKED = 3, 4
@@ -641,6 +644,74 @@ def render_dry_run(
     return lines
 
 
+def _phases(plan: TransactionPlan) -> list[tuple[int | None, str, TransactionStep]]:
+    """Every step with its number (None: only after a failure) and phase, in print order."""
+    forward = [s for s in plan.forward if s.stage is not Stage.COMMIT]
+    commits = [s for s in plan.forward if s.stage is Stage.COMMIT]
+    numbered = [*((s, "forward") for s in forward), *((s, "commit") for s in commits)]
+    return [
+        *((n, phase, s) for n, (s, phase) in enumerate(numbered, 1)),
+        *((None, "rollback", s) for s in reversed(plan.rollbacks)),
+        *((None, "cleanup", s) for s in reversed(plan.cleanups)),
+    ]
+
+
+def render_terse(plan: TransactionPlan, scripts: Path, attempts: int) -> list[str]:
+    """The dry run in one line a step: number, stage, host and the sha256 of the script it
+    sends (each line under 100 columns; ``-v`` prints every ssh argv instead)."""
+    width = max(len(s.value) for s in Stage)
+    lines = [
+        f"# planner apply {plan.arm} --dry-run: the coordinator's plan; nothing ran",
+        *(f"# host {h.spec()}" for h in plan.hosts),
+        f"# scripts: {scripts}/HOST/STAGE.sh (each step sends one; -v prints each ssh command)",
+    ]
+    heads = {
+        "forward": "## forward, in this order; the first failure stops the run",
+        "commit": f"## commit, once every step above succeeded; each up to {attempts} attempts",
+        "rollback": "## after a failure: rollback on every touched host, the last changed first",
+        "cleanup": "## then cleanup on each host rolled back",
+    }
+    for n, phase, step in _phases(plan):
+        if phase in heads:
+            lines.append(heads.pop(phase))
+        number = f"{n:>3}." if n is not None else "    "
+        digest = hashlib.sha256(step.script.encode()).hexdigest()
+        lines.append(f"{number} {step.stage.value:<{width}} {step.host_name:<8} sha256 {digest}")
+    return lines
+
+
+def dry_run_document(
+    plan: TransactionPlan, settings: SshSettings, scripts: Path, attempts: int
+) -> ApplyDryRun:
+    """The dry run as JSON (``--format json``; schema ``planner schema apply-dry-run``)."""
+    commands = [
+        CommandEntry(
+            n=n,
+            phase=phase,
+            stage=step.stage,
+            host=step.host_name,
+            rank=step.rank,
+            script_sha256=hashlib.sha256(step.script.encode()).hexdigest(),
+            script_path=str(scripts / step.host_name / f"{step.stage.value}.sh"),
+            argv=session_argv(settings, plan.host(step.rank), CONTROL, step),
+        )
+        for n, phase, step in _phases(plan)
+    ]
+    return ApplyDryRun(
+        schema="gunbc-planner-apply-dry-run/1",
+        planner_version=planner_version(),
+        arm=plan.arm,
+        hosts=tuple(
+            HostEntry(host=h.host_name, rank=r, destination=h.destination, port=h.port)
+            for r, h in enumerate(plan.hosts)
+        ),
+        connections=tuple(master_argv(settings, h, CONTROL) for h in plan.hosts),
+        commands=tuple(commands),
+        stage_timeout=settings.stage_timeout,
+        commit_attempts=attempts,
+    )
+
+
 def write_scripts(plan: TransactionPlan, scripts: Path) -> None:
     """Every stage script of ``plan`` as ``scripts/HOST/STAGE.sh``, all or nothing: the set
     is written into a temp directory beside ``scripts`` and synced, then renamed into place
@@ -822,7 +893,31 @@ def add_parser(
         help="every planned host's ssh address: HOST=USER@ADDRESS[:PORT],… (IPv6 in [])",
     )
     _journal_options(apply, what)
-    apply.add_argument("--dry-run", action="store_true", help="print the commands; run nothing")
+    apply.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the steps (one line each: stage, host, the sha256 of its script) and write "
+        "the scripts; run nothing",
+    )
+    apply.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="with --dry-run: print every ssh command in full instead",
+    )
+    apply.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="with --dry-run: json prints one document (schema: planner schema apply-dry-run)",
+    )
+    apply.add_argument(
+        "--plan",
+        metavar="PLAN",
+        type=path_argument,
+        help="apply exactly the plan `planner dry-run --plan-out PLAN` saved: refused (exit 2, "
+        "naming it) if the planner, an input or the scripts changed, or it is not admitted now",
+    )
     apply.add_argument(
         "--check",
         action="store_true",
@@ -995,10 +1090,13 @@ def run(args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun]) 
 
         return check.run(args, plan)
     try:
-        check_live_read(args)
         settings = settings_of(args)
         hosts = parse_hosts(args.hosts)
-        dry = plan(args)
+        if args.plan is not None:
+            args, dry = _bound(args, plan)
+        else:
+            check_live_read(args)
+            dry = plan(args)
         if not dry.admitted:
             for line in (text for r in dry.refusals for text in r.lines()):
                 print(printable(line))
@@ -1014,8 +1112,7 @@ def run(args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun]) 
         except OSError as exc:
             why = exc.strerror or str(exc)
             return _error(f"--scripts {scripts}: cannot write the stage scripts: {why}")
-        for text in render_dry_run(transaction, settings, scripts, args.commit_attempts):
-            print(printable(text))
+        _print_dry_run(args, transaction, settings, scripts)
         return EXIT_COMMITTED
     try:
         journal = journal_of(args, transaction, settings)
@@ -1024,6 +1121,54 @@ def run(args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun]) 
     with journal:
         gate = admission_gate(args, plan, transaction)
         return execute(transaction, settings, args.commit_attempts, journal, gate)
+
+
+def _print_dry_run(
+    args: argparse.Namespace, plan: TransactionPlan, settings: SshSettings, scripts: Path
+) -> None:
+    """The dry run as ``--format`` and ``-v`` ask: terse lines, every argv, or JSON."""
+    if args.format == "json":
+        document = dry_run_document(plan, settings, scripts, args.commit_attempts)
+        print(document_json(document), end="")
+        return
+    if args.verbose:
+        lines = render_dry_run(plan, settings, scripts, args.commit_attempts)
+    else:
+        lines = render_terse(plan, scripts, args.commit_attempts)
+    for text in lines:
+        print(printable(text))
+
+
+SAVED_IN_PLAN = ("arm", "scenario", "authority", "inputs", "data", "recipe", "group", "name")
+"""What ``--plan`` refuses beside it: the saved plan holds its request."""
+
+
+def _bound(
+    args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun]
+) -> tuple[argparse.Namespace, DryRun]:
+    """``--plan PLAN``: the saved plan read and bound (:func:`planner.saved_plan.bind`); the
+    options it is made again from (which the commit point's admission reads too), and the
+    plan made again."""
+    given = [n for n in SAVED_IN_PLAN if getattr(args, n, None) is not None]
+    if given:
+        named = ", ".join(n if n == "arm" else "--" + n for n in given)
+        raise PlannerInputError("--plan", str(args.plan), f"holds its own inputs; drop {named}")
+    saved = load_plan(args.plan)
+    request = saved.request
+    if not (args.dry_run or args.for_testing):
+        for option, value in (("--scenario", request.scenario), ("--now", request.now)):
+            if value is not None:
+                raise PlannerInputError(
+                    str(args.plan),
+                    "request",
+                    f"the plan was made with {option} {value}: a real apply reads --authority "
+                    "at the wall clock; make the plan from --authority (tests: --for-testing)",
+                )
+        if args.now is not None:
+            raise PlannerInputError("arguments", "--now", "is for --dry-run (or --for-testing)")
+    again = request_args(saved, args.now if args.now is not None else request.now)
+    merged = argparse.Namespace(**{**vars(args), **vars(again)})
+    return merged, bind(saved, str(args.plan), again, plan)
 
 
 def _say(text: str) -> None:
@@ -1103,7 +1248,7 @@ def _journal_failed(exc: JournalError) -> int:
 
 PLANNING_INPUTS = (
     "arm", "scenario", "authority", "inputs", "now", "data", "recipe", "group", "name",
-    "dry_run", "scripts", "journal", "for_testing", "check",
+    "dry_run", "scripts", "journal", "for_testing", "plan", "check",
 )  # fmt: skip
 """What ``--resume`` and ``--rollback`` refuse: the journal holds the plan."""
 

@@ -17,6 +17,8 @@ from types import FrameType
 from planner.apply import FORWARD_STAGES
 from planner.arm_launch import DryRun, RenderedHost
 from planner.engram import MkdirStep, PlannedRemoteStep
+from planner.provenance import InputRead
+from planner.version import planner_version
 
 RULE = "=" * 78
 APPLY_ORDER = (
@@ -90,10 +92,37 @@ def _verdict(run: DryRun) -> list[str]:
     return lines
 
 
-def render_report(run: DryRun) -> str:
-    header = [f"dry run: {run.arm} — a modeled launch; nothing here has run on any host", ""]
+def summary(run: DryRun) -> str:
+    """The verdict in one line, as the report's first lines and a saved plan give it:
+    ``4 hosts, 32 steps, ADMITTED`` (steps: every stage script of every host)."""
+    steps = sum(len(h.steps) for h in run.hosts)
+    return f"{len(run.hosts)} hosts, {steps} steps, {run.verdict}"
+
+
+def provenance_lines(inputs: tuple[InputRead, ...]) -> list[str]:
+    """Which planner made the report and what it read: each input by role, sha256 and path
+    (the authority log as the bytes read: events may follow them)."""
+    lines = [f"planner: {planner_version()}"]
+    for read in inputs:
+        bound = "first " if read.prefix else ""
+        lines.append(
+            f"input: {read.role}: sha256 {read.sha256} ({bound}{read.size} bytes) {read.path}"
+        )
+    return lines
+
+
+def render_report(run: DryRun, inputs: tuple[InputRead, ...] | None = None) -> str:
+    """The report: a summary line first (as ``terraform plan`` ends with its count), with
+    ``inputs`` the planner's version and every input read, then each host, then the verdict."""
+    header = [
+        f"dry run: {run.arm} — a modeled launch; nothing here has run on any host",
+        f"summary: {summary(run)}",
+    ]
     if run.recipe is not None:
-        header.insert(1, f"recipe: {run.recipe}")
+        header.append(f"recipe: {run.recipe}")
+    if inputs is not None:
+        header += provenance_lines(inputs)
+    header.append("")
     body = [line for host in run.hosts for line in _host_section(host)]
     if not run.hosts:
         body = ["(no host artifacts: the plan did not render; see the refusals below)", ""]

@@ -19,6 +19,7 @@ from typing import Annotated, TypeVar, cast
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, StringConstraints, ValidationError
 
+from planner import provenance
 from planner.kept import Kept
 from planner.refusal import PlannerInputError
 
@@ -90,11 +91,16 @@ def located(exc: ValidationError) -> tuple[str, str]:
 
 
 def read_text_file(path: Path, what: str) -> str:
-    """The UTF-8 text of ``path``; a missing, unreadable or binary file names the file."""
+    """The UTF-8 text of ``path``, line ends read as :meth:`Path.read_text` reads them
+    (``\r\n`` and ``\r`` as ``\n``); a missing, unreadable or binary file names the file.
+    The bytes read are noted as ``what`` (:mod:`planner.provenance`: a saved plan binds them)."""
     try:
-        return path.read_text(encoding="utf-8")
+        data = path.read_bytes()
+        text = data.decode("utf-8")
     except (OSError, ValueError) as exc:  # ValueError: not UTF-8, or a path Linux cannot take
         raise PlannerInputError(str(path), "<file>", f"cannot read {what}: {exc}") from exc
+    provenance.note(path, what, data)
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def load_json_model(model: type[M], path: Path, what: str) -> M:

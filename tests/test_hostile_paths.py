@@ -187,6 +187,16 @@ OPTIONS = (
     Option("dry-run --inputs", False, _dry("--inputs"), frozenset({0, 1})),
     Option("dry-run --out", True, _dry("--out"), frozenset({0})),
     Option("dry-run --data", False, _dry("--data"), frozenset({0})),
+    Option("dry-run --plan-out", True, _dry("--plan-out"), frozenset({0})),
+    Option("recipe --plan-out", True, _recipe("--plan-out"), frozenset({0})),
+    Option(
+        "apply --plan",
+        False,
+        lambda path, tmp: planner_main(
+            "apply", "--plan", path, "--dry-run", "--hosts", HOSTS, "--scripts", tmp / "o" / "s"
+        ),
+        frozenset(),
+    ),
     Option("recipe FILE", False, _recipe("FILE"), frozenset({0})),
     Option("recipe --out", True, _recipe("--out"), frozenset({0})),
     Option("recipe --data", False, _recipe("--data"), frozenset({0})),

@@ -16,7 +16,9 @@ HOSTS = "srv5=root@10.0.0.5,srv6=root@10.0.0.6,srv7=root@10.0.0.7,srv8=root@10.0
 
 
 def _apply(*args: str) -> list[str]:
-    return ["apply", "v41_group_a", *args]
+    """``planner apply`` of V4.1; a dry run with ``-v``: every ssh command in full."""
+    verbose = ["-v"] if "--dry-run" in args else []
+    return ["apply", "v41_group_a", *args, *verbose]
 
 
 def test_the_dry_run_prints_every_command_and_writes_the_scripts_it_reads(

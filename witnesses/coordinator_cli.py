@@ -75,7 +75,9 @@ def _main(*argv: str | Path) -> Ran:
 
 
 def _apply(*extra: str | Path, hosts: str = HOSTS, scenario: str = "supplied") -> Ran:
-    return _main("apply", ARM, "--scenario", scenario, "--hosts", hosts, *extra)
+    """``planner apply``; a dry run with ``-v``, which prints every ssh command in full."""
+    verbose = ("-v",) if "--dry-run" in extra else ()
+    return _main("apply", ARM, "--scenario", scenario, "--hosts", hosts, *extra, *verbose)
 
 
 @contextmanager
@@ -396,7 +398,8 @@ HELP = (
     "--rollback JOURNAL as --resume, but refuse (exit 2) once the commit point was passed",
     "--journal JOURNAL where a real apply journals each step, synced as it goes (default: "
     "target/ARM-apply.journal, the arm with dashes)",
-    "--dry-run print the commands; run nothing",
+    "--dry-run print the steps (one line each: stage, host, the sha256 of its script) and "
+    "write the scripts; run nothing",
     "--scripts SCRIPTS where --dry-run writes the stage scripts "
     "(default: target/ARM-apply, the arm with dashes)",
     "--ssh SSH the ssh client to run (default: ssh); a real apply needs it executable",

@@ -12,6 +12,7 @@ artifacts. No stored copy of a report.
 from __future__ import annotations
 
 import errno
+import hashlib
 import io
 import json
 import os
@@ -61,6 +62,7 @@ from planner.recipe_launch import RecipeSources, recipe_dry_run
 from planner.refusal import Refusal
 from planner.report import render_report, write_atomically
 from planner.scenarios import load_inputs
+from planner.version import planner_version
 
 # The README the user reads: the checkout's (the mutation survey runs from a copy of the
 # sources in mutants/ inside the checkout, which has no README of its own); in an installed
@@ -762,6 +764,35 @@ def _verdict_lines(run: DryRun, read_at: datetime | None) -> list[str]:
     return lines
 
 
+def _verdict_word(run: DryRun, read_at: datetime | None) -> str:
+    if run.admitted:
+        return "ADMITTED"
+    return "PLANNED" if read_at is None and run.hosts and not run.refusals else "REFUSED"
+
+
+_INPUT_LINE = re.compile(r"input: ([a-z ]+): sha256 ([0-9a-f]{64}) \((first )?(\d+) bytes\) (/.+)")
+
+
+def _input_problems(lines: list[str]) -> list[str]:
+    """Each ``input:`` line of a report against the file it names, hashed here: its sha256
+    and size (of the whole file, or of its first bytes for the authority log). A report
+    that names no file at all is a problem too (every plan reads the inventory)."""
+    problems = [] if lines else ["the header names no input file"]
+    for line in lines:
+        found = _INPUT_LINE.fullmatch(line)
+        if found is None:
+            problems.append(f"input line {line!r}")
+            continue
+        role, digest, first, size, path = found.groups()
+        data = Path(path).read_bytes() if Path(path).is_file() else b""
+        data = data[: int(size)] if first else data
+        if len(data) != int(size) or hashlib.sha256(data).hexdigest() != digest:
+            problems.append(f"{role} {path}: not the file's size and sha256")
+        if bool(first) != (role == "authority log"):
+            problems.append(f"{role}: {'a prefix' if first else 'whole'}")
+    return problems
+
+
 def _check_report(
     text: str, run: DryRun, read_at: datetime | None, recipe: str | None = None
 ) -> list[str]:
@@ -772,8 +803,14 @@ def _check_report(
         problems.append("the report does not end with exactly one newline")
     cursor = _Cursor(text.removesuffix("\n"), problems)
     cursor.expect(f"dry run: {run.arm} — a modeled launch; nothing here has run on any host")
+    steps = sum(len(h.steps) for h in run.hosts)
+    cursor.expect(f"summary: {len(run.hosts)} hosts, {steps} steps, {_verdict_word(run, read_at)}")
     if recipe is not None:
         cursor.expect(f"recipe: {recipe}")
+    cursor.expect(f"planner: {planner_version()}")
+    inputs = list(takewhile(lambda line: line.startswith("input: "), cursor.lines[cursor.at :]))
+    cursor.at += len(inputs)
+    problems += _input_problems(inputs)
     cursor.expect("")
     if not run.hosts:
         cursor.expect("(no host artifacts: the plan did not render; see the refusals below)")
@@ -1216,7 +1253,7 @@ class _PlantedBug(RuntimeError):
     """What a bug in the planner looks like to the command line."""
 
 
-def _planted_bug(run: DryRun) -> str:
+def _planted_bug(run: DryRun, *_: object) -> str:
     raise _PlantedBug("the renderer broke")
 
 

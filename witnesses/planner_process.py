@@ -88,17 +88,17 @@ class _PlantedBug(Exception):
     """What a bug in the planner looks like to the command line."""
 
 
-def _planted_bug(run: DryRun) -> str:
+def _planted_bug(run: DryRun, *_: object) -> str:
     raise _PlantedBug("the renderer broke")
 
 
-def _interrupted(run: DryRun) -> str:
+def _interrupted(run: DryRun, *_: object) -> str:
     signal.raise_signal(signal.SIGINT)
     return "not reached: Python raises KeyboardInterrupt for the signal"
 
 
 @contextmanager
-def _renderer(planted: Callable[[DryRun], str]) -> Iterator[None]:
+def _renderer(planted: Callable[..., str]) -> Iterator[None]:
     """The report renderer the command line calls, replaced for the block by ``planted``:
     no input reaches a bug, and a Ctrl-C must land while the command runs."""
     before = getattr(cli, "render_report")  # noqa: B009 (not exported; set back below)

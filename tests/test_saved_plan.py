@@ -1,0 +1,86 @@
+"""``planner apply --plan`` on the sshd fleet, and what no claim of the ``saved_plan`` witness
+states: the code digest, and the options a saved plan refuses beside it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fixtures.fleet import Fleet
+from fixtures.saved_plans import HOSTS, SavedPlanFiles
+from planner.cli import main
+from planner.saved_plan import SavedPlan
+from planner.version import code_digest
+from tests.test_transaction_fleet import hosts  # noqa: F401  # the four-host fleet fixture
+
+
+def test_a_plan_holds_its_own_inputs(tmp_path: Path) -> None:
+    files = SavedPlanFiles(tmp_path)
+    assert files.save().code == 0
+    ran = files.apply_dry_run("--scenario", "supplied")
+    assert ran.code == 2
+    assert "holds its own inputs; drop --scenario" in ran.err
+
+
+def test_a_plan_made_from_a_scenario_is_for_dry_runs_and_tests(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plan = tmp_path / "plan.json"
+    out = ["--out", str(tmp_path / "r.txt"), "--plan-out", str(plan)]
+    assert main(["dry-run", "v41_group_a", "--scenario", "supplied", *out]) == 0
+    code = main(["apply", "--plan", str(plan), "--hosts", HOSTS, "--ssh", "true"])
+    assert code == 2
+    assert "the plan was made with --scenario supplied" in capsys.readouterr().err
+
+
+def test_the_code_digest_follows_every_file(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x = 1\n")
+    first = code_digest(tmp_path)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.py").write_text("")
+    second = code_digest(tmp_path)
+    (tmp_path / "a.py").write_text("x = 2\n")
+    assert len({first, second, code_digest(tmp_path)}) == 3
+
+
+def test_the_saved_plan_applies_exactly_on_the_fleet(
+    hosts: Fleet,  # noqa: F811
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Saved from the operator's own files, applied with ``--plan`` at the wall clock: every
+    session each host ran carried the sha256 of the saved script of its stage, in order."""
+    made = SavedPlanFiles(tmp_path)
+    assert made.save().code == 0
+    keys = hosts.base / "keys"
+    code = main(
+        [
+            "apply",
+            "--plan",
+            str(made.plan),
+            "--hosts",
+            ",".join(a.spec() for a in hosts.addresses),
+            "--ssh-config",
+            "none",
+            "--identity",
+            str(keys / "client"),
+            "--known-hosts",
+            str(keys / "known_hosts"),
+            "--connect-timeout",
+            "3",
+            "--stage-timeout",
+            "5",
+            "--journal",
+            str(tmp_path / "apply.journal"),
+        ]
+    )
+    out = capsys.readouterr().out.splitlines()
+    assert code == 0, out
+    assert out[-1] == "apply v41_group_a: COMMITTED on every host"
+    plan = SavedPlan.model_validate_json(made.plan.read_text())
+    forward = ("preflight", "preserve", "apply", "readback", "front_door", "commit")
+    for host, sessions in zip(plan.hosts, hosts.commands(), strict=True):
+        by_stage = {s.stage.value: s.sha256 for s in host.steps}
+        sent = [next(w for w in c.split() if len(w) == 64) for c in sessions]
+        assert sent == [by_stage[stage] for stage in forward], host.host
