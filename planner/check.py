@@ -36,7 +36,9 @@ journal's stages and every witness that walks the enum. Every host gets its conn
 attempt, one after another (a host that cannot be reached costs at most the connect
 timeout); a host that cannot be reached is reported with ssh's reason and the check goes on
 with the next. Admission is reported, not required: the check changes nothing, so it reads
-the hosts of a plan that is not admitted too (apply itself would refuse it). No journal is
+the hosts of a plan that is not admitted too (apply itself would refuse it); ``--plan PLAN``
+is bound as apply binds it (:func:`planned`), so a saved plan that changed or is no longer
+admitted is refused there, exit 2. No journal is
 written (``--journal`` is refused), no script set is written. On a host the check writes
 nothing of its own; the transport, as for every stage, stores the script in a private temp
 file removed when it ends and takes ``/run/lock/gunbc-apply.lock`` (``flock`` creates it
@@ -63,6 +65,7 @@ from collections.abc import Callable
 from enum import StrEnum
 from typing import Literal
 
+from planner import coordinator
 from planner.apply import PRESERVE_ROOT, UNIT_DIR, Stage, go_json, image_field
 from planner.arm_launch import DryRun
 from planner.coordinator import (
@@ -727,6 +730,16 @@ def _error(message: str) -> int:
     return EXIT_USAGE
 
 
+def planned(args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun]) -> DryRun:
+    """The plan apply would run: ``--plan PLAN`` bound as apply binds it (exactly the saved
+    plan, still admitted: otherwise refused, exit 2, as apply refuses it), else made from the
+    planning inputs, the log read live as for a real apply."""
+    if getattr(args, "plan", None) is not None:
+        return coordinator._bound(args, plan)[1]
+    check_live_read(args)
+    return plan(args)
+
+
 def run(args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun]) -> int:
     """``planner apply --check``: plan as apply does, then read every host (see the module
     docstring); prints per host what apply would change, and a summary line."""
@@ -735,10 +748,9 @@ def run(args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun]) 
     if args.journal is not None:
         return _error("--check writes no journal: --journal is for a real apply")
     try:
-        check_live_read(args)
         settings = settings_of(args)
         hosts = parse_hosts(args.hosts)
-        dry = plan(args)
+        dry = planned(args, plan)
         if dry.launch is None:
             for line in (text for r in dry.refusals for text in r.lines()):
                 print(printable(line))

@@ -833,15 +833,15 @@ signals: SIGINT, SIGTERM or SIGHUP before the decision abandons the running step
 back every touched host; during rollback, cleanup and commit they wait until every host is
 done (only SIGKILL stops it then). The exit code is the report's; a line names the signals.
 
---check: plan as apply does (admission is reported, not required), then read every host
-over ssh (its unit file, unit and container state, backups left over; its own preflight
-and readback, both read-only) and print per host what apply would change. It writes
-nothing on a host and no journal. Exit codes: {EXIT_COMMITTED} every host in sync and the plan \
-admitted;
-{EXIT_WOULD_CHANGE} apply would change a host; {EXIT_UNCHECKED} a host could not be checked \
-(unreachable, or what it printed
-unreadable); {EXIT_REFUSED} not admitted, every host in sync; {EXIT_USAGE} usage or input error; \
-{EXIT_INTERRUPTED} a signal ended it.
+--check: plan as apply does (or bind --plan PLAN as apply does; admission is reported,
+not required), then read every host over ssh (its unit file, unit and container state,
+backups left over; its own preflight and readback, both read-only) and print per host
+what apply would change. It writes nothing on a host and no journal. Exit codes:
+{EXIT_COMMITTED} every host in sync and the plan admitted; {EXIT_WOULD_CHANGE} apply would \
+change a host; {EXIT_UNCHECKED} a host could not
+be checked (unreachable, or what it printed unreadable); {EXIT_REFUSED} not admitted, every \
+host in sync;
+{EXIT_USAGE} usage or input error; {EXIT_INTERRUPTED} a signal ended it.
 """
 
 

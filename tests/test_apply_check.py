@@ -290,6 +290,34 @@ def test_every_host_gets_its_attempt_and_every_unreachable_one_is_listed(
     )
 
 
+def test_check_reads_the_hosts_against_a_saved_plan(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``--check --plan PLAN`` binds the saved plan as apply does (its own inputs), then
+    tries every host; here none answers."""
+    plan = tmp_path / "plan.json"
+    saved = ["--out", str(tmp_path / "r.txt"), "--plan-out", str(plan)]
+    assert main(["dry-run", ARM, "--scenario", "supplied", *saved]) == 0
+    key = tmp_path / "key"
+    key.write_text("")
+    hosts = ",".join(f"srv{5 + i}=root@127.0.0.1:{_free_port()}" for i in range(4))
+    args = _check_args(hosts, key, key, "--plan", str(plan))
+    args.remove(ARM)
+    capsys.readouterr()
+    assert main(args) == 4
+    out = capsys.readouterr().out.splitlines()
+    assert out[:2] == [
+        "check v41_group_a: 4 hosts (srv5, srv6, srv7, srv8): read only",
+        "admission: ADMITTED",
+    ]
+    assert (
+        out[-1]
+        == "check v41_group_a: 4 hosts, 0 would change, 4 unreachable (srv5, srv6, srv7, srv8)"
+    )
+    assert main([*args, "--scenario", "supplied"]) == 2
+    assert "holds its own inputs; drop --scenario" in capsys.readouterr().err
+
+
 # --- on the four-host sshd fleet -----------------------------------------------------------
 
 _MISSING = fleet.unavailable()
