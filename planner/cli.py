@@ -15,6 +15,7 @@ import traceback
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, NoReturn, TextIO, cast
 
 from planner import coordinator, data, provenance
 from planner.arm_launch import DryRun
@@ -31,8 +32,9 @@ from planner.refusal import PlannerInputError
 from planner.report import render_report, write_atomically
 from planner.saved_plan import SavedPlan, request_of, saved_plan
 from planner.scenarios import load_inputs, load_scenario, scenario_names
+from planner.values import Dash, closest, did_you_mean, printable
 from planner.values import path_argument as _path
-from planner.values import printable
+from planner.version import planner_version
 
 EXIT_ADMITTED, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
 """0 is also a recipe's PLANNED: rendered with no refusal, no authority log given."""
@@ -54,15 +56,63 @@ input error (nothing written); 70 internal error (a bug, not your input: one lin
 where; --debug shows the traceback); 130 interrupted. A recipe planned with no --authority
 exits 0 when it renders with no refusal: PLANNED, admission not checked (planner apply
 refuses it).
+
+reports: without --out, a live read (--authority) writes the arm's own path
+(target/v41-group-a-launch-dry-run.txt), --scenario S that path ending -S.txt
+(target/v41-group-a-launch-dry-run-live.txt), a recipe target/NAME-plan.txt.
+--out - writes the report alone to stdout, and the lines about it to stderr.
+
+conventions: a misspelled option, subcommand, arm, scenario or recipe key is an error
+(exit 2) naming the closest one ("did you mean --scenario?"); planner --version prints
+the release and a digest of the planner's code.
 """
 
 RECIPE_GROUP = "group_a"
 OUT_HELP = (
-    "report path (default: per arm, under target/); a regular file is replaced atomically "
+    "report path (default: per arm, under target/); with --scenario S the default ends "
+    "-S.txt, so a scenario never overwrites another's report or a live read's; - writes the "
+    "report alone to stdout and the lines about it (where it went, refusals, verdict) to "
+    "stderr (./- is a file named -); a regular file is replaced atomically "
     "(through a symlink, the file it points to), a FIFO or character device such as "
     "/dev/stdout is written in place, a directory or other non-file is refused; a "
     "recipe's report defaults to target/<name>-plan.txt"
 )
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, naming the choice a misspelled one was meant to be (an arm, a
+    subcommand) and printing its errors escaped (what it quotes came from the command
+    line). ``commands`` holds the subcommands' parsers (:func:`parse` errors through them)."""
+
+    commands: dict[str, argparse.ArgumentParser]
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        try:
+            super()._check_value(action, value)
+        except argparse.ArgumentError as exc:
+            hint = did_you_mean(str(value), [str(c) for c in action.choices or ()])
+            raise argparse.ArgumentError(action, exc.message + hint) from None
+
+    def error(self, message: str) -> NoReturn:
+        super().error(printable(message))
+
+
+class _Version(argparse.Action):
+    """``--version``: the version is computed when asked for (it digests the planner's
+    code), never each time a parser is built."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        print(f"planner {planner_version()}")
+        parser.exit()
 
 
 def _debug_option(parser: argparse.ArgumentParser, default: object) -> None:
@@ -86,16 +136,24 @@ def _inputs_help() -> str:
     )
 
 
-def _recipe_options(parser: argparse.ArgumentParser) -> None:
+NAME_HELP = (
+    "a recipe's arm, container and unit name "
+    "(default: its directory's name for DIR/recipe.toml, else its file stem); "
+)
+NAMES_REPORT = "its report defaults to target/<name>-plan.txt"
+NAMES_APPLY_FILES = (
+    "it names the default --scripts, target/<name>-apply, and --journal, "
+    "target/<name>-apply.journal (the name with dashes)"
+)
+
+
+def _recipe_options(parser: argparse.ArgumentParser, names: str = NAMES_REPORT) -> None:
+    """--group and --name; ``names`` says what the name names besides the arm (a report,
+    or apply's scripts and journal: apply writes no report)."""
     parser.add_argument(
         "--group", help=f"the fabric group a recipe plans over (default: {RECIPE_GROUP})"
     )
-    parser.add_argument(
-        "--name",
-        help="a recipe's arm, container and unit name "
-        "(default: its directory's name for DIR/recipe.toml, else its file stem); "
-        "its report defaults to target/<name>-plan.txt",
-    )
+    parser.add_argument("--name", help=NAME_HELP + names)
 
 
 def _format_option(parser: argparse.ArgumentParser, json_help: str) -> None:
@@ -120,20 +178,20 @@ def _plan_options(parser: argparse.ArgumentParser) -> None:
     _format_option(parser, "print the saved plan's JSON document (schema: planner schema plan)")
 
 
-_PARSERS: Kept[tuple[tuple[str, ...], str], argparse.ArgumentParser] = Kept(8)
+_PARSERS: Kept[tuple[tuple[str, ...], str], Parser] = Kept(8)
 """Parsers by what they show (:mod:`planner.kept`): building one costs more than many a dry
 run, and a claim run calls ``main`` hundreds of times."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser() -> Parser:
     """The command line's parser for the arms the package holds now."""
     names, inputs_help = tuple(sorted(arms())), _inputs_help()
     return _PARSERS.get((names, inputs_help), lambda: _parser(names, inputs_help))
 
 
-def _parser(arm_names: tuple[str, ...], inputs_help: str) -> argparse.ArgumentParser:
+def _parser(arm_names: tuple[str, ...], inputs_help: str) -> Parser:
     """The parser showing ``arm_names`` and ``inputs_help``."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="planner",
         description="Plan a multi-host vLLM launch and render every host's artifacts, "
         "without running anything.",
@@ -141,7 +199,15 @@ def _parser(arm_names: tuple[str, ...], inputs_help: str) -> argparse.ArgumentPa
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _debug_option(parser, False)
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument(
+        "--version", action=_Version, help="print the planner's version (release+code digest)"
+    )
+    # its parsers are Parsers too (argparse makes them of the top parser's class)
+    commands = cast(
+        "argparse._SubParsersAction[argparse.ArgumentParser]",
+        parser.add_subparsers(dest="command", required=True),
+    )
+    parser.commands = commands.choices
     dry = commands.add_parser(
         "dry-run",
         help="render the launch and its admission verdict into a report file",
@@ -190,7 +256,9 @@ def _parser(arm_names: tuple[str, ...], inputs_help: str) -> argparse.ArgumentPa
     recipe.add_argument("--now", help="ISO-8601 time to read the authority log at")
     _recipe_options(recipe)
     recipe.add_argument(
-        "--out", type=_path, help="report path (default: target/<name>-plan.txt); as dry-run's"
+        "--out",
+        type=_path,
+        help="report path (default: target/<name>-plan.txt); - for stdout; as dry-run's",
     )
     recipe.add_argument("--data", type=_path, help="data root (default: the fixtures directory)")
     _plan_options(recipe)
@@ -199,7 +267,7 @@ def _parser(arm_names: tuple[str, ...], inputs_help: str) -> argparse.ArgumentPa
     coordinator.add_parser(commands, list(arm_names))  # planner apply: planner/coordinator.py
     apply = commands.choices["apply"]
     apply.add_argument("--recipe", type=_path, help="apply a launcher recipe instead of an arm")
-    _recipe_options(apply)
+    _recipe_options(apply, NAMES_APPLY_FILES)
     return parser
 
 
@@ -308,6 +376,12 @@ def _recipe_dry_run(args: argparse.Namespace) -> DryRun:
     return recipe_dry_run(sources)
 
 
+def _to_stdout(out: Path | None) -> bool:
+    """``--out -``: the report goes to standard output, alone (``./-`` is a file named
+    ``-``: :class:`planner.values.Dash`)."""
+    return isinstance(out, Dash)
+
+
 def _written(out: Path, text: str, option: str = "--out", what: str = "the report") -> bool:
     """Write ``text`` atomically; a path that cannot take it is a located input error."""
     try:
@@ -324,22 +398,36 @@ def _written(out: Path, text: str, option: str = "--out", what: str = "the repor
 
 def _run_dry_run(args: argparse.Namespace) -> int:
     """Plan (recording every input read), write the report and the saved plan, print the
-    verdict; with ``--format json`` stdout carries the plan's JSON alone."""
+    verdict; with ``--format json`` or ``--out -`` stdout carries one document alone."""
+    if args.format == "json" and _to_stdout(args.out):
+        raise PlannerInputError(
+            "--out", "-", "--format json prints the plan on stdout: give --out a file"
+        )
     with provenance.recording() as reads:
         run = dry_run(args)
     plan = saved_plan(run, request_of(args), reads)
-    if args.format == "json":
-        with contextlib.redirect_stdout(sys.stderr):
-            code = _report_and_verdict(args, run, plan)
-        if code != EXIT_USAGE:
-            print(document_json(plan), end="")
-        return code
+    if args.format == "json" or _to_stdout(args.out):
+        return _stdout_alone(args, run, plan)
     return _report_and_verdict(args, run, plan)
 
 
-def _report_and_verdict(args: argparse.Namespace, run: DryRun, plan: SavedPlan) -> int:
+def _stdout_alone(args: argparse.Namespace, run: DryRun, plan: SavedPlan) -> int:
+    """``--format json`` (the plan's JSON) or ``--out -`` (the report) alone on stdout, so a
+    pipe reads nothing else; every other line (where things went, warnings, refusals, the
+    verdict) goes to stderr; the exit code is the same."""
+    stdout = sys.stdout
+    with contextlib.redirect_stdout(sys.stderr):
+        code = _report_and_verdict(args, run, plan, stdout)
+    if code != EXIT_USAGE and args.format == "json":
+        print(document_json(plan), end="")
+    return code
+
+
+def _report_and_verdict(
+    args: argparse.Namespace, run: DryRun, plan: SavedPlan, stdout: TextIO | None = None
+) -> int:
     """The saved plan first (a path that cannot take it leaves nothing written), then the
-    report, then the verdict."""
+    report (``--out -``: on ``stdout``), then the verdict."""
     if args.plan_out is not None:
         if not _written(args.plan_out, document_json(plan), "--plan-out", "the plan"):
             return EXIT_USAGE
@@ -348,21 +436,37 @@ def _report_and_verdict(args: argparse.Namespace, run: DryRun, plan: SavedPlan) 
         print(f"{run.arm}: no host rendered, so no report written")
     else:
         out = _report_path(args, run)
-        if not _written(out, render_report(run, plan.inputs)):
+        if not _report_written(out, render_report(run, plan.inputs), stdout or sys.stdout):
             return EXIT_USAGE
-        print(
-            f"{run.arm}: report written to {printable(str(out))} ({len(run.hosts)} hosts rendered)"
-        )
+        where = "standard output" if _to_stdout(out) else printable(str(out))
+        print(f"{run.arm}: report written to {where} ({len(run.hosts)} hosts rendered)")
     return print_verdict(run)
 
 
+def _report_written(out: Path, text: str, stdout: TextIO) -> bool:
+    """The report at ``out``, or on ``stdout`` for ``--out -``."""
+    if not _to_stdout(out):
+        return _written(out, text)
+    stdout.write(text)
+    stdout.flush()
+    return True
+
+
 def _report_path(args: argparse.Namespace, run: DryRun) -> Path:
-    """``--out``; else a recipe's ``target/<name>-plan.txt``, or the arm's own report path."""
+    """``--out`` (``-`` kept a :class:`~planner.values.Dash`); else a recipe's
+    ``target/<name>-plan.txt``; an arm's own path (:attr:`planner.arms.Arm.report`) for a
+    live read, and with the scenario's name before its suffix for ``--scenario S``
+    (``…-dry-run-live.txt``), so a refused scenario never overwrites the report of an
+    admitted one, or of the live read."""
     if args.out is not None:
-        return Path(args.out)
+        out: Path = args.out
+        return out
     if args.recipe is not None:
         return Path("target") / f"{run.arm}-plan.txt"
-    return Path(arm(args.arm).report)
+    default = Path(arm(args.arm).report)
+    if args.scenario is None:
+        return default
+    return default.with_name(f"{default.stem}-{args.scenario}{default.suffix}")
 
 
 def print_verdict(run: DryRun) -> int:
@@ -432,11 +536,65 @@ def _dispatch(args: argparse.Namespace) -> int:
         return EXIT_USAGE
 
 
+def parse(words: list[str]) -> argparse.Namespace:
+    """The command line parsed. An option the subcommand does not know is refused by that
+    subcommand's parser (its usage line, ``planner dry-run: error: …``, exit 2), naming the
+    closest option it has; it is found before argparse reads the words, so a value after
+    a misspelled option is never taken for the arm."""
+    parser = build_parser()
+    at = next((i for i, w in enumerate(words) if not w.startswith("-")), len(words))
+    chosen = parser.commands.get(words[at]) if at < len(words) else None
+    if chosen is not None:
+        unknown = _unknown_options(chosen, words[at + 1 :])
+        if unknown:
+            chosen.error(_unrecognized(unknown, chosen, parser))
+    args, extra = parser.parse_known_args(words)
+    if extra:
+        before = chosen is None or all(w in words[:at] for w in extra)
+        owner = parser if before or chosen is None else chosen
+        owner.error(_unrecognized(extra, owner, parser))
+    return args
+
+
+def _options(parser: argparse.ArgumentParser) -> list[str]:
+    """Every option string ``parser`` takes (argparse keeps no public list of them)."""
+    return list(parser._option_string_actions)
+
+
+def _unknown_options(parser: argparse.ArgumentParser, words: list[str]) -> list[str]:
+    """The ``--long`` words before any ``--`` that no option of ``parser`` is or starts
+    with (argparse takes an unambiguous prefix)."""
+    known, unknown = _options(parser), []
+    for word in words:
+        if word == "--":
+            break
+        name = word.partition("=")[0]
+        if word.startswith("--") and not any(o.startswith(name) for o in known):
+            unknown.append(word)
+    return unknown
+
+
+def _unrecognized(
+    words: list[str], chosen: argparse.ArgumentParser, top: argparse.ArgumentParser
+) -> str:
+    """argparse's ``unrecognized arguments`` message, naming the closest option to each
+    misspelled one (``did you mean --scenario?``)."""
+    known = sorted(set(_options(chosen) + _options(top)))
+    named = [w.partition("=")[0] for w in words if w.startswith("-")]
+    fixes = [(w, fix) for w in named if (fix := closest(w, known)) is not None]
+    said = f"unrecognized arguments: {' '.join(words)}"
+    if len(fixes) == 1:
+        return f"{said}; did you mean {fixes[0][1]}?"
+    if fixes:
+        return f"{said}; did you mean {', '.join(f'{fix} for {w}' for w, fix in fixes)}?"
+    return said
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in words
     try:
-        args = build_parser().parse_args(words)
+        args = parse(words)
         debug = bool(args.debug)
         return _dispatch(args)
     except BrokenPipeError:

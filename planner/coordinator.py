@@ -53,6 +53,7 @@ from __future__ import annotations
 import argparse
 import errno
 import hashlib
+import math
 import os
 import re
 import selectors
@@ -67,7 +68,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Literal
+from typing import IO, Literal, NamedTuple
 
 from planner.apply import FORWARD_STAGES, Stage
 from planner.arm_launch import DryRun
@@ -359,6 +360,10 @@ def finished_within(processes: list[subprocess.Popen[bytes] | None], seconds: fl
     return done
 
 
+PROGRESS_FIRST = 10
+"""Seconds into a step before the coordinator first says it still waits."""
+PROGRESS_EVERY = 30
+"""Seconds between the lines that say a step still waits, after the first."""
 DRAIN_SECONDS = 2
 """How long an abandoned session's streams are read for what was on its way."""
 
@@ -384,6 +389,38 @@ def _silent(text: str) -> None:
     """Told nothing (a transport without a report to print)."""
 
 
+class Ticks(NamedTuple):
+    """When a step that still runs says so: ``first`` seconds in, then every ``every``
+    seconds (the front door's health wait alone may take 30 minutes; a silent terminal
+    that long reads as a hang)."""
+
+    first: float = PROGRESS_FIRST
+    every: float = PROGRESS_EVERY
+
+    def after(self, elapsed: float) -> float:
+        """The first tick later than ``elapsed`` seconds into the step."""
+        if elapsed < self.first:
+            return self.first
+        return self.first + ((elapsed - self.first) // self.every + 1) * self.every
+
+
+TICKS = Ticks()
+
+
+def progress_line(step: TransactionStep, elapsed: float, limit: float) -> str:
+    """``  waiting: front_door@srv5: 40 s elapsed, gives up after 2117 s``."""
+    return f"  waiting: {step.label}: {int(elapsed)} s elapsed, gives up after {int(limit)} s"
+
+
+def to_stderr(text: str) -> None:
+    """A progress line, on stderr: stdout is the run's report, and the journal records
+    steps, not waits. A terminal that went away never stops the transaction."""
+    try:
+        print(text, file=sys.stderr, flush=True)
+    except OSError:
+        pass
+
+
 SIGNAL_STOPS = frozenset(FORWARD_STAGES) - {Stage.COMMIT}
 """The stages a signal abandons (and never starts): before the decision. Rollback, cleanup
 and commit run to their end whatever arrives."""
@@ -393,7 +430,8 @@ class SshTransport:
     """Runs steps of ``plan`` over ssh; a context manager that owns the control directory
     and closes every connection it opened. With ``interruptions`` (:func:`caught`), a signal
     abandons the forward step it waits on and starts no other; ``note`` is told, once per
-    signal, what the coordinator does about it."""
+    signal, what the coordinator does about it. ``progress`` (None: nothing) is told, at
+    each of ``ticks`` while a step runs, that it still waits (:func:`progress_line`)."""
 
     def __init__(
         self,
@@ -401,11 +439,15 @@ class SshTransport:
         settings: SshSettings,
         interruptions: Interruptions | None = None,
         note: Callable[[str], None] | None = None,
+        progress: Callable[[str], None] | None = None,
+        ticks: Ticks = TICKS,
     ) -> None:
         self.plan = plan
         self.settings = settings
         self.interruptions = interruptions
         self.note = note or _silent
+        self.progress = progress
+        self.ticks = ticks
         self.control = ""
         self.opened: set[int] = set()
 
@@ -535,7 +577,8 @@ class SshTransport:
     ) -> str | None:
         """Feed the script and read both streams as they come. None: the session ended;
         ``""``: no answer within ``limit``; else the note of the signal that stopped it."""
-        deadline = time.monotonic() + limit
+        start = time.monotonic()
+        deadline, tick = start + limit, self.ticks.first
         script = memoryview(step.script.encode())
         with selectors.DefaultSelector() as waiting:
             for pipe in (process.stdin, *streams):
@@ -550,10 +593,11 @@ class SshTransport:
                 stopped = self._stops(step)
                 if stopped is not None:
                     return f"\ncoordinator: interrupted by {stopped}\n"
-                left = deadline - time.monotonic()
-                if left <= 0:
+                now = time.monotonic()
+                if now >= deadline:
                     return ""
-                for key, _ in waiting.select(left):
+                tick = self._waiting(step, now - start, tick, limit)
+                for key, _ in waiting.select(min(deadline, start + tick) - now):
                     if key.fileobj is process.stdin:
                         script = self._feed(process.stdin, script, waiting)
                     elif key.fileobj in streams:
@@ -564,6 +608,16 @@ class SshTransport:
                         else:
                             waiting.unregister(pipe)
         return None
+
+    def _waiting(self, step: TransactionStep, elapsed: float, tick: float, limit: float) -> float:
+        """Say ``step`` still waits once its ``tick`` has come; the next tick (never, with
+        no ``progress`` to tell)."""
+        if self.progress is None:
+            return math.inf
+        if elapsed < tick:
+            return tick
+        self.progress(progress_line(step, elapsed, limit))
+        return self.ticks.after(elapsed)
 
     @staticmethod
     def _feed(stdin: IO[bytes], script: memoryview, waiting: selectors.BaseSelector) -> memoryview:
@@ -958,6 +1012,13 @@ def add_parser(
         help=f"seconds a stage may run on its host (default: {DEFAULT_STAGE_TIMEOUT})",
     )
     apply.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help=f"say nothing while a step waits (default: a line on stderr {PROGRESS_FIRST} s "
+        f"into a step, then every {PROGRESS_EVERY} s)",
+    )
+    apply.add_argument(
         "--commit-attempts",
         type=positive_count,
         default=COMMIT_ATTEMPTS,
@@ -989,6 +1050,11 @@ def _journal_options(
         help="where a real apply journals each step, synced as it goes "
         "(default: target/ARM-apply.journal, the arm with dashes)",
     )
+
+
+def progress_of(args: argparse.Namespace) -> Callable[[str], None] | None:
+    """Where the lines saying a step still waits go: stderr, or nowhere with ``--quiet``."""
+    return None if args.quiet else to_stderr
 
 
 def settings_of(args: argparse.Namespace) -> SshSettings:
@@ -1120,7 +1186,8 @@ def run(args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun]) 
         return _error(printable(str(exc)))
     with journal:
         gate = admission_gate(args, plan, transaction)
-        return execute(transaction, settings, args.commit_attempts, journal, gate)
+        progress = progress_of(args)
+        return execute(transaction, settings, args.commit_attempts, journal, gate, progress)
 
 
 def _print_dry_run(
@@ -1186,9 +1253,11 @@ def execute(
     attempts: int,
     journal: Journal | None = None,
     gate: Gate | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> int:
     """Run the transaction over ssh, each step printed as it ends (and journaled), then the
-    report; ``gate`` is admission, asked again at the commit point. SIGINT, SIGTERM and
+    report; ``gate`` is admission, asked again at the commit point; ``progress`` is told
+    while a step still runs (:class:`SshTransport`). SIGINT, SIGTERM and
     SIGHUP stop the forward run (the step running is abandoned) and roll back; during
     rollback, cleanup and commit they are recorded and wait until every host is done. The
     exit code is the report's; a line names the signals received."""
@@ -1205,7 +1274,7 @@ def execute(
 
     record = None if journal is None else journal.record
     with caught() as interruptions:
-        with SshTransport(transaction, settings, interruptions, _say) as transport:
+        with SshTransport(transaction, settings, interruptions, _say, progress) as transport:
             try:
                 report = coordinate(transaction, run_step, attempts, gate=gate, on_event=record)
                 if journal is not None:
@@ -1303,7 +1372,8 @@ def _finish(
 
     # a resume runs only rollback, cleanup and commit: signals wait until every host is done
     with caught() as interruptions:
-        with SshTransport(plan, settings_of(args), interruptions, _say) as transport:
+        settings = settings_of(args)
+        with SshTransport(plan, settings, interruptions, _say, progress_of(args)) as transport:
             try:
                 report = resume(journal, state, run_step, args.commit_attempts, mode)
             except JournalError as exc:

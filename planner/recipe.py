@@ -33,9 +33,10 @@ from collections.abc import Sequence
 from decimal import Decimal
 from itertools import islice
 from pathlib import Path, PurePosixPath
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, get_args
 
-from pydantic import Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
+from pydantic_core import ErrorDetails
 
 from planner.checkpoint import CheckpointManifest
 from planner.engram import FileTreeScope
@@ -48,6 +49,7 @@ from planner.values import (
     OneLine,
     SafeName,
     SafePath,
+    did_you_mean,
     printable,
     read_text_file,
     safe_name,
@@ -365,15 +367,39 @@ def structure_problems(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
         Recipe.model_validate(_as_tuples(raw), strict=True)
     except ValidationError as exc:
         return tuple(
-            RecipeProblem(
-                where=render_location(e["loc"]),
-                message="required, missing"
-                if e["type"] == "missing"
-                else f"{e['msg']} (value {_as_lists(e.get('input'))!r})",
-            )
+            RecipeProblem(where=render_location(e["loc"]), message=_structure_message(e))
             for e in exc.errors()
         )
     return ()
+
+
+def _structure_message(error: ErrorDetails) -> str:
+    """One field's problem quoting its value; a key the recipe does not know names the
+    closest key allowed there (a typo is found at once, not by reading the docs)."""
+    if error["type"] == "missing":
+        return "required, missing"
+    message = f"{error['msg']} (value {_as_lists(error.get('input'))!r})"
+    if error["type"] == "extra_forbidden":
+        message += _closest_key(error["loc"])
+    return message
+
+
+def _closest_key(loc: tuple[str | int, ...]) -> str:
+    """``did you mean`` the key of the model at ``loc``'s table (its last part the unknown
+    key) closest to it; ``""`` when none is close or the place holds no model."""
+    model: type[BaseModel] | None = Recipe
+    for part in loc[:-1]:
+        if isinstance(part, str) and model is not None:
+            field = model.model_fields.get(part)
+            model = None if field is None else _model_in(field.annotation)
+    return "" if model is None else did_you_mean(str(loc[-1]), model.model_fields)
+
+
+def _model_in(annotation: object) -> type[BaseModel] | None:
+    """The model a field holds, through ``X | None`` and ``tuple[X, ...]``."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    return next(filter(None, (_model_in(arg) for arg in get_args(annotation))), None)
 
 
 def _as_lists(value: object) -> object:

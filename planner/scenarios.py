@@ -13,7 +13,7 @@ from pydantic import AwareDatetime
 
 from planner.frontiers import PlanInputs
 from planner.refusal import PlannerInputError
-from planner.values import Frozen, OneLine, load_json_model
+from planner.values import Frozen, OneLine, did_you_mean, load_json_model
 
 
 class ScenarioMeta(Frozen):
@@ -46,8 +46,9 @@ def scenario_names(root: Path) -> tuple[str, ...]:
 def load_scenario(root: Path, name: str) -> Scenario:
     directory = root / "scenarios" / name
     if not name.replace("_", "").isalnum() or not (directory / "scenario.json").is_file():
-        known = ", ".join(scenario_names(root))
-        raise PlannerInputError("--scenario", name, f"no such scenario; known: {known}")
+        names = scenario_names(root)
+        known = f"no such scenario; known: {', '.join(names)}{did_you_mean(name, names)}"
+        raise PlannerInputError("--scenario", name, known)
     meta = load_json_model(ScenarioMeta, directory / "scenario.json", "scenario")
     return Scenario(name=name, directory=directory, now=meta.now, description=meta.description)
 

@@ -117,16 +117,7 @@ def _address(item: str, text: str) -> tuple[str, int]:
             raise PlannerInputError("--hosts", item, f"expected ':PORT' after ]: {rest!r}")
         colon, port_text = rest[:1], rest[1:]
     else:
-        address, colon, port_text = text.partition(":")
-        if not _HOSTNAME.fullmatch(address):
-            raise PlannerInputError(
-                "--hosts",
-                item,
-                f"{address!r} is not a host name or IPv4 address "
-                "(letters, digits, '.' and '-'; no leading '-')",
-            )
-        if _DOTTED.fullmatch(address) and not _is_ipv4(address):
-            raise PlannerInputError("--hosts", item, f"{address!r} is not an IPv4 address")
+        address, colon, port_text = _unbracketed(item, text)
     if colon and not port_text:
         raise PlannerInputError("--hosts", item, "a ':' with no port after it")
     if not port_text:
@@ -137,6 +128,30 @@ def _address(item: str, text: str) -> tuple[str, int]:
     if not 1 <= port <= 65535:
         raise PlannerInputError("--hosts", item, f"port {port} is outside 1..65535")
     return address, port
+
+
+def _unbracketed(item: str, text: str) -> tuple[str, str, str]:
+    """``name[:port]`` or ``ipv4[:port]``, as (address, ``:`` or nothing, port text). A
+    second ``:`` is an IPv6 address without its brackets (read as a name and a port, ``::1``
+    would be "port ':1'")."""
+    address, colon, port_text = text.partition(":")
+    if ":" in port_text:
+        raise PlannerInputError(
+            "--hosts",
+            item,
+            f"{text!r} holds more than one ':': an IPv6 address must be in brackets, "
+            "as in root@[::1]:22",
+        )
+    if not _HOSTNAME.fullmatch(address):
+        raise PlannerInputError(
+            "--hosts",
+            item,
+            f"{address!r} is not a host name or IPv4 address "
+            "(letters, digits, '.' and '-'; no leading '-')",
+        )
+    if _DOTTED.fullmatch(address) and not _is_ipv4(address):
+        raise PlannerInputError("--hosts", item, f"{address!r} is not an IPv4 address")
+    return address, colon, port_text
 
 
 def _is_ipv4(text: str) -> bool:

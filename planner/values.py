@@ -11,10 +11,11 @@ values are then validated in pydantic's strict JSON mode (no ``true`` read as ``
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import re
-from collections.abc import Iterator
-from pathlib import Path
+from collections.abc import Iterable, Iterator
+from pathlib import Path, PosixPath
 from typing import Annotated, TypeVar, cast
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, StringConstraints, ValidationError
@@ -369,11 +370,33 @@ def printable(text: str) -> str:
     return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
 
 
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """``"; did you mean X?"`` naming the choice closest to ``word`` (difflib's ratio, 0.6 or
+    more), or ``""`` when none is that close: a typo's message names its fix, so the
+    operator need not read a list. Printable, as every message line."""
+    found = closest(word, choices)
+    return "" if found is None else f"; did you mean {printable(found)}?"
+
+
+def closest(word: str, choices: Iterable[str]) -> str | None:
+    """The choice closest to ``word`` by difflib's ratio (0.6 or more), or None."""
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return close[0] if close else None
+
+
+class Dash(PosixPath):
+    """``-`` as the command line gave it: standard output to an option that writes
+    (``--out -``). To anything else it is ``Path("-")`` (an input option given ``-`` reads
+    the file named ``-``); ``./-``, which :class:`~pathlib.Path` also reads as ``-``, is a
+    plain path, so a file named ``-`` stays reachable."""
+
+
 def path_argument(text: str) -> Path:
     """A path option of the command line: an empty path or one holding a NUL byte is a
-    usage error (``planner dry-run``, ``recipe`` and ``apply`` read their paths alike)."""
+    usage error (``planner dry-run``, ``recipe`` and ``apply`` read their paths alike);
+    ``-`` itself is a :class:`Dash`."""
     if not text:
         raise argparse.ArgumentTypeError("an empty path")
     if "\0" in text:
         raise argparse.ArgumentTypeError(f"{printable(text)} holds a NUL byte")
-    return Path(text)
+    return Dash(text) if text == "-" else Path(text)

@@ -100,9 +100,10 @@ def test_adding_an_arm_is_adding_its_module(tmp_path: Path) -> None:
     ran = planner("dry-run", "glm_group_a", "--scenario", "supplied")
     lines = ran.stdout.splitlines()
     assert lines[0] == (
-        "glm_group_a: report written to target/glm-group-a-launch-dry-run.txt (4 hosts rendered)"
+        "glm_group_a: report written to target/glm-group-a-launch-dry-run-supplied.txt "
+        "(4 hosts rendered)"
     ), ran.stderr
-    report = (tmp_path / "target/glm-group-a-launch-dry-run.txt").read_text(encoding="utf-8")
+    report = (tmp_path / "target/glm-group-a-launch-dry-run-supplied.txt").read_text("utf-8")
     assert [h for h in ("srv5", "srv6", "srv7", "srv8", "srv1") if f"host {h}" in report] == [
         "srv5",
         "srv6",

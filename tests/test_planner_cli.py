@@ -17,6 +17,9 @@ from planner.cli import main
 PLANNER = Path(sys.executable).parent / "planner"
 ROOT = data.default_data_root()
 DEFAULT_OUT = Path("target/v41-group-a-launch-dry-run.txt")
+"""The arm's default report: a live read's (--authority)."""
+SUPPLIED_OUT = Path("target/v41-group-a-launch-dry-run-supplied.txt")
+"""``--scenario supplied``'s default report: the scenario's name before the suffix."""
 
 pytestmark = pytest.mark.skipif(not PLANNER.is_file(), reason="planner is not installed")
 
@@ -37,9 +40,9 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def test_supplied_exits_0_and_writes_the_default_report_under_cwd(tmp_path: Path) -> None:
     result = run("dry-run", "v41_group_a", "--scenario", "supplied", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    report = tmp_path / DEFAULT_OUT
+    report = tmp_path / SUPPLIED_OUT
     assert report.is_file()
-    assert f"report written to {DEFAULT_OUT} (4 hosts rendered)" in result.stdout
+    assert f"report written to {SUPPLIED_OUT} (4 hosts rendered)" in result.stdout
     assert result.stdout.rstrip().endswith("v41_group_a: ADMITTED")
     assert "refused:" not in result.stdout
     text = report.read_text(encoding="utf-8")
@@ -75,8 +78,8 @@ def test_refusal_scenarios_exit_1(tmp_path: Path, scenario: str) -> None:
 def test_glm_supplied_exits_0_with_its_own_default_path(tmp_path: Path) -> None:
     result = run("dry-run", "glm_group_b", "--scenario", "supplied", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert (tmp_path / "target" / "glm-group-b-launch-dry-run.txt").is_file()
-    assert not (tmp_path / DEFAULT_OUT).exists()
+    assert (tmp_path / "target" / "glm-group-b-launch-dry-run-supplied.txt").is_file()
+    assert not (tmp_path / SUPPLIED_OUT).exists()
 
 
 def test_an_unknown_scenario_exits_2_and_writes_nothing(tmp_path: Path) -> None:

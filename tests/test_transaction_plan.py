@@ -71,6 +71,9 @@ def test_hosts_parse_into_addresses_with_default_port() -> None:
         ("srv5=root@[1:2:3]", "srv5=root@[1:2:3]", "not a bracketed IPv6 address"),
         ("srv5=root@[fd00::7%a;b]", "srv5=root@[fd00::7%a;b]", "not a bracketed IPv6 address"),
         ("srv5=root@999.0.0.1", "srv5=root@999.0.0.1", "'999.0.0.1' is not an IPv4 address"),
+        # an IPv6 address without brackets is said to be one, never "port ':1' is not a number"
+        ("srv5=root@::1", "srv5=root@::1", "'::1' holds more than one ':': an IPv6 address"),
+        ("srv5=root@fd00::7:22", "srv5=root@fd00::7:22", "must be in brackets, as in root@[::1]"),
         (
             "srv5=root@10.0.0.5,srv6=root@10.0.0.5:22",
             "srv6=root@10.0.0.5:22",

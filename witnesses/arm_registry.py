@@ -71,10 +71,12 @@ def _planned(name: str, work: Path) -> str | None:
     work.mkdir()
     with _cwd(work):
         code, out, err = _main("dry-run", name, "--scenario", "supplied")
-    first = f"{name}: report written to {declared.report} (4 hosts rendered)"
+    # a scenario's report is the arm's default path with the scenario's name before .txt
+    written = declared.report.removesuffix(".txt") + "-supplied.txt"
+    first = f"{name}: report written to {written} (4 hosts rendered)"
     if code not in (0, 1) or out.splitlines()[:1] != [first]:
         return f"{name}: exit {code}, {out.splitlines()[:1]}, {err.strip()!r}"
-    report = (work / declared.report).read_text(encoding="utf-8")
+    report = (work / written).read_text(encoding="utf-8")
     hosts = re.findall(r"^host (\S+) — node rank", report, flags=re.MULTILINE)
     if hosts != _group_hosts(declared.group):
         return f"{name}: hosts {hosts}, not {declared.group}'s"
@@ -84,7 +86,8 @@ def _planned(name: str, work: Path) -> str | None:
 @claim(ClaimKind.PLANNED_SHAPE)
 def every_module_of_planner_arms_is_an_arm_the_command_line_plans() -> Verdict:
     """Each module of ``planner/arms/`` is an arm of its name: ``planner dry-run NAME
-    --scenario supplied`` writes the report at that arm's default path, rendering the hosts
+    --scenario supplied`` writes the report at that arm's default path (``-supplied``
+    before ``.txt``), rendering the hosts
     of the group its ``ARM`` names, in the inventory's order; and an unknown arm exits 2
     offering exactly those modules."""
     names = _module_names()

@@ -77,7 +77,8 @@ V41, GLM = "v41_group_a", "glm_group_b"
 ARM_NAMES = sorted(arms())
 """The arms the command line offers: every module of ``planner.arms``."""
 # The README's contract: the report's default path for the V4.1 arm ("target/v41-group-a-
-# launch-dry-run.txt by default"); the help says "per arm, under target/", so GLM's is its own.
+# launch-dry-run.txt by default" for a live read; `--scenario S` ends it -S.txt); the help says
+# "per arm, under target/", so GLM's is its own.
 DEFAULT_REPORT = {
     V41: "target/v41-group-a-launch-dry-run.txt",
     GLM: "target/glm-group-b-launch-dry-run.txt",
@@ -203,19 +204,32 @@ def admitted_dry_runs_exit_0_and_say_where_the_report_went() -> Verdict:
 
 @claim(ClaimKind.PLANNED_SHAPE)
 def without_out_each_arm_writes_its_default_report_under_the_working_directory() -> Verdict:
-    """Without --out the report lands at the arm's default path under target/ in the working
-    directory, and the printed line names that path."""
+    """Without --out a live read (--authority) writes the report at the arm's default path
+    under target/ in the working directory, and ``--scenario S`` at that path with ``-S``
+    before ``.txt`` (a refused scenario never overwrites an admitted report); the printed
+    line names the path."""
     problems = []
+    supplied = SCENARIOS / "supplied"
+    live_read = ["--authority", supplied / "authority.jsonl", "--inputs", supplied / "inputs.json"]
     for arm in (V41, GLM):
-        with tempfile.TemporaryDirectory() as tmp, _cwd(Path(tmp)):
-            ran = _run_main("dry-run", arm, "--scenario", "supplied")
-            want = f"{arm}: report written to {DEFAULT_REPORT[arm]} (4 hosts rendered)"
-            files = [p for p in _tree(Path(tmp)) if (Path(tmp) / p).is_file()]
-            if ran.code != 0 or ran.out[:1] != [want] or files != [DEFAULT_REPORT[arm]]:
-                problems.append(f"{arm}: exit {ran.code}, printed {ran.out[:1]}, wrote {files}")
+        for given, want_path in (
+            (["--scenario", "supplied"], _scenario_report(arm, "supplied")),
+            ([*live_read, "--now", _scenario_now("supplied").isoformat()], DEFAULT_REPORT[arm]),
+        ):
+            with tempfile.TemporaryDirectory() as tmp, _cwd(Path(tmp)):
+                ran = _run_main("dry-run", arm, *given)
+                want = f"{arm}: report written to {want_path} (4 hosts rendered)"
+                files = [p for p in _tree(Path(tmp)) if (Path(tmp) / p).is_file()]
+                if ran.code != 0 or ran.out[:1] != [want] or files != [want_path]:
+                    problems.append(f"{arm}: exit {ran.code}, printed {ran.out[:1]}, wrote {files}")
     return expect(
         not problems, f"default reports {sorted(DEFAULT_REPORT.values())}", "; ".join(problems)
     )
+
+
+def _scenario_report(arm: str, scenario: str) -> str:
+    """The default report of ``--scenario``: the arm's, the scenario's name before .txt."""
+    return DEFAULT_REPORT[arm].removesuffix(".txt") + f"-{scenario}.txt"
 
 
 @claim(ClaimKind.REFUSAL)
@@ -447,7 +461,8 @@ def _usage_cases(tmp: Path) -> list[tuple[str, list[str], str]]:
             "unknown arm",
             ["dry-run", "v5_group_c", "--scenario", "supplied"],
             "planner dry-run: error: argument arm: invalid choice: 'v5_group_c' "
-            f"(choose from {', '.join(repr(name) for name in ARM_NAMES)})\n",
+            f"(choose from {', '.join(repr(name) for name in ARM_NAMES)}); "
+            "did you mean v41_group_a?\n",
         ),
     ]
 
@@ -456,8 +471,8 @@ def _usage_cases(tmp: Path) -> list[tuple[str, list[str], str]]:
 def usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing() -> Verdict:
     """A bad --now, a --now without a zone, an unknown scenario, --scenario with
     --authority/--inputs, neither given, a missing or unreadable authority or inputs file, a
-    data root without scenarios, an unknown arm: exit 2, nothing on stdout, one stderr line
-    naming the bad value and where, and nothing written."""
+    data root without scenarios, an unknown arm (and the arm closest to it): exit 2, nothing
+    on stdout, one stderr line naming the bad value and where, and nothing written."""
     problems = []
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "out"

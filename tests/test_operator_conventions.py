@@ -1,0 +1,341 @@
+"""The operator conventions of ``planner``: ``--version``, "did you mean" for a misspelled
+option, subcommand, arm, scenario or recipe key (through the subcommand's own usage),
+``--out -``, apply's own ``--name`` help, a scenario's own default report, an IPv6 address
+without brackets, and the lines ``planner apply`` prints on stderr while a step waits.
+
+The command line runs in-process (``planner.cli.main``, as its console script calls it);
+the progress lines are proven on a real fleet step held at a pause (``fixtures/fleet.py``),
+released once its line was seen: nothing here waits for a time to pass."""
+
+from __future__ import annotations
+
+import queue
+import re
+import threading
+from pathlib import Path
+
+import pytest
+
+from fixtures import fleet
+from fixtures.builders import DATA_ROOT, TINY_RECIPE, v41_dry_run
+from fixtures.fleet import Fault, Timing
+from fixtures.sandbox import HostSeed
+from planner.cli import build_parser
+from planner.coordinator import (
+    SshTransport,
+    Ticks,
+    progress_line,
+    progress_of,
+    to_stderr,
+    wait_seconds,
+)
+from planner.transaction import StepResult, parse_hosts, plan_transaction
+from planner.version import planner_version
+from tests.hostile_support import planner_main
+
+HOSTS = "srv5=root@10.0.0.5,srv6=root@10.0.0.6,srv7=root@10.0.0.7,srv8=root@10.0.0.8"
+
+
+def _files(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+
+
+# --- 1. --version ---------------------------------------------------------------------------
+
+
+def test_version_prints_the_planners_version_and_exits_0() -> None:
+    ran = planner_main("--version")
+    assert (ran.code, ran.out, ran.err) == (0, f"planner {planner_version()}\n", "")
+    assert re.fullmatch(r"planner \S+\+[0-9a-f]{12}\n", ran.out)
+
+
+# --- 2. did you mean ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "usage", "said"),
+    [
+        (
+            ("dry-run", "v41_group_a", "--scenaro", "supplied"),
+            "usage: planner dry-run ",
+            "planner dry-run: error: unrecognized arguments: --scenaro; did you mean --scenario?",
+        ),
+        (  # the value after the misspelled option is never taken for the arm
+            ("dry-run", "--scenaro", "live", "v41_group_a"),
+            "usage: planner dry-run ",
+            "planner dry-run: error: unrecognized arguments: --scenaro; did you mean --scenario?",
+        ),
+        (
+            ("dry-run", "v41_group_a", "--scenaro=live", "--autority", "log"),
+            "usage: planner dry-run ",
+            "planner dry-run: error: unrecognized arguments: --scenaro=live --autority; "
+            "did you mean --scenario for --scenaro, --authority for --autority?",
+        ),
+        (
+            ("recipe", str(TINY_RECIPE), "--nme", "x"),
+            "usage: planner recipe ",
+            "planner recipe: error: unrecognized arguments: --nme; did you mean --name?",
+        ),
+        (
+            ("apply", "v41_group_a", "--scenario", "supplied", "--hosts", HOSTS, "--dryrun"),
+            "usage: planner apply ",
+            "planner apply: error: unrecognized arguments: --dryrun; did you mean --dry-run?",
+        ),
+        (  # before the subcommand: the top-level parser's option and usage
+            ("--debg", "scenarios"),
+            "usage: planner [",
+            "planner: error: unrecognized arguments: --debg; did you mean --debug?",
+        ),
+        (
+            ("dry-rn", "v41_group_a"),
+            "usage: planner [",
+            "planner: error: argument command: invalid choice: 'dry-rn' (choose from 'dry-run', "
+            "'scenarios', 'schema', 'recipe', 'apply'); did you mean dry-run?",
+        ),
+        (
+            ("dry-run", "v41_group_x", "--scenario", "supplied"),
+            "usage: planner dry-run ",
+            "planner dry-run: error: argument arm: invalid choice: 'v41_group_x' (choose from "
+            "'glm_group_b', 'v41_group_a'); did you mean v41_group_a?",
+        ),
+        (  # no close option: argparse's message as it was
+            ("dry-run", "v41_group_a", "--zzzzzz"),
+            "usage: planner dry-run ",
+            "planner dry-run: error: unrecognized arguments: --zzzzzz",
+        ),
+    ],
+)
+def test_a_misspelling_exits_2_with_its_subcommands_usage_and_the_closest_choice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, argv: tuple[str, ...], usage: str, said: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    ran = planner_main(*argv)
+    assert (ran.code, ran.out) == (2, "")
+    assert ran.err.startswith(usage), ran.err
+    assert ran.err_lines[-1] == said
+    assert _files(tmp_path) == []
+
+
+def test_a_misspelled_option_is_quoted_escaped(tmp_path: Path) -> None:
+    ran = planner_main("dry-run", "v41_group_a", "--scenari\x1b[2Jo")
+    assert ran.code == 2
+    assert ran.err_lines[-1] == (
+        "planner dry-run: error: unrecognized arguments: --scenari\\x1b[2Jo; "
+        "did you mean --scenario?"
+    )
+
+
+def test_an_unknown_scenario_names_the_closest_one() -> None:
+    ran = planner_main("dry-run", "v41_group_a", "--scenario", "livee")
+    assert ran.code == 2
+    assert ran.err.startswith("planner: error: --scenario: livee: no such scenario; known: ")
+    assert ran.err.endswith("; did you mean live?\n")
+    far = planner_main("dry-run", "v41_group_a", "--scenario", "nope")
+    assert far.code == 2 and "did you mean" not in far.err
+
+
+def test_an_unknown_recipe_key_names_the_closest_key_at_its_place(tmp_path: Path) -> None:
+    text = TINY_RECIPE.read_text(encoding="utf-8")
+    recipe = tmp_path / "typo.toml"
+    recipe.write_text(f"tensor_paralel_size = 1\nzzz = 1\n{text}", encoding="utf-8")
+    ran = planner_main("recipe", recipe, "--out", tmp_path / "plan.txt")
+    assert ran.code == 2
+    assert ran.err_lines[0].endswith(
+        "tensor_paralel_size: Extra inputs are not permitted (value 1); "
+        "did you mean tensor_parallel_size?"
+    )
+    assert "  zzz: Extra inputs are not permitted (value 1)" in ran.err_lines
+    assert not (tmp_path / "plan.txt").exists()
+
+
+# --- 3. --out - -----------------------------------------------------------------------------
+
+
+def test_out_dash_puts_the_report_alone_on_stdout_and_the_rest_on_stderr(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    file = planner_main("dry-run", "v41_group_a", "--scenario", "live", "--out", "r.txt")
+    ran = planner_main("dry-run", "v41_group_a", "--scenario", "live", "--out", "-")
+    assert (ran.code, file.code) == (1, 1)
+    assert ran.out == (tmp_path / "r.txt").read_text(encoding="utf-8")
+    assert ran.err_lines[0] == "v41_group_a: report written to standard output (0 hosts rendered)"
+    assert ran.err_lines[1:] == file.out.splitlines()[1:]  # refusals, hints and verdict
+    assert ran.err_lines[-1] == "v41_group_a: REFUSED"
+    assert _files(tmp_path) == ["r.txt"]
+
+
+def test_out_dash_and_format_json_both_want_stdout_so_it_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    ran = planner_main(
+        "dry-run", "v41_group_a", "--scenario", "supplied", "--out", "-", "--format", "json"
+    )
+    assert (ran.code, ran.out) == (2, "")
+    assert ran.err == (
+        "planner: error: --out: -: --format json prints the plan on stdout: give --out a file\n"
+    )
+    assert _files(tmp_path) == []
+
+
+def test_recipe_out_dash_writes_the_plan_to_stdout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    ran = planner_main("recipe", TINY_RECIPE, "--out", "-")
+    assert ran.code == 0, ran.err
+    assert ran.out.startswith("dry run: tiny")
+    assert ran.err_lines[0].startswith("tiny: report written to standard output (")
+    assert ran.err_lines[-1] == "tiny: PLANNED"
+    assert _files(tmp_path) == []
+
+
+def test_out_dot_slash_dash_is_a_file_named_dash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    ran = planner_main("dry-run", "v41_group_a", "--scenario", "supplied", "--out", "./-")
+    assert ran.code == 0
+    assert ran.out.splitlines()[0] == "v41_group_a: report written to - (4 hosts rendered)"
+    assert _files(tmp_path) == ["-"]
+
+
+# --- 4. apply's --name ----------------------------------------------------------------------
+
+
+def _help(command: str) -> str:
+    ran = planner_main(command, "--help")
+    assert ran.code == 0
+    return " ".join(ran.out.split())
+
+
+def test_apply_names_what_its_name_names_and_no_report() -> None:
+    apply = _help("apply")
+    assert "target/<name>-apply" in apply and "target/<name>-apply.journal" in apply
+    assert "-plan.txt" not in apply
+    assert "its report defaults to target/<name>-plan.txt" in _help("dry-run")
+    assert "its report defaults to target/<name>-plan.txt" in _help("recipe")
+
+
+# --- 5. a scenario's own default report -----------------------------------------------------
+
+
+def test_a_refused_scenario_never_overwrites_the_admitted_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    admitted = planner_main("dry-run", "v41_group_a", "--scenario", "supplied")
+    refused = planner_main("dry-run", "v41_group_a", "--scenario", "live")
+    assert (admitted.code, refused.code) == (0, 1)
+    target = tmp_path / "target"
+    assert _files(target) == [
+        "v41-group-a-launch-dry-run-live.txt",
+        "v41-group-a-launch-dry-run-supplied.txt",
+    ]
+    report = (target / "v41-group-a-launch-dry-run-supplied.txt").read_text(encoding="utf-8")
+    assert report.rstrip().endswith("result: ADMITTED")
+    assert refused.out.startswith(
+        "v41_group_a: report written to target/v41-group-a-launch-dry-run-live.txt "
+    )
+
+
+def test_a_live_read_keeps_the_arms_default_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    supplied = DATA_ROOT / "scenarios" / "supplied"
+    ran = planner_main(
+        "dry-run",
+        "glm_group_b",
+        "--authority",
+        supplied / "authority.jsonl",
+        "--now",
+        "2026-11-29T12:00:00Z",
+    )
+    assert ran.code == 0, ran.err
+    assert _files(tmp_path) == ["target/glm-group-b-launch-dry-run.txt"]
+
+
+# --- 6. an IPv6 address without brackets ----------------------------------------------------
+
+
+def test_an_unbracketed_ipv6_address_is_said_to_need_brackets(tmp_path: Path) -> None:
+    hosts = HOSTS.replace("root@10.0.0.5", "root@::1")
+    ran = planner_main(
+        "apply", "v41_group_a", "--scenario", "supplied", "--dry-run", "--hosts", hosts,
+        "--scripts", tmp_path / "s",
+    )  # fmt: skip
+    assert (ran.code, ran.out) == (2, "")
+    assert ran.err == (
+        "planner: error: --hosts: srv5=root@::1: '::1' holds more than one ':': "
+        "an IPv6 address must be in brackets, as in root@[::1]:22\n"
+    )
+    assert "port" not in ran.err
+
+
+# --- 7. progress while a step waits ---------------------------------------------------------
+
+
+def test_ticks_come_first_then_every_interval() -> None:
+    ticks = Ticks(first=10, every=30)
+    assert [ticks.after(s) for s in (0, 9.9, 10, 39.9, 40, 41, 100, 1000)] == [
+        10, 10, 40, 40, 70, 70, 130, 1030,
+    ]  # fmt: skip
+    assert Ticks() == (10, 30)
+
+
+def test_a_progress_line_names_the_step_the_time_and_the_deadline() -> None:
+    plan = plan_transaction(v41_dry_run("supplied"), parse_hosts(HOSTS))
+    door = next(s for s in plan.forward if s.stage.value == "front_door" and s.rank == 0)
+    assert progress_line(door, 40.7, 2117) == (
+        "  waiting: front_door@srv5: 40 s elapsed, gives up after 2117 s"
+    )
+
+
+def test_quiet_silences_progress_and_progress_goes_to_stderr(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    words = ["apply", "v41_group_a", "--hosts", HOSTS]
+    assert progress_of(build_parser().parse_args([*words, "-q"])) is None
+    assert progress_of(build_parser().parse_args([*words, "--quiet"])) is None
+    told = progress_of(build_parser().parse_args(words))
+    assert told is to_stderr
+    told("  waiting: x@y: 10 s elapsed, gives up after 20 s")
+    assert capsys.readouterr() == ("", "  waiting: x@y: 10 s elapsed, gives up after 20 s\n")
+
+
+_MISSING = fleet.unavailable()
+
+
+@pytest.mark.skipif(_MISSING is not None, reason=f"{_MISSING} (CI runs as root)")
+def test_a_step_held_on_its_host_says_it_still_waits() -> None:
+    """Preflight on the head is held at the fleet's ``pause`` until its progress line was
+    seen: the line comes while the step waits, whatever the machine's speed."""
+    run = v41_dry_run("supplied")
+    assert run.launch is not None
+    names = tuple(h.realization.host_name for h in run.hosts)
+    seeds = tuple(HostSeed() for _ in names)
+    timing = Timing(stage=60)
+    with fleet.started(names, seeds, (run.launch.head.host.rail_address,)) as hosts:
+        hosts.arm(Fault("pause", 0, 1))
+        plan = plan_transaction(run, hosts.addresses)
+        step = plan.forward[0]
+        said: queue.Queue[str] = queue.Queue()
+        ticks = Ticks(first=0.01, every=0.01)
+        results: list[StepResult] = []
+        settings = hosts.settings(timing)
+        with SshTransport(plan, settings, progress=said.put, ticks=ticks) as ssh:
+            worker = threading.Thread(target=lambda: results.append(ssh(step)))
+            worker.start()
+            try:
+                line = said.get(timeout=120)  # the line itself, not a time, is waited for
+            finally:
+                (hosts.host_root(0) / "gate" / "release.1").write_text("run\n")
+                worker.join()
+    limit = wait_seconds(settings)
+    assert re.fullmatch(
+        rf"  waiting: preflight@srv5: \d+ s elapsed, gives up after {limit} s", line
+    )
+    assert step.label == "preflight@srv5"
+    assert results and results[0].exit_code is not None  # released, it ran and answered
