@@ -703,13 +703,18 @@ def admission_lines(dry: DryRun) -> list[str]:
 
 
 def check_hosts(
-    dry: DryRun, transaction: TransactionPlan, settings: SshSettings
+    dry: DryRun,
+    transaction: TransactionPlan,
+    settings: SshSettings,
+    progress: Callable[[str], None] | None = None,
 ) -> tuple[tuple[HostCheck, ...], list[str]]:
     """Every host checked, one after another, each printed as it is done; and the signals
-    received (the first one ends the check: the session it waits on is abandoned)."""
+    received (the first one ends the check: the session it waits on is abandoned).
+    ``progress`` is told when a session still waits (a host's lock held by an apply; the
+    probe shows as its readback step)."""
     checks: list[HostCheck] = []
     with caught() as interruptions:
-        with SshTransport(transaction, settings, interruptions) as transport:
+        with SshTransport(transaction, settings, interruptions, progress=progress) as transport:
             for plan in planned_hosts(dry):
                 if interruptions.received:
                     host = transaction.host(plan.rank)
@@ -763,6 +768,6 @@ def run(args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun]) 
     _say(printable(f"check {dry.arm}: {len(transaction.hosts)} hosts ({names}): read only"))
     for line in admission_lines(dry):
         _say(line)
-    checks, signals = check_hosts(dry, transaction, settings)
+    checks, signals = check_hosts(dry, transaction, settings, coordinator.progress_of(args))
     _say(summary(dry.arm, checks, dry.admitted, signals))
     return exit_code(checks, dry.admitted, signals)
