@@ -108,6 +108,8 @@ from planner.values import Frozen, path_argument, printable
 from planner.version import planner_version
 
 EXIT_REFUSED, EXIT_USAGE = 1, 2
+EXIT_WOULD_CHANGE, EXIT_UNCHECKED = 3, 4
+"""``--check``: apply would change a host; a host could not be checked (planner/check.py)."""
 EXIT_SCRIPT_INCOMPLETE = 97
 EXIT_INTERRUPTED = 130
 EXIT_CANNOT_RUN = 127
@@ -860,6 +862,7 @@ examples:
       --hosts srv5=root@10.0.0.5,srv6=root@10.0.0.6,srv7=root@10.0.0.7,srv8=root@10.0.0.8
   planner apply v41_group_a --authority log.jsonl --inputs inputs.json --hosts ... \\
       --identity ~/.ssh/id_ed25519
+  planner apply v41_group_a --authority log.jsonl --inputs inputs.json --hosts ... --check
   planner apply --resume target/v41-group-a-apply.journal --identity ~/.ssh/id_ed25519
 
 inputs: a real apply (no --dry-run) reads --authority at the wall clock, once before
@@ -883,6 +886,16 @@ commit point.
 signals: SIGINT, SIGTERM or SIGHUP before the decision abandons the running step and rolls
 back every touched host; during rollback, cleanup and commit they wait until every host is
 done (only SIGKILL stops it then). The exit code is the report's; a line names the signals.
+
+--check: plan as apply does (or bind --plan PLAN as apply does; admission is reported,
+not required), then read every host over ssh (its unit file, unit and container state,
+backups left over; its own preflight and readback, both read-only) and print per host
+what apply would change. It writes nothing on a host and no journal. Exit codes:
+{EXIT_COMMITTED} every host in sync and the plan admitted; {EXIT_WOULD_CHANGE} apply would \
+change a host; {EXIT_UNCHECKED} a host could not
+be checked (unreachable, or what it printed unreadable); {EXIT_REFUSED} not admitted, every \
+host in sync;
+{EXIT_USAGE} usage or input error; {EXIT_INTERRUPTED} a signal ended it.
 """
 
 
@@ -958,6 +971,12 @@ def add_parser(
         type=path_argument,
         help="apply exactly the plan `planner dry-run --plan-out PLAN` saved: refused (exit 2, "
         "naming it) if the planner, an input or the scripts changed, or it is not admitted now",
+    )
+    apply.add_argument(
+        "--check",
+        action="store_true",
+        help="read every host over ssh and print what apply would change; change nothing "
+        "(not with --dry-run)",
     )
     apply.add_argument(
         "--scripts",
@@ -1132,6 +1151,10 @@ def run(args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun]) 
     """``planner apply``: plan, refuse unless admitted, then print or run the transaction."""
     if args.resume is not None or args.rollback is not None:
         return run_resume(args)
+    if getattr(args, "check", False):
+        from planner import check  # it builds on this module: imported when asked for
+
+        return check.run(args, plan)
     try:
         settings = settings_of(args)
         hosts = parse_hosts(args.hosts)
@@ -1294,7 +1317,7 @@ def _journal_failed(exc: JournalError) -> int:
 
 PLANNING_INPUTS = (
     "arm", "scenario", "authority", "inputs", "now", "data", "recipe", "group", "name",
-    "dry_run", "scripts", "journal", "for_testing", "plan",
+    "dry_run", "scripts", "journal", "for_testing", "plan", "check",
 )  # fmt: skip
 """What ``--resume`` and ``--rollback`` refuse: the journal holds the plan."""
 
