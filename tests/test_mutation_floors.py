@@ -211,7 +211,7 @@ def test_every_mutant_crashed_fails_the_survey_with_its_crash_exit(
         out
     )
     assert "crashed: planner/a.py: 2 mutants crashed (no claim judged them" in out
-    assert "crashed: planner/b.py: 1 mutant crashed (no claim judged them" in out
+    assert "crashed: planner/b.py: 1 mutant crashed (no claim judged it" in out
     assert out.rstrip().endswith("3 crashed mutants: the survey fails (exit 6)")
 
 
@@ -299,6 +299,7 @@ def test_a_merge_of_a_since_or_file_surveys_shards_is_as_partial_as_they_were() 
     files = {"files": {}, "config": {"shard": "1/1", "since": None, "files": ["planner/a.py"]}}
     assert merged_scope(files) == Scope("--file", ("planner/a.py",))
     assert merged_scope({"files": {}, "config": {"since": 3, "files": "planner/a.py"}}) == WHOLE
+    assert merged_scope({"files": {}, "config": {"since": "", "files": []}}) == WHOLE
 
 
 def test_a_file_recorded_as_having_no_mutant_need_not_be_there_and_fails_once_it_is(

@@ -108,6 +108,7 @@ def merged_scope(report: Mapping[str, Any]) -> Scope:
     config = report.get("config")
     config = config if isinstance(config, dict) else {}
     since = config.get("since") if isinstance(config.get("since"), str) else None
+    since = since or None
     found = config.get("files")
     files = tuple(f for f in found if isinstance(f, str)) if isinstance(found, list) else ()
     given = [f"--since {since}" if since else "", "--file" if files else ""]
@@ -324,8 +325,9 @@ def crash_lines(per_file: Sequence[Score]) -> list[str]:
     the mutant, or it would not load); no claim judged them, so they are neither kills nor
     survivors, and a survey that has any failed on them."""
     return [
-        f"{s.path}: {s.crashed} mutant{'s' if s.crashed > 1 else ''} crashed "
-        "(no claim judged them; their status and reason are in the report)"
+        f"{s.path}: {s.crashed} mutants crashed (no claim judged them; the report says why)"
+        if s.crashed > 1
+        else f"{s.path}: 1 mutant crashed (no claim judged it; the report says why)"
         for s in per_file
         if s.crashed
     ]
