@@ -39,8 +39,8 @@ class Exit(IntEnum):
     BASELINE = 5
     """A claim is red with no mutant applied."""
     TIMEOUT = 6
-    """A run outlived its timeout or crashed, or a survey worker failed before its first
-    mutant or leaked state between mutants."""
+    """A run outlived its timeout or crashed, a survey worker failed before its first
+    mutant or leaked state between mutants, or a surveyed mutant crashed."""
     UNREACHED = 7
     """A target the claims never reach: forcing it to fail turned nothing red."""
     UNWITNESSED = 8

@@ -34,11 +34,17 @@ class Survey:
         return {m["id"]: m for f in self.report["files"].values() for m in f["mutants"]}
 
 
+CRASHING = "gate.rules.x_guard__mutmut_1"
+"""The gate's one mutant that kills its worker: a survey holding it exits 6, report written."""
+
+
 def _survey(project: Path, name: str, *args: str) -> Survey:
     report = project / f"{name}.json"
     done = run_generated(project, "--report", str(report), *args)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return Survey(project, done, json.loads(report.read_text()))
+    body = json.loads(report.read_text())
+    crashed = any(m["id"] == CRASHING for f in body["files"].values() for m in f["mutants"])
+    assert done.returncode == (6 if crashed else 0), done.stdout + done.stderr
+    return Survey(project, done, body)
 
 
 @pytest.fixture(scope="module")
@@ -126,8 +132,11 @@ def test_shards_partition_the_mutants_and_merge_back(project: Path, full: Survey
         "--floors",
         str(floors),
     )
-    assert done.returncode == 0, done.stdout + done.stderr
+    # every floor holds, but the merged survey holds the mutant that crashed its worker
+    assert done.returncode == 6, done.stdout + done.stderr
     assert f"every file holds its floor ({floors} [generated])" in done.stdout
+    assert "crashed: gate/rules.py: 1 mutant crashed" in done.stdout
+    assert "1 crashed mutant: the survey fails (exit 6)" in done.stdout
     body = json.loads(merged.read_text())
     assert validate(body) == []
     ids = {m["id"] for f in body["files"].values() for m in f["mutants"]}

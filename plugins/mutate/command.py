@@ -64,11 +64,12 @@ exit codes (declared mutants; when several apply, the first listed here wins):
      or a debt entry for a claim that is witnessed after all
   2  usage error, a floor violation of a witness or of a mutant declaration
   0  every mutant exact, every combination exact, positive controls green, all witnessed
-exit codes (--generated): 0 the survey ran (survivors are listed, not failed, unless
-  --break-below), 3 mutation score below --break-below, 5 baseline not green,
-  6 the survey process itself failed
-exit codes (--values): 0 the survey ran (survivors are listed, not failed),
-  5 baseline not green, 6 the survey process itself failed
+exit codes (--generated, --values, --merge-reports; the first of 5, 6, 3 wins):
+  0 the survey ran (survivors are listed, not failed), every floor held
+  3 a floor not held (--floors), or the score below --break-below (--generated)
+  5 baseline not green
+  6 the survey process itself failed, or a surveyed mutant crashed (the report is
+    written first)
 
 examples:
   claims mutate my_witness
@@ -188,7 +189,9 @@ def _add_generated_options(parser: argparse.ArgumentParser) -> None:
         type=Path,
         metavar="FILE",
         help="strength floors per source file, held by a whole or merged survey "
-        "(default: [tool.claims] floors; none); below a floor, or a file without one: exit 3",
+        "(default: [tool.claims] floors; none); exit 3 for a file below its floor, without "
+        "one, or floored but judged on no mutant (missing from the report too); a partial "
+        "run fails only where it judged nothing",
     )
     group.add_argument(
         "--merge-reports",

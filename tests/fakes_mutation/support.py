@@ -47,10 +47,11 @@ def copy_project(destination: Path) -> Path:
 
 
 def run_generated(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``claims mutate --generated`` inside ``project``, loading its gate plugin."""
+    """``claims mutate --generated`` inside ``project``, loading its gate plugin, with this
+    checkout's code (not whichever the venv's editable install points at)."""
     env = {
         **os.environ,
-        "PYTHONPATH": str(project),
+        "PYTHONPATH": os.pathsep.join([str(project), str(REPO)]),
         "CLAIMS_DISABLE_PLUGIN_AUTOLOAD": "1",
     }
     return subprocess.run(

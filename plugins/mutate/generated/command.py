@@ -25,7 +25,7 @@ from claims import Session, UsageError
 from claims.exits import Exit
 from claims.loader import BUILT_IN
 from claims.revisions import RevisionError, commit_of
-from plugins.mutate.floors import hold_floors, load_floors
+from plugins.mutate.floors import Scope, hold_floors, load_floors, merged_scope
 from plugins.mutate.generated.mutmut_bridge import (
     GeneratedMutant,
     generate,
@@ -280,10 +280,17 @@ def survey_command(args: argparse.Namespace, session: Session) -> int:
     print(summarize_report(report, plan.show_survivors))
     print("\n".join(notes))
     print(f"report: {plan.report}")
-    held = hold_floors(report, plan.floors, plan.partial, "generated")
-    if plan.break_below is not None and score(judged) < plan.break_below:
-        return Exit.SURVIVOR
-    return held
+    held = hold_floors(report, plan.floors, floor_scope(plan, plan.since), "generated")
+    below = plan.break_below is not None and score(judged) < plan.break_below
+    return Exit.SURVIVOR if below and held == Exit.OK else held
+
+
+def floor_scope(plan: SurveyPlan, since: str | None = None) -> Scope:
+    """What a run's report speaks for (:class:`~plugins.mutate.floors.Scope`): ``--file``
+    paths are surveyed whole unless ``--shard`` or ``--since`` takes part of them, and
+    ``--since`` may rightly find no function changed."""
+    whole = plan.files if plan.shard is None and since is None else ()
+    return Scope(plan.partial, whole, sampled=since is not None)
 
 
 def _header(
@@ -375,7 +382,7 @@ def merge_command(
     show_survivors: int | None = None,
 ) -> int:
     """Merge shard reports into ``out`` (default target/mutation-report.json), summarize them
-    and hold the floors over the merged whole."""
+    and hold the floors over the merged whole (:func:`~plugins.mutate.floors.merged_scope`)."""
     merged = merge([read_report(p) for p in paths])
     if floors is not None:  # every input is read before anything is written
         load_floors(floors, "generated")
@@ -383,4 +390,4 @@ def merge_command(
     write_report(merged, target)
     print(summarize_report(merged, show_survivors))
     print(f"merged {len(paths)} reports into {target}")
-    return hold_floors(merged, floors, None, "generated")
+    return hold_floors(merged, floors, merged_scope(merged), "generated")

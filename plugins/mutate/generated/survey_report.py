@@ -111,6 +111,7 @@ def build_report(plan: Plan, survey: Survey, results: Sequence[MutantResult]) ->
         "scope": list(plan.scope),
         "shard": "/".join(map(str, plan.shard or (1, 1))),
         "since": plan.since,
+        "files": list(plan.files),
         "exhaustive": plan.exhaustive,
         "forcedFailRed": survey.forced_fail_red,
     }

@@ -29,8 +29,14 @@ from typing import Any
 
 from claims import Session, UsageError
 from claims.exits import Exit
-from plugins.mutate.floors import hold_floors, load_floors
-from plugins.mutate.generated.command import SurveyPlan, Ticker, survey_health, survey_plan
+from plugins.mutate.floors import hold_floors, load_floors, merged_scope
+from plugins.mutate.generated.command import (
+    SurveyPlan,
+    Ticker,
+    floor_scope,
+    survey_health,
+    survey_plan,
+)
 from plugins.mutate.generated.mutmut_bridge import source_paths
 from plugins.mutate.generated.selection import shard
 from plugins.mutate.generated.survey import MUTANT_ENV
@@ -298,7 +304,7 @@ def values_command(args: argparse.Namespace, session: Session) -> int:
     print(summarize_values(report, plan.show_survivors))
     print("\n".join(_blind_kills(results)))
     print(f"report: {plan.report}")
-    return hold_floors(report, plan.floors, plan.partial, "values")
+    return hold_floors(report, plan.floors, floor_scope(plan), "values")
 
 
 def _header(
@@ -344,4 +350,4 @@ def merge_values(
     write_report(merged, target)
     print(summarize_values(merged, SHOW_SURVIVORS if show is None else show))
     print(f"merged {len(paths)} reports into {target}")
-    return hold_floors(merged, floors, None, "values")
+    return hold_floors(merged, floors, merged_scope(merged), "values")
