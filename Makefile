@@ -17,8 +17,11 @@ demo: $(STAMP)
 	@echo "== V4.1 Group A, live inputs (expected: refused, naming the open frontiers)"
 	@$(BIN)/planner dry-run v41_group_a --scenario live --out target/v41-group-a-live-dry-run.txt; \
 	  test $$? -eq 1
-	@echo "== V4.1 Group A, every frontier input supplied (expected: admitted)"
-	$(BIN)/planner dry-run v41_group_a --scenario supplied
+	@echo "== V4.1 Group A, every frontier input supplied (expected: admitted; the plan saved)"
+	$(BIN)/planner dry-run v41_group_a --scenario supplied --plan-out target/v41-group-a.plan.json
+	@echo "== the saved plan, bound and applied as a dry run: one line a step (expected: exit 0)"
+	$(BIN)/planner apply --plan target/v41-group-a.plan.json --dry-run \
+	  --hosts srv5=root@10.0.0.5,srv6=root@10.0.0.6,srv7=root@10.0.0.7,srv8=root@10.0.0.8
 	@echo "== Group B GLM, same launcher (expected: admitted)"
 	$(BIN)/planner dry-run glm_group_b --scenario supplied
 	@echo "== the seed launcher recipe, planned like an arm (expected: planned, no log given)"
