@@ -12,7 +12,7 @@ from fixtures.saved_plans import HOSTS, SavedPlanFiles
 from planner.cli import main
 from planner.saved_plan import SavedPlan
 from planner.version import code_digest
-from tests.test_transaction_fleet import hosts  # noqa: F401  # the four-host fleet fixture
+from tests.test_transaction_fleet import fleet_options, hosts  # noqa: F401  # the fleet fixture
 
 
 def test_a_plan_holds_its_own_inputs(tmp_path: Path) -> None:
@@ -53,28 +53,7 @@ def test_the_saved_plan_applies_exactly_on_the_fleet(
     session each host ran carried the sha256 of the saved script of its stage, in order."""
     made = SavedPlanFiles(tmp_path)
     assert made.save().code == 0
-    keys = hosts.base / "keys"
-    code = main(
-        [
-            "apply",
-            "--plan",
-            str(made.plan),
-            "--hosts",
-            ",".join(a.spec() for a in hosts.addresses),
-            "--ssh-config",
-            "none",
-            "--identity",
-            str(keys / "client"),
-            "--known-hosts",
-            str(keys / "known_hosts"),
-            "--connect-timeout",
-            "3",
-            "--stage-timeout",
-            "5",
-            "--journal",
-            str(tmp_path / "apply.journal"),
-        ]
-    )
+    code = main(["apply", "--plan", str(made.plan), *fleet_options(hosts)])
     out = capsys.readouterr().out.splitlines()
     assert code == 0, out
     assert out[-1] == "apply v41_group_a: COMMITTED on every host"

@@ -53,31 +53,31 @@ def hosts() -> Iterator[Fleet]:
         yield started
 
 
-def _apply(started: Fleet, known_hosts: Path | None = None) -> int:
+def fleet_options(started: Fleet, known_hosts: Path | None = None) -> list[str]:
+    """``planner apply``'s options for the fleet: its hosts, key, known hosts, short
+    timeouts, and a journal of its own (a fleet of its own, a journal of its own)."""
     keys = started.base / "keys"
-    return main(
-        [
-            "apply",
-            "v41_group_a",
-            "--scenario",
-            "supplied",
-            "--for-testing",
-            "--hosts",
-            ",".join(a.spec() for a in started.addresses),
-            "--ssh-config",
-            "none",
-            "--identity",
-            str(keys / "client"),
-            "--known-hosts",
-            str(known_hosts or keys / "known_hosts"),
-            "--connect-timeout",
-            "3",
-            "--stage-timeout",
-            "5",
-            "--journal",  # a fleet of its own, a journal of its own
-            str(started.base / "apply.journal"),
-        ]
-    )
+    return [
+        "--hosts",
+        ",".join(a.spec() for a in started.addresses),
+        "--ssh-config",
+        "none",
+        "--identity",
+        str(keys / "client"),
+        "--known-hosts",
+        str(known_hosts or keys / "known_hosts"),
+        "--connect-timeout",
+        "3",
+        "--stage-timeout",
+        "5",
+        "--journal",
+        str(started.base / "apply.journal"),
+    ]
+
+
+def _apply(started: Fleet, known_hosts: Path | None = None) -> int:
+    testing = ["--scenario", "supplied", "--for-testing"]
+    return main(["apply", "v41_group_a", *testing, *fleet_options(started, known_hosts)])
 
 
 def _without_calls(states: tuple[HostState, ...]) -> list[HostState]:

@@ -10,17 +10,15 @@ from __future__ import annotations
 import importlib
 import io
 import json
-import os
 import re
 import sys
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager, redirect_stderr, redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import planner.arms
 from claims import ClaimKind, Verdict, claim, expect, expect_equal
-from fixtures.builders import DATA_ROOT
+from fixtures.builders import DATA_ROOT, working_directory
 from planner.cli import main
 
 ARMS_DIR = Path(planner.arms.__file__).parent
@@ -55,21 +53,11 @@ def _main(*argv: str) -> tuple[int | str | None, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
-@contextmanager
-def _cwd(path: Path) -> Iterator[None]:
-    before = Path.cwd()
-    os.chdir(path)
-    try:
-        yield
-    finally:
-        os.chdir(before)
-
-
 def _planned(name: str, work: Path) -> str | None:
     """What is wrong with planning arm ``name`` from the command line, or None."""
     declared = importlib.import_module(f"planner.arms.{name}").ARM
     work.mkdir()
-    with _cwd(work):
+    with working_directory(work):
         code, out, err = _main("dry-run", name, "--scenario", "supplied")
     # a scenario's report is the arm's default path with the scenario's name before .txt
     written = declared.report.removesuffix(".txt") + "-supplied.txt"

@@ -45,6 +45,7 @@ from fixtures.builders import (
     seed_recipe_plan,
     v41_dry_run,
     v41_manifest,
+    working_directory,
 )
 from planner.apply import Stage
 from planner.arm_launch import DryRun
@@ -135,16 +136,6 @@ def _run_main(*argv: str | Path, stdout: io.StringIO | None = None) -> Ran:
     return Ran(code, text.splitlines(), err.getvalue(), err.closed_by_command)
 
 
-@contextmanager
-def _cwd(path: Path) -> Iterator[Path]:
-    before = Path.cwd()
-    os.chdir(path)
-    try:
-        yield path
-    finally:
-        os.chdir(before)
-
-
 def _tree(root: Path) -> list[str]:
     """Every path under ``root``, relative, sorted (dot files included)."""
     return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
@@ -216,7 +207,7 @@ def without_out_each_arm_writes_its_default_report_under_the_working_directory()
             (["--scenario", "supplied"], _scenario_report(arm, "supplied")),
             ([*live_read, "--now", _scenario_now("supplied").isoformat()], DEFAULT_REPORT[arm]),
         ):
-            with tempfile.TemporaryDirectory() as tmp, _cwd(Path(tmp)):
+            with tempfile.TemporaryDirectory() as tmp, working_directory(Path(tmp)):
                 ran = _run_main("dry-run", arm, *given)
                 want = f"{arm}: report written to {want_path} (4 hosts rendered)"
                 files = [p for p in _tree(Path(tmp)) if (Path(tmp) / p).is_file()]
@@ -947,7 +938,7 @@ def recipe_prints_its_nodes_and_writes_each_nodes_plan() -> Verdict:
     every apply stage; then the verdict with the same warnings, the fit, `admission: not
     checked` and `result: PLANNED` (default report: target/<name>-plan.txt)."""
     problems = []
-    with tempfile.TemporaryDirectory() as tmp, _cwd(Path(tmp)):
+    with tempfile.TemporaryDirectory() as tmp, working_directory(Path(tmp)):
         for argv, path, run, out in _recipe_cases(Path(tmp)):
             recipe = load_recipe(path)
             warnings = [f.line() for f in stock_parser_findings(recipe)]
@@ -1172,7 +1163,7 @@ def help_states_the_defaults_the_commands_use() -> Verdict:
     problems = []
     group = _stated_default(recipe, "--group")
     out_pattern = _stated_default(recipe, "--out")
-    with tempfile.TemporaryDirectory() as tmp, _cwd(Path(tmp)):
+    with tempfile.TemporaryDirectory() as tmp, working_directory(Path(tmp)):
         ran = _run_main("recipe", TINY_RECIPE)
         report = Path(out_pattern.replace("<name>", TINY_RECIPE.stem))
         hosts = (
@@ -1244,7 +1235,7 @@ def help_states_the_exit_codes_and_its_examples_run() -> Verdict:
         or _examples(_help("dry-run")) != _examples(_help())
     ):
         problems.append(f"{len(examples)} examples; dry-run --help shows other examples")
-    with tempfile.TemporaryDirectory() as tmp, _cwd(Path(tmp)):
+    with tempfile.TemporaryDirectory() as tmp, working_directory(Path(tmp)):
         shutil.copyfile(SCENARIOS / "supplied" / "authority.jsonl", "log.jsonl")
         shutil.copyfile(SCENARIOS / "supplied" / "inputs.json", "inputs.json")
         (Path(tmp) / DATA_ROOT.name).symlink_to(DATA_ROOT)
