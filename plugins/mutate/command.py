@@ -150,6 +150,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def _add_generated_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("generated mutants (mutmut)")
     group.add_argument(
+        "--explain",
+        metavar="ID",
+        help="print what a survey's report (--report; default target/mutation-report.json) "
+        "says of one mutant: where, the change, its verdict and why (a survivor's diff), the "
+        "claims that covered and that killed it; runs nothing",
+    )
+    group.add_argument(
         "--generated", action="store_true", help="run the mutmut survey over the source paths"
     )
     group.add_argument(
@@ -329,6 +336,10 @@ def _mutate(args: argparse.Namespace, session: Session) -> int:
         raise UsageError("--jobs must be at least 1")
     if (args.values or args.generated or args.merge_reports) and (args.record or args.red_sets):
         raise UsageError("--record and --red-sets apply to the declared mutants only")
+    if args.explain is not None:
+        from plugins.mutate.explain import explain_command
+
+        return explain_command(args.explain, args.report)
     if args.values:
         return _values(args, session)
     if args.merge_reports:
