@@ -490,7 +490,10 @@ def _list_scenarios(args: argparse.Namespace) -> int:
     found = [load_scenario(root, name) for name in scenario_names(root)]
     if args.format == "json":
         entries = [ScenarioEntry(name=s.name, description=s.description, now=s.now) for s in found]
-        print(document_json(ScenarioList(schema="gunbc-planner-scenarios/1", scenarios=entries)))
+        print(
+            document_json(ScenarioList(schema="gunbc-planner-scenarios/1", scenarios=entries)),
+            end="",
+        )
         return 0
     for scenario in found:
         print(f"{scenario.name}: {scenario.description}")

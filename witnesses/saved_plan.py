@@ -21,9 +21,9 @@ from typing import Any
 
 import planner
 from claims import ClaimKind, Verdict, claim, difference, holds_unless
-from fixtures.builders import data_root_env, v41_dry_run
+from fixtures.builders import TINY_RECIPE, data_root_env, v41_dry_run
 from fixtures.live_log import append_event
-from fixtures.saved_plans import V41_MANIFEST, SavedPlanFiles, run
+from fixtures.saved_plans import HOSTS, V41_MANIFEST, SavedPlanFiles, run
 from planner.formats import DOCUMENTS
 from planner.version import code_digest, planner_version
 
@@ -219,6 +219,19 @@ def _host_removed(files: SavedPlanFiles, saved: dict[str, Any]) -> str:
     return "hosts: the plan made now has other hosts or stages"
 
 
+def _stage_removed(files: SavedPlanFiles, saved: dict[str, Any]) -> str:
+    files.edit_plan(lambda d: d["hosts"][0].update(steps=d["hosts"][0]["steps"][:-1]))
+    return "hosts: the plan made now has other hosts or stages"
+
+
+def _plan_not_text(files: SavedPlanFiles, saved: dict[str, Any]) -> str:
+    files.plan.write_bytes(b"\xff")
+    return (
+        "<file>: cannot read saved plan: 'utf-8' codec can't decode byte 0xff in position 0: "
+        "invalid start byte"
+    )
+
+
 CHANGES: dict[str, Change] = {
     "inputs edited": lambda f, d: _edited(f, d, "plan inputs", f.inputs),
     "manifest edited": lambda f, d: _edited(f, d, "manifest", f.data / V41_MANIFEST),
@@ -230,6 +243,8 @@ CHANGES: dict[str, Change] = {
     "a script edited": _script_edited,
     "a script and its sha256 edited": _script_and_digest_edited,
     "a host removed": _host_removed,
+    "a stage removed": _stage_removed,
+    "the plan not text": _plan_not_text,
 }
 
 
@@ -287,7 +302,24 @@ def a_plan_no_longer_admitted_at_the_wall_clock_is_refused() -> Verdict:
         )
         got = (ran.code, ran.out, said, files.scripts.exists())
         problems += difference("released", (2, "", True, False), got)
+        both = files.apply_dry_run("--now", "3000-01-01T00:00:00Z").err
+        problems += difference("both refusals, joined by '; '", 1, both.count("; refused: "))
+    problems += _planned_only()
     return holds_unless(problems, "a released host and a lapsed lease refuse the saved plan")
+
+
+def _planned_only() -> list[str]:
+    """A recipe planned with no authority log is PLANNED, never admitted: its saved plan is
+    refused saying there was no log to admit it."""
+    with tempfile.TemporaryDirectory(prefix="saved-plan-") as tmp:
+        plan = Path(tmp) / "plan.json"
+        out = ("--out", Path(tmp) / "r.txt", "--plan-out", plan)
+        run("recipe", TINY_RECIPE, "--name", "tiny", *out)
+        ran = run("apply", "--plan", plan, "--dry-run", "--hosts", HOSTS)
+    said = (
+        f"planner: error: {plan}: verdict: admission no longer holds at no authority log: PLANNED\n"
+    )
+    return difference("planned only", (2, said), (ran.code, ran.err))
 
 
 @claim(ClaimKind.POSITIVE_CONTROL)
@@ -332,13 +364,23 @@ def every_json_document_validates_against_its_schema() -> Verdict:
             DOCUMENTS[name].model_validate_json(ran.out, strict=True)
         except ValueError as exc:
             problems.append(f"{name}: {str(exc)[:300]}")
-        schema = json.loads(run("schema", name).out or "null")
-        problems += difference(
-            f"{name}: schema",
-            DOCUMENTS[name].model_json_schema(),
-            schema,
-        )
-    return holds_unless(problems, "3 documents valid; 3 schemas printed")
+        problems += _laid_out(name, ran.out)
+        printed_schema = run("schema", name).out
+        schema = json.loads(printed_schema or "null")
+        problems += difference(f"{name}: schema", DOCUMENTS[name].model_json_schema(), schema)
+        problems += _laid_out(f"{name} schema", printed_schema)
+    return holds_unless(problems, "3 documents valid, one field a line; 3 schemas printed")
+
+
+def _laid_out(name: str, text: str) -> list[str]:
+    """One field a line, indented by two, one final newline: readable in a review's diff."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return [f"{name}: not JSON"]
+    return difference(
+        f"{name}: layout", json.dumps(value, indent=2, ensure_ascii=False) + "\n", text
+    )
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
