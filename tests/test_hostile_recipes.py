@@ -84,7 +84,7 @@ def test_a_name_is_one_line_or_refused_at_name(name: str) -> None:
         return
     assert ran.code == 0, ran.err
     report = (out / "plan.txt").read_text(encoding="utf-8").split("\n")
-    assert report[1] == f"recipe: {path} ({name})"
+    assert report[2] == f"recipe: {path} ({name})"  # under the summary line
     assert len(report) == BASELINE_LINES
 
 
