@@ -13,12 +13,13 @@ the check's output.
 (:mod:`fixtures.fleet`; srv5 and srv6 run the previous V4.1 arm, srv7 and srv8 have none of
 it, as ``transaction_fleet`` seeds them) and runs :func:`planner.check.run` on it four times:
 before any apply, after a real apply (the coordinator over the same hosts), after srv6 was
-changed by hand, and with srv7 down as well; the fleet claims read what it left. The plan and
-the command line are made when this witness is imported, before a declared mutant is
-installed, so a mutant of the planning or of the parser is another witness's and does not
-start a fleet here; a mutant of :mod:`planner.check` runs in ``setup()`` (the harness forks a
-child that runs it), so the fleet claims judge it on real hosts. Waits end on events: every
-budget is generous except the one the down host must spend (its connect timeout).
+changed by hand, and with srv7 down as well; the fleet claims read what it left. A run of any
+of these claims starts the fleet (about 20 s), so the plan and the command lines are made
+when this witness is imported, before a declared mutant is installed: a mutant of the
+planning or of the parser is other witnesses' and never reaches these claims. A mutant of
+:mod:`planner.check` runs in ``setup()`` (the harness forks a child that runs it), so the
+fleet claims judge it on real hosts. Waits end on events: every budget is generous except
+the one the down host must spend (its connect timeout).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from fixtures.builders import v41_dry_run
 from fixtures.fleet import Fault, Fleet, Timing
 from fixtures.sandbox import HostState
 from fixtures.transaction_cases import PREVIOUS_IMAGE, ranks, seed
-from planner import check
+from planner import check, coordinator
 from planner.apply import PRESERVE_ROOT, UNIT_DIR
 from planner.arm_launch import DryRun
 from planner.check import (
@@ -59,7 +60,7 @@ from planner.check import (
     summary,
 )
 from planner.check import Verdict as HostVerdict
-from planner.cli import main, parse
+from planner.cli import parse
 from planner.coordinator import SshTransport
 from planner.transaction import HostAddress, coordinate, plan_transaction
 
@@ -162,7 +163,7 @@ def _unreadable(output: str) -> str | None:
     return None
 
 
-# --- (a) the probe's output, read strictly ---------------------------------------------------
+# --- the probe's output, read strictly ---------------------------------------------------
 
 
 def _refused_outputs() -> dict[str, tuple[str, str]]:
@@ -253,7 +254,7 @@ def bytes_a_host_controls_stay_inside_their_field() -> Verdict:
     return holds("60 hosts and 2 forging ones: every field read back as the host holds it")
 
 
-# --- (b) drift: every difference named, nothing when in sync ----------------------------------
+# --- drift: every difference named, nothing when in sync ----------------------------------
 
 
 Named = tuple[tuple[Change, str, tuple[str, ...]], ...]
@@ -390,7 +391,7 @@ def drift_names_exactly_each_difference_and_nothing_in_sync() -> Verdict:
     return holds_unless(problems, f"{len(cases)} hosts, each difference named alone")
 
 
-# --- (d) what a host controls is shown escaped and bounded --------------------------------------
+# --- what a host controls is shown escaped and bounded --------------------------------------
 
 
 def _hostile() -> tuple[Difference, ...]:
@@ -436,11 +437,9 @@ def _cut(size: int, differences: tuple[Difference, ...]) -> list[str]:
     last = unit.detail[-1]
     counted = last.startswith("[… ") and last.endswith(" more diff lines …]")
     problems += difference(f"the last diff line {last!r} counts the rest", True, counted)
-    named = backups.line.startswith(f"{PRESERVED}: backups left over: dir00/unit, dir01/unit")
-    problems += difference(
-        "backups named", (True, True), (named, backups.line.endswith(" and 2 more"))
-    )
-    return problems
+    first = f"{PRESERVED}: backups left over: dir00/unit, dir01/unit, "
+    named = backups.line.startswith(first) and backups.line.endswith("… and 2 more")
+    return problems + difference(f"backups {backups.line!r}: 10 named, 2 counted", True, named)
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
@@ -449,14 +448,14 @@ def what_a_host_controls_is_shown_escaped_and_bounded() -> Verdict:
     shown escaped; every line is printable and within its width (a difference's line 120
     columns, a line under it 116); a unit's diff is cut at 40 lines, the last counting the
     rest; of a 2.5 MB unit only its first 16 KiB are read, its size said whole; of 12
-    backups the first named, the rest counted."""
+    backups the first 10 are named (cut to the line's width) and the rest counted."""
     hostile = _hostile()
     size, huge = _huge()
     problems = _bounds(hostile) + _bounds(huge) + _escaped(hostile) + _cut(size, huge)
     return holds_unless(problems, "escaped, within 120 columns; diff cut at 40; backups counted")
 
 
-# --- (c) the exit code and the summary --------------------------------------------------------
+# --- the exit code and the summary --------------------------------------------------------
 
 _SRV = tuple(
     HostAddress(host_name=f"srv{5 + i}", user="root", address=f"10.0.0.{5 + i}") for i in range(4)
@@ -517,45 +516,61 @@ def the_exit_code_and_summary_put_what_was_not_read_first() -> Verdict:
     return holds_unless(problems, f"{len(EXITS)} cases: 130, 4, 3, 1, 0 in that order")
 
 
-# --- (f) the command line's refusals ----------------------------------------------------------
+# --- the command line's refusals ----------------------------------------------------------
 
 
-def _main(*words: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = main(list(words))
-    return code, out.getvalue(), err.getvalue()
+def _planned(args: argparse.Namespace) -> DryRun:
+    return _RENDERED
 
 
-REFUSED: dict[str, tuple[tuple[str, ...], str]] = {
+def _parsed(*words: str) -> argparse.Namespace:
+    return parse(["apply", *words])
+
+
+REFUSED: dict[str, tuple[argparse.Namespace, str]] = {
     "--check --dry-run": (
-        ("--hosts", "srv5=root@10.0.0.5", "--check", "--dry-run"),
+        _parsed(ARM, "--scenario", "supplied", "--hosts", "srv5=root@10.0.0.5", "--check",
+                "--dry-run"),
         "--check and --dry-run: choose one (--check runs read-only scripts)",
     ),
     "--check --journal": (
-        ("--hosts", "srv5=root@10.0.0.5", "--check", "--journal", "j", "--for-testing",
-         "--identity", "/nonexistent/key", "--known-hosts", "/nonexistent/known"),
+        _parsed(ARM, "--scenario", "supplied", "--hosts", "srv5=root@10.0.0.5", "--check",
+                "--journal", "j", "--for-testing", "--identity", "/nonexistent/key",
+                "--known-hosts", "/nonexistent/known"),
         "--check writes no journal: --journal is for a real apply",
     ),
+    **{
+        f"--{mode} --check": (
+            _parsed(f"--{mode}", "/nonexistent/journal", "--check"),
+            f"--{mode} takes no planning inputs (the journal holds the plan): --check",
+        )
+        for mode in ("resume", "rollback")
+    },
 }  # fmt: skip
+"""Each command line, parsed when this witness is imported (a mutant of the parser is the
+command line's witnesses'), and the error it must be refused with."""
+
+
+def _applied(args: argparse.Namespace) -> tuple[int, str, str]:
+    """``planner apply`` with ``args`` (a copy): its exit code, stdout and stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = coordinator.run(argparse.Namespace(**vars(args)), _planned)
+    return code, out.getvalue(), err.getvalue()
 
 
 @claim(ClaimKind.REFUSAL)
 def check_refuses_a_dry_run_and_a_journal_and_resume_refuses_check() -> Verdict:
     """``--check`` with ``--dry-run`` or ``--journal``, and ``--resume`` or ``--rollback``
-    with ``--check``: exit 2, nothing on stdout, one line on stderr naming the options."""
+    with ``--check``: ``planner apply`` exits 2, prints nothing on stdout and one line on
+    stderr naming the options, before it plans or reads anything."""
     problems = []
-    for name, (words, said) in REFUSED.items():
-        got = _main("apply", ARM, "--scenario", "supplied", *words)
-        problems += difference(name, (2, "", f"planner: error: {said}\n"), got)
-    for mode in ("resume", "rollback"):
-        said = f"--{mode} takes no planning inputs (the journal holds the plan): --check"
-        got = _main("apply", f"--{mode}", "/nonexistent/journal", "--check")
-        problems += difference(f"--{mode} --check", (2, "", f"planner: error: {said}\n"), got)
-    return holds_unless(problems, "4 combinations refused, exit 2, each naming its options")
+    for name, (args, said) in REFUSED.items():
+        problems += difference(name, (2, "", f"planner: error: {said}\n"), _applied(args))
+    return holds_unless(problems, f"{len(REFUSED)} combinations refused, exit 2, each named")
 
 
-# --- (e) on the four-host sshd fleet -----------------------------------------------------------
+# --- on the four-host sshd fleet -----------------------------------------------------------
 
 CONNECT, STAGE = 30, 120
 """Budgets no healthy session comes near: every wait ends when its host answers."""
@@ -646,10 +661,6 @@ def _stage(command: str) -> str:
     """The stage a session ran: the transport names it after the remote script."""
     words = shlex.split(command)
     return words[5] if len(words) > 5 else command
-
-
-def _planned(args: argparse.Namespace) -> DryRun:
-    return _RENDERED
 
 
 def _check(hosts: Fleet, connect: int = CONNECT) -> Checked:
