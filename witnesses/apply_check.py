@@ -108,6 +108,7 @@ class Host:
     backups: tuple[str, ...] = ()
 
     def output(self) -> str:
+        """What the probe prints on this host, a field a line."""
         lines = ["format gunbc-check-1", *self._unit_lines()]
         lines += [f"unit_enabled {YES[self.enabled]}", f"unit_active {YES[self.active]}"]
         lines += self._container_lines()
