@@ -414,12 +414,14 @@ def _clip(text: str, width: int = LINE_WIDTH) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _shown(text: str, width: int = LINE_WIDTH) -> str:
+def shown(text: str, width: int = LINE_WIDTH) -> str:
+    """Text a host controls as a report line shows it: escaped (:func:`printable`), then
+    cut to ``width`` columns."""
     return _clip(printable(text), width)
 
 
 def _difference(change: Change, line: str, detail: tuple[str, ...] = ()) -> Difference:
-    return Difference(change=change, line=_shown(line), detail=detail)
+    return Difference(change=change, line=shown(line), detail=detail)
 
 
 def unit_diff(planned: str, found: bytes, where: str, limit: int = DIFF_LINES) -> tuple[str, ...]:
@@ -430,7 +432,7 @@ def unit_diff(planned: str, found: bytes, where: str, limit: int = DIFF_LINES) -
     lines = list(difflib.unified_diff(ours, theirs, "planned", where, lineterm="", n=1))
     if len(lines) > limit:
         lines = [*lines[: limit - 1], f"[… {len(lines) - limit + 1} more diff lines …]"]
-    return tuple(_shown(line, LINE_WIDTH - 4) for line in lines)
+    return tuple(shown(line, LINE_WIDTH - 4) for line in lines)
 
 
 def _unit_drift(plan: PlannedHost, probe: HostProbe) -> list[Difference]:
@@ -460,7 +462,7 @@ def _unit_drift(plan: PlannedHost, probe: HostProbe) -> list[Difference]:
 
 def _detail(*pairs: tuple[str, str]) -> tuple[str, ...]:
     """Lines under a difference: ``label: value``, each printable and clipped."""
-    return tuple(_shown(f"{label}: {value}", LINE_WIDTH - 4) for label, value in pairs)
+    return tuple(shown(f"{label}: {value}", LINE_WIDTH - 4) for label, value in pairs)
 
 
 def argv_difference(planned_json: str, found_json: str) -> tuple[str, tuple[str, ...]]:
@@ -512,7 +514,7 @@ def _leftover_drift(plan: PlannedHost, probe: HostProbe) -> list[Difference]:
     if probe.backups:
         more = f" and {len(probe.backups) - LISTED} more" if len(probe.backups) > LISTED else ""
         line = f"{plan.preserve_root}: backups left over: "
-        named = _shown(", ".join(probe.backups[:LISTED]), LINE_WIDTH - len(line) - len(more))
+        named = shown(", ".join(probe.backups[:LISTED]), LINE_WIDTH - len(line) - len(more))
         out.append(_difference(Change.LEFT_OVER, line + named + more))
     return out
 
@@ -571,7 +573,7 @@ def unreachable(result: StepResult) -> str | None:
     """Why a host could not be reached (ssh's last line), or None: it answered. A step with
     no answer, ssh's 255, or one never started for a reason other than a signal."""
     said = [line for line in result.stderr.split("\n") if line.strip()]
-    last = _shown(said[-1].strip()) if said else ""
+    last = shown(said[-1].strip()) if said else ""
     if result.exit_code is None:
         return last or "no answer in time"
     if result.exit_code == 255 or (not result.started and result.exit_code != EXIT_INTERRUPTED):

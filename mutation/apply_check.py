@@ -1,0 +1,186 @@
+"""Declared mutants of ``planner apply --check`` (witness ``apply_check``).
+
+Each is one careless edit of :mod:`planner.check`: a parser that lets a host print a field
+twice or reads its unit file as text, a comparison that forgets a difference or takes a unit
+of the right size for the planned one, a diff or a host's text shown whole or raw, an
+argument counted from one, exit codes in another order, a journal taken and dropped, a probe
+that writes on the host it reads, a check that never runs readback, ssh's failure to connect
+read as an answer; and ``--resume`` taking ``--check`` without a word.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+from mutation import mutant
+from planner.arm_launch import DryRun
+from planner.check import (
+    LINE_WIDTH,
+    Change,
+    Drift,
+    HostCheck,
+    HostProbe,
+    PlannedHost,
+    ProbedUnit,
+    RunStep,
+    Verdict,
+    argv_difference,
+    check_host,
+    drift,
+    exit_code,
+    parse_probe,
+    probe_script,
+    run,
+    unit_diff,
+    unreachable,
+)
+from planner.coordinator import EXIT_WOULD_CHANGE, run_resume
+from planner.transaction import StepResult, TransactionPlan
+
+W = "apply_check"
+PROBE_REFUSED = f"{W}.probe_output_the_probe_does_not_print_is_refused_saying_why"
+HOST_BYTES = f"{W}.bytes_a_host_controls_stay_inside_their_field"
+DRIFT = f"{W}.drift_names_exactly_each_difference_and_nothing_in_sync"
+SHOWN = f"{W}.what_a_host_controls_is_shown_escaped_and_bounded"
+EXITS = f"{W}.the_exit_code_and_summary_put_what_was_not_read_first"
+OPTIONS = f"{W}.check_refuses_a_dry_run_and_a_journal_and_resume_refuses_check"
+BEFORE = f"{W}.before_any_apply_every_host_would_change_and_the_check_changes_none"
+IN_SYNC = f"{W}.after_a_real_apply_every_host_reads_in_sync"
+BY_HAND = f"{W}.a_host_changed_by_hand_is_reported_alone_with_its_diff"
+DOWN = f"{W}.a_host_that_is_down_is_listed_and_every_other_host_is_still_checked"
+
+
+@mutant(replaces="planner.check.parse_probe", turns_red={PROBE_REFUSED})
+def a_field_given_twice_keeps_its_last_value(stdout: str) -> HostProbe:
+    """A field the host prints twice is read, its last line winning: a host forges a field
+    by printing it again."""
+    lines = stdout.split("\n")
+    keys = [line.partition(" ")[0] for line in lines]
+    kept = [line for i, line in enumerate(lines) if not line or keys[i] not in keys[i + 1 :]]
+    return parse_probe("\n".join(kept))
+
+
+@mutant(replaces="planner.check.parse_probe", turns_red={HOST_BYTES})
+def the_unit_file_is_read_as_text(stdout: str) -> HostProbe:
+    """The unit file's bytes are decoded as UTF-8 and encoded again: bytes that are not
+    UTF-8 read as U+FFFD, not as the host holds them."""
+    probe = parse_probe(stdout)
+    if probe.unit is None:
+        return probe
+    text = probe.unit.head.decode("utf-8", errors="replace").encode()
+    return probe.model_copy(update={"unit": probe.unit.model_copy(update={"head": text})})
+
+
+@mutant(replaces="planner.check.drift", turns_red={DRIFT})
+def a_unit_of_the_planned_size_is_the_planned_unit(plan: PlannedHost, probe: HostProbe) -> Drift:
+    """A unit file as long as the planned one is taken for it: a byte changed in place
+    goes unseen."""
+    planned = plan.unit_text.encode()
+    if probe.unit is not None and probe.unit.size == len(planned):
+        probe = probe.model_copy(update={"unit": ProbedUnit(size=len(planned), head=planned)})
+    return drift(plan, probe)
+
+
+def _without(change: Change, found: Drift) -> Drift:
+    kept = tuple(d for d in found.differences if d.change is not change)
+    return found.model_copy(update={"differences": kept})
+
+
+@mutant(replaces="planner.check.drift", turns_red={DRIFT, BY_HAND, DOWN})
+def a_stopped_container_is_as_planned(plan: PlannedHost, probe: HostProbe) -> Drift:
+    """A planned container that is not running is no difference."""
+    return _without(Change.NOT_RUNNING, drift(plan, probe))
+
+
+@mutant(replaces="planner.check.drift", turns_red={DRIFT, SHOWN})
+def leftovers_are_not_reported(plan: PlannedHost, probe: HostProbe) -> Drift:
+    """What an earlier apply left over (a preserved container, a landing unit, backups) is
+    no difference."""
+    return _without(Change.LEFT_OVER, drift(plan, probe))
+
+
+@mutant(replaces="planner.check.unit_diff", turns_red={SHOWN})
+def the_unit_diff_is_shown_whole(
+    planned: str, found: bytes, where: str, limit: int = 40
+) -> tuple[str, ...]:
+    """A unit's diff is never cut: a host's huge unit file floods the report."""
+    return unit_diff(planned, found, where, limit=10**9)
+
+
+@mutant(replaces="planner.check.shown", turns_red={SHOWN})
+def host_text_is_shown_raw(text: str, width: int = LINE_WIDTH) -> str:
+    """Text a host controls is cut to its width but not escaped: its control characters
+    reach the operator's terminal."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+@mutant(replaces="planner.check.argv_difference", turns_red={DRIFT, BEFORE})
+def arguments_are_counted_from_one(
+    planned_json: str, found_json: str
+) -> tuple[str, tuple[str, ...]]:
+    """The first argument that differs is numbered from 1, not as the argv's index."""
+    where, pairs = argv_difference(planned_json, found_json)
+    if where.startswith("argument "):
+        where = f"argument {int(where.split()[1]) + 1}"
+    return where, pairs
+
+
+@mutant(replaces="planner.check.exit_code", turns_red={EXITS, DOWN})
+def a_host_that_would_change_outranks_one_not_checked(
+    checks: tuple[HostCheck, ...], admitted: bool, signals: list[str]
+) -> int:
+    """A host that would change decides the exit code (3) before a host that could not be
+    checked (4): a script reading 3 applies to a fleet it never saw whole."""
+    if not signals and any(c.verdict is Verdict.WOULD_CHANGE for c in checks):
+        return EXIT_WOULD_CHANGE
+    return exit_code(checks, admitted, signals)
+
+
+@mutant(replaces="planner.check.exit_code", turns_red={EXITS})
+def a_plan_not_admitted_exits_0_in_sync(
+    checks: tuple[HostCheck, ...], admitted: bool, signals: list[str]
+) -> int:
+    """Admission is left out of the exit code: a plan apply would refuse exits 0 in sync."""
+    return exit_code(checks, True, signals)
+
+
+@mutant(replaces="planner.check.run", turns_red={OPTIONS})
+def a_journal_is_taken_and_dropped(
+    args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun]
+) -> int:
+    """``--check --journal`` runs the check and writes no journal, without a word."""
+    return run(argparse.Namespace(**{**vars(args), "journal": None}), plan)
+
+
+@mutant(replaces="planner.coordinator.run_resume", turns_red={OPTIONS})
+def resume_drops_check(args: argparse.Namespace) -> int:
+    """``--resume`` (or ``--rollback``) with ``--check`` finishes the journal's transaction:
+    the operator asked to look and it changes hosts."""
+    return run_resume(argparse.Namespace(**{**vars(args), "check": False}))
+
+
+@mutant(replaces="planner.check.probe_script", turns_red={BEFORE})
+def the_probe_makes_the_preserve_root(host: PlannedHost) -> str:
+    """The probe makes the arm's preserve root before it lists it: reading a host writes
+    a directory on it."""
+    listing = 'if [ -d "$preserve_root" ]; then'
+    return probe_script(host).replace(listing, f'mkdir -p "$preserve_root"\n{listing}')
+
+
+@mutant(
+    replaces="planner.check.check_host",
+    turns_red={BEFORE, IN_SYNC, BY_HAND, DOWN},
+    independent=False,  # the positive control: no host is in sync without its readback
+)
+def preflight_and_readback_are_never_run(
+    plan: PlannedHost, transaction: TransactionPlan, run_step: RunStep, stopped: Callable[[], bool]
+) -> HostCheck:
+    """Only the probe runs: no host's readback passes, so none is ever in sync."""
+    return check_host(plan, transaction.model_copy(update={"forward": ()}), run_step, stopped)
+
+
+@mutant(replaces="planner.check.unreachable", turns_red={DOWN})
+def ssh_that_could_not_connect_answered(result: StepResult) -> str | None:
+    """ssh's own failure (255: it could not connect) is read as the host's answer."""
+    return None if result.exit_code == 255 else unreachable(result)

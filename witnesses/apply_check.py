@@ -1,0 +1,846 @@
+"""Witness: ``planner apply --check`` reads every host, changes none, and says what apply would do.
+
+The pure claims give :mod:`planner.check` probe output written here from the format its
+module docstring states (one ``KEY VALUE`` line per field, in the probe's order; a word, a
+number, or base64 of what the host printed; ``end ok`` last), as a host holding a given unit
+file, container and leftovers would print it, and compare what it finds with what the V4.1
+plan puts on the host (``fixtures.builders.v41_dry_run("supplied")``: its unit, container,
+image and serve argv). The expected differences, exit codes and summary lines are written
+from the rules the module docstring states (precedence 130, 4, 3, 1, 0), never copied from
+the check's output.
+
+**Where the fleet runs.** ``setup()`` starts the four-host sshd fleet once per process
+(:mod:`fixtures.fleet`; srv5 and srv6 run the previous V4.1 arm, srv7 and srv8 have none of
+it, as ``transaction_fleet`` seeds them) and runs :func:`planner.check.run` on it four times:
+before any apply, after a real apply (the coordinator over the same hosts), after srv6 was
+changed by hand, and with srv7 down as well; the fleet claims read what it left. A run of any
+of these claims starts the fleet (about 20 s), so the plan and the command lines are made
+when this witness is imported, before a declared mutant is installed: a mutant of the
+planning or of the parser is other witnesses' and never reaches these claims. A mutant of
+:mod:`planner.check` runs in ``setup()`` (the harness forks a child that runs it), so the
+fleet claims judge it on real hosts. Waits end on events: every budget is generous except
+the one the down host must spend (its connect timeout).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import io
+import json
+import shlex
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass
+from typing import Any
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from claims import ClaimKind, Verdict, claim, difference, fails, holds, holds_unless
+from fixtures import fleet
+from fixtures.builders import v41_dry_run
+from fixtures.fleet import Fault, Fleet, Timing
+from fixtures.sandbox import HostState
+from fixtures.transaction_cases import PREVIOUS_IMAGE, ranks, seed
+from planner import check, coordinator
+from planner.apply import PRESERVE_ROOT, UNIT_DIR
+from planner.arm_launch import DryRun
+from planner.check import (
+    DIFF_LINES,
+    LINE_WIDTH,
+    UNIT_READ_LIMIT,
+    Change,
+    Difference,
+    HostCheck,
+    ProbeUnreadable,
+    drift,
+    exit_code,
+    parse_probe,
+    planned_hosts,
+    summary,
+)
+from planner.check import Verdict as HostVerdict
+from planner.cli import parse
+from planner.coordinator import SshTransport
+from planner.transaction import HostAddress, coordinate, plan_transaction
+
+ARM = "v41_group_a"
+_RENDERED = v41_dry_run("supplied")
+"""The plan, rendered when this witness is imported: before a declared mutant is installed."""
+_HEAD = planned_hosts(_RENDERED)[0]
+_REAL = _RENDERED.hosts[0].realization
+UNIT, CONTAINER, HOST = _REAL.unit_name, _REAL.container_name, _REAL.host_name
+UNIT_PATH = f"{UNIT_DIR}/{UNIT}"
+PRESERVED = f"{PRESERVE_ROOT}/{ARM}"
+HOSTILE = "\x1b[2J\r\u202e\x85\x9b"
+"""ESC (a terminal's clear screen), CR, a bidi override and two C1 controls..."""
+SHOWN = "\\x1b[2J\\r\\u202e\\x85\\x9b"
+"""... as a report line must show them: escaped, each as Python writes it."""
+
+
+# --- probe output, written from the format ---------------------------------------------------
+
+YES = {True: "yes", False: "no"}
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def _answer(text: str) -> str:
+    """Base64 of what docker prints for a field: its value and a line end."""
+    return _b64((text + "\n").encode())
+
+
+@dataclass(frozen=True)
+class Host:
+    """What a host holds, as the probe prints it (``unit`` None: no unit file, or
+    ``unit_file`` ``other``; ``container`` None: none, else image, command, running)."""
+
+    unit: bytes | None = None
+    unit_size: int | None = None
+    unit_file: str = "absent"
+    container: tuple[str, str, str] | None = None
+    enabled: bool = True
+    active: bool = True
+    preserved: bool = False
+    landing: bool = False
+    backups: tuple[str, ...] = ()
+
+    def output(self) -> str:
+        """What the probe prints on this host, a field a line."""
+        lines = ["format gunbc-check-1", *self._unit_lines()]
+        lines += [f"unit_enabled {YES[self.enabled]}", f"unit_active {YES[self.active]}"]
+        lines += self._container_lines()
+        lines += [f"preserved_container {YES[self.preserved]}", f"landing {YES[self.landing]}"]
+        listing = "".join(f"{name}\0" for name in self.backups).encode()
+        return "\n".join([*lines, f"backups {_b64(listing)}", "end ok"]) + "\n"
+
+    def _unit_lines(self) -> list[str]:
+        if self.unit is None:
+            return [f"unit_file {self.unit_file}"]
+        size = len(self.unit) if self.unit_size is None else self.unit_size
+        return ["unit_file present", f"unit_size {size}", f"unit {_b64(self.unit)}"]
+
+    def _container_lines(self) -> list[str]:
+        if self.container is None:
+            return ["container absent"]
+        image, cmd, running = (_answer(value) for value in self.container)
+        return ["container present", f"image {image}", f"cmd {cmd}", f"running {running}"]
+
+
+def _serve_argv() -> list[str]:
+    assert _RENDERED.launch is not None
+    return list(_RENDERED.launch.ranks[0].serve_argv)
+
+
+def _image() -> str:
+    assert _RENDERED.launch is not None
+    return _RENDERED.launch.image_digest
+
+
+def _cmd_json(argv: list[str]) -> str:
+    """An argv as docker's ``{{json .Config.Cmd}}`` prints it (Go's encoder: no spaces,
+    UTF-8 kept, <, > and & escaped)."""
+    text = json.dumps(argv, separators=(",", ":"), ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _as_planned(**changed: Any) -> Host:
+    """The head (srv5) as the plan puts it, with ``changed`` fields."""
+    planned = {
+        "unit": _REAL.unit_text.encode(),
+        "container": (_image(), _cmd_json(_serve_argv()), "true"),
+    }
+    return Host(**{**planned, **changed})
+
+
+def _unreadable(output: str) -> str | None:
+    """Why the probe's output is refused, or None: it was read."""
+    try:
+        parse_probe(output)
+    except ProbeUnreadable as exc:
+        return str(exc)
+    return None
+
+
+# --- the probe's output, read strictly ---------------------------------------------------
+
+
+def _refused_outputs() -> dict[str, tuple[str, str]]:
+    """Output the probe never prints, each with the reason it must be refused for."""
+    good = _as_planned().output()
+    lines = good.split("\n")
+    swapped = "\n".join([*lines[:4], lines[5], lines[4], *lines[6:]])
+    size = f"unit_size {len(_REAL.unit_text.encode())}"
+    twice = "unknown or given twice"
+    cut = "its output does not end with a line end (cut short?)"
+    return {
+        "a field forged after the others": (
+            good.replace("end ok\n", "container absent\nend ok\n"),
+            f"line 14: field container {twice}",
+        ),
+        "the format line again": ("format gunbc-check-1\n" + good, f"line 2: field format {twice}"),
+        "an unknown field": (
+            good.replace("end ok\n", "verdict ok\nend ok\n"),
+            f"line 14: field verdict {twice}",
+        ),
+        "fields out of order": (swapped, "its fields are not in the probe's order"),
+        "no end line": (good.removesuffix("end ok\n"), "field end missing or not one of ok"),
+        "no last line end": (good.removesuffix("\n"), cut),
+        "nothing": ("", cut),
+        "a raw line": (
+            f"format gunbc-check-1\n{HOSTILE}\n",
+            f"line 2 is not a KEY VALUE field: {SHOWN}",
+        ),
+        "a word it never prints": (
+            good.replace("unit_enabled yes", "unit_enabled maybe"),
+            "field unit_enabled missing or not one of yes, no",
+        ),
+        "a field out of place": (
+            good.replace("container present", "container absent"),
+            "field image where container is absent",
+        ),
+        "not base64": (good.replace("running ", "running A"), "field running is not base64"),
+        "a size no file has": (
+            good.replace(size, "unit_size " + "9" * 16),
+            "field unit_size is not a size",
+        ),
+    }
+
+
+@claim(ClaimKind.REFUSAL)
+def probe_output_the_probe_does_not_print_is_refused_saying_why() -> Verdict:
+    """A field forged after the others or given twice, an unknown field, fields out of order,
+    output with no ``end ok`` or cut before its last line end, a raw line, a word the probe
+    never prints, a field its condition excludes, a value that is not base64, a size no file
+    has: each is refused (``ProbeUnreadable``) with its own one-line, printable reason; the
+    probe's own output is read."""
+    refused = _refused_outputs()
+    problems = difference("the probe's own output", None, _unreadable(_as_planned().output()))
+    for name, (output, why) in refused.items():
+        problems += difference(name, why, _unreadable(output))
+    return holds_unless(problems, f"{len(refused)} outputs refused, each saying why")
+
+
+_TEXT = st.text(max_size=40)
+_NAMES = st.lists(st.text(st.characters(blacklist_characters="\0"), min_size=1), max_size=4)
+
+
+@settings(max_examples=60)
+@given(unit=st.binary(max_size=300), container=st.tuples(_TEXT, _TEXT, _TEXT), backups=_NAMES)
+@example(unit=b"x\nend ok\ncontainer absent\n", container=("i\nend ok", "[]\n", "t"), backups=[])
+@example(unit=b"\xff\xfe\x00\n", container=("", "", ""), backups=["a\nb", "c d", "\xe9"])
+def _host_bytes_are_read_back(
+    unit: bytes, container: tuple[str, str, str], backups: list[str]
+) -> None:
+    host = Host(unit=unit, container=container, backups=tuple(backups))
+    probe = parse_probe(host.output())
+    assert probe.unit is not None and probe.container is not None, f"{host!r}: lost"
+    found = probe.container
+    read = (probe.unit.head, probe.unit.size, found.image, found.cmd_json, found.running)
+    assert read == (unit, len(unit), *container), f"{host!r} read as {read!r}"
+    assert probe.backups == tuple(sorted(backups)), f"{backups!r} read as {probe.backups!r}"
+
+
+@claim(ClaimKind.PROPERTY)
+def bytes_a_host_controls_stay_inside_their_field() -> Verdict:
+    """Any unit file's bytes (a line end, ``end ok``, bytes that are not UTF-8), any image,
+    command and state docker prints, and any backup names (a line end, a space) are read back
+    exactly as the host holds them, each in its own field: none ends a line or forges one."""
+    try:
+        _host_bytes_are_read_back()
+    except AssertionError as exc:
+        return fails(str(exc))
+    return holds("60 hosts and 2 forging ones: every field read back as the host holds it")
+
+
+# --- drift: every difference named, nothing when in sync ----------------------------------
+
+
+Named = tuple[tuple[Change, str, tuple[str, ...]], ...]
+
+
+def _one(change: Change, line: str, *detail: str) -> Named:
+    return ((change, line, detail),)
+
+
+def _unit_edit(rank: int, old: str, new: str) -> tuple[bytes, tuple[str, ...]]:
+    """Rank ``rank``'s planned unit with its line ``old`` made ``new``, and the unified diff
+    (one line of context) the check must show for it."""
+    real = _RENDERED.hosts[rank].realization
+    lines = real.unit_text.split("\n")
+    at = lines.index(old)
+    edited = "\n".join([*lines[:at], new, *lines[at + 1 :]]).encode()
+    where = f"{real.host_name}:{UNIT_DIR}/{real.unit_name}"
+    head = ("--- planned", f"+++ {where}", f"@@ -{at},3 +{at},3 @@")
+    return edited, (*head, f" {lines[at - 1]}", f"-{old}", f"+{new}", f" {lines[at + 1]}")
+
+
+def _unit_cases() -> dict[str, tuple[Host, Named]]:
+    unit, diff = _unit_edit(0, "Restart=no", "Restart=NO")
+    u = f"unit {UNIT}"
+    return {
+        "as planned": (_as_planned(), ()),
+        "no unit": (
+            _as_planned(unit=None),
+            _one(Change.UNIT_ABSENT, f"{u}: absent; apply would write it"),
+        ),
+        "a unit that is not a file": (
+            _as_planned(unit=None, unit_file="other"),
+            _one(Change.UNIT_NOT_FILE, f"{UNIT_PATH}: not a regular file"),
+        ),
+        "one byte of the unit": (
+            _as_planned(unit=unit),
+            _one(Change.UNIT_DIFFERS, f"{u}: differs from the plan, {len(unit)} bytes:", *diff),
+        ),
+        "unit not enabled": (
+            _as_planned(enabled=False),
+            _one(Change.UNIT_NOT_ENABLED, f"{u}: not enabled"),
+        ),
+        "unit not active": (
+            _as_planned(active=False),
+            _one(Change.UNIT_NOT_ACTIVE, f"{u}: not active"),
+        ),
+    }
+
+
+def _container_cases() -> dict[str, tuple[Host, Named]]:
+    argv, image = _serve_argv(), _image()
+    c = f"container {CONTAINER}"
+    differs = f"{c}: command differs:"
+
+    def running(cmd: list[str] | str, state: str = "true") -> Host:
+        return _as_planned(
+            container=(image, cmd if isinstance(cmd, str) else _cmd_json(cmd), state)
+        )
+
+    return {
+        "no container": (
+            _as_planned(container=None),
+            _one(Change.CONTAINER_ABSENT, f"{c}: absent"),
+        ),
+        "another image": (
+            _as_planned(container=(PREVIOUS_IMAGE, _cmd_json(argv), "true")),
+            _one(
+                Change.IMAGE_DIFFERS,
+                f"{c}: image differs:",
+                f"planned: {image}",
+                f"host: {PREVIOUS_IMAGE}",
+            ),
+        ),
+        "another argument": (
+            running([*argv[:2], "--other", *argv[3:]]),
+            _one(
+                Change.ARGV_DIFFERS,
+                f"{differs} argument 2:",
+                f"planned: {argv[2]!r}",
+                "host: '--other'",
+            ),
+        ),
+        "one argument more": (
+            running([*argv, "--x"]),
+            _one(
+                Change.ARGV_DIFFERS,
+                f"{differs} planned {len(argv)} arguments, the host has {len(argv) + 1}",
+            ),
+        ),
+        "a command that is no list": (
+            running('"serve"'),
+            _one(
+                Change.ARGV_DIFFERS,
+                f"{differs} the host's is not a list of strings:",
+                'host: "serve"',
+            ),
+        ),
+        "stopped": (running(argv, "false"), _one(Change.NOT_RUNNING, f"{c}: not running")),
+    }
+
+
+def _leftover_cases() -> dict[str, tuple[Host, Named]]:
+    left = Change.LEFT_OVER
+    return {
+        "left over": (
+            _as_planned(preserved=True, landing=True, backups=("b", "a/unit")),
+            (
+                (left, f"container {CONTAINER}-preserved: left over by an earlier preserve", ()),
+                (left, f"{UNIT_PATH}.landing: left over by an apply cut short", ()),
+                (left, f"{PRESERVED}: backups left over: a/unit, b", ()),
+            ),
+        ),
+    }
+
+
+def _named(differences: tuple[Difference, ...]) -> Named:
+    return tuple((d.change, d.line, d.detail) for d in differences)
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def drift_names_exactly_each_difference_and_nothing_in_sync() -> Verdict:
+    """Against the V4.1 head's plan, a host as planned has no difference, and a host that
+    differs in one thing has exactly that one, said in its line: no unit, a unit that is not
+    a file, one byte of the unit (its size and a diff with one line of context), the unit not
+    enabled or not active, no container, another image (both named), another argument (its
+    index, both quoted), one argument more, a command that is no list, a stopped container;
+    and what an earlier apply left over (its preserved container, its landing unit, backups
+    sorted by name)."""
+    cases = {**_unit_cases(), **_container_cases(), **_leftover_cases()}
+    problems = []
+    for name, (host, want) in cases.items():
+        found = drift(_HEAD, parse_probe(host.output()))
+        problems += difference(name, (HOST, want), (found.host_name, _named(found.differences)))
+    return holds_unless(problems, f"{len(cases)} hosts, each difference named alone")
+
+
+# --- what a host controls is shown escaped and bounded --------------------------------------
+
+
+def _hostile() -> tuple[Difference, ...]:
+    """The head with control characters in its unit, image, command and a backup's name."""
+    argv = _serve_argv()
+    unit = (_REAL.unit_text + f"Description={HOSTILE}\n").encode()
+    cmd = _cmd_json([argv[0], HOSTILE, *argv[2:]])
+    host = _as_planned(unit=unit, container=(HOSTILE, cmd, "true"), backups=(f"x{HOSTILE}",))
+    return drift(_HEAD, parse_probe(host.output())).differences
+
+
+def _huge() -> tuple[int, tuple[Difference, ...]]:
+    """A unit file of 2.5 MB (the probe sends its first bytes), and 12 backups."""
+    text = "".join(f"Line{n}={'x' * 500}\n" for n in range(5000)).encode()
+    names = tuple(f"dir{n:02}/unit" for n in range(12))
+    host = _as_planned(unit=text[:UNIT_READ_LIMIT], unit_size=len(text), backups=names)
+    return len(text), drift(_HEAD, parse_probe(host.output())).differences
+
+
+def _bounds(differences: tuple[Difference, ...]) -> list[str]:
+    """Every shown line that is not printable or wider than its place allows."""
+    shown = [(d.line, LINE_WIDTH) for d in differences]
+    shown += [(line, LINE_WIDTH - 4) for d in differences for line in d.detail]
+    return [f"{len(t)} columns: {t[:60]!r}" for t, w in shown if not t.isprintable() or len(t) > w]
+
+
+def _escaped(differences: tuple[Difference, ...]) -> list[str]:
+    """The hostile host's text, each where it belongs, escaped."""
+    lines = [t for d in differences for t in (d.line, *d.detail)]
+    problems = []
+    for want in (f"+Description={SHOWN}", f"host: {SHOWN}", f"host: '{SHOWN}'"):
+        problems += difference(f"{want!r} shown", True, want in lines)
+    backups = f"{PRESERVED}: backups left over: x{SHOWN}"
+    return problems + difference("the backup's name", backups, differences[-1].line)
+
+
+def _cut(size: int, differences: tuple[Difference, ...]) -> list[str]:
+    """The huge unit's line and its diff cut to 40 lines, the backups cut to 10."""
+    unit, backups = differences[0], differences[-1]
+    line = f"unit {UNIT}: differs from the plan, {size} bytes (its first 16384 bytes shown):"
+    problems = difference("the huge unit's line", line, unit.line)
+    problems += difference("diff lines", DIFF_LINES, len(unit.detail))
+    last = unit.detail[-1]
+    counted = last.startswith("[… ") and last.endswith(" more diff lines …]")
+    problems += difference(f"the last diff line {last!r} counts the rest", True, counted)
+    first = f"{PRESERVED}: backups left over: dir00/unit, dir01/unit, "
+    named = backups.line.startswith(first) and backups.line.endswith("… and 2 more")
+    return problems + difference(f"backups {backups.line!r}: 10 named, 2 counted", True, named)
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def what_a_host_controls_is_shown_escaped_and_bounded() -> Verdict:
+    """Control characters a host put in its unit file, image, command or a backup's name are
+    shown escaped; every line is printable and within its width (a difference's line 120
+    columns, a line under it 116); a unit's diff is cut at 40 lines, the last counting the
+    rest; of a 2.5 MB unit only its first 16 KiB are read, its size said whole; of 12
+    backups the first 10 are named (cut to the line's width) and the rest counted."""
+    hostile = _hostile()
+    size, huge = _huge()
+    problems = _bounds(hostile) + _bounds(huge) + _escaped(hostile) + _cut(size, huge)
+    return holds_unless(problems, "escaped, within 120 columns; diff cut at 40; backups counted")
+
+
+# --- the exit code and the summary --------------------------------------------------------
+
+_SRV = tuple(
+    HostAddress(host_name=f"srv{5 + i}", user="root", address=f"10.0.0.{5 + i}") for i in range(4)
+)
+SAME, CHANGE, AWAY = HostVerdict.IN_SYNC, HostVerdict.WOULD_CHANGE, HostVerdict.UNREACHABLE
+UNREAD, UNCHECKED = HostVerdict.UNREADABLE, HostVerdict.NOT_CHECKED
+NOT_ADMITTED = "; the plan is not admitted (apply would refuse it)"
+EXITS: tuple[tuple[tuple[HostVerdict, ...], bool, tuple[str, ...], int, str], ...] = (
+    ((SAME, SAME), True, (), 0, "2 hosts, 0 would change, 0 unreachable"),
+    ((SAME, SAME), False, (), 1, f"2 hosts, 0 would change, 0 unreachable{NOT_ADMITTED}"),
+    ((SAME, CHANGE), False, (), 3, f"2 hosts, 1 would change (srv6), 0 unreachable{NOT_ADMITTED}"),
+    (
+        (CHANGE, AWAY, CHANGE),
+        True,
+        (),
+        4,
+        "3 hosts, 2 would change (srv5, srv7), 1 unreachable (srv6)",
+    ),
+    (
+        (UNREAD, CHANGE),
+        True,
+        (),
+        4,
+        "2 hosts, 1 would change (srv6), 0 unreachable, 1 unreadable (srv5)",
+    ),
+    (
+        (CHANGE, AWAY, UNCHECKED),
+        False,
+        ("SIGINT",),
+        130,
+        f"3 hosts, 1 would change (srv5), 1 unreachable (srv6), 1 not checked (srv7){NOT_ADMITTED}"
+        "; interrupted by SIGINT",
+    ),
+)
+"""Hosts' verdicts (srv5 first), admitted, signals: the exit code and the summary after
+``check v41_group_a: ``, as the module docstring states them."""
+
+
+def _checks(verdicts: tuple[HostVerdict, ...]) -> tuple[HostCheck, ...]:
+    return tuple(HostCheck(host=_SRV[i], rank=i, verdict=v) for i, v in enumerate(verdicts))
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_exit_code_and_summary_put_what_was_not_read_first() -> Verdict:
+    """Interrupted is 130 whatever the hosts; else a host unreachable or unreadable is 4,
+    before a host that would change (3); every host in sync is 0 when the plan is admitted
+    and 1 when it is not. The summary counts the hosts, names those that would change and
+    those unreachable (and unreadable or not checked, when any), and says when the plan is
+    not admitted and which signal came."""
+    problems = []
+    for verdicts, admitted, signals, code, said in EXITS:
+        checks, label = _checks(verdicts), "/".join(v.value for v in verdicts)
+        got = (
+            exit_code(checks, admitted, list(signals)),
+            summary(ARM, checks, admitted, list(signals)),
+        )
+        problems += difference(label, (code, f"check {ARM}: {said}"), got)
+    return holds_unless(problems, f"{len(EXITS)} cases: 130, 4, 3, 1, 0 in that order")
+
+
+# --- the command line's refusals ----------------------------------------------------------
+
+
+def _planned(args: argparse.Namespace) -> DryRun:
+    return _RENDERED
+
+
+def _parsed(*words: str) -> argparse.Namespace:
+    return parse(["apply", *words])
+
+
+REFUSED: dict[str, tuple[argparse.Namespace, str]] = {
+    "--check --dry-run": (
+        _parsed(ARM, "--scenario", "supplied", "--hosts", "srv5=root@10.0.0.5", "--check",
+                "--dry-run"),
+        "--check and --dry-run: choose one (--check runs read-only scripts)",
+    ),
+    "--check --journal": (
+        _parsed(ARM, "--scenario", "supplied", "--hosts", "srv5=root@10.0.0.5", "--check",
+                "--journal", "j", "--for-testing", "--identity", "/nonexistent/key",
+                "--known-hosts", "/nonexistent/known"),
+        "--check writes no journal: --journal is for a real apply",
+    ),
+    **{
+        f"--{mode} --check": (
+            _parsed(f"--{mode}", "/nonexistent/journal", "--check"),
+            f"--{mode} takes no planning inputs (the journal holds the plan): --check",
+        )
+        for mode in ("resume", "rollback")
+    },
+}  # fmt: skip
+"""Each command line, parsed when this witness is imported (a mutant of the parser is the
+command line's witnesses'), and the error it must be refused with."""
+
+
+def _applied(args: argparse.Namespace) -> tuple[int, str, str]:
+    """``planner apply`` with ``args`` (a copy): its exit code, stdout and stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = coordinator.run(argparse.Namespace(**vars(args)), _planned)
+    return code, out.getvalue(), err.getvalue()
+
+
+@claim(ClaimKind.REFUSAL)
+def check_refuses_a_dry_run_and_a_journal_and_resume_refuses_check() -> Verdict:
+    """``--check`` with ``--dry-run`` or ``--journal``, and ``--resume`` or ``--rollback``
+    with ``--check``: ``planner apply`` exits 2, prints nothing on stdout and one line on
+    stderr naming the options, before it plans or reads anything."""
+    problems = []
+    for name, (args, said) in REFUSED.items():
+        problems += difference(name, (2, "", f"planner: error: {said}\n"), _applied(args))
+    return holds_unless(problems, f"{len(REFUSED)} combinations refused, exit 2, each named")
+
+
+# --- on the four-host sshd fleet -----------------------------------------------------------
+
+CONNECT, STAGE = 30, 120
+"""Budgets no healthy session comes near: every wait ends when its host answers."""
+DOWN_CONNECT = 8
+"""The one budget spent: how long the check waits for the host that is down (its sshd
+stopped: it takes the connection and never answers)."""
+_ARGS = parse(
+    ["apply", ARM, "--check", "--for-testing", "--scenario", "supplied", "--quiet",
+     "--hosts", "srv5=root@127.0.0.1", "--ssh-config", "none", "--identity", "unset",
+     "--known-hosts", "unset", "--connect-timeout", str(CONNECT), "--stage-timeout", str(STAGE)]
+)  # fmt: skip
+"""``planner apply --check``'s options, parsed when this witness is imported (before a
+mutant is installed); each run gives the fleet's hosts, keys and connect timeout."""
+SERVED = ranks(_RENDERED)
+
+
+@dataclass(frozen=True)
+class Checked:
+    """What one ``planner apply --check`` printed, and its exit code."""
+
+    code: int
+    out: tuple[str, ...]
+
+    def block(self, host: str) -> list[str]:
+        """One host's lines: its header and the indented lines under it."""
+        start = next((i for i, t in enumerate(self.out) if t.startswith(f"{host} (rank ")), None)
+        if start is None:
+            return []
+        end = start + 1
+        while end < len(self.out) and self.out[end].startswith("  "):
+            end += 1
+        return list(self.out[start:end])
+
+
+@dataclass(frozen=True)
+class FleetChecks:
+    """Every check ``setup()`` ran on the fleet, and what the hosts held around the first."""
+
+    addresses: tuple[HostAddress, ...]
+    seeded: tuple[HostState, ...]
+    before: Checked
+    untouched: tuple[HostState, ...]
+    sessions: tuple[tuple[str, ...], ...]
+    applied: int
+    in_sync: Checked
+    by_hand: Checked
+    by_hand_size: int
+    down: Checked
+
+
+_FLEET: list[FleetChecks] = []
+
+
+def setup() -> None:
+    """The fleet runs here (root, sshd, the namespace tools), or the witness is unresolved;
+    then it is checked four times, once per process (see the module docstring)."""
+    if _FLEET:
+        return
+    fleet.require()
+    names = tuple(r.host for r in SERVED)
+    rail = (_RENDERED.launch.head.host.rail_address,)  # type: ignore[union-attr]
+    with fleet.started(names, tuple(seed(r) for r in SERVED), rail) as hosts:
+        _FLEET[:] = [_run_checks(hosts)]
+
+
+def _run_checks(hosts: Fleet) -> FleetChecks:
+    seeded = _stateless(hosts.read())
+    before = _check(hosts)
+    untouched = _stateless(hosts.read())
+    sessions = tuple(tuple(_stage(c) for c in cmds) for cmds in hosts.commands())
+    applied = _apply(hosts)
+    in_sync = _check(hosts)
+    size = _change_by_hand(hosts)
+    by_hand = _check(hosts)
+    hosts.arm(Fault("down", 2))
+    down = _check(hosts, DOWN_CONNECT)
+    return FleetChecks(
+        hosts.addresses, seeded, before, untouched, sessions, applied, in_sync, by_hand, size, down
+    )
+
+
+def _stateless(states: tuple[HostState, ...]) -> tuple[HostState, ...]:
+    """What the hosts hold, without the stand-ins' log of the calls made to them."""
+    return tuple(s.without_calls() for s in states)
+
+
+def _stage(command: str) -> str:
+    """The stage a session ran: the transport names it after the remote script."""
+    words = shlex.split(command)
+    return words[5] if len(words) > 5 else command
+
+
+def _check(hosts: Fleet, connect: int = CONNECT) -> Checked:
+    keys = hosts.base / "keys"
+    given = {
+        "hosts": ",".join(a.spec() for a in hosts.addresses),
+        "identity": str(keys / "client"),
+        "known_hosts": str(keys / "known_hosts"),
+        "connect_timeout": connect,
+    }
+    args = argparse.Namespace(**{**vars(_ARGS), **given})
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = check.run(args, _planned)
+    return Checked(code, tuple(out.getvalue().splitlines()))
+
+
+def _apply(hosts: Fleet) -> int:
+    """A real apply of the plan, by the coordinator over the same hosts: its exit code."""
+    plan = plan_transaction(_RENDERED, hosts.addresses)
+    with SshTransport(plan, hosts.settings(Timing(connect=CONNECT, stage=STAGE))) as transport:
+        return coordinate(plan, transport).exit_code
+
+
+BY_HAND = ("Restart=no", "Restart=always")
+"""srv6's unit line edited by hand, from and to; its container is stopped too."""
+
+
+def _change_by_hand(hosts: Fleet) -> int:
+    """srv6's unit edited and its container stopped behind systemd's back: the unit's size."""
+    root = hosts.host_root(1)
+    unit = root / f"etc/systemd/system/{SERVED[1].unit}"
+    old, new = BY_HAND
+    unit.write_text(unit.read_text().replace(f"\n{old}\n", f"\n{new}\n"))
+    (root / f"state/containers/{SERVED[1].name}/running").write_text("false\n")
+    return unit.stat().st_size
+
+
+def _ran() -> FleetChecks:
+    if not _FLEET:
+        raise AssertionError("the fleet did not run: setup() did not complete")
+    return _FLEET[0]
+
+
+FAILED_READBACK = "  readback: does not run what was planned (exit 1: "
+"""A readback that refuses (its reason is the readback script's own, another witness's)."""
+IN_SYNC_STAGES = ["  preflight: would pass", "  readback: runs what was planned"]
+
+
+def _header(ran: FleetChecks, rank: int, verdict: str) -> str:
+    address = ran.addresses[rank].spec().partition("=")[2]
+    return f"{SERVED[rank].host} (rank {rank}, {address}): {verdict}"
+
+
+def _said(block: list[str], details: bool = True) -> list[str]:
+    """A host's lines, a refusing readback's reason cut off (and each difference's lines
+    under it left out, unless ``details``)."""
+    kept = [t for t in block if details or not t.startswith("    ")]
+    return [FAILED_READBACK if t.startswith(FAILED_READBACK) else t for t in kept]
+
+
+def _altered(before: HostState, after: HostState) -> list[str]:
+    """What differs between two readings of a host: its paths, and what docker and systemd
+    hold."""
+    paths = before.files.keys() | after.files.keys()
+    changed = sorted(p for p in paths if before.files.get(p) != after.files.get(p))
+    held = ("containers", "images", "loaded", "active", "enabled")
+    return changed + [n for n in held if getattr(before, n) != getattr(after, n)]
+
+
+def _before_apply(ran: FleetChecks, rank: int) -> list[str]:
+    """What the check must say of a host as it was seeded: the previous arm (its unit's
+    size and its command as the host holds them), or none of it."""
+    r, seeded = SERVED[rank], ran.seeded[rank]
+    if r.name not in seeded.containers:
+        said = [f"  unit {r.unit}: absent; apply would write it", f"  container {r.name}: absent"]
+    else:
+        size = len(seeded.files[f"{UNIT_DIR}/{r.unit}"])
+        held = seeded.containers[r.name].cmd
+        at = next(i for i, (a, b) in enumerate(zip(r.serve_argv, held, strict=False)) if a != b)
+        said = [
+            f"  unit {r.unit}: differs from the plan, {size} bytes:",
+            f"  container {r.name}: image differs:",
+            f"  container {r.name}: command differs: argument {at}:",
+        ]
+    return [_header(ran, rank, "would change:"), *said, "  preflight: would pass", FAILED_READBACK]
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def before_any_apply_every_host_would_change_and_the_check_changes_none() -> Verdict:
+    """On the fleet as seeded, the check reads all four hosts (exit 3): srv5 and srv6 would
+    change their unit (its size), image and command (the first argument that differs),
+    srv7 and srv8 would get the unit and the container; each host's preflight would pass and
+    its readback refuses. Every host holds afterwards exactly what it held before (files,
+    containers, images, units), and each saw three sessions: the probe and readback as the
+    read-only readback stage, and preflight."""
+    ran = _ran()
+    names = ", ".join(r.host for r in SERVED)
+    opening = [f"check {ARM}: 4 hosts ({names}): read only", "admission: ADMITTED"]
+    problems = difference("exit", 3, ran.before.code)
+    problems += difference("opening lines", opening, list(ran.before.out[:2]))
+    for rank, r in enumerate(SERVED):
+        got = _said(ran.before.block(r.host), details=False)
+        problems += difference(r.host, _before_apply(ran, rank), got)
+        problems += difference(
+            f"{r.host} altered", [], _altered(ran.seeded[rank], ran.untouched[rank])
+        )
+    summary = f"check {ARM}: 4 hosts, 4 would change ({names}), 0 unreachable"
+    problems += difference("summary", summary, ran.before.out[-1])
+    sessions = (("readback", "preflight", "readback"),) * 4
+    problems += difference("sessions", sessions, ran.sessions)
+    return holds_unless(problems, "4 hosts would change; none altered; 3 read-only sessions each")
+
+
+def _in_sync(ran: FleetChecks, checked: Checked, rank: int) -> list[str]:
+    """Nothing but ``in sync``, a passing preflight and a readback that passes, for a host."""
+    want = [_header(ran, rank, "in sync"), *IN_SYNC_STAGES]
+    return difference(SERVED[rank].host, want, checked.block(SERVED[rank].host))
+
+
+@claim(ClaimKind.POSITIVE_CONTROL)
+def after_a_real_apply_every_host_reads_in_sync() -> Verdict:
+    """After the coordinator applied the plan to the fleet (exit 0), the check finds every
+    host in sync: no difference, preflight would pass, readback runs what was planned; it
+    exits 0 and the summary names no host."""
+    ran = _ran()
+    problems = difference("apply's exit", 0, ran.applied)
+    problems += difference("exit", 0, ran.in_sync.code)
+    for rank in range(len(SERVED)):
+        problems += _in_sync(ran, ran.in_sync, rank)
+    summary = f"check {ARM}: 4 hosts, 0 would change, 0 unreachable"
+    problems += difference("summary", summary, ran.in_sync.out[-1])
+    return holds_unless(problems, "applied; 4 hosts in sync, exit 0")
+
+
+def _by_hand(ran: FleetChecks) -> list[str]:
+    """What the check must say of srv6 once its unit was edited and its container stopped."""
+    r = SERVED[1]
+    _, diff = _unit_edit(1, *BY_HAND)
+    return [
+        _header(ran, 1, "would change:"),
+        f"  unit {r.unit}: differs from the plan, {ran.by_hand_size} bytes:",
+        *(f"    {line}" for line in diff),
+        f"  container {r.name}: not running",
+        "  preflight: would pass",
+        FAILED_READBACK,
+    ]
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_host_changed_by_hand_is_reported_alone_with_its_diff() -> Verdict:
+    """After the apply, srv6's unit edited by hand (one line) and its container stopped: the
+    check exits 3, says of srv6 its unit's size and the diff of that line (one line of
+    context) and that its container is not running, finds the other three in sync, and the
+    summary names srv6 alone."""
+    ran = _ran()
+    problems = difference("exit", 3, ran.by_hand.code)
+    problems += difference("srv6", _by_hand(ran), _said(ran.by_hand.block("srv6")))
+    for rank in (0, 2, 3):
+        problems += _in_sync(ran, ran.by_hand, rank)
+    summary = f"check {ARM}: 4 hosts, 1 would change (srv6), 0 unreachable"
+    problems += difference("summary", summary, ran.by_hand.out[-1])
+    return holds_unless(problems, "srv6 alone would change, with its diff")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_host_that_is_down_is_listed_and_every_other_host_is_still_checked() -> Verdict:
+    """With srv7's sshd stopped as well (it takes the connection and never answers): srv7 is
+    listed unreachable with ssh's reason, srv8 after it is still checked (in sync), srv6
+    still would change; the check exits 4 (a host not checked outranks one that would
+    change), and the summary names both."""
+    ran = _ran()
+    down = ran.addresses[2]
+    said = f"unreachable: Connection to {down.address} port {down.port} timed out"
+    problems = difference("exit", 4, ran.down.code)
+    problems += difference("srv7", [_header(ran, 2, said)], ran.down.block("srv7"))
+    problems += difference("srv6", _by_hand(ran), _said(ran.down.block("srv6")))
+    for rank in (0, 3):
+        problems += _in_sync(ran, ran.down, rank)
+    summary = f"check {ARM}: 4 hosts, 1 would change (srv6), 1 unreachable (srv7)"
+    problems += difference("summary", summary, ran.down.out[-1])
+    return holds_unless(problems, "srv7 unreachable, srv8 after it checked, exit 4")
