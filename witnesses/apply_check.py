@@ -26,16 +26,23 @@ from __future__ import annotations
 
 import argparse
 import base64
+import hashlib
 import io
 import json
 import shlex
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+import planner.apply
+import planner.check
+import planner.coordinator
+import planner.transaction
+import planner.values
 from claims import ClaimKind, Verdict, claim, difference, fails, holds, holds_unless
 from fixtures import fleet
 from fixtures.builders import v41_dry_run
@@ -627,14 +634,33 @@ _FLEET: list[FleetChecks] = []
 
 def setup() -> None:
     """The fleet runs here (root, sshd, the namespace tools), or the witness is unresolved;
-    then it is checked four times, once per process (see the module docstring)."""
+    then it is checked four times, once per process (see the module docstring), and once per
+    command for what decides it (:func:`_memo_key`): a declared mutant that leaves all of it
+    alone reuses the checks another process of the same ``claims mutate`` ran."""
     if _FLEET:
         return
     fleet.require()
+    _FLEET[:] = [fleet.remembered(_memo_key(), _fleet_checks)]
+
+
+EXECUTED = (planner.transaction, planner.coordinator, planner.check, planner.apply, planner.values)
+"""The planner modules the checks and the apply between them execute, besides the plan."""
+
+
+def _memo_key() -> str:
+    """Every byte that decides the fleet's checks: this witness, the fleet and its stand-ins,
+    the code of :data:`EXECUTED` as it is now (a mutant of it changes the key), the plan."""
+    plan = [(s.stage.value, s.rank, s.host_name, s.script) for s in _RENDERED.apply_order]
+    text = f"{Path(__file__).read_bytes()!r}\n{fleet.OWN_DIGEST}\n"
+    text += f"{fleet.code_digest(EXECUTED)}\n{plan!r}"
+    return "apply-check-" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def _fleet_checks() -> FleetChecks:
     names = tuple(r.host for r in SERVED)
     rail = (_RENDERED.launch.head.host.rail_address,)  # type: ignore[union-attr]
     with fleet.started(names, tuple(seed(r) for r in SERVED), rail) as hosts:
-        _FLEET[:] = [_run_checks(hosts)]
+        return _run_checks(hosts)
 
 
 def _run_checks(hosts: Fleet) -> FleetChecks:
