@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -23,7 +22,7 @@ import planner
 from claims import ClaimKind, Verdict, claim, difference, holds_unless
 from fixtures.builders import TINY_RECIPE, data_root_env, v41_dry_run
 from fixtures.live_log import append_event
-from fixtures.saved_plans import HOSTS, V41_MANIFEST, SavedPlanFiles, run
+from fixtures.saved_plans import HOSTS, V41_MANIFEST, SavedPlanFiles, run, scratch
 from planner.formats import DOCUMENTS
 from planner.version import code_digest, planner_version
 
@@ -37,7 +36,7 @@ def _sha(data: bytes) -> str:
 
 @contextmanager
 def _saved(data: bool = True) -> Iterator[SavedPlanFiles]:
-    with tempfile.TemporaryDirectory(prefix="saved-plan-") as tmp:
+    with scratch("saved-plan-") as tmp:
         files = SavedPlanFiles(Path(tmp))
         ran = files.save(data=data)
         if ran.code != 0:
@@ -95,7 +94,7 @@ def a_saved_plan_states_the_verdict_of_its_dry_run() -> Verdict:
     verdict is the dry run's: its result, when the log was read, the candidate and every
     refusal (code, location, message, hint) in order."""
     problems = []
-    with tempfile.TemporaryDirectory(prefix="saved-plan-") as tmp:
+    with scratch("saved-plan-") as tmp:
         for name in ("supplied", "live", "active_incumbent"):
             plan = Path(tmp) / f"{name}.json"
             out = ("--out", Path(tmp) / "r.txt", "--plan-out", plan)
@@ -122,7 +121,7 @@ def a_planner_whose_code_changed_has_another_version() -> Verdict:
     digests as the original does, and any edit, a file added, or a file in a subpackage
     (``arms/``) changed gives another digest; ``planner --version`` prints the version."""
     source = Path(planner.__file__).parent
-    with tempfile.TemporaryDirectory(prefix="planner-copy-") as tmp:
+    with scratch("planner-copy-") as tmp:
         copy = Path(shutil.copytree(source, Path(tmp) / "planner", ignore=_no_cache))
         digests = [code_digest(copy)]
         (copy / "added.py").write_text("")
@@ -311,7 +310,7 @@ def a_plan_no_longer_admitted_at_the_wall_clock_is_refused() -> Verdict:
 def _planned_only() -> list[str]:
     """A recipe planned with no authority log is PLANNED, never admitted: its saved plan is
     refused saying there was no log to admit it."""
-    with tempfile.TemporaryDirectory(prefix="saved-plan-") as tmp:
+    with scratch("saved-plan-") as tmp:
         plan = Path(tmp) / "plan.json"
         out = ("--out", Path(tmp) / "r.txt", "--plan-out", plan)
         run("recipe", TINY_RECIPE, "--name", "tiny", *out)
