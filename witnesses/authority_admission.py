@@ -33,7 +33,7 @@ from claims import (
     holds,
     holds_unless,
 )
-from fixtures.builders import DATA_ROOT, inventory, v41_inputs, v41_manifest
+from fixtures.builders import DATA_ROOT, REORDERINGS, inventory, v41_inputs, v41_manifest
 from planner.admission import Candidate, arm_launch_admission
 from planner.arms.v41_group_a import v41_group_a_launch_dry_run
 from planner.authority import (
@@ -937,13 +937,6 @@ def the_folded_state_names_each_group_and_host_once_in_first_mention_order() -> 
     return holds("every scenario's state lists its groups, keys and hosts once, in log order")
 
 
-_KEY_ORDERS = {
-    "keys last first": lambda keys: keys[::-1],
-    "keys rotated by one": lambda keys: [*keys[1:], *keys[:1]],
-}
-"""A record's keys are a JSON object's: their order is free, and a writer may choose any."""
-
-
 @claim(ClaimKind.PLANNED_SHAPE)
 def a_records_keys_in_any_order_read_as_the_same_event() -> Verdict:
     """Each scenario's log, every record rewritten with its keys last first or rotated by
@@ -954,7 +947,7 @@ def a_records_keys_in_any_order_read_as_the_same_event() -> Verdict:
     for name in _scenario_names():
         lines, now = _lines(name), _now(name)
         want_events, want_state = _reading(_jsonl(lines), now)
-        for how, reorder in _KEY_ORDERS.items():
+        for how, reorder in REORDERINGS.items():
             moved = [json.dumps({k: line[k] for k in reorder(list(line))}) for line in lines]
             events, state = _reading(moved, now)
             problems += difference(f"{name}, {how}: events", want_events, events)
