@@ -26,6 +26,7 @@ from planner.formats import DOCUMENTS, ScenarioEntry, ScenarioList, document_jso
 from planner.frontiers import PlanInputs
 from planner.identity import arm_name
 from planner.kept import Kept
+from planner.provenance import InputRead
 from planner.recipe import RecipeInvalid, load_recipe
 from planner.recipe_launch import RecipeSources, recipe_dry_run
 from planner.refusal import PlannerInputError
@@ -405,38 +406,47 @@ def _run_dry_run(args: argparse.Namespace) -> int:
         )
     with provenance.recording() as reads:
         run = dry_run(args)
-    plan = saved_plan(run, request_of(args), reads)
     if args.format == "json" or _to_stdout(args.out):
-        return _stdout_alone(args, run, plan)
-    return _report_and_verdict(args, run, plan)
+        return _stdout_alone(args, run, reads)
+    return _report_and_verdict(args, run, reads)
 
 
-def _stdout_alone(args: argparse.Namespace, run: DryRun, plan: SavedPlan) -> int:
+def _plan(args: argparse.Namespace, run: DryRun, reads: list[InputRead]) -> SavedPlan:
+    """The saved plan of ``run``: made only where it is written or printed, so what no one
+    reads is never built."""
+    return saved_plan(run, request_of(args), reads)
+
+
+def _stdout_alone(args: argparse.Namespace, run: DryRun, reads: list[InputRead]) -> int:
     """``--format json`` (the plan's JSON) or ``--out -`` (the report) alone on stdout, so a
     pipe reads nothing else; every other line (where things went, warnings, refusals, the
     verdict) goes to stderr; the exit code is the same."""
     stdout = sys.stdout
     with contextlib.redirect_stdout(sys.stderr):
-        code = _report_and_verdict(args, run, plan, stdout)
+        code = _report_and_verdict(args, run, reads, stdout)
     if code != EXIT_USAGE and args.format == "json":
-        print(document_json(plan), end="")
+        print(document_json(_plan(args, run, reads)), end="")
     return code
 
 
 def _report_and_verdict(
-    args: argparse.Namespace, run: DryRun, plan: SavedPlan, stdout: TextIO | None = None
+    args: argparse.Namespace,
+    run: DryRun,
+    reads: list[InputRead],
+    stdout: TextIO | None = None,
 ) -> int:
     """The saved plan first (a path that cannot take it leaves nothing written), then the
     report (``--out -``: on ``stdout``), then the verdict."""
     if args.plan_out is not None:
-        if not _written(args.plan_out, document_json(plan), "--plan-out", "the plan"):
+        document = document_json(_plan(args, run, reads))
+        if not _written(args.plan_out, document, "--plan-out", "the plan"):
             return EXIT_USAGE
         print(f"{run.arm}: plan saved to {printable(str(args.plan_out))}")
     if args.recipe is not None and not run.rendered:
         print(f"{run.arm}: no host rendered, so no report written")
     else:
         out = _report_path(args, run)
-        if not _report_written(out, render_report(run, plan.inputs), stdout or sys.stdout):
+        if not _report_written(out, render_report(run, tuple(reads)), stdout or sys.stdout):
             return EXIT_USAGE
         where = "standard output" if _to_stdout(out) else printable(str(out))
         print(f"{run.arm}: report written to {where} ({len(run.hosts)} hosts rendered)")
