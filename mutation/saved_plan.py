@@ -60,6 +60,18 @@ def a_longer_file_passes_as_its_prefix(read: InputRead) -> str | None:
 
 @mutant(
     replaces="planner.provenance.changed",
+    turns_red={f"{W}.anything_changed_after_the_plan_was_saved_is_refused_by_name"},
+    independent=False,  # a_longer_file_passes_as_its_prefix replaces changed too
+)
+def a_longer_inputs_file_passes_as_its_prefix(read: InputRead) -> str | None:
+    """The inputs file is checked as a prefix, like the log: whatever is appended after the
+    bytes the plan read (a line break, a second document) goes unseen."""
+    whole = read.role != "plan inputs"
+    return provenance.changed(read if whole else read.model_copy(update={"prefix": True}))
+
+
+@mutant(
+    replaces="planner.provenance.changed",
     turns_red={
         f"{W}.an_unchanged_plan_and_one_whose_log_only_grew_apply_their_saved_scripts",
         # the appended release is refused as a changed log, not by admission; a log

@@ -160,11 +160,12 @@ def _edited(files: SavedPlanFiles, saved: dict[str, Any], role: str, path: Path)
     return f"inputs: {role} {path}: {CHANGED}{why}"
 
 
-def _grown(files: SavedPlanFiles, saved: dict[str, Any]) -> str:
-    path = files.data / "fabric.json"
+def _grown(saved: dict[str, Any], role: str, path: Path) -> str:
+    """A line break appended: the file reads the same, but it is not the file the plan read
+    (only the authority log is bound as a prefix)."""
     path.write_bytes(path.read_bytes() + b"\n")
-    size = _input(saved, "inventory")["size"]
-    return f"inputs: inventory {path}: {CHANGED}is longer now (the plan read {size} bytes)"
+    size = _input(saved, role)["size"]
+    return f"inputs: {role} {path}: {CHANGED}is longer now (the plan read {size} bytes)"
 
 
 def _log_rewritten(files: SavedPlanFiles, saved: dict[str, Any]) -> str:
@@ -234,7 +235,9 @@ def _plan_not_text(files: SavedPlanFiles, saved: dict[str, Any]) -> str:
 CHANGES: dict[str, Change] = {
     "inputs edited": lambda f, d: _edited(f, d, "plan inputs", f.inputs),
     "manifest edited": lambda f, d: _edited(f, d, "manifest", f.data / V41_MANIFEST),
-    "inventory grown": _grown,
+    "inventory grown": lambda f, d: _grown(d, "inventory", f.data / "fabric.json"),
+    "inputs grown": lambda f, d: _grown(d, "plan inputs", f.inputs),
+    "manifest grown": lambda f, d: _grown(d, "manifest", f.data / V41_MANIFEST),
     "log rewritten": _log_rewritten,
     "log cut short": _log_cut,
     "inputs removed": _removed,
