@@ -8,6 +8,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
+from plugins.mutate.html_report import render_html
 from plugins.mutate.matrix_scores import (
     Matrix,
     classes,
@@ -17,6 +18,7 @@ from plugins.mutate.matrix_scores import (
     report_scores,
     score,
     subsumes,
+    summary,
     with_matrix_scores,
 )
 
@@ -211,3 +213,32 @@ def test_the_scores_do_not_depend_on_the_order_of_the_rows(matrix: Matrix, rng: 
     shuffled = Matrix(tuple(rows), matrix.claims)
     assert score("f", shuffled) == score("f", matrix)
     assert sorted(dominators(shuffled)) == sorted(dominators(matrix))
+
+
+# --- where the scores are shown ------------------------------------------------------------
+
+
+def test_the_console_tables_and_idle_claims_come_from_the_matrix() -> None:
+    text = summary(_report())
+    rows = [" ".join(line.split()) for line in text.splitlines()]
+    # w: judged 5 (p.5 unplaced counts killed): strength 3/5; minimal {p.1} + 2 survivors.
+    assert "w 5 60.0% 1/3 33.3% 2 2/3" in rows
+    assert "p.py 5 80.0% 2/3 66.7% 3 1/3" in rows
+    assert "w (2 of 3): b, idle" in rows
+
+
+def test_the_page_shows_the_scores_a_jump_list_and_the_survivors_alone() -> None:
+    report = _report()
+    survivor = report["files"]["p.py"]["mutants"][3]
+    survivor["statusReason"] = "-    return 1\n+    return 2 <script>"
+    page = render_html(report)
+    assert '<a href="#survivors">Survivors (1)</a>' in page
+    assert '<a href="#witnesses">Witnesses</a>' in page
+    survivors = page.split('<h2 id="survivors">')[1].split("<h2")[0]
+    assert '<a href="#f-p-py-1">p.py:1</a> p.4 (X)' in survivors
+    assert "+    return 2 &lt;script&gt;</pre>" in survivors
+    assert "p.1" not in survivors  # killed mutants are not in the survivors' view
+    witnesses = page.split('<h2 id="witnesses">')[1].split("<h2")[0]
+    assert "<td>w</td><td>5</td><td>3</td><td>2</td><td>" in witnesses
+    assert '<span class="low">33.3%</span>' in witnesses
+    assert "p.1 (X): </summary>" not in page and '<span class="min">minimal</span>' in page

@@ -35,6 +35,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tabulate import tabulate
+
+from claims.files import shown
+from claims.tables import fitted
+
 KILLED = "Killed"
 SURVIVED = "Survived"
 UNPLACED = frozenset({"Timeout"})
@@ -267,3 +272,81 @@ def _marked(mutant: Mapping[str, Any], minimal: frozenset[str]) -> dict[str, Any
     if mutant.get("status") in (KILLED, SURVIVED) and not _unplaced(mutant):
         marked["minimal"] = str(mutant.get("id")) in minimal
     return marked
+
+
+# --- tables ----------------------------------------------------------------------------------
+
+HEADERS = (
+    "judged",
+    "strength",
+    "killed/minimal",
+    "dominator strength",
+    "distinguished",
+    "no unique kill",
+)
+IDLE_LISTED = 5
+"""Claims with no unique kill named per witness on the console; the report lists all."""
+
+
+def _percent(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1f}%"
+
+
+def row(s: MatrixScore) -> list[object]:
+    """One table row: judged, strength, killed dominators of the minimal set, dominator
+    strength, distinguished, claims with no unique kill of the scope's claims."""
+    minimal = s.killed_dominators + s.survived
+    return [
+        shown(s.scope),
+        s.killed + s.unplaced + s.survived,
+        _percent(s.strength),
+        f"{s.killed_dominators}/{minimal}",
+        _percent(s.dominator_strength),
+        s.distinguished,
+        f"{len(s.idle)}/{s.claims}",
+    ]
+
+
+def scores_tables(report: Mapping[str, Any], tablefmt: str = "simple") -> str:
+    """Per witness, then per file and ``all``; ``tablefmt`` ``simple`` fits the terminal,
+    any other is tabulate's (``github`` for a Markdown page)."""
+    found = report_scores(report)
+    witnesses = [row(s) for s in found.witnesses]
+    files = [row(s) for s in (*found.files, found.whole)]
+    return "\n\n".join(
+        [
+            _table(witnesses, ["witness", *HEADERS], tablefmt),
+            _table(files, ["file", *HEADERS], tablefmt),
+        ]
+    )
+
+
+def _table(rows: list[list[object]], headers: list[str], tablefmt: str) -> str:
+    if tablefmt != "simple":
+        return tabulate(rows, headers=headers, tablefmt=tablefmt)
+    return fitted(rows, headers, 0)
+
+
+def idle_lines(report: Mapping[str, Any]) -> list[str]:
+    """Per witness whose claims kill something, its claims that kill no mutant alone among
+    its own claims, by name (at most :data:`IDLE_LISTED`; the table counts them all)."""
+    lines = []
+    for s in report_scores(report).witnesses:
+        if not s.idle or not s.killed:
+            continue
+        names = [shown(c.removeprefix(f"{s.scope}.")) for c in s.idle]
+        more = f" and {len(names) - IDLE_LISTED} more" if len(names) > IDLE_LISTED else ""
+        listed = ", ".join(names[:IDLE_LISTED])
+        lines.append(f"  {shown(s.scope)} ({len(names)} of {s.claims}): {listed}{more}")
+    return lines
+
+
+def summary(report: Mapping[str, Any]) -> str:
+    """The console's account of the matrix: both tables, then the idle claims per witness."""
+    head = (
+        "on the minimal mutant set (one killed mutant per killing set no other killing set "
+        "is a strict subset of, and every survivor):"
+    )
+    idle = idle_lines(report)
+    tail = ["", "claims with no unique kill in their witness:", *idle] if idle else []
+    return "\n".join([head, scores_tables(report), *tail])

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from claims.tables import fitted
 from plugins.mutate.generated.mutmut_bridge import GeneratedMutant
+from plugins.mutate.matrix_scores import summary
 from plugins.mutate.stryker import Report, add_file, add_tests, empty_report, location
 
 if TYPE_CHECKING:
@@ -169,7 +170,8 @@ SHOW_SURVIVORS = 20
 
 def summarize_report(report: Mapping[str, Any], show_survivors: int | None = None) -> str:
     """Per witness: covered, killed, timeouts, not killed by it, equivalent, and the share of
-    what it covers that it detects; then survivors."""
+    what it covers that it detects; the scores on the minimal mutant set
+    (:func:`~plugins.mutate.matrix_scores.summary`); then survivors."""
     mutants = [m for _, m in _mutants(report)]
     rows = [_witness_row(mutants, w) for w in _witnesses(report)]
     headers = [
@@ -189,6 +191,7 @@ def summarize_report(report: Mapping[str, Any], show_survivors: int | None = Non
         counts[m["status"]] = counts.get(m["status"], 0) + 1
     total = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
     lines = [fitted(rows, headers, 0), "", f"all {len(mutants)} mutants: {total}"]
+    lines += ["", summary(report), ""]
     survivors = [(p, m) for p, m in _mutants(report) if m["status"] == "Survived"]
     show = SHOW_SURVIVORS if show_survivors is None else show_survivors
     lines += [f"survivors (covered, no claim turned red): {len(survivors)}"]
