@@ -155,8 +155,8 @@ def _add_generated_options(parser: argparse.ArgumentParser) -> None:
         "--explain",
         metavar="ID",
         help="print what a survey's report (--report; default target/mutation-report.json) "
-        "says of one mutant: where, the change, its verdict and why (a survivor's diff), the "
-        "claims that covered and that killed it; runs nothing",
+        "says of one mutant: where, the change and its diff, its status and why, the verdict "
+        "of each claim that covered it, its place in the minimal mutant set; runs nothing",
     )
     group.add_argument(
         "--annotate",
