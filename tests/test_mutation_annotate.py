@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from plugins.mutate.annotate import escape_data, escape_property
 from plugins.mutate.stryker import add_file, add_tests, empty_report, location
 from tests.fakes_mutation.support import copy_project, run_generated
 from tests.hostile_support import claims_main
@@ -137,11 +136,6 @@ def test_nothing_a_report_holds_leaves_its_annotation(repo: Path) -> None:
     # The diff's lines are joined by %0A: a line that looks like a command stays inside.
     assert annotation.endswith("report%0Ax%0A::error::owned 100%25 \\x1b[31m,a:b")
     assert summary.startswith("annotated 1 survivors")
-
-
-def test_github_escapes_percent_first() -> None:
-    assert escape_data("50%\n%0A") == "50%25%0A%250A"
-    assert escape_property("a:b,c%") == "a%3Ab%2Cc%25"
 
 
 def test_a_long_diff_is_cut_and_points_at_explain(repo: Path) -> None:

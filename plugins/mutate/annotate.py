@@ -34,6 +34,7 @@ from claims.files import shown
 from claims.revisions import RevisionError, commit_of
 from plugins.mutate.generated.selection import WHOLE_FILE, changed_lines
 from plugins.mutate.stryker import read_report
+from plugins.reporters import escape_data, escape_property
 
 DEFAULT_REPORT = Path("target/mutation-report.json")
 DIFF_LINES = 30
@@ -108,16 +109,6 @@ def on_changed_lines(
         for s in found
         if s.path in changed and (changed[s.path] == WHOLE_FILE or s.line in changed[s.path])
     ]
-
-
-def escape_data(text: str) -> str:
-    """A workflow command's message: ``%``, CR and LF percent-encoded, as GitHub reads them."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(text: str) -> str:
-    """A workflow command's property value: the message's escapes, and ``:`` and ``,``."""
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def diff_lines(mutant: Mapping[str, Any]) -> list[str]:
