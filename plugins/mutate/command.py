@@ -70,6 +70,9 @@ exit codes (--generated, --values, --merge-reports; the first of 5, 6, 3 wins):
   5 baseline not green
   6 the survey process itself failed, or a surveyed mutant crashed (the report is
     written first)
+exit codes (--explain, --annotate: they read a report and run nothing):
+  0 printed (survivors on changed lines are warnings, never a failure)
+  2 a report that cannot be read, an id it does not hold, a REV that is not a commit
 
 examples:
   claims mutate my_witness
