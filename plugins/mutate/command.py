@@ -70,9 +70,6 @@ exit codes (--generated, --values, --merge-reports; the first of 5, 6, 3 wins):
   5 baseline not green
   6 the survey process itself failed, or a surveyed mutant crashed (the report is
     written first)
-exit codes (--explain, --annotate: they read a report and run nothing):
-  0 printed (survivors on changed lines are warnings, never a failure)
-  2 a report that cannot be read, an id it does not hold, a REV that is not a commit
 
 examples:
   claims mutate my_witness
@@ -87,6 +84,10 @@ examples:
   claims mutate --values my_witness --file src/my_project/core.py --show-survivors 50
   claims mutate --values --shard 1/2 --report target/mutation-values-1.json
   claims mutate --values --merge-reports target/mutation-values-*.json
+
+exit codes (--explain, --annotate: they read a report and run nothing):
+  0 printed (survivors on changed lines are warnings, never a failure)
+  2 a report that cannot be read, an id it does not hold, a REV that is not a commit
 """
 
 
