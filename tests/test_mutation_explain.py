@@ -119,3 +119,18 @@ def test_a_missing_report_is_a_located_error(tmp_path: Path) -> None:
     ran = claims_main("mutate", "--explain", "x", "--report", tmp_path / "none.json")
     assert ran.code == 2
     assert "none.json" in ran.err and "Traceback" not in ran.err
+
+
+def test_in_a_first_kill_report_a_kill_leaves_the_other_claims_unjudged(tmp_path: Path) -> None:
+    path = _report(tmp_path / "r.json")
+    report = json.loads(path.read_text(encoding="utf-8"))
+    report["config"] = {"firstKill": True}
+    path.write_text(json.dumps(report), encoding="utf-8")
+    ran = claims_main("mutate", "--explain", "pkg.x.x_f__mutmut_2", "--report", path)
+    assert ran.code == 0, ran.err
+    lines = ran.out.splitlines()
+    i = lines.index("claims (2 cover it, 1 red; ? the survey stopped at the first red claim):")
+    assert lines[i + 1 : i + 3] == ["  red    w.a", "  ?      w.b"]
+    assert lines[i + 3].startswith("minimal set: unknown (no scores on the minimal mutant set")
+    ran = claims_main("mutate", "--explain", "pkg.x.x_f__mutmut_1", "--report", path)
+    assert "  green  w.a" in ran.out.splitlines()  # a survivor ran every covering claim

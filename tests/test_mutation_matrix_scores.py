@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from plugins.mutate.html_report import render_html
 from plugins.mutate.matrix_scores import (
+    NO_MATRIX,
     Matrix,
     classes,
     distinguished,
@@ -243,3 +244,18 @@ def test_the_page_shows_the_scores_a_jump_list_and_the_survivors_alone() -> None
     assert "<td>w</td><td>5</td><td>3</td><td>2</td><td>" in witnesses
     assert '<span class="low">33.3%</span>' in witnesses
     assert "p.1 (X): </summary>" not in page and '<span class="min">minimal</span>' in page
+
+
+def test_a_first_kill_report_has_no_matrix_and_shows_no_scores_from_it() -> None:
+    """``config.firstKill``: each mutant stopped at its first red claim, so its killedBy is
+    one claim, not its killing set; no figure here is computed from it, and stale ones go."""
+    report = with_matrix_scores(_report())  # scores as if it were a matrix
+    report["config"] = {"firstKill": True}
+    assert summary(report) == NO_MATRIX
+    stripped = with_matrix_scores(report)
+    assert "matrixScores" not in stripped and "matrixScore" not in stripped["files"]["p.py"]
+    assert all("minimal" not in m for m in stripped["files"]["p.py"]["mutants"])
+    page = render_html(report)
+    assert f'<h2 id="witnesses">Witnesses</h2><p>{NO_MATRIX}</p>' in page
+    assert "<td>—</td><td>—</td><td>—</td></tr>" in page  # the file row's three cells
+    assert '<span class="min">minimal</span>' not in page

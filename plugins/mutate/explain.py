@@ -27,7 +27,7 @@ from typing import Any
 
 from claims.errors import UsageError
 from claims.files import shown
-from plugins.mutate.matrix_scores import matrix_of
+from plugins.mutate.matrix_scores import NO_MATRIX, has_matrix, matrix_of
 from plugins.mutate.stryker import read_report
 
 DEFAULT_REPORT = Path("target/mutation-report.json")
@@ -59,17 +59,23 @@ def _ids(mutant: Mapping[str, Any], key: str) -> list[str]:
     return [str(c) for c in mutant.get(key, [])]
 
 
-def verdict_lines(mutant: Mapping[str, Any]) -> list[str]:
-    """Each covering claim with its verdict (``?`` where a timeout cut the run short), then
-    any claim that killed without covering."""
+UNRUN = {
+    "Timeout": "the run timed out before its verdict",
+    "Killed": "the survey stopped at the first red claim",
+}
+"""Why a claim that is not red has no verdict: a timeout, or a first-kill report's kill."""
+
+
+def verdict_lines(mutant: Mapping[str, Any], matrix: bool = True) -> list[str]:
+    """Each covering claim with its verdict, ``?`` where none was reached (a timeout; a kill
+    in a report without a matrix), then any claim that killed without covering."""
     covered, killed = _ids(mutant, "coveredBy"), set(_ids(mutant, "killedBy"))
-    other = "?    " if mutant["status"] == "Timeout" else "green"
+    status = str(mutant["status"])
+    unrun = UNRUN.get(status) if status == "Timeout" or not matrix else None
     red = sum(1 for c in covered if c in killed)
-    lines = [
-        f"claims ({len(covered)} cover it, {red} red):" if covered else "claims: none cover it"
-    ]
-    if mutant["status"] == "Timeout":
-        lines[0] = lines[0][:-2] + "; ? the run timed out before its verdict):"
+    head = f"claims ({len(covered)} cover it, {red} red" + (f"; ? {unrun}" if unrun else "")
+    lines = [f"{head}):" if covered else "claims: none cover it"]
+    other = "?    " if unrun else "green"
     lines += [f"  {'red  ' if c in killed else other}  {shown(c)}" for c in covered]
     blind = sorted(killed - set(covered))
     lines += [
@@ -131,10 +137,14 @@ def place_line(mutants: list[Mapping[str, Any]], mutant: Mapping[str, Any]) -> s
 
 
 def explain_lines(
-    path: str, mutant: Mapping[str, Any], entry: Mapping[str, Any] | None = None
+    path: str,
+    mutant: Mapping[str, Any],
+    entry: Mapping[str, Any] | None = None,
+    matrix: bool = True,
 ) -> list[str]:
-    """What the report says of one mutant (``entry``: its file's entry in the report), every
-    value from the report escaped."""
+    """What the report says of one mutant (``entry``: its file's entry in the report;
+    ``matrix``: whether its ``killedBy`` is the full kill matrix), every value from the
+    report escaped."""
     entry = entry or {"source": "", "mutants": [mutant]}
     start = mutant["location"]["start"]
     lines = [
@@ -149,8 +159,9 @@ def explain_lines(
     reason = mutant.get("statusReason")
     if reason and mutant["status"] != "Survived":
         lines += ["why:", *(f"  {shown(r)}" for r in str(reason).splitlines())]
-    lines += verdict_lines(mutant)
-    lines.append(place_line(list(entry.get("mutants", [])), mutant))
+    lines += verdict_lines(mutant, matrix)
+    mutants = list(entry.get("mutants", []))
+    lines.append(place_line(mutants, mutant) if matrix else f"minimal set: unknown ({NO_MATRIX})")
     return lines
 
 
@@ -158,6 +169,7 @@ def explain_command(mutant_id: str, report_path: Path | None) -> int:
     """Print :func:`explain_lines` for ``mutant_id`` of the report; 0, or a usage error."""
     path = report_path or DEFAULT_REPORT
     report = read_report(path)
-    for line in explain_lines(*find(report, mutant_id, shown(path))):
+    found = find(report, mutant_id, shown(path))
+    for line in explain_lines(*found, matrix=has_matrix(report)):
         print(line)
     return 0

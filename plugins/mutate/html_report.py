@@ -37,7 +37,13 @@ from typing import Any
 from claims import ClaimsError, UsageError
 from claims.exits import Exit
 from claims.files import shown, write_atomically
-from plugins.mutate.matrix_scores import MatrixScore, minimal_ids, report_scores
+from plugins.mutate.matrix_scores import (
+    NO_MATRIX,
+    MatrixScore,
+    has_matrix,
+    minimal_ids,
+    report_scores,
+)
 from plugins.mutate.stryker import Report, read_report
 
 STATUS_ORDER = (
@@ -143,7 +149,8 @@ def render_html(report: Mapping[str, Any], title: str = "Mutation report") -> st
         _claims_table(report),
         _survivors(report),
     ]
-    parts += [_file_section(path, entry) for path, entry in report["files"].items()]
+    matrix = has_matrix(report)
+    parts += [_file_section(path, entry, matrix) for path, entry in report["files"].items()]
     parts.append("</body></html>\n")
     return "\n".join(parts)
 
@@ -151,7 +158,9 @@ def render_html(report: Mapping[str, Any], title: str = "Mutation report") -> st
 MATRIX_HEADS = ["dominator strength", "distinguished", "no unique kill"]
 
 
-def _matrix_cells(s: MatrixScore, thresholds: Mapping[str, Any]) -> list[str]:
+def _matrix_cells(s: MatrixScore | None, thresholds: Mapping[str, Any]) -> list[str]:
+    if s is None:  # a report without a kill matrix
+        return ["—", "—", "—"]
     idle = _e(", ".join(s.idle))
     count = f"{len(s.idle)}/{s.claims}"
     listed = f"<details><summary>{count}</summary>{idle}</details>" if s.idle else count
@@ -160,14 +169,14 @@ def _matrix_cells(s: MatrixScore, thresholds: Mapping[str, Any]) -> list[str]:
 
 def _files_table(report: Mapping[str, Any], thresholds: Mapping[str, Any]) -> str:
     heads = ["file", "mutants", *STATUS_ORDER, "strength", *MATRIX_HEADS]
-    matrix = {s.scope: s for s in report_scores(report).files}
+    matrix = {s.scope: s for s in report_scores(report).files} if has_matrix(report) else {}
     rows = []
     for path, entry in report["files"].items():
         counts = _counts(entry["mutants"])
         cells = [f'<a href="#{_anchor(path)}">{_e(path)}</a>', str(len(entry["mutants"]))]
         cells += [str(counts[s]) for s in STATUS_ORDER]
         cells.append(_ratio(strength(counts), thresholds))
-        cells += _matrix_cells(matrix[path], thresholds)
+        cells += _matrix_cells(matrix.get(path), thresholds)
         rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     head = "".join(f"<th>{_e(h)}</th>" for h in heads)
     return f'<h2 id="files">Files</h2><table><tr>{head}</tr>{"".join(rows)}</table>'
@@ -175,6 +184,8 @@ def _files_table(report: Mapping[str, Any], thresholds: Mapping[str, Any]) -> st
 
 def _witnesses_table(report: Mapping[str, Any], thresholds: Mapping[str, Any]) -> str:
     """Per witness, on the mutants its claims cover, counting only its own claims' kills."""
+    if not has_matrix(report):
+        return f'<h2 id="witnesses">Witnesses</h2><p>{_e(NO_MATRIX)}</p>'
     heads = ["witness", "judged", "killed", "survived", "strength", *MATRIX_HEADS]
     rows = []
     for s in report_scores(report).witnesses:
@@ -256,11 +267,11 @@ def _worst(statuses: Sequence[str]) -> str:
     return min(statuses, key=lambda s: STATUS_ORDER.index(s) if s in STATUS_ORDER else 99)
 
 
-def _file_section(path: str, entry: Mapping[str, Any]) -> str:
+def _file_section(path: str, entry: Mapping[str, Any], matrix: bool = True) -> str:
     by_line: dict[int, list[dict[str, Any]]] = {}
     for m in entry["mutants"]:
         by_line.setdefault(int(m["location"]["start"]["line"]), []).append(m)
-    minimal = minimal_ids(entry["mutants"])
+    minimal = minimal_ids(entry["mutants"]) if matrix else frozenset()
     out = [f'<h2 id="{_anchor(path)}">{_e(path)}</h2><div class="src">']
     for number, text in enumerate(str(entry["source"]).splitlines(), start=1):
         here = by_line.get(number, [])

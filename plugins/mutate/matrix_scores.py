@@ -26,7 +26,9 @@ Scopes: a *file* (its mutants; its claims are those covering one of its judged m
 *witness* (the mutants its claims cover, killing sets cut to its claims, so another
 witness's kill is a survivor here; its claims are every claim of it the report names), and
 *all* (every mutant, every claim). Nothing here trusts a stored score: every figure is
-computed from the matrix each time it is shown.
+computed from the matrix each time it is shown. A report whose survey stopped each mutant at
+its first red claim (``config.firstKill``) holds no matrix: :func:`has_matrix` says so, and
+none of these figures is computed or shown for it.
 """
 
 from __future__ import annotations
@@ -167,6 +169,17 @@ def score(scope: str, matrix: Matrix) -> MatrixScore:
 
 # --- matrices of a report --------------------------------------------------------------------
 
+NO_MATRIX = (
+    "no scores on the minimal mutant set: the survey stopped each mutant at its first red "
+    "claim (config.firstKill), so killedBy is not every claim that kills it"
+)
+
+
+def has_matrix(report: Mapping[str, Any]) -> bool:
+    """Whether ``killedBy`` is the full kill matrix: not when ``config.firstKill`` is true."""
+    config = report.get("config")
+    return not (isinstance(config, dict) and config.get("firstKill") is True)
+
 
 def _ids(mutant: Mapping[str, Any], key: str) -> frozenset[str]:
     found = mutant.get(key)
@@ -245,10 +258,18 @@ def minimal_ids(mutants: Sequence[Mapping[str, Any]]) -> frozenset[str]:
     return frozenset(dominators(matrix_of(mutants, ())))
 
 
+MARKS = ("matrixScore", "matrixScores", "minimal")
+"""The extra fields :func:`with_matrix_scores` writes (and drops from a report without a
+matrix, so a rewritten report never carries stale ones)."""
+
+
 def with_matrix_scores(report: Mapping[str, Any]) -> dict[str, Any]:
     """``report`` with the scores as extra fields (the schema allows them): each file's
     ``matrixScore``, ``minimal`` on each judged mutant, and ``matrixScores`` at the top
-    (``all`` and per witness). Any such fields the report held are replaced."""
+    (``all`` and per witness). Any such fields the report held are replaced, or dropped when
+    it has no matrix (:func:`has_matrix`)."""
+    if not has_matrix(report):
+        return _unmarked(report)
     found = report_scores(report)
     files: dict[str, Any] = {}
     per_file = {s.scope: s for s in found.files}
@@ -259,6 +280,17 @@ def with_matrix_scores(report: Mapping[str, Any]) -> dict[str, Any]:
     scores = {"all": found.whole.as_json()}
     scores["witnesses"] = {s.scope: s.as_json() for s in found.witnesses}
     return {**report, "files": files, "matrixScores": scores}
+
+
+def _unmarked(report: Mapping[str, Any]) -> dict[str, Any]:
+    files = {
+        path: {
+            **{k: v for k, v in entry.items() if k not in MARKS},
+            "mutants": [{k: v for k, v in m.items() if k not in MARKS} for m in entry["mutants"]],
+        }
+        for path, entry in report["files"].items()
+    }
+    return {**{k: v for k, v in report.items() if k not in MARKS}, "files": files}
 
 
 def _unplaced(mutant: Mapping[str, Any]) -> bool:
@@ -310,6 +342,8 @@ def row(s: MatrixScore) -> list[object]:
 def scores_tables(report: Mapping[str, Any], tablefmt: str = "simple") -> str:
     """Per witness, then per file and ``all``; ``tablefmt`` ``simple`` fits the terminal,
     any other is tabulate's (``github`` for a Markdown page)."""
+    if not has_matrix(report):
+        return NO_MATRIX
     found = report_scores(report)
     witnesses = [row(s) for s in found.witnesses]
     files = [row(s) for s in (*found.files, found.whole)]
@@ -342,7 +376,10 @@ def idle_lines(report: Mapping[str, Any]) -> list[str]:
 
 
 def summary(report: Mapping[str, Any]) -> str:
-    """The console's account of the matrix: both tables, then the idle claims per witness."""
+    """The console's account of the matrix: both tables, then the idle claims per witness
+    (one line saying why not, for a report without a matrix)."""
+    if not has_matrix(report):
+        return NO_MATRIX
     head = (
         "on the minimal mutant set (one killed mutant per killing set no other killing set "
         "is a strict subset of, and every survivor):"

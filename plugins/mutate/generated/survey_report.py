@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from claims.tables import fitted
+from plugins.mutate import matrix_scores
 from plugins.mutate.generated.mutmut_bridge import GeneratedMutant
-from plugins.mutate.matrix_scores import summary
 from plugins.mutate.stryker import Report, add_file, add_tests, empty_report, location
 
 if TYPE_CHECKING:
@@ -191,8 +191,8 @@ def summarize_report(report: Mapping[str, Any], show_survivors: int | None = Non
         counts[m["status"]] = counts.get(m["status"], 0) + 1
     total = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
     lines = [fitted(rows, headers, 0), "", f"all {len(mutants)} mutants: {total}"]
-    lines += ["", summary(report), ""]
     survivors = [(p, m) for p, m in _mutants(report) if m["status"] == "Survived"]
+    lines += ["", matrix_scores.summary(report), ""]
     show = SHOW_SURVIVORS if show_survivors is None else show_survivors
     lines += [f"survivors (covered, no claim turned red): {len(survivors)}"]
     if show < len(survivors):
