@@ -137,13 +137,13 @@ def render_html(report: Mapping[str, Any], title: str = "Mutation report") -> st
         '<html lang="en"><head><meta charset="utf-8">',
         f"<title>{_e(title)}</title><style>{STYLE}</style></head><body>",
         f"<h1>{_e(title)}</h1>",
+        _jump_list(report),
         f"<p>{_e(framework)}; {len(everything)} mutants in {len(report['files'])} files; "
         f"strength {_ratio(strength(total), thresholds)}"
         + "".join(
             f"; {_e(k)} {_e(_setting(v))}" for k, v in config.items() if k in ("shard", "scope")
         )
         + "</p>",
-        _jump_list(report),
         _files_table(report, thresholds),
         _witnesses_table(report, thresholds),
         _claims_table(report),
