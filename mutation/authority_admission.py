@@ -41,7 +41,6 @@ from planner.authority import (
     HostReleased,
     ImageAdmitted,
     SuspendedForAuthorizedSuccessor,
-    _parse_line,
     fold,
     log_events,
     stream_log,
@@ -430,12 +429,12 @@ def _by_position(line: str) -> str:
     return json.dumps(dict(zip(order, values, strict=True)), separators=(",", ":"))
 
 
-@mutant(replaces="planner.authority._parse_line", turns_red={KEY_ORDER})
+@mutant(replaces="planner.authority.log_events", turns_red={KEY_ORDER}, independent=False)
 def a_record_is_read_by_the_position_of_its_keys(
-    line: str, source: str, number: int, previous: AuthorityEvent | None
-) -> AuthorityEvent:
+    lines: Iterable[str], source: str
+) -> Iterator[AuthorityEvent]:
     """A fast reader takes a record's values by position, in the order the planner's own
-    logs write the keys (``seq``, ``at``, ``event``, then the kind's fields): a record whose
-    keys come in another order reads its values into the wrong fields. (A record whose keys
-    are not all distinct, or that is not a JSON object, is read as before.)"""
-    return _parse_line(_by_position(line), source, number, previous)
+    logs write the keys (``seq``, ``at``, ``event``, then the kind's fields), so a record
+    whose keys come in another order reads its values into the wrong fields. A record whose
+    keys are not all distinct, or that is not a JSON object, is read as before."""
+    return iter(list(log_events([_by_position(line) for line in lines], source)))
