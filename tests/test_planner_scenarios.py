@@ -1,8 +1,9 @@
-"""planner.scenarios: which refused plans still render, and three bad files no claim writes.
+"""planner.scenarios: which refused plans still render, and a scenario time without a zone.
 
 What each named scenario yields (its refusals, in order, or its admission), the scenario
 names and an unknown one, and a scenario in a copied data root are the claims of
-witnesses/v41_group_a_launch.py, glm_group_b_launch.py and dry_run_cli.py.
+witnesses/v41_group_a_launch.py, glm_group_b_launch.py and dry_run_cli.py; the inputs'
+bounds are tests/test_planner_frontiers.py's.
 """
 
 from __future__ import annotations
@@ -63,31 +64,3 @@ def test_a_scenario_time_without_a_zone_names_the_file_and_field(tmp_path: Path)
     with pytest.raises(PlannerInputError) as info:
         load_scenario(root, "supplied")
     assert (info.value.source, info.value.where) == (str(meta), "now")
-
-
-def test_a_bad_inputs_file_names_the_file_and_field(tmp_path: Path) -> None:
-    path = tmp_path / "inputs.json"
-    path.write_text(
-        json.dumps(
-            {
-                "launch_shape": {
-                    "gpu_memory_utilization_bp": 0,
-                    "max_num_batched_tokens": 1,
-                    "prefix_caching": False,
-                }
-            }
-        ),
-        encoding="utf-8",
-    )
-    with pytest.raises(PlannerInputError) as info:
-        load_inputs(path)
-    assert info.value.source == str(path)
-    assert info.value.where == "launch_shape.gpu_memory_utilization_bp"
-
-
-def test_an_unknown_input_names_the_field(tmp_path: Path) -> None:
-    path = tmp_path / "inputs.json"
-    path.write_text(json.dumps({"occupancy": "free"}), encoding="utf-8")
-    with pytest.raises(PlannerInputError) as info:
-        load_inputs(path)
-    assert info.value.where == "occupancy"
