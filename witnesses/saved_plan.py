@@ -349,6 +349,27 @@ def an_unchanged_plan_and_one_whose_log_only_grew_apply_their_saved_scripts() ->
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
+def a_bound_plan_applies_as_its_request_applies() -> Verdict:
+    """``apply --plan PLAN --dry-run -v`` prints, word for word, what ``apply`` given the
+    plan's own request (arm, log, inputs, data root) prints: every connection, every step in
+    the same order with the same ssh argv and sha256, every rollback and cleanup. Binding a
+    plan proves it; it must not change what runs, nor the order it runs in."""
+    with _saved() as files:
+        bound = files.apply_dry_run("-v")
+        direct = run(
+            "apply",
+            "v41_group_a",
+            *("--authority", files.log, "--inputs", files.inputs, "--data", files.data),
+            *("--dry-run", "-v", "--hosts", HOSTS, "--scripts", files.tmp / "direct"),
+        )
+        mine = bound.out.replace(str(files.scripts), "SCRIPTS")
+        theirs = direct.out.replace(str(files.tmp / "direct"), "SCRIPTS")
+    problems = difference("exit codes", (0, 0), (bound.code, direct.code))
+    problems += difference("apply --dry-run -v", theirs.splitlines(), mine.splitlines())
+    return holds_unless(problems, f"{len(mine.splitlines())} lines alike, bound or not")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
 def every_json_document_validates_against_its_schema() -> Verdict:
     """``dry-run --format json``, ``apply --dry-run --format json`` and ``scenarios --format
     json`` each print one JSON document and nothing else on stdout, which its schema's model
