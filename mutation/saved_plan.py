@@ -140,6 +140,34 @@ def the_plan_keeps_no_cleanup_script(host: RenderedHost) -> PlannedHost:
 
 
 @mutant(
+    replaces="planner.saved_plan.planned_host",
+    turns_red={f"{W}.a_saved_plan_holds_every_stage_script_of_every_host_with_its_sha256"},
+    independent=False,
+)
+def the_plan_names_the_unit_as_the_container(host: RenderedHost) -> PlannedHost:
+    """A host's container and unit are recorded crossed: the operator reviews names the
+    scripts never use."""
+    part = planned_host(host)
+    return part.model_copy(update={"container": part.unit, "unit": part.container})
+
+
+@mutant(
+    replaces="planner.saved_plan.planned_host",
+    turns_red={f"{W}.a_saved_plan_holds_every_stage_script_of_every_host_with_its_sha256"},
+    independent=False,
+)
+def the_plan_shows_the_create_argv_without_its_environment(host: RenderedHost) -> PlannedHost:
+    """The docker create argv the operator reviews is a short form without its ``--env``
+    pairs, though the scripts create the container with them."""
+    part = planned_host(host)
+    argv, kept = part.create_argv, []
+    for i, word in enumerate(argv):
+        if word != "--env" and (i == 0 or argv[i - 1] != "--env"):
+            kept.append(word)
+    return part.model_copy(update={"create_argv": tuple(kept)})
+
+
+@mutant(
     replaces="planner.cli._list_scenarios",
     turns_red={f"{W}.every_json_document_validates_against_its_schema"},
 )

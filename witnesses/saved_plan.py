@@ -24,6 +24,7 @@ from fixtures.builders import TINY_RECIPE, data_root_env, v41_dry_run
 from fixtures.live_log import append_event
 from fixtures.saved_plans import HOSTS, V41_MANIFEST, SavedPlanFiles, run, scratch
 from planner.formats import DOCUMENTS
+from planner.realize import HostRealization
 from planner.version import code_digest, planner_version
 
 TERMINAL = 120
@@ -74,8 +75,10 @@ def _digest(read: dict[str, Any]) -> tuple[int, str]:
 
 @claim(ClaimKind.PLANNED_SHAPE)
 def a_saved_plan_holds_every_stage_script_of_every_host_with_its_sha256() -> Verdict:
-    """Per host in rank order, every stage script the dry run renders (forward, rollback and
-    cleanup), byte for byte, each with the sha256 of its bytes; the summary counts them."""
+    """Per host in rank order, what the operator reviews of it (host, rank, container, unit,
+    the whole docker create argv) as the dry run realizes it, and every stage script the dry
+    run renders (forward, rollback and cleanup), byte for byte, each with the sha256 of its
+    bytes; the summary counts them."""
     planned = v41_dry_run("supplied")
     want = [
         [(s.stage.value, s.script, _sha(s.script.encode())) for s in h.steps] for h in planned.hosts
@@ -84,8 +87,20 @@ def a_saved_plan_holds_every_stage_script_of_every_host_with_its_sha256() -> Ver
         saved = files.document()
     got = [[(s["stage"], s["script"], s["sha256"]) for s in h["steps"]] for h in saved["hosts"]]
     problems = difference("hosts' steps", want, got)
+    problems += difference(
+        "hosts",
+        [_reviewed(h.realization) for h in planned.hosts],
+        [
+            (h["host"], h["rank"], h["container"], h["unit"], h["create_argv"])
+            for h in saved["hosts"]
+        ],
+    )
     problems += difference("summary", "4 hosts, 32 steps, ADMITTED", saved["summary"])
     return holds_unless(problems, "4 hosts x 8 stage scripts with their sha256")
+
+
+def _reviewed(real: HostRealization) -> tuple[str, int, str, str, list[str]]:
+    return real.host_name, real.rank, real.container_name, real.unit_name, list(real.create_argv)
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
