@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn, TextIO, cast
 
+from filerules import VersionAction, write_atomically
 from planner import coordinator, data, provenance
 from planner.arm_launch import DryRun
 from planner.arms import Arm, ArmSources, arm, arms
@@ -30,7 +31,7 @@ from planner.provenance import InputRead
 from planner.recipe import RecipeInvalid, load_recipe
 from planner.recipe_launch import RecipeSources, recipe_dry_run
 from planner.refusal import PlannerInputError
-from planner.report import render_report, write_atomically
+from planner.report import render_report
 from planner.saved_plan import SavedPlan, request_of, saved_plan
 from planner.scenarios import load_inputs, load_scenario, scenario_names
 from planner.values import Dash, closest, did_you_mean, printable
@@ -96,24 +97,6 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         super().error(printable(message))
-
-
-class _Version(argparse.Action):
-    """``--version``: the version is computed when asked for (it digests the planner's
-    code), never each time a parser is built."""
-
-    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
-        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
-
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: object,
-        option_string: str | None = None,
-    ) -> None:
-        print(f"planner {planner_version()}")
-        parser.exit()
 
 
 def _debug_option(parser: argparse.ArgumentParser, default: object) -> None:
@@ -201,7 +184,10 @@ def _parser(arm_names: tuple[str, ...], inputs_help: str) -> Parser:
     )
     _debug_option(parser, False)
     parser.add_argument(
-        "--version", action=_Version, help="print the planner's version (release+code digest)"
+        "--version",
+        action=VersionAction,
+        version_text=planner_version,
+        help="print the planner's version (release+code digest)",
     )
     # its parsers are Parsers too (argparse makes them of the top parser's class)
     commands = cast(

@@ -70,6 +70,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Literal, NamedTuple
 
+from filerules import umask, write_atomically
 from planner.apply import FORWARD_STAGES, Stage
 from planner.arm_launch import DryRun
 from planner.formats import ApplyDryRun, CommandEntry, HostEntry, document_json
@@ -84,7 +85,6 @@ from planner.journal import (
     verdict,
 )
 from planner.refusal import PlannerInputError
-from planner.report import write_atomically
 from planner.saved_plan import bind, load_plan, request_args
 from planner.transaction import (
     COMMIT_ATTEMPTS,
@@ -783,16 +783,10 @@ def write_scripts(plan: TransactionPlan, scripts: Path) -> None:
         for step in (*plan.forward, *plan.rollbacks, *plan.cleanups):
             write_atomically(temp / step.host_name / f"{step.stage.value}.sh", step.script)
         _synced(temp)
-        os.chmod(temp, 0o777 & ~_umask())  # mkdtemp's 0700 would hide the set from others
+        os.chmod(temp, 0o777 & ~umask())  # mkdtemp's 0700 would hide the set from others
         _swap_in(temp, target)
     finally:
         shutil.rmtree(temp, ignore_errors=True)
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 def _replaceable(target: Path) -> None:
