@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import argparse
 import errno
-import hashlib
 import math
 import os
 import re
@@ -71,7 +70,7 @@ from types import TracebackType
 from typing import IO, Literal, NamedTuple
 
 from filerules import umask, write_atomically
-from planner.apply import FORWARD_STAGES, Stage
+from planner.apply import FORWARD_STAGES, Stage, script_sha256
 from planner.arm_launch import DryRun
 from planner.formats import ApplyDryRun, CommandEntry, HostEntry, document_json
 from planner.journal import (
@@ -226,7 +225,7 @@ def exit_argv(settings: SshSettings, host: HostAddress, control: str) -> tuple[s
 
 def remote_command(step: TransactionStep, settings: SshSettings) -> str:
     """The command line the host's login shell runs for ``step``."""
-    digest = hashlib.sha256(step.script.encode()).hexdigest()
+    digest = script_sha256(step)
     timeouts = (str(settings.stage_timeout), str(settings.kill_after))
     args = ("gunbc-apply", step.stage.value, digest, *timeouts)
     return shlex.join(("exec", "sh", "-c", REMOTE_SCRIPT, *args, step.container_name))
@@ -729,7 +728,7 @@ def render_terse(plan: TransactionPlan, scripts: Path, attempts: int) -> list[st
         if phase in heads:
             lines.append(heads.pop(phase))
         number = f"{n:>3}." if n is not None else "    "
-        digest = hashlib.sha256(step.script.encode()).hexdigest()
+        digest = script_sha256(step)
         lines.append(f"{number} {step.stage.value:<{width}} {step.host_name:<8} sha256 {digest}")
     return lines
 
@@ -745,7 +744,7 @@ def dry_run_document(
             stage=step.stage,
             host=step.host_name,
             rank=step.rank,
-            script_sha256=hashlib.sha256(step.script.encode()).hexdigest(),
+            script_sha256=script_sha256(step),
             script_path=str(scripts / step.host_name / f"{step.stage.value}.sh"),
             argv=session_argv(settings, plan.host(step.rank), CONTROL, step),
         )
@@ -1158,10 +1157,7 @@ def run(args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun]) 
             check_live_read(args)
             dry = plan(args)
         if not dry.admitted:
-            for line in (text for r in dry.refusals for text in r.lines()):
-                print(printable(line))
-            print(f"apply {dry.arm}: REFUSED: the plan is not admitted; nothing ran")
-            return EXIT_REFUSED
+            return refused(dry, f"apply {dry.arm}: REFUSED: the plan is not admitted; nothing ran")
         transaction = plan_transaction(dry, hosts)
     except PlannerInputError as exc:
         return _error(str(exc))
@@ -1182,6 +1178,15 @@ def run(args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun]) 
         gate = admission_gate(args, plan, transaction)
         progress = progress_of(args)
         return execute(transaction, settings, args.commit_attempts, journal, gate, progress)
+
+
+def refused(dry: DryRun, verdict: str) -> int:
+    """Print every refusal of ``dry`` (each line, then its hint line), then ``verdict``, on
+    stdout: what apply and ``apply --check`` say when they will not go on (exit 1)."""
+    for line in (text for r in dry.refusals for text in r.lines()):
+        print(printable(line))
+    print(verdict)
+    return EXIT_REFUSED
 
 
 def _print_dry_run(
