@@ -893,9 +893,12 @@ host in sync;
 
 
 def add_parser(
-    commands: argparse._SubParsersAction[argparse.ArgumentParser], arms: list[str]
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+    arms: list[str],
+    planning: argparse.ArgumentParser,
 ) -> None:
-    """Register ``planner apply`` on the planner's subcommands."""
+    """Register ``planner apply`` on the planner's subcommands; ``planning`` is the parent
+    holding the planning options it shares with ``planner dry-run`` (:mod:`planner.options`)."""
     apply = commands.add_parser(
         "apply",
         help="run the transaction on the hosts over ssh (or print it: --dry-run)",
@@ -906,28 +909,9 @@ def add_parser(
         "order and clean up. Prints what ran and what each host was left in.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        parents=[planning],
     )
     apply.add_argument("arm", nargs="?", choices=arms, help="which arm to apply (or --recipe)")
-    apply.add_argument(
-        "--scenario",
-        help="a named scenario from fixtures/scenarios/ (its log and inputs): --dry-run only, "
-        "unless --for-testing",
-    )
-    apply.add_argument(
-        "--authority",
-        type=path_argument,
-        help="authority log (JSON lines); a real apply reads it at the wall clock, before "
-        "preflight and again just before commit",
-    )
-    apply.add_argument("--inputs", type=path_argument, help="frontier inputs (JSON)")
-    apply.add_argument(
-        "--now",
-        help="ISO-8601 time to read the authority log at (default: now): --dry-run only, "
-        "unless --for-testing",
-    )
-    apply.add_argument(
-        "--data", type=path_argument, help="data root (default: the fixtures directory)"
-    )
     apply.add_argument(
         "--for-testing",
         action="store_true",
