@@ -332,7 +332,7 @@ def an_unreadable_log_is_not_named(path: Path) -> Iterator[AuthorityEvent]:
 
 
 @mutant(
-    replaces="planner.values.strict_json",
+    replaces="filerules.reading.strict_json",
     turns_red={
         TWICE,
         PLAINLY,
