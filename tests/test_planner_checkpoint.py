@@ -7,19 +7,17 @@ from pathlib import Path
 
 import pytest
 
+from planner.arms.glm_group_b import GLM_PARSERS, glm_row
 from planner.arms.glm_group_b import MANIFEST as GLM_MANIFEST
+from planner.arms.v41_group_a import DEEPSEEK_V41_PARSERS, deepseek_v41_flash_row
 from planner.arms.v41_group_a import MANIFEST as V41_MANIFEST
 from planner.checkpoint import (
     CHECKPOINT_ROOT,
-    DEEPSEEK_V41_PARSERS,
-    GLM_PARSERS,
     CheckpointManifest,
     CheckpointVllmParsers,
     NothingBeyondWeights,
     PageCacheFromNonKvHeadroom,
     checkpoint_row,
-    deepseek_v41_flash_row,
-    glm_row,
     load_manifest,
     local_checkpoint_directory,
 )

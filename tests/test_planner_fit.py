@@ -7,11 +7,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from planner import data
+from planner.arms.glm_group_b import GLM_GROUP_B_PROFILE, glm_row
 from planner.arms.glm_group_b import MANIFEST as GLM_MANIFEST
 from planner.arms.v41_group_a import MANIFEST as V41_MANIFEST
-from planner.checkpoint import CheckpointRow, deepseek_v41_flash_row, glm_row
-from planner.fit import (
+from planner.arms.v41_group_a import (
     V41_ENGRAM_RESIDENT_BETS,
+    deepseek_v41_flash_row,
+    deepseek_v41_measurement_profile,
+)
+from planner.checkpoint import CheckpointRow
+from planner.fit import (
     Fit,
     allowance_gib,
     bets_above_allowance,
@@ -19,11 +24,7 @@ from planner.fit import (
     serving_arm_admits,
     serving_arm_admits_under,
 )
-from planner.profile import (
-    GLM_GROUP_B_PROFILE,
-    ServingLaunchProfile,
-    deepseek_v41_measurement_profile,
-)
+from planner.profile import ServingLaunchProfile
 
 POOL = 484
 RANKS = 4

@@ -6,7 +6,10 @@ from planner import data
 from planner.arms import arms
 from planner.arms.glm_group_b import (
     ARM,
+    GLM_GROUP_B_PROFILE,
+    GLM_NATIVE_CONTAINER,
     GLM_NATIVE_IMAGE,
+    GLM_NATIVE_UNITS,
     GLM_ROUTE,
     GLM_RUNTIME_KEY,
     GROUP,
@@ -17,8 +20,6 @@ from planner.arms.glm_group_b import (
 from planner.arms.glm_group_b import MANIFEST as GLM_MANIFEST
 from planner.authority import fold, read_log
 from planner.checkpoint import NothingBeyondWeights
-from planner.identity import GLM_NATIVE_CONTAINER, GLM_NATIVE_UNITS
-from planner.profile import GLM_GROUP_B_PROFILE
 from planner.runtime import arm_wall
 from planner.scenarios import load_scenario
 

@@ -5,16 +5,9 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from planner.identity import (
-    GLM_NATIVE_CONTAINER,
-    GLM_NATIVE_UNITS,
-    LOG_ROOT,
-    V41_CONTAINER,
-    V41_UNITS,
-    ArmContainerIdentity,
-    ArmUnitIdentity,
-    BindMount,
-)
+from planner.arms.glm_group_b import GLM_NATIVE_CONTAINER, GLM_NATIVE_UNITS
+from planner.arms.v41_group_a import V41_CONTAINER, V41_UNITS
+from planner.identity import LOG_ROOT, ArmContainerIdentity, ArmUnitIdentity, BindMount
 
 
 def test_v41_container_identity() -> None:

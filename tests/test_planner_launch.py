@@ -5,16 +5,18 @@ from __future__ import annotations
 import pytest
 
 from planner import data
-from planner.arms.glm_group_b import GLM_ROUTE
+from planner.arms.glm_group_b import GLM_GROUP_B_PROFILE, GLM_NATIVE_CONTAINER, GLM_ROUTE, glm_row
 from planner.arms.glm_group_b import MANIFEST as GLM_MANIFEST
 from planner.arms.v41_group_a import MANIFEST as V41_MANIFEST
-from planner.arms.v41_group_a import V41_ROUTE
-from planner.checkpoint import deepseek_v41_flash_row, glm_row
-from planner.engram import V41_ENGRAM_PLACEMENT
+from planner.arms.v41_group_a import (
+    V41_CONTAINER,
+    V41_ENGRAM_PLACEMENT,
+    V41_ROUTE,
+    deepseek_v41_flash_row,
+    deepseek_v41_measurement_profile,
+)
 from planner.fabric import Fabric
-from planner.identity import GLM_NATIVE_CONTAINER, V41_CONTAINER
 from planner.launch import LaunchPlan, RankLaunch, host_env, plan_arm_launch, rank_serve_argv
-from planner.profile import GLM_GROUP_B_PROFILE, deepseek_v41_measurement_profile
 
 DIGEST = "sha256:ab10f46a89cb5ae9b00a3a7dc3a6b8d6315eac94a8d1b51e94adab1b58b05f22"
 PLACEMENT = "/var/lib/gunbc/checkpoints/deepseek-ai--DeepSeek-V4.1-Flash/dba1be0a"

@@ -11,15 +11,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from planner.profile import (
-    GLM_GROUP_B_PROFILE,
+from planner.arms.glm_group_b import GLM_GROUP_B_PROFILE
+from planner.arms.v41_group_a import (
     V41_ENGRAM_REQUEST,
     V41_MEASUREMENT_MAX_MODEL_LEN,
     V41_STAIRCASE_CONCURRENCIES,
-    ServingLaunchProfile,
-    VllmEngramConfigRequest,
     deepseek_v41_measurement_profile,
 )
+from planner.profile import ServingLaunchProfile, VllmEngramConfigRequest
 
 
 def profile(bp: int = 8000, **extra: object) -> ServingLaunchProfile:

@@ -13,8 +13,11 @@ from planner.arms.v41_group_a import (
     GROUP,
     NAME,
     SPARK_PAIR_SERVE_PORT,
+    V41_CONTAINER,
+    V41_ENGRAM_PLACEMENT,
     V41_ROUTE,
     V41_RUNTIME_KEY,
+    V41_UNITS,
     v41_group_a_call,
     v41_group_a_launch_dry_run,
     v41_profile,
@@ -22,9 +25,7 @@ from planner.arms.v41_group_a import (
 from planner.arms.v41_group_a import MANIFEST as V41_MANIFEST
 from planner.authority import fold, read_log
 from planner.checkpoint import PageCacheFromNonKvHeadroom
-from planner.engram import V41_ENGRAM_PLACEMENT
 from planner.frontiers import PlanInputs
-from planner.identity import V41_CONTAINER, V41_UNITS
 from planner.refusal import PlannerInputError
 from planner.scenarios import load_inputs, load_scenario
 
