@@ -13,12 +13,12 @@ import json
 from mutation import mutant
 from planner.apply import ApplyContext, Stage, apply_body
 from planner.arm_launch import ArmCall, DryRun
-from planner.arms.glm_group_b import glm_group_b_call, glm_group_b_launch_dry_run
+from planner.arms.glm_group_b import glm_group_b_call, glm_group_b_launch_dry_run, glm_row
+from planner.arms.v41_group_a import V41_ENGRAM_REQUEST, V41_UNITS
 from planner.authority import AuthorityState
-from planner.checkpoint import CheckpointManifest, CheckpointRow, CheckpointVllmParsers, glm_row
+from planner.checkpoint import CheckpointManifest, CheckpointRow, CheckpointVllmParsers
 from planner.fabric import Fabric, FabricGroup, Host
-from planner.identity import V41_UNITS
-from planner.profile import V41_ENGRAM_REQUEST, ServingLaunchProfile
+from planner.profile import ServingLaunchProfile
 
 W = "glm_group_b_launch"
 CALL_SITE = "planner.arms.glm_group_b.glm_group_b_call"
@@ -197,7 +197,7 @@ def glm_followers_apply_before_srv1(
     return run.model_copy(update={"apply_order": tuple(order)})
 
 
-@mutant(replaces="planner.checkpoint.glm_row", turns_red={FIT})
+@mutant(replaces="planner.arms.glm_group_b.glm_row", turns_red={FIT})
 def glm_weight_rounded_down(manifest: CheckpointManifest) -> CheckpointRow:
     """GLM's weight is rounded down to whole GiB, so the fit under-counts it."""
     row = glm_row(manifest)

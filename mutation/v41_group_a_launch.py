@@ -18,7 +18,13 @@ from mutation import combined, mutant
 from planner.admission import Candidate, image_admitted_for_runtime, successor_may_launch
 from planner.apply import ApplyContext, cleanup_body
 from planner.arm_launch import ArmCall, DryRun, arm_mounts, plan_arm
-from planner.arms.v41_group_a import v41_group_a_call, v41_group_a_launch_dry_run
+from planner.arms.v41_group_a import (
+    V41_STAIRCASE_CONCURRENCIES,
+    deepseek_v41_flash_row,
+    deepseek_v41_measurement_profile,
+    v41_group_a_call,
+    v41_group_a_launch_dry_run,
+)
 from planner.authority import (
     AuthorityEvent,
     AuthorityState,
@@ -31,7 +37,6 @@ from planner.checkpoint import (
     CheckpointManifest,
     CheckpointRow,
     NothingBeyondWeights,
-    deepseek_v41_flash_row,
 )
 from planner.fabric import Fabric, FabricGroup, Host
 from planner.fit import serving_arm_admits
@@ -45,12 +50,7 @@ from planner.launch import (
     plan_arm_launch,
     rank_serve_argv,
 )
-from planner.profile import (
-    V41_STAIRCASE_CONCURRENCIES,
-    ServingLaunchProfile,
-    VllmEngramConfigRequest,
-    deepseek_v41_measurement_profile,
-)
+from planner.profile import ServingLaunchProfile, VllmEngramConfigRequest
 from planner.realize import STOP_GRACE_SECONDS, create_argv, unit_text
 from planner.refusal import Refusal
 from planner.runtime import ProducedImage, arm_wall
@@ -61,7 +61,7 @@ PLAN = f"{W}.engram_request_renders_both_dotted_flags"
 HELD = f"{W}.host_not_held_by_the_subject_is_refused"
 STALE = f"{W}.expired_lease_is_refused"
 ALLOWANCE = f"{W}.low_utilization_refuses_naming_the_declared_allowance"
-MINT = "planner.profile.deepseek_v41_measurement_profile"
+MINT = "planner.arms.v41_group_a.deepseek_v41_measurement_profile"
 CONJUNCT_1 = "planner.admission.successor_may_launch"
 V4_PAIR_CONTAINER = "gunbc-spark-pair"
 ENGRAM_FLAGS = VllmEngramConfigRequest.flags
@@ -140,7 +140,7 @@ def prefix_caching_forced_on(
 
 
 @mutant(
-    replaces="planner.checkpoint.deepseek_v41_flash_row",
+    replaces="planner.arms.v41_group_a.deepseek_v41_flash_row",
     turns_red={
         f"{W}.recipe_parsers_and_tokenizer_mode_are_rendered",
         SERVE,

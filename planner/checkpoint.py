@@ -125,22 +125,3 @@ def checkpoint_row(
         resident_beyond_weights=resident_beyond_weights,
         placement=local_checkpoint_directory(manifest.model, manifest.revision),
     )
-
-
-DEEPSEEK_V41_PARSERS = CheckpointVllmParsers(
-    tool_call="deepseek_v41", reasoning="deepseek_v41", tokenizer_mode="deepseek_v41"
-)
-"""The vLLM recipe's parsers and tokenizer mode for DeepSeek-V4.1."""
-
-GLM_PARSERS = CheckpointVllmParsers(tool_call="glm45", reasoning="glm45")
-"""GLM-4.x: its own parsers and no tokenizer mode (so no tokenizer flag)."""
-
-
-def deepseek_v41_flash_row(manifest: CheckpointManifest) -> CheckpointRow:
-    """The V4.1 row: backbone weight, recipe parsers, page-cache allowance beyond weights."""
-    return checkpoint_row(manifest, DEEPSEEK_V41_PARSERS, PageCacheFromNonKvHeadroom())
-
-
-def glm_row(manifest: CheckpointManifest) -> CheckpointRow:
-    """The GLM row: its own parsers, nothing resident beyond weights."""
-    return checkpoint_row(manifest, GLM_PARSERS, NothingBeyondWeights())

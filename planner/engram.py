@@ -37,14 +37,6 @@ class EngramPlacement(Frozen):
         return ((MANIFEST_ENV, self.manifest_path), (RECEIPT_ENV, self.receipt_dir))
 
 
-V41_ENGRAM_PLACEMENT = EngramPlacement(
-    row_store_dir="/var/tmp/engram-local/DeepSeek-V4.1-Flash",
-    manifest_dir="/var/lib/gunbc/engram/v41/manifest",
-    manifest_name="row-store-manifest.json",
-    receipt_dir="/var/lib/gunbc/engram/v41/receipts",
-)
-
-
 class FileTreeScope(Frozen):
     """A directory a write is sealed to: the target may not leave it."""
 

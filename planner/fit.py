@@ -137,15 +137,6 @@ class ResidentBet(Frozen):
     per_rank_gib: int
 
 
-V41_ENGRAM_RESIDENT_BETS: tuple[ResidentBet, ...] = (
-    ResidentBet(concurrency=2, per_rank_gib=19),
-    ResidentBet(concurrency=4, per_rank_gib=30),
-    ResidentBet(concurrency=6, per_rank_gib=37),
-    ResidentBet(concurrency=16, per_rank_gib=46),
-)
-"""The stress model's bets; a later measurement confirms or falsifies each."""
-
-
 def bets_above_allowance(fit: Fit, bets: tuple[ResidentBet, ...]) -> tuple[ResidentBet, ...]:
     """The bets that exceed the per-rank allowance: the ones to watch."""
     return tuple(b for b in bets if b.per_rank_gib * fit.ranks > fit.allowance_gib)

@@ -51,60 +51,6 @@ class PlanInputs(Frozen):
         return getattr(self, name) is not None
 
 
-V41_FRONTIERS: tuple[DeclaredFrontier, ...] = (
-    DeclaredFrontier(
-        id="produced_image",
-        input="produced V4.1 image (config digest) + a registry reading",
-        owner_pr=12353,
-        owner="build lane",
-        today="V41RuntimeProductionUnestablished; with no reading the arm wall refuses",
-        trigger="#12353 merges",
-        sufficient_for="the plan runs the produced image by its config digest",
-        blocks_input="produced_image",
-    ),
-    DeclaredFrontier(
-        id="launch_shape",
-        input="max_num_batched_tokens 8192, utilization 8000 bp, prefix caching explicit off",
-        owner_pr=12371,
-        owner="v41_measurement_launch_shape (clever-gull-48)",
-        today="obligation naming #12371",
-        trigger="#12371 merges",
-        sufficient_for="the minted profile carries the measurement's declared axes",
-        blocks_input="launch_shape",
-    ),
-    DeclaredFrontier(
-        id="engram_manifest",
-        input="Engram manifest text",
-        owner_pr=12359,
-        owner="v41_engram_store_manifest",
-        today="obligation naming #12359",
-        trigger="#12359 merges",
-        sufficient_for="each host stages the manifest as a sealed, readback-verified write",
-        blocks_input="engram_manifest",
-    ),
-    DeclaredFrontier(
-        id="host_occupancy",
-        input="occupancy conjunct (a V4 unit or any GPU process is live, or memory is short)",
-        owner_pr=12351,
-        owner="admit_spark_host_unoccupied",
-        today="not yet a conjunct",
-        trigger="#12351 merges",
-        sufficient_for="a host whose V4 unit or any GPU process is live, or whose available "
-        "memory is short, refuses this launch",
-    ),
-    DeclaredFrontier(
-        id="authority_transition",
-        input="the authority transition itself",
-        owner_pr=12370,
-        owner="adhoc-f7cabf26-ca3 (bright-ant-770)",
-        today="consumed as specified: SuspendedForAuthorizedSuccessor with the exact candidate, "
-        "lease observed at read time",
-        trigger="#12370 merges",
-        sufficient_for="admission reads the suspension for exactly this candidate from the log",
-    ),
-)
-
-
 def unmet_obligations(
     frontiers: tuple[DeclaredFrontier, ...], inputs: PlanInputs
 ) -> tuple[Refusal, ...]:

@@ -79,20 +79,3 @@ class ArmUnitIdentity(Frozen):
 
     def log_path_for_rank(self, rank: int) -> str:
         return f"{self.log_root}/{self.unit_for_rank(rank).removesuffix('.service')}.log"
-
-
-V41_CONTAINER = ArmContainerIdentity(name="gunbc-v41-tp4", rendezvous_port=29511, shm_size="32g")
-V41_UNITS = ArmUnitIdentity(
-    head_unit="gunbc-v41-tp4-head.service",
-    rank_unit="gunbc-v41-tp4-rank.service",
-    description="DeepSeek-V4.1 TP4 serving arm (Group A)",
-)
-
-GLM_NATIVE_CONTAINER = ArmContainerIdentity(
-    name="glm-native-tp4", rendezvous_port=29500, shm_size="16g"
-)
-GLM_NATIVE_UNITS = ArmUnitIdentity(
-    head_unit="glm-native-head.service",
-    rank_unit="glm-native-rank.service",
-    description="GLM native serving arm (Group B)",
-)

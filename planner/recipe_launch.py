@@ -27,6 +27,12 @@ What the recipe gives and what the launcher decides:
   names its image by tag, which names no content the log could have admitted, so the image
   conjunct runs only for an image given by digest and is otherwise reported as not checked.
   Without a log the result is PLANNED, never ADMITTED, and ``planner apply`` refuses it.
+- **Values**: a recipe takes no arm's value (the arms' live in :mod:`planner.arms`, which
+  this path never imports): its rendezvous and serving ports are the recipe path's own
+  (:mod:`planner.recipe`; its serving port is the same number as V4.1's route, written
+  there, never read from that arm), and its page-cache allowance is the shared rule of
+  :mod:`planner.checkpoint` and :mod:`planner.fit`, chosen by the recipe's own Engram flags.
+  A recipe is data: a value it needs belongs to its file or to this path, never to an arm.
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ def clone(tmp_path: Path) -> Path:
 
 
 def test_dropping_an_obligation_while_its_pr_is_open_turns_base_red(clone: Path) -> None:
-    ledger = clone / "planner" / "frontiers.py"
+    ledger = clone / "planner" / "arms" / "v41_group_a.py"
     text = ledger.read_text()
     start = text.index('    DeclaredFrontier(\n        id="host_occupancy"')
     end = text.index('    DeclaredFrontier(\n        id="authority_transition"')

@@ -21,7 +21,7 @@ from witnesses.plugin import WITNESSES
 V41 = "v41_group_a_launch"
 SEED = {
     "engram_request_dropped_from_the_mint": (
-        "planner.profile.deepseek_v41_measurement_profile",
+        "planner.arms.v41_group_a.deepseek_v41_measurement_profile",
         {f"{V41}.engram_request_renders_both_dotted_flags"},
     ),
     "held_host_conjunct_removed": (

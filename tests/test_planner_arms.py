@@ -3,12 +3,17 @@
 Each arm's values and dry run are stated by its witness (witnesses/v41_group_a_launch.py,
 witnesses/glm_group_b_launch.py); the registry's names and its misnamed-module error by
 witnesses/arm_registry.py. This file keeps what no claim runs: a copy of the package with a
-third arm module added.
+third arm module added (and the arm registry's claims run over it), and the two rules that
+keep every arm's values in its module: no shared module holds one, nor imports an arm.
 """
 
 from __future__ import annotations
 
+import ast
+import importlib
 import os
+import pkgutil
+import re
 import shutil
 import subprocess
 import sys
@@ -16,83 +21,208 @@ from pathlib import Path
 
 import pytest
 
+import planner
 from planner import data
+from planner.arms import arms
+from planner.checkpoint import CheckpointVllmParsers
+from planner.engram import EngramPlacement
+from planner.fit import ResidentBet
+from planner.frontiers import DeclaredFrontier
+from planner.identity import ArmContainerIdentity, ArmUnitIdentity
+from planner.launch import ServingRoute
+from planner.profile import ServingLaunchProfile, VllmEngramConfigRequest
+from planner.runtime import ProducedImage
 
 PLANNER = Path(sys.executable).parent / "planner"
-PACKAGE = Path(__file__).resolve().parents[1] / "planner"
+CLAIMS = Path(sys.executable).parent / "claims"
+REPO = Path(__file__).resolve().parents[1]
+PACKAGE = REPO / "planner"
+PLANNER_PATH = list(planner.__path__)
 
-THIRD_ARM = '''"""A third arm, for the test: GLM's values planned over Group A."""
+THIRD_ARM = '''"""A third arm, for the test: GLM-4.6 planned over Group A, every value its own."""
 
 from planner.arm_launch import ArmCall, DryRun, plan_arm
 from planner.arms import Arm, ArmSources
-from planner.arms.glm_group_b import GLM_NATIVE_IMAGE, GLM_ROUTE, GLM_RUNTIME_KEY, MANIFEST
-from planner.checkpoint import glm_row
-from planner.identity import GLM_NATIVE_CONTAINER, GLM_NATIVE_UNITS
-from planner.profile import GLM_GROUP_B_PROFILE
+from planner.checkpoint import CheckpointVllmParsers, NothingBeyondWeights, checkpoint_row
+from planner.identity import ArmContainerIdentity, ArmUnitIdentity
+from planner.launch import ServingRoute
+from planner.profile import ServingLaunchProfile
+from planner.runtime import ImageArtifact, ProducedImage, RegistryReading
+
+NAME = "glm_group_a"
+RUNTIME_KEY = "gunbc-glm-group-a"
+MANIFEST = "checkpoints/glm-4.6-fp8-5c7e1f3b.manifest.json"
+CONTAINER = ArmContainerIdentity(name="glm-a-tp4", rendezvous_port=29530, shm_size="16g")
+UNITS = ArmUnitIdentity(
+    head_unit="glm-a-tp4-head.service",
+    rank_unit="glm-a-tp4-rank.service",
+    description="GLM serving arm (Group A)",
+)
+ROUTE = ServingRoute(serve_port=8200, served_model_name="glm-a")
+PARSERS = CheckpointVllmParsers(tool_call="glm45", reasoning="glm45")
+PROFILE = ServingLaunchProfile(
+    gpu_memory_utilization_bp=8000,
+    max_model_len=65536,
+    max_num_seqs=4,
+    max_num_batched_tokens=4096,
+    kv_cache_dtype="fp8",
+    prefix_caching=False,
+)
+IMAGE = ProducedImage(
+    artifact=ImageArtifact(config_digest="sha256:" + "a1" * 32, runtime_key=RUNTIME_KEY),
+    registry_reading=RegistryReading(vllm_version="0.33.0"),
+)
 
 
 def _dry_run(sources: ArmSources) -> DryRun:
     call = ArmCall(
-        arm="glm_group_a",
+        arm=NAME,
         group=sources.fabric.group("group_a"),
-        row=glm_row(sources.manifest(MANIFEST)),
-        container=GLM_NATIVE_CONTAINER,
-        units=GLM_NATIVE_UNITS,
-        route=GLM_ROUTE,
-        runtime_key=GLM_RUNTIME_KEY,
-        profile=GLM_GROUP_B_PROFILE,
-        image=GLM_NATIVE_IMAGE,
+        row=checkpoint_row(sources.manifest(MANIFEST), PARSERS, NothingBeyondWeights()),
+        container=CONTAINER,
+        units=UNITS,
+        route=ROUTE,
+        runtime_key=RUNTIME_KEY,
+        profile=PROFILE,
+        image=IMAGE,
     )
     return plan_arm(call, sources.state)
 
 
 ARM = Arm(
-    name="glm_group_a",
+    name=NAME,
     group="group_a",
     report="target/glm-group-a-launch-dry-run.txt",
     uses_inputs=False,
     plan=_dry_run,
 )
 '''
+"""A whole arm: the values it names and the call that gives them to the shared launcher. It
+imports types and rules only (no other arm's module): no value of an arm is shared."""
+
+
+def _imported_modules(text: str) -> set[str]:
+    """The modules a module's text imports from."""
+    tree = ast.parse(text)
+    found = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    return found | {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
+def test_the_third_arm_takes_no_other_arms_value() -> None:
+    """The third arm imports the shared modules (types and rules) and the registry only."""
+    imported = _imported_modules(THIRD_ARM)
+    arm_modules = {f"planner.arms.{name}" for name in arms()}
+    assert imported <= {f"planner.{m.name}" for m in pkgutil.iter_modules(PLANNER_PATH)}
+    assert "planner.arms" in imported and not imported & arm_modules
+
+
+ARM_VALUE_TYPES = (
+    ArmContainerIdentity,
+    ArmUnitIdentity,
+    ServingRoute,
+    ServingLaunchProfile,
+    VllmEngramConfigRequest,
+    CheckpointVllmParsers,
+    EngramPlacement,
+    ProducedImage,
+    DeclaredFrontier,
+    ResidentBet,
+)
+"""The types of what an arm names for the launcher (its :class:`ArmCall`'s fields and the
+declarations beside them)."""
+
+
+def test_no_shared_module_holds_a_value_of_an_arm() -> None:
+    """Every module of the planner outside ``planner/arms/`` keeps types and rules: none binds
+    an identity, route, profile, parsers, placement, image, frontier or bet at module level,
+    alone or in a tuple (a recipe's are built from its file)."""
+    held = []
+    for info in pkgutil.iter_modules(PLANNER_PATH):
+        if info.ispkg:
+            continue
+        module = importlib.import_module(f"planner.{info.name}")
+        for name, value in vars(module).items():
+            items = value if isinstance(value, tuple) else (value,)
+            if any(isinstance(item, ARM_VALUE_TYPES) for item in items):
+                held.append(f"planner.{info.name}.{name}")
+    assert held == []
+
+
+def test_no_shared_module_imports_an_arm() -> None:
+    """Arms import the shared modules, never the reverse: outside ``planner/arms/`` only the
+    registry itself (:mod:`planner.arms`) is imported, by the command line."""
+    arm_modules = {f"planner.arms.{name}" for name in arms()}
+    importers = {
+        path.name: _imported_modules(path.read_text(encoding="utf-8")) & arm_modules
+        for path in sorted(PACKAGE.glob("*.py"))
+    }
+    assert {name: found for name, found in importers.items() if found} == {}
 
 
 @pytest.mark.skipif(not PLANNER.is_file(), reason="planner is not installed")
 def test_adding_an_arm_is_adding_its_module(tmp_path: Path) -> None:
-    """A copy of the planner with one more module in planner/arms/ and no other edit: the
-    command line offers the arm, plans it over its group and writes its own report."""
-    shutil.copytree(PACKAGE, tmp_path / "planner", ignore=shutil.ignore_patterns("__pycache__"))
-    (tmp_path / "planner" / "arms" / "glm_group_a.py").write_text(THIRD_ARM, encoding="utf-8")
+    """A copy of the planner with one more module in planner/arms/ and every other file
+    byte for byte the same: the command line offers the arm, plans it over its group with
+    its own values and writes its own report, and the arm registry's claims hold over it."""
+    copy = tmp_path / "planner"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    (copy / "arms" / "glm_group_a.py").write_text(THIRD_ARM, encoding="utf-8")
+    before, after = _tree(PACKAGE), _tree(copy)
+    assert {k for k in after if after[k] != before.get(k)} == {"arms/glm_group_a.py"}
+    assert before.keys() <= after.keys()
     env = {
         **os.environ,
-        "PYTHONPATH": str(tmp_path),
+        "PYTHONPATH": os.pathsep.join((str(tmp_path), str(REPO))),
         data.DATA_ENV: str(data.default_data_root()),
     }
 
-    def planner(*args: str) -> subprocess.CompletedProcess[str]:
+    def run(program: Path, *args: str, cwd: Path = tmp_path) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [str(PLANNER), *args],
-            cwd=tmp_path,
+            [str(program), *args],
+            cwd=cwd,
             env=env,
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=120,
             check=False,
         )
 
-    assert "{glm_group_a,glm_group_b,v41_group_a}" in planner("dry-run", "--help").stdout
-    assert "{glm_group_a,glm_group_b,v41_group_a}" in planner("apply", "--help").stdout
-    ran = planner("dry-run", "glm_group_a", "--scenario", "supplied")
+    assert "{glm_group_a,glm_group_b,v41_group_a}" in run(PLANNER, "dry-run", "--help").stdout
+    assert "{glm_group_a,glm_group_b,v41_group_a}" in run(PLANNER, "apply", "--help").stdout
+    ran = run(PLANNER, "dry-run", "glm_group_a", "--scenario", "supplied")
     lines = ran.stdout.splitlines()
     assert lines[0] == (
         "glm_group_a: report written to target/glm-group-a-launch-dry-run-supplied.txt "
         "(4 hosts rendered)"
     ), ran.stderr
     report = (tmp_path / "target/glm-group-a-launch-dry-run-supplied.txt").read_text("utf-8")
-    assert [h for h in ("srv5", "srv6", "srv7", "srv8", "srv1") if f"host {h}" in report] == [
+    assert re.findall(r"^host (\S+) — node rank", report, flags=re.MULTILINE) == [
         "srv5",
         "srv6",
         "srv7",
         "srv8",
     ]
+    # its own values: container, units, route, rendezvous port, profile
+    for spelled in (
+        "--name glm-a-tp4",
+        "glm-a-tp4-head.service",
+        "glm-a-tp4-rank.service",
+        "--served-model-name glm-a --distributed-executor-backend",
+        "--port 8200",
+        "--master-port 29530",
+        "--max-model-len 65536",
+    ):
+        assert spelled in report, spelled
     # Group A is suspended for V4.1's successor in this scenario: admission refuses it.
     assert (ran.returncode, lines[-1]) == (1, "glm_group_a: REFUSED")
+    registry = run(CLAIMS, "run", "arm_registry", cwd=REPO)
+    assert registry.returncode == 0, registry.stdout + registry.stderr
+    assert "arm_registry: 2/2 PASS" in registry.stdout

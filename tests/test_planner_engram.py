@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from planner.arms.v41_group_a import V41_ENGRAM_PLACEMENT
 from planner.engram import (
     MANIFEST_ENV,
     RECEIPT_ENV,
-    V41_ENGRAM_PLACEMENT,
     EngramPlacement,
     FileTreeScope,
     TypedFileWrite,

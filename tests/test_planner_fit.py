@@ -6,7 +6,7 @@ properties over weights, pools and utilizations are witnesses/serving_fit.py's c
 
 from __future__ import annotations
 
-from planner.fit import V41_ENGRAM_RESIDENT_BETS
+from planner.arms.v41_group_a import V41_ENGRAM_RESIDENT_BETS
 
 
 def test_resident_bets_are_declared() -> None:

@@ -10,8 +10,8 @@ import pytest
 from pydantic import ValidationError
 
 from planner import data
+from planner.arms.v41_group_a import V41_FRONTIERS
 from planner.frontiers import (
-    V41_FRONTIERS,
     DeclaredFrontier,
     InputName,
     LaunchShape,

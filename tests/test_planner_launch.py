@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from planner import data
 from planner.arms.v41_group_a import MANIFEST as V41_MANIFEST
-from planner.arms.v41_group_a import V41_ROUTE
-from planner.checkpoint import deepseek_v41_flash_row
-from planner.engram import V41_ENGRAM_PLACEMENT
-from planner.identity import V41_CONTAINER
+from planner.arms.v41_group_a import (
+    V41_CONTAINER,
+    V41_ENGRAM_PLACEMENT,
+    V41_ROUTE,
+    deepseek_v41_flash_row,
+    deepseek_v41_measurement_profile,
+)
 from planner.launch import plan_arm_launch
-from planner.profile import deepseek_v41_measurement_profile
 
 DIGEST = "sha256:ab10f46a89cb5ae9b00a3a7dc3a6b8d6315eac94a8d1b51e94adab1b58b05f22"
 

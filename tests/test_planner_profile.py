@@ -14,10 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from planner.profile import (
-    ServingLaunchProfile,
-    deepseek_v41_measurement_profile,
-)
+from planner.arms.v41_group_a import deepseek_v41_measurement_profile
+from planner.profile import ServingLaunchProfile
 
 
 def profile(bp: int = 8000, **extra: object) -> ServingLaunchProfile:

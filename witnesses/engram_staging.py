@@ -15,8 +15,8 @@ from typing import Any
 import planner.engram
 from claims import ClaimKind, Verdict, claim, expect, expect_equal, fails, holds
 from fixtures.builders import DATA_ROOT, v41_call, v41_dry_run
+from planner.arms.v41_group_a import V41_ENGRAM_PLACEMENT
 from planner.engram import (
-    V41_ENGRAM_PLACEMENT,
     FileTreeScope,
     LandingMismatch,
     MkdirStep,

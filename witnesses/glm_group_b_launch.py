@@ -18,12 +18,9 @@ from claims import ClaimKind, Verdict, claim, expect, expect_equal, fails, holds
 from fixtures.builders import DATA_ROOT, glm_call, glm_dry_run, refusal_codes
 from planner.apply import Stage
 from planner.arm_launch import DryRun
-from planner.profile import (
-    GLM_GROUP_B_PROFILE,
-    V41_ENGRAM_REQUEST,
-    ServingLaunchProfile,
-    VllmEngramConfigRequest,
-)
+from planner.arms.glm_group_b import GLM_GROUP_B_PROFILE
+from planner.arms.v41_group_a import V41_ENGRAM_REQUEST
+from planner.profile import ServingLaunchProfile, VllmEngramConfigRequest
 
 GLM_NAMES = ("glm-native-tp4", "glm-native-head.service", "glm-native-rank.service")
 

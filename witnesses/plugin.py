@@ -45,7 +45,7 @@ def claims_register_witnesses(register: Callable[..., None]) -> None:
 def claims_register_frontiers(register: Callable[[Frontier], None]) -> None:
     # Imported here: only the frontier commands collect frontiers, never ``claims run``.
     from claims.frontiers import Frontier
-    from planner.frontiers import V41_FRONTIERS
+    from planner.arms.v41_group_a import V41_FRONTIERS
 
     for declared in V41_FRONTIERS:
         register(

@@ -16,18 +16,21 @@ from hypothesis import strategies as st
 from claims import ClaimKind, Verdict, claim, expect_equal, holds
 from fixtures.builders import glm_call, inventory, v41_call
 from planner.arm_launch import fit_wall
-from planner.checkpoint import (
+from planner.arms.v41_group_a import (
     DEEPSEEK_V41_PARSERS,
+    V41_ENGRAM_RESIDENT_BETS,
+    deepseek_v41_flash_row,
+    deepseek_v41_measurement_profile,
+)
+from planner.checkpoint import (
     CheckpointManifest,
     CheckpointRow,
     ManifestFile,
     NothingBeyondWeights,
     PageCacheFromNonKvHeadroom,
     ResidentBeyondWeights,
-    deepseek_v41_flash_row,
 )
 from planner.fit import (
-    V41_ENGRAM_RESIDENT_BETS,
     Fit,
     ResidentBet,
     bets_above_allowance,
@@ -35,7 +38,7 @@ from planner.fit import (
     serving_arm_admits_under,
 )
 from planner.measure import GIB
-from planner.profile import deepseek_v41_measurement_profile, utilization_text
+from planner.profile import utilization_text
 from planner.refusal import Refusal
 
 _EXAMPLES = settings(max_examples=150)

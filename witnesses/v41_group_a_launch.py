@@ -28,7 +28,12 @@ from fixtures.builders import (
 )
 from planner.apply import ApplyStep, Stage
 from planner.arm_launch import DryRun
-from planner.arms.v41_group_a import v41_group_a_call, v41_group_a_launch_dry_run
+from planner.arms.v41_group_a import (
+    V41_ENGRAM_PLACEMENT,
+    V41_FRONTIERS,
+    v41_group_a_call,
+    v41_group_a_launch_dry_run,
+)
 from planner.checkpoint import (
     CheckpointRow,
     CheckpointVllmParsers,
@@ -36,15 +41,8 @@ from planner.checkpoint import (
     load_manifest,
     local_checkpoint_directory,
 )
-from planner.engram import (
-    MANIFEST_ENV,
-    RECEIPT_ENV,
-    V41_ENGRAM_PLACEMENT,
-    MkdirStep,
-    TypedFileWrite,
-)
+from planner.engram import MANIFEST_ENV, RECEIPT_ENV, MkdirStep, TypedFileWrite
 from planner.fit import serving_arm_admits_under
-from planner.frontiers import V41_FRONTIERS
 from planner.profile import VllmEngramConfigRequest
 from planner.refusal import PlannerInputError
 from planner.report import render_report

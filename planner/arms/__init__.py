@@ -1,14 +1,21 @@
 """The arms the planner knows: one module per arm in this package, found by its name.
 
-Decision: an arm is a module ``planner/arms/<name>.py`` that holds its call site and its
-values and exposes one typed value, ``ARM`` (an :class:`Arm` whose ``name`` is the module's
-name): its fabric group, its default report path, whether it uses the inputs file's values,
-and how it plans its dry run from what the command line read (:class:`ArmSources`). The
-modules are discovered by name, as the witnesses are by file name, so nothing keeps a list of
-arms: the command line's arm choices (``planner dry-run``, ``planner apply``), the group each
-arm must find in the inventory and its default report path all come from :func:`arms`. The
-arm's witness is ``witnesses/<name>_launch.py`` and its mutants ``mutation/<name>_launch.py``,
-each found by file name by its own plugin. Adding an arm is adding those three files.
+Decision: an arm is a module ``planner/arms/<name>.py`` that holds its call site and every
+value of the arm (its names, route, runtime key, checkpoint row and parsers, profile, image,
+Engram placement, frontiers, bets) and exposes one typed value, ``ARM`` (an :class:`Arm`
+whose ``name`` is the module's name): its fabric group, its default report path, whether it
+uses the inputs file's values, and how it plans its dry run from what the command line read
+(:class:`ArmSources`). The shared modules keep the types and the rules those values are
+given to, a rule taking the arm's values as parameters; they never import an arm, so no
+shared module changes when an arm is added. The modules are discovered by name, as the
+witnesses are by file name, so nothing keeps a list of arms: the command line's arm choices
+(``planner dry-run``, ``planner apply``), the group each arm must find in the inventory and
+its default report path all come from :func:`arms`. The arm's witness (its expected values)
+is ``witnesses/<name>_launch.py`` and its mutants ``mutation/<name>_launch.py``, each found by
+file name by its own plugin, and its floors are two lines of ``mutation/floors.toml``.
+Adding an arm is adding those three files and those two lines.
+
+A recipe (:mod:`planner.recipe_launch`) is not an arm module and takes no arm's value.
 """
 
 from __future__ import annotations
