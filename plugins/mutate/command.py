@@ -174,6 +174,11 @@ def _add_generated_options(parser: argparse.ArgumentParser) -> None:
         help="only mutants of this source file (e.g. src/my_project/core.py); repeatable",
     )
     group.add_argument(
+        "--no-deletion",
+        action="store_true",
+        help="mutmut's mutants only: leave out the statement deletions (StatementDeletion)",
+    )
+    group.add_argument(
         "--exhaustive",
         action="store_true",
         help="run every claim under every mutant, not only the claims that "

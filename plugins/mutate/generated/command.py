@@ -97,6 +97,8 @@ class Plan(SurveyPlan):
     equivalents: Mapping[str, Equivalence]
     break_below: float | None
     show_survivors: int | None
+    deletion: bool = True
+    """Our statement deletions beside mutmut's mutants (``--no-deletion``: mutmut's alone)."""
 
 
 def _plan(args: argparse.Namespace, session: Session) -> Plan:
@@ -114,6 +116,7 @@ def _plan(args: argparse.Namespace, session: Session) -> Plan:
         equivalents=equivalents,
         break_below=args.break_below,
         show_survivors=args.show_survivors,
+        deletion=not getattr(args, "no_deletion", False),
     )
 
 
@@ -242,7 +245,7 @@ def survey_command(args: argparse.Namespace, session: Session) -> int:
     plan = _plan(args, session)
     paths = ", ".join(p.as_posix() for p in source_paths(plan.root))
     _say(f"generating mutants of {paths} with mutmut ...")
-    generation = generate(plan.root, plan.jobs)
+    generation = generate(plan.root, plan.jobs, plan.deletion)
     generated = read_generated(plan.root)
     mutants = [m for m in generated if m.path not in plan.evidence]
     if len(mutants) < len(generated):

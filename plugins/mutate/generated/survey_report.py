@@ -89,7 +89,7 @@ def _entry(root: Path, result: MutantResult) -> dict[str, Any]:
         reason = f"{first}: {result.killed[first]}"
     entry: dict[str, Any] = {
         "id": m.name,
-        "mutatorName": mutator_name(m.before, m.after),
+        "mutatorName": m.operator or mutator_name(m.before, m.after),
         "replacement": m.after,
         "description": f"{m.original_line}  →  {m.mutated_line}",
         "location": location(
@@ -113,6 +113,7 @@ def build_report(plan: Plan, survey: Survey, results: Sequence[MutantResult]) ->
         "since": plan.since,
         "files": list(plan.files),
         "exhaustive": plan.exhaustive,
+        "statementDeletion": plan.deletion,
         "forcedFailRed": survey.forced_fail_red,
     }
     report = empty_report("claims mutate --generated (mutmut 3.8.1)", config)
