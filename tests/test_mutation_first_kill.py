@@ -4,6 +4,9 @@ mutant as the full matrix, one killer each, and a report every matrix reader mar
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -16,7 +19,7 @@ from plugins.mutate.explain import first_kill_line
 from plugins.mutate.generated.first_kill import by_function, ordered
 from plugins.mutate.html_report import render_html
 from plugins.mutate.stryker import FIRST_KILL_NOTE, is_first_kill
-from tests.fakes_mutation.support import copy_project, run_generated, run_mutate
+from tests.fakes_mutation.support import CLAIMS_EXE, copy_project, run_generated, run_mutate
 
 Report = dict[str, Any]
 DETECTED = frozenset({"Killed", "Timeout"})
@@ -143,3 +146,60 @@ def test_the_order_puts_past_killers_first_then_cost_per_past_kill() -> None:
     # slow (4 s / 3); with five past kills slow (4 s / 6) would go before fast
     assert ordered([slow, fast, killer], ("w.killer",), kills, seconds) == [killer, fast, slow]
     assert ordered([slow, fast], (), {"w.slow": 5}, seconds) == [slow, fast]
+
+
+# --- one small planner file ------------------------------------------------------------------
+
+REPO = Path(__file__).resolve().parents[1]
+PLANNER_FILE = "planner/refusal.py"
+PLANNER_SCOPE = ("v41_group_a_launch", "serving_fit")
+
+
+def _checkout(target: Path) -> Path:
+    """The checkout's tracked files, with mutmut told to mutate only ``PLANNER_FILE`` (its
+    ``only_mutate``: the rest of the planner is copied as written, so generating takes
+    seconds, not minutes)."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True
+    ).stdout.decode()
+    for name in filter(None, listed.split("\0")):
+        if (REPO / name).is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / name, target / name)
+    pyproject = target / "pyproject.toml"
+    text = pyproject.read_text(encoding="utf-8")
+    pyproject.write_text(
+        text.replace("[tool.mutmut]\n", f'[tool.mutmut]\nonly_mutate = ["{PLANNER_FILE}"]\n', 1),
+        encoding="utf-8",
+    )
+    return target
+
+
+def _options(report: Path, args: tuple[str, ...]) -> list[str]:
+    return ["--file", PLANNER_FILE, "--report", str(report), "--jobs", "1", *args]
+
+
+def _planner_survey(tree: Path, name: str, *args: str) -> Report:
+    report = tree / f"{name}.json"
+    done = subprocess.run(
+        [str(CLAIMS_EXE), "mutate", "--generated", *PLANNER_SCOPE, *_options(report, args)],
+        cwd=tree,
+        env={**os.environ, "PYTHONPATH": str(tree)},
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    body: Report = json.loads(report.read_text())
+    return body
+
+
+def test_first_kill_judges_a_planner_file_as_the_full_matrix(tmp_path: Path) -> None:
+    tree = _checkout(tmp_path)
+    full = _planner_survey(tree, "full")
+    first = _planner_survey(tree, "first", "--first-kill")
+    assert verdicts(first) == verdicts(full)
+    assert {"detected", "Survived"} <= set(verdicts(full).values())
+    runs = [sum(m["testsCompleted"] for m in mutants(r).values()) for r in (full, first)]
+    assert runs[1] < runs[0]
