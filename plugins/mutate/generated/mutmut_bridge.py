@@ -10,6 +10,8 @@ The kill matrix is built by :mod:`.survey`.
 
 A generated mutant is named ``pkg.mod.x_function__mutmut_N`` (``pkg.mod.xǁClassǁmethod__mutmut_N``
 for a method). Setting ``MUTANT_UNDER_TEST`` to that name switches the trampoline to it.
+Our statement deletions (:mod:`.deletion`) are handed to the same writer, numbered after
+mutmut's mutants of their function; their sidecar says which names they are.
 """
 
 from __future__ import annotations
