@@ -20,6 +20,7 @@ from claims.errors import ClaimsError
 from claims.exits import Exit, help_lines
 from claims.runner import DEBUG_ENV
 from claims.session import Session
+from filerules import VersionAction, printable
 
 DISTRIBUTION = "gunbc-claims"
 DESCRIPTION = "Run claim batches (witnesses) and report their verdicts; check them with mutants."
@@ -90,21 +91,6 @@ def version() -> str:
     return text
 
 
-class _Version(argparse.Action):
-    """``--version``, its text found only when asked: reading every installed distribution's
-    file list costs more than the rest of a small ``claims run``."""
-
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: object,
-        option_string: str | None = None,
-    ) -> None:
-        print(f"{parser.prog} {version()}")
-        parser.exit()
-
-
 def shared_top_level_names() -> dict[str, list[str]]:
     """Each top-level package of this distribution that another distribution installs too
     (pip lets the later install overwrite the earlier's files), with those distributions."""
@@ -127,7 +113,10 @@ def build_parser(session: Session) -> argparse.ArgumentParser:
     )
     _add_plugin_option(parser)
     parser.add_argument(
-        "--version", action=_Version, nargs=0, help="show the version and where it runs from; exit"
+        "--version",
+        action=VersionAction,
+        version_text=version,
+        help="show the version and where it runs from; exit",
     )
     parser.add_argument(
         "--debug",
@@ -192,10 +181,7 @@ def internal_error_line(error: BaseException, prog: str = "claims") -> str:
     """One line for a bug: what was raised and the innermost place it was raised."""
     frames = traceback.extract_tb(error.__traceback__)
     where = f" at {frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name}" if frames else ""
-    what = "".join(
-        c if c.isprintable() else c.encode("unicode_escape", "backslashreplace").decode()
-        for c in f"{type(error).__name__}: {error}"
-    )
+    what = printable(f"{type(error).__name__}: {error}")
     return (
         f"{prog}: internal error: {what}{where} (a bug, not a problem with the input; "
         "--debug prints the traceback)"

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import replace
+from dataclasses import fields, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import get_args, get_type_hints
 
 from pydantic import TypeAdapter
 
@@ -34,6 +35,8 @@ from planner.admission import (
 from planner.authority import (
     AuthorityEvent,
     AuthorityState,
+    GroupActive,
+    GroupSuspended,
     HostHeld,
     HostReleased,
     ImageAdmitted,
@@ -65,6 +68,7 @@ STREAM = f"{W}.the_stream_is_read_to_its_end_and_folds_as_the_whole_read"
 RECORDS = f"{W}.every_record_is_read_as_written_in_file_order"
 ONCE = f"{W}.the_folded_state_names_each_group_and_host_once_in_first_mention_order"
 HINTS = f"{W}.each_admission_refusal_hints_at_the_event_that_clears_it"
+KEY_ORDER = f"{W}.a_records_keys_in_any_order_read_as_the_same_event"
 _LENIENT: TypeAdapter[AuthorityEvent] = TypeAdapter(AuthorityEvent)
 
 
@@ -328,7 +332,7 @@ def an_unreadable_log_is_not_named(path: Path) -> Iterator[AuthorityEvent]:
 
 
 @mutant(
-    replaces="planner.values.strict_json",
+    replaces="filerules.reading.strict_json",
     turns_red={
         TWICE,
         PLAINLY,
@@ -400,3 +404,37 @@ def image_not_admitted_hint_dropped(
     """An image not admitted is refused with no word on how to admit it."""
     found = image_admitted_for_runtime(state, candidate, image_digest)
     return tuple(r.model_copy(update={"hint": ""}) for r in found)
+
+
+_WRITTEN_ORDER = {
+    get_args(get_type_hints(kind)["event"])[0]: tuple(f.name for f in fields(kind))
+    for kind in (GroupActive, GroupSuspended, ImageAdmitted, HostHeld, HostReleased)
+}
+"""Each kind's keys in the order the scenario logs write them (the dataclass's fields)."""
+
+
+def _by_position(line: str) -> str:
+    """``line`` with its values given to the written order's keys by position, when its keys
+    are that order's keys in another order; otherwise ``line`` itself."""
+    try:
+        pairs = json.loads(line, object_pairs_hook=list)
+    except ValueError:
+        return line
+    if not isinstance(pairs, list) or len(pairs) < 3:
+        return line
+    keys, values = [k for k, _ in pairs], [v for _, v in pairs]
+    order = _WRITTEN_ORDER.get(values[2]) if isinstance(values[2], str) else None
+    if order is None or sorted(keys) != sorted(order) or tuple(keys) == order:
+        return line
+    return json.dumps(dict(zip(order, values, strict=True)), separators=(",", ":"))
+
+
+@mutant(replaces="planner.authority.log_events", turns_red={KEY_ORDER}, independent=False)
+def a_record_is_read_by_the_position_of_its_keys(
+    lines: Iterable[str], source: str
+) -> Iterator[AuthorityEvent]:
+    """A fast reader takes a record's values by position, in the order the planner's own
+    logs write the keys (``seq``, ``at``, ``event``, then the kind's fields), so a record
+    whose keys come in another order reads its values into the wrong fields. A record whose
+    keys are not all distinct, or that is not a JSON object, is read as before."""
+    return iter(list(log_events([_by_position(line) for line in lines], source)))

@@ -155,10 +155,12 @@ def error_printed_on_stdout(message: str) -> int:
     turns_red={f"{W}.the_help_says_what_each_option_does_and_what_each_exit_code_means"},
 )
 def hosts_not_required(
-    commands: argparse._SubParsersAction[argparse.ArgumentParser], arms: list[str]
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+    arms: list[str],
+    planning: argparse.ArgumentParser,
 ) -> None:
     """``--hosts`` (or ``--resume``) is optional: left out, the command goes on to plan and
     fails inside instead of saying which argument is missing."""
-    add_parser(commands, arms)
+    add_parser(commands, arms, planning)
     for group in commands.choices["apply"]._mutually_exclusive_groups:
         group.required = False

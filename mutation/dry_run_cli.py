@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
-import planner.report
+import filerules.writing
 from mutation import mutant
 from planner.admission import hosts_held_by_subject
 from planner.arm_launch import DryRun
@@ -279,8 +279,13 @@ def composed_steps_left_out_of_a_recipe_report(run: DryRun, inputs: Inputs = Non
     return render_report(run.model_copy(update={"hosts": hosts}), inputs)
 
 
+def _encoded(data: bytes | str) -> bytes:
+    """What the writer writes: text as UTF-8 (a lone surrogate fails before anything is done)."""
+    return data.encode("utf-8") if isinstance(data, str) else data
+
+
 @mutant(
-    replaces="planner.report.write_atomically",
+    replaces="filerules.writing.write_atomically",
     turns_red={
         f"{W}.an_unwritable_out_exits_2_and_leaves_nothing_behind",
         f"{W}.reports_are_written_atomically",
@@ -290,46 +295,46 @@ def composed_steps_left_out_of_a_recipe_report(run: DryRun, inputs: Inputs = Non
         HIDDEN,
     },
 )
-def temp_file_left_when_the_rename_fails(path: Path, text: str) -> None:
+def temp_file_left_when_the_rename_fails(target: Path, data: bytes | str) -> None:
     """A write that fails at the rename leaves its temp file beside the report."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.parent / f".{path.name}.partial"
-    temp.write_text(text, encoding="utf-8")
-    os.replace(temp, path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temp = target.parent / f".{target.name}.partial"
+    temp.write_bytes(_encoded(data))
+    os.replace(temp, target)
 
 
 @mutant(
-    replaces="planner.report.write_atomically",
+    replaces="filerules.writing.write_atomically",
     turns_red={f"{W}.reports_are_written_atomically", WHERE, SIGTERM, WHY, HIDDEN},
     independent=False,
 )
-def written_in_place(path: Path, text: str) -> None:
+def written_in_place(target: Path, data: bytes | str) -> None:
     """The report is written in place: a write that fails halfway destroys the old one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as handle:
-        handle.write(text)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with target.open("wb") as handle:
+        handle.write(_encoded(data))
 
 
-@mutant(replaces="planner.report.write_atomically", turns_red={WHY}, independent=False)
-def write_errors_lose_their_reason(path: Path, text: str) -> None:
+@mutant(replaces="filerules.writing.write_atomically", turns_red={WHY}, independent=False)
+def write_errors_lose_their_reason(target: Path, data: bytes | str) -> None:
     """A write error says only what its errno means: "Is a directory" without "nothing was
     written", "Invalid argument" for a socket or a NUL byte, "Not a directory" without the
     file in the way."""
     try:
-        write_atomically(path, text)
+        write_atomically(target, data)
     except OSError as exc:
         reason = os.strerror(exc.errno) if exc.errno is not None else None
         raise OSError(exc.errno, reason, exc.filename) from None
 
 
-@mutant(replaces="planner.report._mode_for", turns_red={WHERE, HIDDEN})
+@mutant(replaces="filerules.writing._mode_for", turns_red={WHERE, HIDDEN})
 def a_new_report_is_0644_whatever_the_umask(found: os.stat_result | None) -> int:
     """A new report is made rw-r--r-- whatever the umask: 027 leaves it readable by all,
     000 leaves it unwritable by the group the user meant to share it with."""
     return stat.S_IMODE(found.st_mode) if found is not None else 0o644
 
 
-@mutant(replaces="planner.report._replace", turns_red={HIDDEN}, independent=False)
+@mutant(replaces="filerules.writing._replace", turns_red={HIDDEN}, independent=False)
 def the_temp_file_is_visible_and_owned_by_the_writer(
     target: Path, found: os.stat_result | None, data: bytes
 ) -> None:
@@ -338,7 +343,7 @@ def the_temp_file_is_visible_and_owned_by_the_writer(
     fd, temp = tempfile.mkstemp(dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
-            os.fchmod(handle.fileno(), planner.report._mode_for(found))
+            os.fchmod(handle.fileno(), filerules.writing._mode_for(found))
             handle.write(data)
         os.replace(temp, target)
     except BaseException:
@@ -443,20 +448,20 @@ def the_runtime_refusal_has_no_hint(image: ProducedImage, runtime_key: str) -> R
 
 
 @mutant(
-    replaces="planner.values.printable",
+    replaces="filerules.text.printable",
     turns_red={
         ONE_LINE,
         ARGUMENTS,
     },
 )
-def errors_print_what_the_input_holds(text: str) -> str:
+def errors_print_what_the_input_holds(text: object) -> str:
     """Error messages print keys and paths as they are: a newline in a key starts a new
     stderr line that looks like the tool's own."""
-    return text
+    return str(text)
 
 
 @mutant(
-    replaces="planner.report.write_atomically",
+    replaces="filerules.writing.write_atomically",
     turns_red={
         WHERE,
         SIGTERM,
@@ -465,23 +470,23 @@ def errors_print_what_the_input_holds(text: str) -> str:
     },
     independent=False,
 )
-def whatever_is_at_the_target_is_replaced(path: Path, text: str) -> None:
+def whatever_is_at_the_target_is_replaced(target: Path, data: bytes | str) -> None:
     """Every report goes through a 0600 temp file renamed over the target: a FIFO or
     /dev/null becomes a regular file, a symlink is replaced by a file, the umask is ignored
     and a replaced file loses its mode."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name[:40]}.", dir=path.parent)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(prefix=f".{target.name[:40]}.", dir=target.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(temp, path)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(_encoded(data))
+        os.replace(temp, target)
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
 
 
 @mutant(
-    replaces="planner.report.write_atomically",
+    replaces="filerules.writing.write_atomically",
     turns_red={
         SIGTERM,
         WHERE,
@@ -492,15 +497,15 @@ def whatever_is_at_the_target_is_replaced(path: Path, text: str) -> None:
     },
     independent=False,
 )
-def a_signal_mid_write_is_ignored(path: Path, text: str) -> None:
+def a_signal_mid_write_is_ignored(target: Path, data: bytes | str) -> None:
     """SIGTERM during a write is left to its handler and the write carries on: a program
     whose handler returns sees its report written as if nothing happened, and the default
     handler would end the process with the temp file still there."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name[:40]}.", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(temp, path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(prefix=f".{target.name[:40]}.", dir=target.parent)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(_encoded(data))
+    os.replace(temp, target)
 
 
 # --- hints ----------------------------------------------------------------------------------

@@ -3,13 +3,15 @@
 Each is one careless edit of the binding between the plan an operator reviewed and what
 ``planner apply --plan`` runs: a digest over the wrong bytes, a check that forgets the log's
 tail or the plan's own scripts, a request that loses an option, a document without its schema
-names, an apply dry run that prints the long form by default.
+names, an apply dry run that prints the long form by default, a bound plan run in another
+order.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
 
 from mutation import mutant
@@ -20,6 +22,7 @@ from planner.saved_plan import (
     PlannedHost,
     PlanVerdict,
     SavedPlan,
+    bind,
     plan_verdict,
     planned_host,
     request_args,
@@ -40,6 +43,7 @@ W = "saved_plan"
         f"{W}.every_json_document_validates_against_its_schema",
         f"{W}.apply_dry_run_is_one_line_a_step_that_fits_a_terminal",
         f"{W}.planning_that_reads_a_file_the_plan_does_not_name_is_refused",
+        f"{W}.a_bound_plan_applies_as_its_request_applies",
     },
     independent=False,
 )
@@ -56,6 +60,18 @@ def a_file_is_noted_without_its_last_byte(path: Path, role: str, data: bytes) ->
 def a_longer_file_passes_as_its_prefix(read: InputRead) -> str | None:
     """Every input is checked as a prefix: a file that only grew still binds."""
     return provenance.changed(read.model_copy(update={"prefix": True}))
+
+
+@mutant(
+    replaces="planner.provenance.changed",
+    turns_red={f"{W}.anything_changed_after_the_plan_was_saved_is_refused_by_name"},
+    independent=False,  # a_longer_file_passes_as_its_prefix replaces changed too
+)
+def a_longer_inputs_file_passes_as_its_prefix(read: InputRead) -> str | None:
+    """The inputs file is checked as a prefix, like the log: whatever is appended after the
+    bytes the plan read (a line break, a second document) goes unseen."""
+    whole = read.role != "plan inputs"
+    return provenance.changed(read if whole else read.model_copy(update={"prefix": True}))
 
 
 @mutant(
@@ -92,6 +108,7 @@ def the_scripts_sha256_is_not_checked(path: Path) -> SavedPlan:
         f"{W}.an_unchanged_plan_and_one_whose_log_only_grew_apply_their_saved_scripts",
         f"{W}.every_json_document_validates_against_its_schema",
         f"{W}.apply_dry_run_is_one_line_a_step_that_fits_a_terminal",
+        f"{W}.a_bound_plan_applies_as_its_request_applies",
         # a forged script is then refused by admission, not as a differing plan
         f"{W}.anything_changed_after_the_plan_was_saved_is_refused_by_name",
     },
@@ -120,6 +137,34 @@ def the_plan_keeps_no_cleanup_script(host: RenderedHost) -> PlannedHost:
     """A host's part is saved and compared without its last stage (cleanup)."""
     part = planned_host(host)
     return part.model_copy(update={"steps": part.steps[:-1]})
+
+
+@mutant(
+    replaces="planner.saved_plan.planned_host",
+    turns_red={f"{W}.a_saved_plan_holds_every_stage_script_of_every_host_with_its_sha256"},
+    independent=False,
+)
+def the_plan_names_the_unit_as_the_container(host: RenderedHost) -> PlannedHost:
+    """A host's container and unit are recorded crossed: the operator reviews names the
+    scripts never use."""
+    part = planned_host(host)
+    return part.model_copy(update={"container": part.unit, "unit": part.container})
+
+
+@mutant(
+    replaces="planner.saved_plan.planned_host",
+    turns_red={f"{W}.a_saved_plan_holds_every_stage_script_of_every_host_with_its_sha256"},
+    independent=False,
+)
+def the_plan_shows_the_create_argv_without_its_environment(host: RenderedHost) -> PlannedHost:
+    """The docker create argv the operator reviews is a short form without its ``--env``
+    pairs, though the scripts create the container with them."""
+    part = planned_host(host)
+    argv, kept = part.create_argv, []
+    for i, word in enumerate(argv):
+        if word != "--env" and (i == 0 or argv[i - 1] != "--env"):
+            kept.append(word)
+    return part.model_copy(update={"create_argv": tuple(kept)})
 
 
 @mutant(
@@ -178,3 +223,21 @@ def refusals_are_saved_without_their_hints(run: DryRun) -> PlanVerdict:
     verdict = plan_verdict(run)
     bare = tuple(r.model_copy(update={"hint": ""}) for r in verdict.refusals)
     return verdict.model_copy(update={"refusals": bare})
+
+
+@mutant(
+    replaces="planner.saved_plan.bind",
+    turns_red={f"{W}.a_bound_plan_applies_as_its_request_applies"},
+)
+def a_bound_plan_runs_host_by_host(
+    plan: SavedPlan,
+    source: str,
+    args: argparse.Namespace,
+    make: Callable[[argparse.Namespace], DryRun],
+) -> DryRun:
+    """The plan made again is proven step for step, then run host by host (each host's
+    stages in their order) instead of stage by stage across the hosts: every saved script
+    still runs, in an order nobody reviewed."""
+    again = bind(plan, source, args, make)
+    order = tuple(sorted(again.apply_order, key=lambda step: step.rank))
+    return again.model_copy(update={"apply_order": order})

@@ -47,6 +47,7 @@ BET_EDGE = f"{W}.a_bet_exactly_at_the_allowance_is_not_watched"
     turns_red={
         EXACT,
         f"{W}.group_a_fits_by_four_gib_at_eighty_percent",
+        f"{W}.the_allowance_is_about_24_gib_per_rank",
         SUMMARY,
     },
 )
@@ -105,6 +106,15 @@ def margin_measured_from_resident(self: Fit) -> int:
 def allowance_spread_over_the_followers_only(self: Fit) -> float:
     """The allowance is spread over the followers only, forgetting rank 0's share."""
     return self.allowance_gib / (self.ranks - 1)
+
+
+@mutant(
+    replaces="planner.fit.Fit.allowance_per_rank_gib",
+    turns_red={f"{W}.the_allowance_is_about_24_gib_per_rank"},
+)
+def allowance_per_rank_rounded_down(self: Fit) -> float:
+    """The per-rank allowance is floored to whole GiB: 97 GiB over four ranks reads as 24."""
+    return float(self.allowance_gib // self.ranks)
 
 
 @mutant(

@@ -19,9 +19,11 @@ rename``) never leads rollback to remove a container or unit file it had not set
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shlex
 from enum import StrEnum
+from typing import Protocol
 
 from planner.launch import LaunchPlan, RankLaunch
 from planner.realize import STOP_GRACE_SECONDS, HostRealization
@@ -61,6 +63,19 @@ class FrontDoor(Frozen):
 
     check: tuple[str, ...]
     log_path: str
+
+
+class Scripted(Protocol):
+    """Anything that carries a stage script: a rendered step, a saved one, a transaction's."""
+
+    @property
+    def script(self) -> str: ...
+
+
+def script_sha256(step: Scripted) -> str:
+    """The sha256 (hex) of ``step``'s script as UTF-8: the one digest a saved plan records, the
+    journal binds, the dry run prints and the host checks before it runs the script."""
+    return hashlib.sha256(step.script.encode()).hexdigest()
 
 
 class ApplyStep(Frozen):

@@ -759,10 +759,8 @@ def run(args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun]) 
         hosts = parse_hosts(args.hosts)
         dry = planned(args, plan)
         if dry.launch is None:
-            for line in (text for r in dry.refusals for text in r.lines()):
-                print(printable(line))
-            print(f"check {dry.arm}: REFUSED: the plan did not render; nothing was checked")
-            return EXIT_REFUSED
+            verdict = f"check {dry.arm}: REFUSED: the plan did not render; nothing was checked"
+            return coordinator.refused(dry, verdict)
         transaction = plan_transaction(dry, hosts)
     except PlannerInputError as exc:
         return _error(str(exc))

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn, TextIO, cast
 
+from filerules import VersionAction, write_atomically
 from planner import coordinator, data, provenance
 from planner.arm_launch import DryRun
 from planner.arms import Arm, ArmSources, arm, arms
@@ -26,10 +27,12 @@ from planner.formats import DOCUMENTS, ScenarioEntry, ScenarioList, document_jso
 from planner.frontiers import PlanInputs
 from planner.identity import arm_name
 from planner.kept import Kept
+from planner.options import FORMAT, RECIPE_GROUP, format_help, planning_options
+from planner.provenance import InputRead
 from planner.recipe import RecipeInvalid, load_recipe
 from planner.recipe_launch import RecipeSources, recipe_dry_run
 from planner.refusal import PlannerInputError
-from planner.report import render_report, write_atomically
+from planner.report import render_report
 from planner.saved_plan import SavedPlan, request_of, saved_plan
 from planner.scenarios import load_inputs, load_scenario, scenario_names
 from planner.values import Dash, closest, did_you_mean, printable
@@ -67,17 +70,6 @@ conventions: a misspelled option, subcommand, arm, scenario or recipe key is an 
 the release and a digest of the planner's code.
 """
 
-RECIPE_GROUP = "group_a"
-OUT_HELP = (
-    "report path (default: per arm, under target/); with --scenario S the default ends "
-    "-S.txt, so a scenario never overwrites another's report or a live read's; - writes the "
-    "report alone to stdout and the lines about it (where it went, refusals, verdict) to "
-    "stderr (./- is a file named -); a regular file is replaced atomically "
-    "(through a symlink, the file it points to), a FIFO or character device such as "
-    "/dev/stdout is written in place, a directory or other non-file is refused; a "
-    "recipe's report defaults to target/<name>-plan.txt"
-)
-
 
 class Parser(argparse.ArgumentParser):
     """argparse's parser, naming the choice a misspelled one was meant to be (an arm, a
@@ -95,24 +87,6 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         super().error(printable(message))
-
-
-class _Version(argparse.Action):
-    """``--version``: the version is computed when asked for (it digests the planner's
-    code), never each time a parser is built."""
-
-    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
-        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
-
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: object,
-        option_string: str | None = None,
-    ) -> None:
-        print(f"planner {planner_version()}")
-        parser.exit()
 
 
 def _debug_option(parser: argparse.ArgumentParser, default: object) -> None:
@@ -136,46 +110,8 @@ def _inputs_help() -> str:
     )
 
 
-NAME_HELP = (
-    "a recipe's arm, container and unit name "
-    "(default: its directory's name for DIR/recipe.toml, else its file stem); "
-)
-NAMES_REPORT = "its report defaults to target/<name>-plan.txt"
-NAMES_APPLY_FILES = (
-    "it names the default --scripts, target/<name>-apply, and --journal, "
-    "target/<name>-apply.journal (the name with dashes)"
-)
-
-
-def _recipe_options(parser: argparse.ArgumentParser, names: str = NAMES_REPORT) -> None:
-    """--group and --name; ``names`` says what the name names besides the arm (a report,
-    or apply's scripts and journal: apply writes no report)."""
-    parser.add_argument(
-        "--group", help=f"the fabric group a recipe plans over (default: {RECIPE_GROUP})"
-    )
-    parser.add_argument("--name", help=NAME_HELP + names)
-
-
 def _format_option(parser: argparse.ArgumentParser, json_help: str) -> None:
-    parser.add_argument(
-        "--format",
-        choices=("text", "json"),
-        default="text",
-        help=f"text (default) or json: {json_help}; every other line then goes to stderr",
-    )
-
-
-def _plan_options(parser: argparse.ArgumentParser) -> None:
-    """A saved plan (:mod:`planner.saved_plan`): written to a file, or printed as JSON."""
-    parser.add_argument(
-        "--plan-out",
-        type=_path,
-        metavar="PLAN",
-        help="also save the plan as JSON (atomically): the planner version, every input read "
-        "with its sha256, every host's stage scripts with theirs, the verdict; "
-        "`planner apply --plan PLAN` applies exactly it",
-    )
-    _format_option(parser, "print the saved plan's JSON document (schema: planner schema plan)")
+    parser.add_argument("--format", help=format_help(json_help), **FORMAT)
 
 
 _PARSERS: Kept[tuple[tuple[str, ...], str], Parser] = Kept(8)
@@ -200,7 +136,10 @@ def _parser(arm_names: tuple[str, ...], inputs_help: str) -> Parser:
     )
     _debug_option(parser, False)
     parser.add_argument(
-        "--version", action=_Version, help="print the planner's version (release+code digest)"
+        "--version",
+        action=VersionAction,
+        version_text=planner_version,
+        help="print the planner's version (release+code digest)",
     )
     # its parsers are Parsers too (argparse makes them of the top parser's class)
     commands = cast(
@@ -215,24 +154,11 @@ def _parser(arm_names: tuple[str, ...], inputs_help: str) -> Parser:
         "apply scripts, then admit against the authority log read at --now.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        parents=[planning_options("dry-run", inputs_help)],
     )
     dry.add_argument(
         "arm", nargs="?", choices=arm_names, help="which arm to plan (or give --recipe)"
     )
-    dry.add_argument(
-        "--recipe",
-        type=_path,
-        help="plan a launcher recipe (TOML) instead of an arm, over --group; "
-        "admission runs when --authority is given",
-    )
-    dry.add_argument("--scenario", help="a named scenario from fixtures/scenarios/ (arms)")
-    dry.add_argument("--authority", type=_path, help="authority log (JSON lines)")
-    dry.add_argument("--inputs", type=_path, help=inputs_help)
-    dry.add_argument("--now", help="ISO-8601 time to read the authority log at (default: now)")
-    _recipe_options(dry)
-    dry.add_argument("--out", type=_path, help=OUT_HELP)
-    dry.add_argument("--data", type=_path, help="data root (default: the fixtures directory)")
-    _plan_options(dry)
     _debug_option(dry, argparse.SUPPRESS)
     listing = commands.add_parser("scenarios", help="list the named scenarios")
     _format_option(listing, "the scenarios as one JSON document (schema: planner schema scenarios)")
@@ -250,24 +176,13 @@ def _parser(arm_names: tuple[str, ...], inputs_help: str) -> Parser:
         "like an arm. The launcher owns the multi-node flags and the per-node fabric env.",
         epilog="example:\n  planner recipe fixtures/recipes/dsv41-flash-jovian-r37-4x.toml",
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        parents=[planning_options("recipe", inputs_help)],
     )
     recipe.add_argument("recipe", metavar="file", type=_path, help="the recipe TOML")
-    recipe.add_argument("--authority", type=_path, help="authority log (JSON lines)")
-    recipe.add_argument("--now", help="ISO-8601 time to read the authority log at")
-    _recipe_options(recipe)
-    recipe.add_argument(
-        "--out",
-        type=_path,
-        help="report path (default: target/<name>-plan.txt); - for stdout; as dry-run's",
-    )
-    recipe.add_argument("--data", type=_path, help="data root (default: the fixtures directory)")
-    _plan_options(recipe)
     recipe.set_defaults(arm=None, scenario=None, inputs=None)
     _debug_option(recipe, argparse.SUPPRESS)
-    coordinator.add_parser(commands, list(arm_names))  # planner apply: planner/coordinator.py
-    apply = commands.choices["apply"]
-    apply.add_argument("--recipe", type=_path, help="apply a launcher recipe instead of an arm")
-    _recipe_options(apply, NAMES_APPLY_FILES)
+    # planner apply: planner/coordinator.py
+    coordinator.add_parser(commands, list(arm_names), planning_options("apply", inputs_help))
     return parser
 
 
@@ -405,38 +320,47 @@ def _run_dry_run(args: argparse.Namespace) -> int:
         )
     with provenance.recording() as reads:
         run = dry_run(args)
-    plan = saved_plan(run, request_of(args), reads)
     if args.format == "json" or _to_stdout(args.out):
-        return _stdout_alone(args, run, plan)
-    return _report_and_verdict(args, run, plan)
+        return _stdout_alone(args, run, reads)
+    return _report_and_verdict(args, run, reads)
 
 
-def _stdout_alone(args: argparse.Namespace, run: DryRun, plan: SavedPlan) -> int:
+def _plan(args: argparse.Namespace, run: DryRun, reads: list[InputRead]) -> SavedPlan:
+    """The saved plan of ``run``: made only where it is written or printed, so what no one
+    reads is never built."""
+    return saved_plan(run, request_of(args), reads)
+
+
+def _stdout_alone(args: argparse.Namespace, run: DryRun, reads: list[InputRead]) -> int:
     """``--format json`` (the plan's JSON) or ``--out -`` (the report) alone on stdout, so a
     pipe reads nothing else; every other line (where things went, warnings, refusals, the
     verdict) goes to stderr; the exit code is the same."""
     stdout = sys.stdout
     with contextlib.redirect_stdout(sys.stderr):
-        code = _report_and_verdict(args, run, plan, stdout)
+        code = _report_and_verdict(args, run, reads, stdout)
     if code != EXIT_USAGE and args.format == "json":
-        print(document_json(plan), end="")
+        print(document_json(_plan(args, run, reads)), end="")
     return code
 
 
 def _report_and_verdict(
-    args: argparse.Namespace, run: DryRun, plan: SavedPlan, stdout: TextIO | None = None
+    args: argparse.Namespace,
+    run: DryRun,
+    reads: list[InputRead],
+    stdout: TextIO | None = None,
 ) -> int:
     """The saved plan first (a path that cannot take it leaves nothing written), then the
     report (``--out -``: on ``stdout``), then the verdict."""
     if args.plan_out is not None:
-        if not _written(args.plan_out, document_json(plan), "--plan-out", "the plan"):
+        document = document_json(_plan(args, run, reads))
+        if not _written(args.plan_out, document, "--plan-out", "the plan"):
             return EXIT_USAGE
         print(f"{run.arm}: plan saved to {printable(str(args.plan_out))}")
     if args.recipe is not None and not run.rendered:
         print(f"{run.arm}: no host rendered, so no report written")
     else:
         out = _report_path(args, run)
-        if not _report_written(out, render_report(run, plan.inputs), stdout or sys.stdout):
+        if not _report_written(out, render_report(run, tuple(reads)), stdout or sys.stdout):
             return EXIT_USAGE
         where = "standard output" if _to_stdout(out) else printable(str(out))
         print(f"{run.arm}: report written to {where} ({len(run.hosts)} hosts rendered)")

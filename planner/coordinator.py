@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import argparse
 import errno
-import hashlib
 import math
 import os
 import re
@@ -70,7 +69,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Literal, NamedTuple
 
-from planner.apply import FORWARD_STAGES, Stage
+from filerules import umask, write_atomically
+from planner.apply import FORWARD_STAGES, Stage, script_sha256
 from planner.arm_launch import DryRun
 from planner.formats import ApplyDryRun, CommandEntry, HostEntry, document_json
 from planner.journal import (
@@ -84,7 +84,6 @@ from planner.journal import (
     verdict,
 )
 from planner.refusal import PlannerInputError
-from planner.report import write_atomically
 from planner.saved_plan import bind, load_plan, request_args
 from planner.transaction import (
     COMMIT_ATTEMPTS,
@@ -226,7 +225,7 @@ def exit_argv(settings: SshSettings, host: HostAddress, control: str) -> tuple[s
 
 def remote_command(step: TransactionStep, settings: SshSettings) -> str:
     """The command line the host's login shell runs for ``step``."""
-    digest = hashlib.sha256(step.script.encode()).hexdigest()
+    digest = script_sha256(step)
     timeouts = (str(settings.stage_timeout), str(settings.kill_after))
     args = ("gunbc-apply", step.stage.value, digest, *timeouts)
     return shlex.join(("exec", "sh", "-c", REMOTE_SCRIPT, *args, step.container_name))
@@ -729,7 +728,7 @@ def render_terse(plan: TransactionPlan, scripts: Path, attempts: int) -> list[st
         if phase in heads:
             lines.append(heads.pop(phase))
         number = f"{n:>3}." if n is not None else "    "
-        digest = hashlib.sha256(step.script.encode()).hexdigest()
+        digest = script_sha256(step)
         lines.append(f"{number} {step.stage.value:<{width}} {step.host_name:<8} sha256 {digest}")
     return lines
 
@@ -745,7 +744,7 @@ def dry_run_document(
             stage=step.stage,
             host=step.host_name,
             rank=step.rank,
-            script_sha256=hashlib.sha256(step.script.encode()).hexdigest(),
+            script_sha256=script_sha256(step),
             script_path=str(scripts / step.host_name / f"{step.stage.value}.sh"),
             argv=session_argv(settings, plan.host(step.rank), CONTROL, step),
         )
@@ -783,16 +782,10 @@ def write_scripts(plan: TransactionPlan, scripts: Path) -> None:
         for step in (*plan.forward, *plan.rollbacks, *plan.cleanups):
             write_atomically(temp / step.host_name / f"{step.stage.value}.sh", step.script)
         _synced(temp)
-        os.chmod(temp, 0o777 & ~_umask())  # mkdtemp's 0700 would hide the set from others
+        os.chmod(temp, 0o777 & ~umask())  # mkdtemp's 0700 would hide the set from others
         _swap_in(temp, target)
     finally:
         shutil.rmtree(temp, ignore_errors=True)
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 def _replaceable(target: Path) -> None:
@@ -900,9 +893,12 @@ host in sync;
 
 
 def add_parser(
-    commands: argparse._SubParsersAction[argparse.ArgumentParser], arms: list[str]
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+    arms: list[str],
+    planning: argparse.ArgumentParser,
 ) -> None:
-    """Register ``planner apply`` on the planner's subcommands."""
+    """Register ``planner apply`` on the planner's subcommands; ``planning`` is the parent
+    holding the planning options it shares with ``planner dry-run`` (:mod:`planner.options`)."""
     apply = commands.add_parser(
         "apply",
         help="run the transaction on the hosts over ssh (or print it: --dry-run)",
@@ -913,28 +909,9 @@ def add_parser(
         "order and clean up. Prints what ran and what each host was left in.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        parents=[planning],
     )
     apply.add_argument("arm", nargs="?", choices=arms, help="which arm to apply (or --recipe)")
-    apply.add_argument(
-        "--scenario",
-        help="a named scenario from fixtures/scenarios/ (its log and inputs): --dry-run only, "
-        "unless --for-testing",
-    )
-    apply.add_argument(
-        "--authority",
-        type=path_argument,
-        help="authority log (JSON lines); a real apply reads it at the wall clock, before "
-        "preflight and again just before commit",
-    )
-    apply.add_argument("--inputs", type=path_argument, help="frontier inputs (JSON)")
-    apply.add_argument(
-        "--now",
-        help="ISO-8601 time to read the authority log at (default: now): --dry-run only, "
-        "unless --for-testing",
-    )
-    apply.add_argument(
-        "--data", type=path_argument, help="data root (default: the fixtures directory)"
-    )
     apply.add_argument(
         "--for-testing",
         action="store_true",
@@ -1164,10 +1141,7 @@ def run(args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun]) 
             check_live_read(args)
             dry = plan(args)
         if not dry.admitted:
-            for line in (text for r in dry.refusals for text in r.lines()):
-                print(printable(line))
-            print(f"apply {dry.arm}: REFUSED: the plan is not admitted; nothing ran")
-            return EXIT_REFUSED
+            return refused(dry, f"apply {dry.arm}: REFUSED: the plan is not admitted; nothing ran")
         transaction = plan_transaction(dry, hosts)
     except PlannerInputError as exc:
         return _error(str(exc))
@@ -1188,6 +1162,15 @@ def run(args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun]) 
         gate = admission_gate(args, plan, transaction)
         progress = progress_of(args)
         return execute(transaction, settings, args.commit_attempts, journal, gate, progress)
+
+
+def refused(dry: DryRun, verdict: str) -> int:
+    """Print every refusal of ``dry`` (each line, then its hint line), then ``verdict``, on
+    stdout: what apply and ``apply --check`` say when they will not go on (exit 1)."""
+    for line in (text for r in dry.refusals for text in r.lines()):
+        print(printable(line))
+    print(verdict)
+    return EXIT_REFUSED
 
 
 def _print_dry_run(

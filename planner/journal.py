@@ -49,7 +49,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, TypeAdapter, ValidationError
 
-from planner.apply import Stage
+from planner.apply import Stage, script_sha256
 from planner.refusal import PlannerInputError
 from planner.transaction import (
     CHANGING_STAGES,
@@ -143,7 +143,7 @@ def steps_of(plan: TransactionPlan) -> tuple[TransactionStep, ...]:
 
 def script_digests(plan: TransactionPlan) -> tuple[str, ...]:
     """The sha256 of every step's script: forward, then rollbacks, then cleanups."""
-    return tuple(hashlib.sha256(s.script.encode()).hexdigest() for s in steps_of(plan))
+    return tuple(script_sha256(s) for s in steps_of(plan))
 
 
 def line_of(body: Mapping[str, object]) -> bytes:

@@ -26,7 +26,6 @@ does.
 from __future__ import annotations
 
 import argparse
-import hashlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
@@ -34,7 +33,7 @@ from typing import Literal
 from pydantic import AwareDatetime, Field
 
 from planner import provenance
-from planner.apply import Stage
+from planner.apply import Stage, script_sha256
 from planner.arm_launch import DryRun, RenderedHost
 from planner.provenance import HEX64, InputRead
 from planner.refusal import PlannerInputError
@@ -119,10 +118,6 @@ class SavedPlan(Frozen):
     verdict: PlanVerdict
 
 
-def sha256(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
 def request_of(args: argparse.Namespace) -> PlanRequest:
     """The planning options of ``args`` (a dry run's or an apply's), paths made absolute."""
     given: dict[str, str] = {}
@@ -142,7 +137,7 @@ def planned_host(host: RenderedHost) -> PlannedHost:
         unit=real.unit_name,
         create_argv=real.create_argv,
         steps=tuple(
-            PlannedStep(stage=s.stage, sha256=sha256(s.script), script=s.script) for s in host.steps
+            PlannedStep(stage=s.stage, sha256=script_sha256(s), script=s.script) for s in host.steps
         ),
     )
 
@@ -180,7 +175,7 @@ def load_plan(path: Path) -> SavedPlan:
     plan = load_json_model(SavedPlan, path, "saved plan")
     for host in plan.hosts:
         for step in host.steps:
-            if sha256(step.script) != step.sha256:
+            if script_sha256(step) != step.sha256:
                 where = f"hosts[{host.rank}].steps.{step.stage.value}"
                 raise PlannerInputError(
                     str(path), where, "the script is not the one its sha256 names: edited"

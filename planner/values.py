@@ -1,11 +1,12 @@
-"""Base class and field types shared by the planner's frozen values, and the strict JSON reader
-every input file goes through.
+"""Base class and field types shared by the planner's frozen values, and the reading of every
+JSON input file.
 
-A JSON input is read strictly (:func:`strict_json`): a key given twice in one object, a
-``NaN``/``Infinity`` constant, an integer outside the signed 64-bit range, a string holding a
-lone surrogate, or nesting deeper than :data:`MAX_DEPTH` is a located input error, and the
-values are then validated in pydantic's strict JSON mode (no ``true`` read as ``1``, no
-``"off"`` read as false, no number read from a string or a string from a number).
+A JSON input is read strictly (:func:`filerules.strict_json`, the project's one strict
+reader): a key given twice in one object, a ``NaN``/``Infinity`` constant, an integer outside
+the signed 64-bit range, a string holding a lone surrogate, or nesting deeper than
+:data:`filerules.MAX_DEPTH` is a located input error, and the values are then validated in
+pydantic's strict JSON mode (no ``true`` read as ``1``, no ``"off"`` read as false, no
+number read from a string or a string from a number).
 """
 
 from __future__ import annotations
@@ -14,12 +15,16 @@ import argparse
 import difflib
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path, PosixPath
 from typing import Annotated, TypeVar, cast
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, StringConstraints, ValidationError
 
+from filerules import INT_RANGE as INT_RANGE
+from filerules import JsonProblem as JsonProblem
+from filerules import printable as printable
+from filerules import strict_json as strict_json
 from planner import provenance
 from planner.kept import Kept
 from planner.refusal import PlannerInputError
@@ -133,215 +138,6 @@ def _json_model(model: type[BaseModel], path: str, what: str, text: str) -> Base
         raise PlannerInputError(path, *located(exc)) from exc
 
 
-# --- strict JSON -------------------------------------------------------------------------------
-
-MAX_DEPTH = 64
-"""How deep arrays and objects may nest in an input file (the document is level 1); no
-planner input needs a tenth of it."""
-
-INT_RANGE = range(-(2**63), 2**63)
-"""Integers an input may hold: signed 64-bit. No planner field needs more, and Python cannot
-even print an integer of more than 4,300 digits."""
-
-_TOO_DEEP = f"nested deeper than {MAX_DEPTH} levels"
-
-
-class JsonProblem(ValueError):
-    """Well-formed JSON that says something the planner refuses to guess at, located by the
-    key path (``produced_image.artifact.runtime_key``) or, for nesting too deep, by the line
-    and column (``position``) where the level past :data:`MAX_DEPTH` opens."""
-
-    def __init__(self, where: str, message: str, position: tuple[int, int] | None = None) -> None:
-        self.where = where
-        self.message = message
-        self.position = position
-
-
-_NESTED = JsonProblem("", _TOO_DEEP)
-"""What the walk finds past :data:`MAX_DEPTH`; :func:`_too_deep` then locates it in the text."""
-
-
-class _Unlocated(Exception):
-    """Raised by a parse hook, which cannot see where it is; the slow path locates it."""
-
-
-def _unique(pairs: list[tuple[str, object]]) -> dict[str, object]:
-    found = dict(pairs)
-    if len(found) != len(pairs):
-        raise _Unlocated
-    return found
-
-
-def _in_range(text: str) -> bool:
-    """Whether the integer written ``text`` is signed 64-bit (one Python will not even read,
-    of more than 4,300 digits, is not)."""
-    try:
-        return int(text) in INT_RANGE
-    except ValueError:
-        return False
-
-
-def _bounded_int(text: str) -> int:
-    if not _in_range(text):
-        raise _Unlocated
-    return int(text)
-
-
-def _no_constant(text: str) -> object:
-    raise _Unlocated
-
-
-def strict_json(text: str) -> object:
-    """``text`` parsed as JSON, refusing what :class:`JsonProblem` lists.
-
-    Raises :class:`json.JSONDecodeError` for text that is not JSON and :class:`JsonProblem`
-    for JSON the planner will not read: a repeated key, an integer out of range or a
-    constant (found by the parse, then located by reading the text again as written), a
-    lone surrogate or nesting too deep (found by walking what was read)."""
-    try:
-        value = json.loads(
-            text, object_pairs_hook=_unique, parse_int=_bounded_int, parse_constant=_no_constant
-        )
-    except (_Unlocated, RecursionError):
-        raise _locate(text) from None
-    problem = _walk(value, (), 1)
-    if problem is None:
-        return value
-    if problem is _NESTED:
-        raise _deepest(text)
-    raise problem
-
-
-class _Pairs(list[tuple[str, object]]):
-    """An object as written: every key, in order, duplicates kept."""
-
-
-class _RawNumber(str):
-    """An integer or constant as written."""
-
-
-def _locate(text: str) -> JsonProblem:
-    """What a parse hook refused, or the recursion limit hit, found in the text as written."""
-    if _too_deep(text) is not None:
-        return _deepest(text)
-    written = json.loads(
-        text, object_pairs_hook=_Pairs, parse_int=_RawNumber, parse_constant=_RawNumber
-    )
-    problem = _walk(written, (), 1)
-    assert problem is not None
-    return problem
-
-
-def _deepest(text: str) -> JsonProblem:
-    found = _too_deep(text)
-    assert found is not None
-    return found
-
-
-_TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"|[\[\]{}\n]')
-"""What nesting depends on: a whole string (its brackets do not count), a bracket, a line end."""
-
-
-def _too_deep(text: str) -> JsonProblem | None:
-    """The line and column where nesting first passes :data:`MAX_DEPTH`, strings skipped."""
-    depth, line, line_start = 0, 1, 0
-    for token in _TOKENS.finditer(text):
-        found = token.group()
-        if found == "\n":
-            line, line_start = line + 1, token.end()
-        elif found in ("[", "{"):
-            depth += 1
-            if depth > MAX_DEPTH:
-                column = token.start() - line_start + 1
-                return JsonProblem(f"line {line}, column {column}", _TOO_DEEP, (line, column))
-        elif found in ("]", "}"):
-            depth -= 1
-    return None
-
-
-def _path(path: tuple[str | int, ...]) -> str:
-    text = ""
-    for part in path:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
-    return text or "<root>"
-
-
-def _walk(value: object, path: tuple[str | int, ...], level: int) -> JsonProblem | None:
-    """The first problem in document order: nesting past :data:`MAX_DEPTH` (``level`` is
-    the nesting of ``value``), a lone surrogate, and (in a tree read as written) a repeated
-    key or a number out of range."""
-    if isinstance(value, _RawNumber):
-        return _number_problem(value, path)
-    if isinstance(value, str):
-        return _surrogate_problem(value, path)
-    items: Iterator[tuple[str | int, object]]
-    if isinstance(value, _Pairs):
-        seen: dict[str, object] = {}
-        for key, item in value:
-            if key in seen:
-                first, again = _shown(seen[key]), _shown(item)
-                return JsonProblem(
-                    _path((*path, key)),
-                    f"key {key!r} is given twice (values {first} and {again}): "
-                    "an input that says two things is corrupt",
-                )
-            seen[key] = item
-        items = iter(value)
-    elif isinstance(value, dict):
-        items = iter(value.items())
-    elif isinstance(value, list):
-        items = enumerate(value)
-    else:
-        return None
-    if level > MAX_DEPTH:
-        return _NESTED
-    for step, item in items:
-        if isinstance(step, str) and (problem := _surrogate_problem(step, path)) is not None:
-            return problem
-        problem = _walk(item, (*path, step), level + 1)
-        if problem is not None:
-            return problem
-    return None
-
-
-def _shown(value: object) -> str:
-    """A value quoted for a message, cut to a readable length."""
-    if isinstance(value, _RawNumber):
-        text = str(value)
-    elif isinstance(value, str):
-        text = repr(value)
-    elif isinstance(value, (_Pairs, dict)):
-        text = "an object"
-    elif isinstance(value, list):
-        text = "an array"
-    else:
-        text = json.dumps(value)
-    return text if len(text) <= 200 else text[:150] + f"… ({len(text):,} characters)"
-
-
-def _number_problem(value: _RawNumber, path: tuple[str | int, ...]) -> JsonProblem | None:
-    if value in ("NaN", "Infinity", "-Infinity"):
-        return JsonProblem(_path(path), f"{value} is not a JSON number")
-    if _in_range(value):
-        return None
-    digits = len(value.lstrip("-"))
-    return JsonProblem(
-        _path(path),
-        f"an integer of {digits:,} digits is out of range: integers here are signed 64-bit "
-        f"(value {_shown(value)})",
-    )
-
-
-def _surrogate_problem(text: str, path: tuple[str | int, ...]) -> JsonProblem | None:
-    for char in text:
-        if "\ud800" <= char <= "\udfff":
-            return JsonProblem(
-                _path(path),
-                f"a lone surrogate \\u{ord(char):04x} is not a character (value {_shown(text)})",
-            )
-    return None
-
-
 # --- text shown to the user --------------------------------------------------------------------
 
 
@@ -363,11 +159,6 @@ def _one_line_rule(value: str) -> str:
 
 OneLine = Annotated[str, AfterValidator(_one_line_rule)]
 """Text rendered as it is into a report line: no control or line-breaking characters."""
-
-
-def printable(text: str) -> str:
-    """``text`` with control and line-breaking characters escaped, for one message line."""
-    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:

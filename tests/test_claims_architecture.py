@@ -1,11 +1,14 @@
 """The dependency rule: the kernel (claims/ and plugins/, the mutation engine plugins/mutate/
 among them) never imports the planner, the engine never imports the project's witnesses or
 mutant data, the planner imports none of the others, mutation/ holds mutant data and no engine,
-and witnesses, mutants and fixtures reach the planner through its public names."""
+witnesses, mutants and fixtures reach the planner through its public names, and filerules/
+(the file rules both sides share) is a leaf: the standard library and nothing else."""
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -119,3 +122,36 @@ def _public_planner_imports(path: Path) -> Iterator[str]:
 )
 def test_the_planner_is_used_through_its_public_names(path: Path) -> None:
     assert list(_public_planner_imports(path)) == []
+
+
+LEAF = REPO / "filerules"
+PROJECT = ("filerules", "planner", "claims", "plugins", "witnesses", "mutation", "fixtures")
+
+
+def test_the_leaf_is_imported_by_both_sides() -> None:
+    """The point of the leaf: the planner and the kernel each import it (one writer, one
+    strict reader), so neither keeps a copy."""
+    for side in ("planner", "claims"):
+        found = {m for p in (REPO / side).rglob("*.py") for m in _imported_modules(p)}
+        assert any(m.split(".")[0] == "filerules" for m in found), side
+
+
+@pytest.mark.parametrize("path", sorted(LEAF.rglob("*.py")), ids=lambda p: p.name)
+def test_the_leaf_imports_the_standard_library_and_itself_only(path: Path) -> None:
+    tops = {m.split(".")[0] for m in _imported_modules(path)}
+    outside = sorted(t for t in tops if t not in sys.stdlib_module_names and t != "filerules")
+    assert outside == [], f"{path.relative_to(REPO)} imports {outside}"
+    assert not tops & (set(PROJECT) - {"filerules"}), sorted(tops)
+
+
+def test_importing_the_leaf_loads_nothing_of_the_project() -> None:
+    """In a fresh interpreter, ``import filerules`` loads no other module of the project."""
+    probe = (
+        "import sys, filerules\n"
+        f"project = {PROJECT!r}\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in project[1:]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "[]", done.stdout

@@ -153,3 +153,20 @@ def test_the_merged_report_speaks_for_the_whole_survey(tmp_path: Path) -> None:
     assert "merged 2 reports" in done.stdout, done.stdout + done.stderr
     config = json.loads(out.read_text())["config"]
     assert config["shard"] == "1/1" and config["mergedShards"] == 2
+
+
+def test_the_page_shows_the_survivors_alone_and_the_minimal_set_scores(
+    survey: tuple[Path, dict[str, Any], str],
+) -> None:
+    _, report, page = survey
+    survivors = page.split('<h2 id="survivors">')[1].split("<h2")[0]
+    statuses = {m["id"]: m["status"] for f in report["files"].values() for m in f["mutants"]}
+    assert "Survived" in statuses.values()
+    for mutant_id, status in statuses.items():
+        assert (f"</a> {mutant_id} (" in survivors) == (status == "Survived"), mutant_id
+    assert f'<a href="#survivors">Survivors ({list(statuses.values()).count("Survived")})' in page
+    files = page.split('<h2 id="files">')[1].split("<h2")[0]
+    for entry in report["files"].values():
+        shown = entry["matrixScore"]["dominatorStrength"]  # the report's, computed alike
+        assert shown is None or f"{shown:.1f}%</span></td><td>" in files
+    assert '<h2 id="witnesses">' in page and "<td>gate</td>" in page

@@ -46,6 +46,8 @@ def test_the_workflow_uses_the_projects_own_outputs() -> None:
     assert '"$GITHUB_STEP_SUMMARY"' in text
     assert "--merge-reports target/shards/*.json" in text and "--html target/mutation.html" in text
     assert "key: torch-2.13.0-cpu-cp311" in text and "path: .venv-vllm" in text
+    # the PR's survivors on its changed lines, annotated from the report its survey wrote
+    assert '--annotate "origin/$BASE_REF"\n          --report target/mutation-diff.json' in text
 
 
 def _make_vllm_venv(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:

@@ -1,10 +1,11 @@
-"""The atomic writers (``planner.report.write_atomically`` behind ``--out``,
-``claims.files.write_atomically`` behind ``--report`` and ``--junit-xml``) at hostile
-targets: a FIFO and a character device are written in place and stay what they are; a
-directory and other non-files are refused and left alone; a symlink keeps pointing at the
-file it names; new files honour the umask, replaced files keep their mode; errors name the
-user's path, never a temp file; a SIGTERM mid-write leaves no temp file and still ends the
-process by SIGTERM."""
+"""The atomic writer (``filerules.write_atomically``: behind ``--out`` as
+``planner.report.write_atomically``, behind ``--report`` and ``--junit-xml`` through
+``claims.files.write_atomically``, which raises the kernel's error) at hostile targets: a
+FIFO and a character device are written in place and stay what they are; a directory and
+other non-files are refused and left alone; a symlink keeps pointing at the file it names;
+new files honour the umask, replaced files keep their mode; errors name the user's path,
+never a temp file; a SIGTERM mid-write leaves no temp file and still ends the process by
+SIGTERM."""
 
 from __future__ import annotations
 

@@ -63,3 +63,22 @@ def test_a_report_it_cannot_read_writes_nothing(tmp_path: Path) -> None:
     assert not page.exists()
     bad.write_text("[]", encoding="utf-8")
     assert "not a mutation report" in _run("--page", str(page), str(bad)).stderr
+
+
+def test_each_section_scores_the_minimal_mutant_set_per_witness_and_file(tmp_path: Path) -> None:
+    killed = [["w.a"], ["w.a", "w.b"], []]
+    statuses = ["Killed", "Killed", "Survived"]
+    mutants = [
+        {"id": f"m{i}", "status": s, "killedBy": k, "coveredBy": ["w.a", "w.b"]}
+        for i, (s, k) in enumerate(zip(statuses, killed, strict=True))
+    ]
+    files = {"planner/fit.py": {"language": "python", "source": "", "mutants": mutants}}
+    report = tmp_path / "mutation-report.json"
+    report.write_text(json.dumps({"files": files}), encoding="utf-8")
+    page = tmp_path / "score.md"
+    assert _run("--page", str(page), str(report)).returncode == 0
+    rows = [line.replace(" ", "") for line in page.read_text(encoding="utf-8").splitlines()]
+    # m0 {w.a} subsumes m1 {w.a, w.b}: the minimal set is m0 and the survivor m2, 1 of 2
+    # killed; two killing sets; w.b kills nothing alone.
+    assert "|w|3|66.7%|1/2|50.0%|2|1/2|" in rows
+    assert "|planner/fit.py|3|66.7%|1/2|50.0%|2|1/2|" in rows

@@ -3,7 +3,8 @@
 The command line runs in-process with the fleet's key and known_hosts; each test reads back
 every host byte for byte. The fault matrix itself is the ``transaction_fleet`` witness and
 ``make transaction``; these tests cover what the command line adds: its output and exit code,
-a host key it does not know, and a rollback that fails.
+a host key it does not know, and a rollback that fails. A rollback whose connection dropped,
+run again until its host is restored, is that witness's claim, not a test here.
 """
 
 from __future__ import annotations
@@ -21,8 +22,6 @@ from fixtures.builders import v41_dry_run
 from fixtures.fleet import Fault, Fleet
 from fixtures.live_log import SUPPLIED_INPUTS, write_live_log
 from fixtures.sandbox import HostSeed, HostState
-from fixtures.transaction_cases import restored_state
-from fixtures.transaction_cases import state as compared
 from planner.cli import main
 
 _MISSING = fleet.unavailable()
@@ -237,23 +236,3 @@ def test_a_revocation_during_the_transaction_rolls_it_back_before_any_commit(
     for was, now in zip(before, hosts.read(), strict=True):
         restored = transaction_cases.restored_state(was, preserved=True)
         assert transaction_cases.state(now.without_calls()) == restored
-
-
-def test_a_rollback_whose_connection_drops_is_run_again_and_its_host_restored(
-    hosts: Fleet, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """The first rollback goes on on srv6 after its connection dropped; the coordinator runs
-    it again (it waits on the host's lock, finds the host restored and restores nothing)."""
-    before = hosts.read()
-    hosts.arm(Fault("refuse", 3, fleet.SESSION_OF["readback"]))
-    hosts.arm(Fault("drop", 1, 5))  # srv6's fifth session: its rollback
-    code = _apply(hosts)
-    out = capsys.readouterr().out.splitlines()
-    assert code == 10
-    assert any(" rollback   srv6: exit 255: the connection failed or dropped" in x for x in out)
-    again = " rollback   srv6 (attempt 2): ok: rolled back: an earlier rollback restored it"
-    assert any(line.endswith(again) for line in out)
-    assert out[-1].startswith("apply v41_group_a: ROLLED BACK: readback@srv8 failed")
-    after = hosts.read()
-    for rank, (was, now) in enumerate(zip(before, after, strict=True)):
-        assert compared(now) == restored_state(was, preserved=True), rank

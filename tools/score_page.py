@@ -8,8 +8,9 @@ the docs is written from the reports of one run (never composed by hand)::
 
 Each report gets its section: the file it was read from, its per-file table (killed,
 survived, no coverage, equivalent, crashed, strength, and the floor of ``--floors`` for its
-survey), the same figures :mod:`plugins.mutate.floors` prints and holds. A report that cannot
-be read stops the page (exit 2, naming it) and nothing is written.
+survey), the same figures :mod:`plugins.mutate.floors` prints and holds; then per witness and
+per file the scores on the minimal mutant set (:mod:`plugins.mutate.matrix_scores`). A report
+that cannot be read stops the page (exit 2, naming it) and nothing is written.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 from claims import UsageError  # noqa: E402
 from claims.files import FileProblem, read_json, shown, write_atomically  # noqa: E402
 from plugins.mutate.floors import Floor, load_floors, score_table, scores  # noqa: E402
+from plugins.mutate.matrix_scores import scores_tables  # noqa: E402
 from tools.provenance import provenance  # noqa: E402
 
 SURVEYS = {"mutation-values": "values"}
@@ -41,6 +43,10 @@ def section(report: Path, body: dict[str, object], floors: dict[str, Floor] | No
         "",
         score_table(scores(body), floors, tablefmt="github"),
         "",
+        "On the minimal mutant set (per witness, then per file):",
+        "",
+        scores_tables(body, tablefmt="github"),
+        "",
     ]
 
 
@@ -51,8 +57,9 @@ def page(reports: Sequence[tuple[Path, dict[str, object]]], floors_file: Path | 
         "",
         "Written by `make mutation` (`tools/score_page.py`) from the reports of one run; do not",
         f"edit by hand. Run {origin['date']} on commit `{origin['commit']}`, {origin['cpus']}"
-        f" cores, Python {origin['python']}. Strength is killed ÷ (killed + survived); see",
-        "[mutation.md](mutation.md).",
+        f" cores, Python {origin['python']}. Strength is killed ÷ (killed + survived); dominator",
+        "strength counts one killed mutant per class of equal killing sets and every survivor;",
+        "see [mutation.md](mutation.md#scores-a-reviewer-can-trust).",
         "",
     ]
     for report, body in reports:

@@ -23,8 +23,17 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from claims import ClaimKind, Verdict, claim, expect_equal, fails, holds
-from fixtures.builders import DATA_ROOT, inventory, v41_inputs, v41_manifest
+from claims import (
+    ClaimKind,
+    Verdict,
+    claim,
+    difference,
+    expect_equal,
+    fails,
+    holds,
+    holds_unless,
+)
+from fixtures.builders import DATA_ROOT, REORDERINGS, inventory, v41_inputs, v41_manifest
 from planner.admission import Candidate, arm_launch_admission
 from planner.arms.v41_group_a import v41_group_a_launch_dry_run
 from planner.authority import (
@@ -926,3 +935,32 @@ def the_folded_state_names_each_group_and_host_once_in_first_mention_order() -> 
     if problems:
         return fails("; ".join(problems)[:1500])
     return holds("every scenario's state lists its groups, keys and hosts once, in log order")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_records_keys_in_any_order_read_as_the_same_event() -> Verdict:
+    """Each scenario's log, every record rewritten with its keys last first or rotated by
+    one, reads as the same events and folds, at the scenario's time, to the same state: a
+    reader that takes a record's values by the position of its keys (a fast path that
+    assumes the order the logs here are written in) is seen."""
+    problems: list[str] = []
+    for name in _scenario_names():
+        lines, now = _lines(name), _now(name)
+        want_events, want_state = _reading(_jsonl(lines), now)
+        for how, reorder in REORDERINGS.items():
+            moved = [json.dumps({k: line[k] for k in reorder(list(line))}) for line in lines]
+            events, state = _reading(moved, now)
+            problems += difference(f"{name}, {how}: events", want_events, events)
+            problems += difference(f"{name}, {how}: state", want_state, state)
+    return holds_unless(
+        problems, f"{len(_scenario_names())} logs read alike whatever order their keys are in"
+    )
+
+
+def _reading(lines: list[str], now: datetime) -> tuple[list[object], AuthorityState | str]:
+    """The events ``lines`` read as, and their fold at ``now`` (or the error the read gave)."""
+    with _written(lines) as path:
+        try:
+            return list(read_log(path)), read_state(path, now)
+        except PlannerInputError as exc:
+            return [], f"refused: {exc}"

@@ -11,12 +11,14 @@ value lost on the way) is seen even where the report does not print it.
 from __future__ import annotations
 
 import argparse
+import io
+from contextlib import redirect_stderr
 from datetime import datetime
 
-from claims import ClaimKind, Verdict, claim, expect
+from claims import ClaimKind, Verdict, claim, expect, holds_unless
 from fixtures.builders import DATA_ROOT, glm_dry_run, scenario, v41_dry_run
 from planner.arm_launch import DryRun
-from planner.cli import dry_run
+from planner.cli import dry_run, parse
 
 CASES = (
     ("v41_group_a", "supplied", None),
@@ -68,3 +70,39 @@ def the_dry_run_command_plans_what_the_call_site_plans() -> Verdict:
     return expect(
         not problems, f"{len(CASES)} dry runs planned as the call sites plan", "; ".join(problems)
     )
+
+
+_NOW = "2026-11-29T12:00:00+01:00"
+_SPELLINGS = {
+    "as the help writes it": ["dry-run", "v41_group_a", "--scenario", "supplied", "--now", _NOW],
+    "options before the arm": ["dry-run", "--scenario", "supplied", "--now", _NOW, "v41_group_a"],
+    "options last first": ["dry-run", "v41_group_a", "--now", _NOW, "--scenario", "supplied"],
+    "--option=value": ["dry-run", f"--now={_NOW}", "--scenario=supplied", "v41_group_a"],
+    "unique prefixes": ["dry-run", "--scen", "supplied", "--no", _NOW, "v41_group_a"],
+}
+"""One request, its words in the orders and spellings the command line takes as the same."""
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_order_and_spelling_of_options_change_no_plan() -> Verdict:
+    """The same dry run asked with its options before or after the arm, in another order,
+    as ``--option=value`` or by a unique prefix, parses (through the command line's own
+    reading of its words, which looks for misspelled options before argparse does) to the
+    same plan as the help's spelling: no word's position or spelling decides anything."""
+    want = dry_run(_args("v41_group_a", "supplied", _NOW))
+    problems = [
+        f"{how}: {got if isinstance(got, str) else _first_field(want, got) + ' differs'}"
+        for how, words in _SPELLINGS.items()
+        if (got := _planned(words)) != want
+    ]
+    return holds_unless(problems, f"{len(_SPELLINGS)} spellings of one request plan alike")
+
+
+def _planned(words: list[str]) -> DryRun | str:
+    """The dry run ``words`` ask for, parsed as ``planner`` parses them, or how it refused."""
+    said = io.StringIO()
+    try:
+        with redirect_stderr(said):
+            return dry_run(parse([*words, "--data", str(DATA_ROOT)]))
+    except SystemExit as exc:
+        return f"refused with exit {exc.code}: {said.getvalue().strip()[-300:]}"

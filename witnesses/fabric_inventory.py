@@ -37,7 +37,7 @@ from claims import (
     holds,
     holds_unless,
 )
-from fixtures.builders import data_root_env
+from fixtures.builders import REORDERINGS, data_root_env
 from planner import data
 from planner.arms.v41_group_a import MANIFEST as V41_MANIFEST
 from planner.checkpoint import load_manifest
@@ -903,12 +903,6 @@ def the_json_rules_hold_at_their_edges() -> Verdict:
     return expect_equal(want, seen, "what the strict reader makes of each text")
 
 
-_REORDERINGS: dict[str, Callable[[list[Any]], list[Any]]] = {
-    "last first": lambda hosts: hosts[::-1],
-    "rotated by one": lambda hosts: [*hosts[1:], *hosts[:1]],
-}
-
-
 @claim(ClaimKind.PLANNED_SHAPE)
 def the_order_hosts_are_listed_in_changes_no_group() -> Verdict:
     """The inventory's ``hosts`` are definitions in no particular order: listed last first,
@@ -917,7 +911,7 @@ def the_order_hosts_are_listed_in_changes_no_group() -> Verdict:
     shipped = load_fabric(INVENTORY)
     problems: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
-        for name, reorder in _REORDERINGS.items():
+        for name, reorder in REORDERINGS.items():
             raw = _inventory()
             raw["hosts"] = reorder(raw["hosts"])
             path = Path(tmp) / "fabric.json"

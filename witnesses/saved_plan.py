@@ -24,6 +24,7 @@ from fixtures.builders import TINY_RECIPE, data_root_env, v41_dry_run
 from fixtures.live_log import append_event
 from fixtures.saved_plans import HOSTS, V41_MANIFEST, SavedPlanFiles, run, scratch
 from planner.formats import DOCUMENTS
+from planner.realize import HostRealization
 from planner.version import code_digest, planner_version
 
 TERMINAL = 120
@@ -74,8 +75,10 @@ def _digest(read: dict[str, Any]) -> tuple[int, str]:
 
 @claim(ClaimKind.PLANNED_SHAPE)
 def a_saved_plan_holds_every_stage_script_of_every_host_with_its_sha256() -> Verdict:
-    """Per host in rank order, every stage script the dry run renders (forward, rollback and
-    cleanup), byte for byte, each with the sha256 of its bytes; the summary counts them."""
+    """Per host in rank order, what the operator reviews of it (host, rank, container, unit,
+    the whole docker create argv) as the dry run realizes it, and every stage script the dry
+    run renders (forward, rollback and cleanup), byte for byte, each with the sha256 of its
+    bytes; the summary counts them."""
     planned = v41_dry_run("supplied")
     want = [
         [(s.stage.value, s.script, _sha(s.script.encode())) for s in h.steps] for h in planned.hosts
@@ -84,8 +87,20 @@ def a_saved_plan_holds_every_stage_script_of_every_host_with_its_sha256() -> Ver
         saved = files.document()
     got = [[(s["stage"], s["script"], s["sha256"]) for s in h["steps"]] for h in saved["hosts"]]
     problems = difference("hosts' steps", want, got)
+    problems += difference(
+        "hosts",
+        [_reviewed(h.realization) for h in planned.hosts],
+        [
+            (h["host"], h["rank"], h["container"], h["unit"], h["create_argv"])
+            for h in saved["hosts"]
+        ],
+    )
     problems += difference("summary", "4 hosts, 32 steps, ADMITTED", saved["summary"])
     return holds_unless(problems, "4 hosts x 8 stage scripts with their sha256")
+
+
+def _reviewed(real: HostRealization) -> tuple[str, int, str, str, list[str]]:
+    return real.host_name, real.rank, real.container_name, real.unit_name, list(real.create_argv)
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
@@ -160,11 +175,12 @@ def _edited(files: SavedPlanFiles, saved: dict[str, Any], role: str, path: Path)
     return f"inputs: {role} {path}: {CHANGED}{why}"
 
 
-def _grown(files: SavedPlanFiles, saved: dict[str, Any]) -> str:
-    path = files.data / "fabric.json"
+def _grown(saved: dict[str, Any], role: str, path: Path) -> str:
+    """A line break appended: the file reads the same, but it is not the file the plan read
+    (only the authority log is bound as a prefix)."""
     path.write_bytes(path.read_bytes() + b"\n")
-    size = _input(saved, "inventory")["size"]
-    return f"inputs: inventory {path}: {CHANGED}is longer now (the plan read {size} bytes)"
+    size = _input(saved, role)["size"]
+    return f"inputs: {role} {path}: {CHANGED}is longer now (the plan read {size} bytes)"
 
 
 def _log_rewritten(files: SavedPlanFiles, saved: dict[str, Any]) -> str:
@@ -234,7 +250,9 @@ def _plan_not_text(files: SavedPlanFiles, saved: dict[str, Any]) -> str:
 CHANGES: dict[str, Change] = {
     "inputs edited": lambda f, d: _edited(f, d, "plan inputs", f.inputs),
     "manifest edited": lambda f, d: _edited(f, d, "manifest", f.data / V41_MANIFEST),
-    "inventory grown": _grown,
+    "inventory grown": lambda f, d: _grown(d, "inventory", f.data / "fabric.json"),
+    "inputs grown": lambda f, d: _grown(d, "plan inputs", f.inputs),
+    "manifest grown": lambda f, d: _grown(d, "manifest", f.data / V41_MANIFEST),
     "log rewritten": _log_rewritten,
     "log cut short": _log_cut,
     "inputs removed": _removed,
@@ -343,6 +361,27 @@ def an_unchanged_plan_and_one_whose_log_only_grew_apply_their_saved_scripts() ->
             problems += difference(f"{when}: exit", 0, ran.code)
             problems += difference(f"{when}: scripts", saved, written)
     return holds_unless(problems, "32 saved scripts written as saved, twice")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_bound_plan_applies_as_its_request_applies() -> Verdict:
+    """``apply --plan PLAN --dry-run -v`` prints, word for word, what ``apply`` given the
+    plan's own request (arm, log, inputs, data root) prints: every connection, every step in
+    the same order with the same ssh argv and sha256, every rollback and cleanup. Binding a
+    plan proves it; it must not change what runs, nor the order it runs in."""
+    with _saved() as files:
+        bound = files.apply_dry_run("-v")
+        direct = run(
+            "apply",
+            "v41_group_a",
+            *("--authority", files.log, "--inputs", files.inputs, "--data", files.data),
+            *("--dry-run", "-v", "--hosts", HOSTS, "--scripts", files.tmp / "direct"),
+        )
+        mine = bound.out.replace(str(files.scripts), "SCRIPTS")
+        theirs = direct.out.replace(str(files.tmp / "direct"), "SCRIPTS")
+    problems = difference("exit codes", (0, 0), (bound.code, direct.code))
+    problems += difference("apply --dry-run -v", theirs.splitlines(), mine.splitlines())
+    return holds_unless(problems, f"{len(mine.splitlines())} lines alike, bound or not")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)

@@ -13,7 +13,7 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from claims import ClaimKind, Verdict, claim, expect, expect_equal, holds
+from claims import ClaimKind, Verdict, claim, expect_equal, holds
 from fixtures.builders import glm_call, inventory, v41_call
 from planner.arm_launch import fit_wall
 from planner.checkpoint import (
@@ -140,14 +140,11 @@ def group_a_fits_by_four_gib_at_eighty_percent() -> Verdict:
 
 @claim(ClaimKind.PLANNED_SHAPE)
 def the_allowance_is_about_24_gib_per_rank() -> Verdict:
-    """The 97 GiB allowance spreads over four ranks: about 24 GiB a rank."""
+    """The 97 GiB allowance spreads over four ranks: 24.25 GiB a rank, the exact quotient
+    (97 / 4, not rounded)."""
     fit = _group_a_fit_at(8000)
-    per_rank = fit.allowance_per_rank_gib
-    return expect(
-        fit.ranks == 4 and 24 <= per_rank < 25,
-        f"{per_rank} GiB per rank",
-        f"{fit.allowance_gib} GiB over {fit.ranks} ranks = {per_rank}",
-    )
+    got = (fit.ranks, fit.allowance_per_rank_gib)
+    return expect_equal((4, Fraction(97, 4)), got, "(ranks, allowance per rank in GiB)")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)

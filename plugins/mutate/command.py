@@ -78,10 +78,16 @@ examples:
   claims mutate --generated --shard 2/4 --report target/mutation-shard-2.json
   claims mutate --generated --since origin/main
   claims mutate --merge-reports target/mutation-shard-*.json --report target/mutation-report.json
+  claims mutate --explain my_project.core.x_f__mutmut_3
+  claims mutate --annotate origin/main --report target/mutation-diff.json
   claims mutate --values --report target/mutation-values.json
   claims mutate --values my_witness --file src/my_project/core.py --show-survivors 50
   claims mutate --values --shard 1/2 --report target/mutation-values-1.json
   claims mutate --values --merge-reports target/mutation-values-*.json
+
+exit codes (--explain, --annotate: they read a report and run nothing):
+  0 printed (survivors on changed lines are warnings, never a failure)
+  2 a report that cannot be read, an id it does not hold, a REV that is not a commit
 """
 
 
@@ -153,8 +159,16 @@ def _add_generated_options(parser: argparse.ArgumentParser) -> None:
         "--explain",
         metavar="ID",
         help="print what a survey's report (--report; default target/mutation-report.json) "
-        "says of one mutant: where, the change, its verdict and why (a survivor's diff), the "
-        "claims that covered and that killed it; runs nothing",
+        "says of one mutant: where, the change and its diff, its status and why, the verdict "
+        "of each claim that covered it, its place in the minimal mutant set; runs nothing",
+    )
+    group.add_argument(
+        "--annotate",
+        metavar="REV",
+        help="print a GitHub warning annotation for each survivor of a survey's report "
+        "(--report; default target/mutation-report.json) on a line changed since git revision "
+        "REV, at most one a line (the one whose operator the report kills most often "
+        "elsewhere), with its diff; runs nothing",
     )
     group.add_argument(
         "--generated", action="store_true", help="run the mutmut survey over the source paths"
@@ -355,10 +369,16 @@ def _mutate(args: argparse.Namespace, session: Session) -> int:
         raise UsageError("--jobs must be at least 1")
     if (args.values or args.generated or args.merge_reports) and (args.record or args.red_sets):
         raise UsageError("--record and --red-sets apply to the declared mutants only")
+    if args.explain is not None and args.annotate is not None:
+        raise UsageError("give --explain ID or --annotate REV, not both")
     if args.explain is not None:
         from plugins.mutate.explain import explain_command
 
         return explain_command(args.explain, args.report)
+    if args.annotate is not None:
+        from plugins.mutate.annotate import annotate_command
+
+        return annotate_command(args.annotate, args.report)
     if args.values:
         return _values(args, session)
     if args.merge_reports:

@@ -12,7 +12,11 @@ opens offline, from a CI artifact or a mail attachment. It shows
   line) and, folded under it, each mutant's change, status, reason (a survivor's diff) and
   the claims that covered and killed it;
 - the kill matrix per claim: the mutants each claim covers and kills, and those only it
-  kills (the mutants that would survive without it).
+  kills (the mutants that would survive without it);
+- beside each file's and each witness's strength, the scores on the minimal mutant set
+  (:mod:`plugins.mutate.matrix_scores`): dominator strength, distinguished mutants, claims
+  with no unique kill, computed from the matrix, never read from the report;
+- a jump list, and the survivors alone (each with its diff, linked to its line).
 
 Why a renderer of our own rather than Stryker's ``mutation-testing-elements`` bundle (which
 renders this schema too): the page must be written by an installed wheel with no network
@@ -33,6 +37,13 @@ from typing import Any
 from claims import ClaimsError, UsageError
 from claims.exits import Exit
 from claims.files import shown, write_atomically
+from plugins.mutate.matrix_scores import (
+    NO_MATRIX,
+    MatrixScore,
+    has_matrix,
+    minimal_ids,
+    report_scores,
+)
 from plugins.mutate.stryker import FIRST_KILL_NOTE, Report, is_first_kill, read_report
 
 STATUS_ORDER = (
@@ -64,6 +75,7 @@ details.m pre{background:#f6f8fa;padding:4px;white-space:pre-wrap}
 .b-Survived{background:#d1242f}.b-NoCoverage{background:#bf8700}.b-Killed,.b-Timeout{
 background:#1a7f37}.b-Ignored,.b-RuntimeError,.b-CompileError,.b-Pending{background:#8c959f}
 .low{color:#d1242f;font-weight:bold}.high{color:#1a7f37;font-weight:bold}
+nav a{margin-right:1em}.min{font-size:11px;color:#57606a}
 """
 
 
@@ -125,6 +137,7 @@ def render_html(report: Mapping[str, Any], title: str = "Mutation report") -> st
         '<html lang="en"><head><meta charset="utf-8">',
         f"<title>{_e(title)}</title><style>{STYLE}</style></head><body>",
         f"<h1>{_e(title)}</h1>",
+        _jump_list(report),
         f"<p>{_e(framework)}; {len(everything)} mutants in {len(report['files'])} files; "
         f"strength {_ratio(strength(total), thresholds)}"
         + "".join(
@@ -133,24 +146,87 @@ def render_html(report: Mapping[str, Any], title: str = "Mutation report") -> st
         + "</p>",
         f"<p>{_e(FIRST_KILL_NOTE)}</p>" if is_first_kill(report) else "",
         _files_table(report, thresholds),
+        _witnesses_table(report, thresholds),
         _claims_table(report),
+        _survivors(report),
     ]
-    parts += [_file_section(path, entry) for path, entry in report["files"].items()]
+    matrix = has_matrix(report)
+    parts += [_file_section(path, entry, matrix) for path, entry in report["files"].items()]
     parts.append("</body></html>\n")
     return "\n".join(parts)
 
 
+MATRIX_HEADS = ["dominator strength", "distinguished", "no unique kill"]
+
+
+def _matrix_cells(s: MatrixScore | None, thresholds: Mapping[str, Any]) -> list[str]:
+    if s is None:  # a report without a kill matrix
+        return ["—", "—", "—"]
+    idle = _e(", ".join(s.idle))
+    count = f"{len(s.idle)}/{s.claims}"
+    listed = f"<details><summary>{count}</summary>{idle}</details>" if s.idle else count
+    return [_ratio(s.dominator_strength, thresholds), str(s.distinguished), listed]
+
+
 def _files_table(report: Mapping[str, Any], thresholds: Mapping[str, Any]) -> str:
-    heads = ["file", "mutants", *STATUS_ORDER, "strength"]
+    heads = ["file", "mutants", *STATUS_ORDER, "strength", *MATRIX_HEADS]
+    matrix = {s.scope: s for s in report_scores(report).files} if has_matrix(report) else {}
     rows = []
     for path, entry in report["files"].items():
         counts = _counts(entry["mutants"])
         cells = [f'<a href="#{_anchor(path)}">{_e(path)}</a>', str(len(entry["mutants"]))]
         cells += [str(counts[s]) for s in STATUS_ORDER]
         cells.append(_ratio(strength(counts), thresholds))
+        cells += _matrix_cells(matrix.get(path), thresholds)
         rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     head = "".join(f"<th>{_e(h)}</th>" for h in heads)
     return f'<h2 id="files">Files</h2><table><tr>{head}</tr>{"".join(rows)}</table>'
+
+
+def _witnesses_table(report: Mapping[str, Any], thresholds: Mapping[str, Any]) -> str:
+    """Per witness, on the mutants its claims cover, counting only its own claims' kills."""
+    if not has_matrix(report):
+        return f'<h2 id="witnesses">Witnesses</h2><p>{_e(NO_MATRIX)}</p>'
+    heads = ["witness", "judged", "killed", "survived", "strength", *MATRIX_HEADS]
+    rows = []
+    for s in report_scores(report).witnesses:
+        judged = s.killed + s.unplaced + s.survived
+        cells = [_e(s.scope), str(judged), str(s.killed + s.unplaced), str(s.survived)]
+        cells += [_ratio(s.strength, thresholds), *_matrix_cells(s, thresholds)]
+        rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    head = "".join(f"<th>{_e(h)}</th>" for h in heads)
+    return (
+        '<h2 id="witnesses">Witnesses</h2><p>Each on the mutants its claims cover, killed by '
+        "its own claims. Dominator strength: killed dominators ÷ (killed dominators + "
+        "survivors), one killed mutant per killing set no other is a strict subset of.</p>"
+        f"<table><tr>{head}</tr>{''.join(rows)}</table>"
+    )
+
+
+def _jump_list(report: Mapping[str, Any]) -> str:
+    survived = sum(1 for _, m in _mutants(report) if m["status"] == "Survived")
+    links = [("files", "Files"), ("witnesses", "Witnesses"), ("claims", "Kill matrix")]
+    links.append(("survivors", f"Survivors ({survived})"))
+    links += [(_anchor(path), path) for path in report["files"]]
+    return "<nav>" + "".join(f'<a href="#{_e(a)}">{_e(t)}</a>' for a, t in links) + "</nav>"
+
+
+def _survivors(report: Mapping[str, Any]) -> str:
+    """Only the survivors, each linked to its line, with its diff and the claims covering it."""
+    items = []
+    for path, m in _mutants(report):
+        if m["status"] != "Survived":
+            continue
+        line = int(m["location"]["start"]["line"])
+        where = f'<a href="#{_anchor(path)}-{line}">{_e(path)}:{line}</a>'
+        reason = m.get("statusReason") or m.get("description") or m.get("replacement", "")
+        covered = ", ".join(m.get("coveredBy", ())) or "no claim"
+        items.append(
+            f"<li>{where} {_e(m['id'])} ({_e(m.get('mutatorName', ''))})"
+            f"<pre>{_e(reason)}</pre><p>covered by: {_e(covered)}</p></li>"
+        )
+    body = f"<ol>{''.join(items)}</ol>" if items else "<p>none</p>"
+    return f'<h2 id="survivors">Survivors only</h2>{body}'
 
 
 def kill_matrix(report: Mapping[str, Any]) -> list[tuple[str, int, int, list[str]]]:
@@ -194,10 +270,11 @@ def _worst(statuses: Sequence[str]) -> str:
     return min(statuses, key=lambda s: STATUS_ORDER.index(s) if s in STATUS_ORDER else 99)
 
 
-def _file_section(path: str, entry: Mapping[str, Any]) -> str:
+def _file_section(path: str, entry: Mapping[str, Any], matrix: bool = True) -> str:
     by_line: dict[int, list[dict[str, Any]]] = {}
     for m in entry["mutants"]:
         by_line.setdefault(int(m["location"]["start"]["line"]), []).append(m)
+    minimal = minimal_ids(entry["mutants"]) if matrix else frozenset()
     out = [f'<h2 id="{_anchor(path)}">{_e(path)}</h2><div class="src">']
     for number, text in enumerate(str(entry["source"]).splitlines(), start=1):
         here = by_line.get(number, [])
@@ -206,16 +283,18 @@ def _file_section(path: str, entry: Mapping[str, Any]) -> str:
             f'<span class="line{css}" id="{_anchor(path)}-{number}"><span class="ln">{number}'
             f"</span>{_e(text)}</span>"
         )
-        out.extend(_mutant_details(m) for m in here)
+        out.extend(_mutant_details(m, str(m["id"]) in minimal) for m in here)
     out.append("</div>")
     return "".join(out)
 
 
-def _mutant_details(m: Mapping[str, Any]) -> str:
+def _mutant_details(m: Mapping[str, Any], minimal: bool = False) -> str:
     status = str(m["status"])
+    mark = ' <span class="min">minimal</span>' if minimal and status == "Killed" else ""
     summary = (
         f'<span class="badge b-{_e(status)}">{_e(status)}</span> {_e(m["id"])} '
         f"({_e(m.get('mutatorName', ''))}): {_e(m.get('description') or m.get('replacement', ''))}"
+        + mark
     )
     body = []
     if m.get("statusReason"):

@@ -6,8 +6,10 @@
 ``coveredBy`` (claim ids). ``testFiles`` maps each witness module's file to its claims. A
 declared mutant also carries ``expectedKilledBy``, its declared set, and
 ``recordedKilledBy``, the other witnesses' claims the red sets lock records for it
-(extensions: the schema allows extra properties). Reports are written atomically (temp
-file, then rename).
+(extensions: the schema allows extra properties). Every written report also carries the
+scores of its kill matrix (``matrixScore`` per file, ``minimal`` per judged mutant,
+``matrixScores`` at the top: :mod:`plugins.mutate.matrix_scores`). Reports are written
+atomically (temp file, then rename).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from claims import UsageError
 from claims.files import FileProblem, read_json, shown, write_atomically
 from plugins.mutate.declared.harness import Findings, Judgement, RunKind
 from plugins.mutate.declared.runs import RunStatus
+from plugins.mutate.matrix_scores import with_matrix_scores
 from plugins.mutate.patching import resolve
 
 SCHEMA_URL = (
@@ -230,8 +233,11 @@ def _test_file_problems(where: str, entry: object) -> list[str]:
 
 
 def write_report(report: Mapping[str, Any], path: Path) -> None:
-    """Write ``report`` as JSON atomically: a reader never sees half a file."""
-    write_atomically(path, (json.dumps(report, indent=1) + "\n").encode())
+    """Write ``report`` as JSON atomically (a reader never sees half a file), with the scores
+    of its kill matrix as extra fields (:func:`~plugins.mutate.matrix_scores.with_matrix_scores`:
+    computed now, so a merge or a rewrite never carries stale ones)."""
+    body = with_matrix_scores(report)
+    write_atomically(path, (json.dumps(body, indent=1) + "\n").encode())
 
 
 def read_report(path: Path) -> Report:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from claims.tables import fitted
+from plugins.mutate import matrix_scores
 from plugins.mutate.generated.mutmut_bridge import GeneratedMutant
 from plugins.mutate.stryker import (
     FIRST_KILL,
@@ -181,7 +182,8 @@ SHOW_SURVIVORS = 20
 
 def summarize_report(report: Mapping[str, Any], show_survivors: int | None = None) -> str:
     """Per witness: covered, killed, timeouts, not killed by it, equivalent, and the share of
-    what it covers that it detects; then survivors."""
+    what it covers that it detects; the scores on the minimal mutant set
+    (:func:`~plugins.mutate.matrix_scores.summary`); then survivors."""
     mutants = [m for _, m in _mutants(report)]
     rows = [_witness_row(mutants, w) for w in _witnesses(report)]
     headers = [
@@ -203,6 +205,7 @@ def summarize_report(report: Mapping[str, Any], show_survivors: int | None = Non
     table = FIRST_KILL_NOTE if is_first_kill(report) else fitted(rows, headers, 0)
     lines = [table, "", f"all {len(mutants)} mutants: {total}"]
     survivors = [(p, m) for p, m in _mutants(report) if m["status"] == "Survived"]
+    lines += ["", matrix_scores.summary(report), ""]
     show = SHOW_SURVIVORS if show_survivors is None else show_survivors
     lines += [f"survivors (covered, no claim turned red): {len(survivors)}"]
     if show < len(survivors):

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from plugins.mutate.matrix_scores import summary
 from plugins.mutate.stryker import Report, add_file, add_tests, empty_report, location
 
 if TYPE_CHECKING:
@@ -70,10 +71,10 @@ def build_value_report(
 
 
 def summarize_values(report: Mapping[str, Any], show_survivors: int) -> str:
-    """At most ``show_survivors`` survivors; the per-file table is printed by
-    :func:`plugins.mutate.floors.hold_floors`."""
+    """The scores on the minimal mutant set, then at most ``show_survivors`` survivors; the
+    per-file table is printed by :func:`plugins.mutate.floors.hold_floors`."""
     files: Mapping[str, Any] = report["files"]
-    lines: list[str] = []
+    lines: list[str] = [summary(report), ""]
     survivors = [
         (path, m)
         for path, entry in sorted(files.items())
