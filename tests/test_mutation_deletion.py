@@ -148,6 +148,14 @@ def test_functions_mutmut_leaves_alone_get_no_deletion(decorators: tuple[str, ..
     assert _compiled(f"class K:\n{above}    def f(self) -> None:\n        g(self)\n") == []
 
 
+def test_a_function_with_no_mutmut_mutant_is_not_trampolined_for_a_deletion() -> None:
+    """The survey clears the planner's caches at every switch, through methods like this
+    one: trampolined for a deletion alone, they would raise under ``fail``."""
+    source = "class K:\n    def cache_clear(self) -> None:\n        self._kept.clear()\n"
+    assert _compiled(source) == []
+    assert _deleted("def cache_clear(self) -> None:\n    self._kept.clear()\n") != []
+
+
 def test_deletions_are_numbered_after_mutmuts_own_mutants() -> None:
     from mutmut.mutation.file_mutation import create_mutations
 

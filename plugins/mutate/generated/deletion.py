@@ -36,9 +36,13 @@ or that a type checker would reject, is not made):
   conditions;
 - annotated names with no value (``x: int``): a declaration, nothing runs.
 
-Functions mutmut leaves alone (decorated ones other than ``@staticmethod``/``@classmethod``,
+Only functions mutmut already trampolines (it made a mutant of its own there) get deletions:
+a function trampolined for our deletions alone would change what runs through a trampoline,
+and the survey calls some of those functions itself (the cache-clearing methods it calls at
+every switch, which raise once every trampoline is switched to fail). So functions mutmut
+leaves alone (decorated ones other than ``@staticmethod``/``@classmethod``,
 ``__new__``/``__getattribute__``/``__setattr__``, an enum's hooks, ``# pragma: no mutate``
-functions and classes) get no deletion either: trampolining them is what mutmut avoids.
+functions and classes, and any with no mutmut mutant) get no deletion either.
 """
 
 from __future__ import annotations
@@ -270,6 +274,8 @@ def add_deletions(
         counts[owner] = counts.get(owner, 0) + 1
     found: dict[str, Deletion] = {}
     for key, function in trampolined(module, left_alone):
+        if id(function) not in counts:
+            continue  # not trampolined by mutmut: see the module docstring
         for site in function_sites(function):
             counts[id(function)] = counts.get(id(function), 0) + 1
             mutations.append(Mutation(site.target, site.replacement, function))  # type: ignore[arg-type]
