@@ -135,6 +135,8 @@ def test_declarations_that_break_the_floor_exit_2_listing_every_rule() -> None:
         ((), "name the witnesses to check, or pass --all"),
         (("fake_door", "--all"), "not both"),
         (("fake_door", "--shard", "1/2"), "--shard only apply to --generated"),
+        (("fake_door", "--first-kill"), "--first-kill only apply to --generated"),
+        (("--values", "--first-kill", "--no-deletion"), "--first-kill, --no-deletion do not"),
         (("no_such_witness",), "unknown witness 'no_such_witness'"),
     ],
 )

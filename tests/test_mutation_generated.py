@@ -141,7 +141,33 @@ def test_shards_partition_the_mutants_and_merge_back(project: Path, full: Survey
     assert validate(body) == []
     ids = {m["id"] for f in body["files"].values() for m in f["mutants"]}
     assert ids == set(full.mutants())
-    assert "all 22 mutants:" in done.stdout
+    assert "all 26 mutants:" in done.stdout
+
+
+def test_statement_deletions_sit_in_the_same_matrix_named_after_mutmuts(full: Survey) -> None:
+    """Our deletions come numbered after each function's mutmut mutants, switched in by the
+    same trampoline: a deleted initialisation crashes, a deleted step hangs, a deleted exit on
+    a path no claim takes survives."""
+    mutants = full.mutants()
+    deleted = {
+        name.rpartition(".")[2]: (m["status"], m["replacement"], m["description"])
+        for name, m in mutants.items()
+        if m["mutatorName"] == "StatementDeletion"
+    }
+    assert deleted == {
+        "x_count_up__mutmut_7": ("Killed", "", "i = 0  →  "),
+        "x_count_up__mutmut_8": ("Timeout", "pass", "i += 1  →  pass"),
+        "x_guard__mutmut_4": ("Survived", "pass", "os._exit(3)  →  pass"),
+        "x_pairs__mutmut_11": ("Killed", "", "shouts = [n.upper() for n in names]  →  "),
+    }
+    assert mutants["gate.rules.x_count_up__mutmut_7"]["location"]["start"] == {
+        "line": 22,
+        "column": 5,
+    }
+    assert (
+        "-        os._exit(3)\n+        pass"
+        in mutants["gate.rules.x_guard__mutmut_4"]["statusReason"]
+    )
 
 
 def test_the_generated_mutants_read_back_with_their_changed_line(full: Survey) -> None:

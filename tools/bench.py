@@ -20,7 +20,9 @@ value, its baseline, the ratio, the goal and its direction, whether it holds on 
   mutants per second of ``claims mutate --generated --file planner/fit.py`` and of mutmut's
   own ``mutmut run`` on the same file with the same claims (every witness, as pytest items)
   and processes, each in a fresh copy of the checkout; the mutant phase (mutmut's printed
-  mutations/second) and end to end, counting only the mutants each ran.
+  mutations/second) and end to end, counting only the mutants each ran; ``--no-deletion``,
+  so both run mutmut's mutants. The same against ``--first-kill`` (goal ≥ 4×): mutmut's
+  question, killed or not, answered by stopping at the first red claim (mutmut measured once).
 - Kernel overhead and planning cost, as before: claims through the session against the same
   functions called directly; a full V4.1 dry run against reading and folding its inputs.
 
@@ -33,6 +35,7 @@ this page, never numbers copied by hand.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -254,59 +257,113 @@ def _ours_ran(report: Path, files: Sequence[str]) -> int:
     )
 
 
-def bench_survey_vs_mutmut(files: Sequence[str], jobs: int) -> list[Figure]:
-    """``claims mutate --generated --file F`` against mutmut 3.8's own ``mutmut run`` on the
-    same file, the same claims (every witness, as pytest items through the bridge) and the
-    same number of processes, each in a fresh copy of the checkout. Mutants per second of
-    each: the mutant phase (mutmut's own "mutations/second"; ours from the first worker
-    ready to the last result) and end to end (wall time of the command, generation and
-    baseline included), counting only the mutants each actually ran."""
+@dataclass(frozen=True)
+class SurveyRun:
+    """One side of a survey comparison: mutants run, its mutant-phase rate, its wall time."""
+
+    ran: int
+    phase: float
+    wall: float
+
+
+@functools.cache
+def _mutmut_side(files: tuple[str, ...], jobs: int) -> SurveyRun:
+    """mutmut 3.8's own ``mutmut run`` on ``files`` in a fresh copy of the checkout (once per
+    bench run: the full-matrix and first-kill figures hold the same measurement)."""
     mutmut = Path(sys.executable).parent / "mutmut"
     globs = [name.removesuffix(".py").replace("/", ".") + ".*" for name in files]
     with tempfile.TemporaryDirectory(prefix="bench-mutmut-") as theirs_dir:
         theirs = Path(theirs_dir)
         _tree_copy(theirs)
-        theirs_wall, theirs_out = _twice(
-            theirs, [str(mutmut), "run", "--max-children", str(jobs), *globs]
-        )
-        theirs_ran = _mutmut_ran(theirs, files)
-        rate = MUTMUT_RAN.findall(theirs_out)
-        if not rate:
-            raise RuntimeError(f"mutmut printed no mutations/second: {theirs_out[-400:]}")
-        theirs_phase = float(rate[-1])
+        wall, out = _twice(theirs, [str(mutmut), "run", "--max-children", str(jobs), *globs])
+        ran = _mutmut_ran(theirs, files)
+    rate = MUTMUT_RAN.findall(out)
+    if not rate:
+        raise RuntimeError(f"mutmut printed no mutations/second: {out[-400:]}")
+    return SurveyRun(ran, float(rate[-1]), wall)
+
+
+def _ours_side(files: Sequence[str], jobs: int, *options: str) -> SurveyRun:
+    """``claims mutate --generated --no-deletion --file F`` (mutmut's mutants, none of our
+    deletions: the same mutants as mutmut's run) with ``options``, in a fresh copy."""
     with tempfile.TemporaryDirectory(prefix="bench-survey-") as ours_dir:
         ours = Path(ours_dir)
         _tree_copy(ours)
         report = ours / "target" / "survey.json"
-        argv = [sys.executable, "-m", "claims.cli", "mutate", "--generated", "--jobs", str(jobs)]
+        argv = [sys.executable, "-m", "claims.cli", "mutate", "--generated", "--no-deletion"]
+        argv += ["--jobs", str(jobs), *options]
         argv += [a for name in files for a in ("--file", name)] + ["--report", str(report)]
-        ours_wall, ours_out = _twice(ours, argv)
-        ours_ran = _ours_ran(report, files)
-        phase = OURS_PHASE.search(ours_out)
-        if phase is None:
-            raise RuntimeError(f"the survey printed no mutant phase: {ours_out[-400:]}")
-        ours_phase = int(phase.group(1)) / float(phase.group(2))
+        wall, out = _twice(ours, argv)
+        ran = _ours_ran(report, files)
+    phase = OURS_PHASE.search(out)
+    if phase is None:
+        raise RuntimeError(f"the survey printed no mutant phase: {out[-400:]}")
+    return SurveyRun(ran, int(phase.group(1)) / float(phase.group(2)), wall)
+
+
+def bench_survey_vs_mutmut(files: Sequence[str], jobs: int) -> list[Figure]:
+    """``claims mutate --generated --file F`` against mutmut 3.8's own ``mutmut run`` on the
+    same file, the same mutants (``--no-deletion``), the same claims (every witness, as pytest
+    items through the bridge) and the same number of processes, each in a fresh copy of the
+    checkout. Mutants per second of each: the mutant phase (mutmut's own
+    "mutations/second"; ours from the first worker ready to the last result) and end to end
+    (wall time of the command, generation and baseline included), counting only the mutants
+    each actually ran."""
+    theirs = _mutmut_side(tuple(files), jobs)
+    ours = _ours_side(files, jobs)
     shown = ", ".join(files)
     return [
         Figure(
             f"survey vs mutmut, mutant phase ({shown})",
-            ours_phase,
-            theirs_phase,
+            ours.phase,
+            theirs.phase,
             "mutants/s",
             4.0,
-            f"mutants per second once set up: ours ({ours_ran} run) / mutmut run's own "
-            f"mutations/second ({theirs_ran} run), {jobs} processes each",
+            f"mutants per second once set up: ours ({ours.ran} run) / mutmut run's own "
+            f"mutations/second ({theirs.ran} run), {jobs} processes each",
             "at least",
         ),
         Figure(
             f"survey vs mutmut, end to end ({shown})",
-            ours_ran / ours_wall,
-            theirs_ran / theirs_wall,
+            ours.ran / ours.wall,
+            theirs.ran / theirs.wall,
             "mutants/s",
             4.0,
             f"mutants run / wall time of the whole command: claims mutate --generated "
-            f"({ours_wall:.0f} s) / mutmut run ({theirs_wall:.0f} s), generation and "
+            f"({ours.wall:.0f} s) / mutmut run ({theirs.wall:.0f} s), generation and "
             "baseline included",
+            "at least",
+        ),
+    ]
+
+
+def bench_first_kill_vs_mutmut(files: Sequence[str], jobs: int) -> list[Figure]:
+    """``claims mutate --generated --first-kill`` against ``mutmut run``, as
+    :func:`bench_survey_vs_mutmut` measures them: the same file, mutants, claims and
+    processes; first-kill answers mutmut's question (killed or not), so this is the like
+    for like. Its order is the default one (fastest claim first, no earlier report)."""
+    theirs = _mutmut_side(tuple(files), jobs)
+    ours = _ours_side(files, jobs, "--first-kill")
+    shown = ", ".join(files)
+    return [
+        Figure(
+            f"first-kill vs mutmut, mutant phase ({shown})",
+            ours.phase,
+            theirs.phase,
+            "mutants/s",
+            4.0,
+            f"mutants per second once set up: --first-kill ({ours.ran} run) / mutmut run's "
+            f"own mutations/second ({theirs.ran} run), {jobs} processes each",
+            "at least",
+        ),
+        Figure(
+            f"first-kill vs mutmut, end to end ({shown})",
+            ours.ran / ours.wall,
+            theirs.ran / theirs.wall,
+            "mutants/s",
+            4.0,
+            f"mutants run / wall time of the whole command: --first-kill ({ours.wall:.0f} s) "
+            f"/ mutmut run ({theirs.wall:.0f} s), generation and baseline included",
             "at least",
         ),
     ]
@@ -548,8 +605,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         files = MUTMUT_QUICK_FILES if args.quick else MUTMUT_FILES
         jobs = os.cpu_count() or 1
         steps.append(("survey vs mutmut", lambda: bench_survey_vs_mutmut(files, jobs)))
+        steps.append(("first-kill vs mutmut", lambda: bench_first_kill_vs_mutmut(files, jobs)))
     else:
-        skipped.append("survey vs mutmut (--skip-mutmut)")
+        skipped.append("survey and first-kill vs mutmut (--skip-mutmut)")
     if not args.skip_mutate:
         steps.append(("claims mutate --all", lambda: [bench_mutate_all()]))
     else:

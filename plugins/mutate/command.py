@@ -188,6 +188,25 @@ def _add_generated_options(parser: argparse.ArgumentParser) -> None:
         help="only mutants of this source file (e.g. src/my_project/core.py); repeatable",
     )
     group.add_argument(
+        "--first-kill",
+        action="store_true",
+        help="stop each mutant at its first red claim (likeliest killer first): the same "
+        "killed/survived verdicts and strength, sooner; killedBy then holds that one claim, "
+        "not the matrix, and the report says so",
+    )
+    group.add_argument(
+        "--order-from",
+        type=Path,
+        metavar="REPORT",
+        help="with --first-kill: try first the claims that killed each mutant (and its "
+        "function's mutants) in this earlier report (default: fastest claim first)",
+    )
+    group.add_argument(
+        "--no-deletion",
+        action="store_true",
+        help="mutmut's mutants only: leave out the statement deletions (StatementDeletion)",
+    )
+    group.add_argument(
         "--exhaustive",
         action="store_true",
         help="run every claim under every mutant, not only the claims that "
@@ -383,6 +402,9 @@ def _values(args: argparse.Namespace, session: Session) -> int:
             ("--generated", args.generated),
             ("--since", args.since),
             ("--break-below", args.break_below is not None),
+            ("--first-kill", args.first_kill),
+            ("--order-from", args.order_from is not None),
+            ("--no-deletion", args.no_deletion),
         )
         if value
     ]
@@ -405,6 +427,9 @@ def _refuse_generated_options(args: argparse.Namespace) -> None:
             ("--floors", args.floors),
             ("--per-operator", args.per_operator is not None),
             ("--show-survivors", args.show_survivors is not None),
+            ("--first-kill", args.first_kill),
+            ("--order-from", args.order_from is not None),
+            ("--no-deletion", args.no_deletion),
         )
         if value
     ]

@@ -28,7 +28,7 @@ from typing import Any
 from claims.errors import UsageError
 from claims.files import shown
 from plugins.mutate.matrix_scores import NO_MATRIX, has_matrix, matrix_of
-from plugins.mutate.stryker import read_report
+from plugins.mutate.stryker import FIRST_KILL_NOTE, is_first_kill, read_report
 
 DEFAULT_REPORT = Path("target/mutation-report.json")
 
@@ -165,11 +165,16 @@ def explain_lines(
     return lines
 
 
+def first_kill_line(report: Mapping[str, Any]) -> list[str]:
+    """The warning a first-kill report's ``killedBy`` needs (no line for a full matrix)."""
+    return [f"note: {FIRST_KILL_NOTE}"] if is_first_kill(report) else []
+
+
 def explain_command(mutant_id: str, report_path: Path | None) -> int:
     """Print :func:`explain_lines` for ``mutant_id`` of the report; 0, or a usage error."""
     path = report_path or DEFAULT_REPORT
     report = read_report(path)
     found = find(report, mutant_id, shown(path))
-    for line in explain_lines(*found, matrix=has_matrix(report)):
+    for line in explain_lines(*found, matrix=has_matrix(report)) + first_kill_line(report):
         print(line)
     return 0

@@ -44,7 +44,7 @@ from plugins.mutate.matrix_scores import (
     minimal_ids,
     report_scores,
 )
-from plugins.mutate.stryker import Report, read_report
+from plugins.mutate.stryker import FIRST_KILL_NOTE, Report, is_first_kill, read_report
 
 STATUS_ORDER = (
     "Survived",
@@ -144,6 +144,7 @@ def render_html(report: Mapping[str, Any], title: str = "Mutation report") -> st
             f"; {_e(k)} {_e(_setting(v))}" for k, v in config.items() if k in ("shard", "scope")
         )
         + "</p>",
+        f"<p>{_e(FIRST_KILL_NOTE)}</p>" if is_first_kill(report) else "",
         _files_table(report, thresholds),
         _witnesses_table(report, thresholds),
         _claims_table(report),
@@ -247,6 +248,8 @@ def kill_matrix(report: Mapping[str, Any]) -> list[tuple[str, int, int, list[str
 
 
 def _claims_table(report: Mapping[str, Any]) -> str:
+    if is_first_kill(report):
+        return f'<h2 id="claims">Kill matrix per claim</h2><p>{_e(FIRST_KILL_NOTE)}</p>'
     rows = []
     for claim_id, covered, killed, only in kill_matrix(report):
         alone = (

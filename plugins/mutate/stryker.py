@@ -53,6 +53,21 @@ STATUSES = frozenset(
 
 Report = dict[str, Any]
 
+FIRST_KILL = "firstKill"
+"""``config.firstKill``: the survey stopped each mutant at its first red claim, so
+``killedBy`` holds that claim alone and is no kill matrix (statuses and strength stand)."""
+FIRST_KILL_NOTE = (
+    "first-kill report: each mutant stopped at its first red claim, so killedBy names one "
+    "claim, not every claim that would kill it; no per-witness or per-claim kill counts "
+    "(statuses and strength are exact; run without --first-kill for the matrix)"
+)
+
+
+def is_first_kill(report: Mapping[str, Any]) -> bool:
+    """Whether ``report``'s ``killedBy`` is a first kill, not a matrix (:data:`FIRST_KILL`)."""
+    config = report.get("config")
+    return isinstance(config, dict) and config.get(FIRST_KILL) is True
+
 
 def position(line: int, column: int) -> dict[str, int]:
     return {"line": max(1, line), "column": max(1, column)}
@@ -285,6 +300,12 @@ def check_shards(reports: Sequence[Report]) -> int:
     scopes = {json.dumps(dict(r.get("config") or {}).get("scope")) for r in reports}
     if len(scopes) > 1:
         raise UsageError(f"the shards surveyed different witnesses: {' vs '.join(sorted(scopes))}")
+    first = [k for (k, _), r in zip(shards, reports, strict=True) if is_first_kill(r)]
+    if first and len(first) < len(reports):
+        raise UsageError(
+            f"shard {', '.join(f'{k}/{total}' for k in first)} stopped at the first kill and "
+            "the others built the full matrix: their killedBy cannot be merged into one report"
+        )
     return total
 
 

@@ -26,6 +26,7 @@ from claims.exits import Exit
 from claims.loader import BUILT_IN
 from claims.revisions import RevisionError, commit_of
 from plugins.mutate.floors import Scope, hold_floors, load_floors, merged_scope
+from plugins.mutate.generated.first_kill import check_options, setup
 from plugins.mutate.generated.mutmut_bridge import (
     GeneratedMutant,
     generate,
@@ -37,7 +38,7 @@ from plugins.mutate.generated.mutmut_bridge import (
 from plugins.mutate.generated.selection import parse_shard, shard, since
 from plugins.mutate.generated.survey import SurveyRequest
 from plugins.mutate.generated.survey_report import build_report, score, summarize_report
-from plugins.mutate.generated.workers import MutantResult, Pool, Survey, SurveyFailed
+from plugins.mutate.generated.workers import MutantResult, Pool, Survey, SurveyFailed, mutmut_key
 from plugins.mutate.ledgers import Equivalence, load_equivalents
 from plugins.mutate.stryker import merge, read_report, write_report
 
@@ -97,10 +98,18 @@ class Plan(SurveyPlan):
     equivalents: Mapping[str, Equivalence]
     break_below: float | None
     show_survivors: int | None
+    deletion: bool = True
+    """Our statement deletions beside mutmut's mutants (``--no-deletion``: mutmut's alone)."""
+    first_kill: bool = False
+    """Stop each mutant at its first red claim (:mod:`.first_kill`): no full matrix."""
+    order_from: Path | None = None
 
 
 def _plan(args: argparse.Namespace, session: Session) -> Plan:
     equivalents = load_equivalents(args.equivalent)  # the inputs are read before any work
+    check_options(args.first_kill, args.order_from, args.exhaustive)
+    if args.order_from is not None:
+        read_report(args.order_from)
     common = survey_plan(args, session, DEFAULT_REPORT)
     if args.since:
         # Checked before mutmut regenerates mutants/: a bad revision costs nothing.
@@ -114,6 +123,9 @@ def _plan(args: argparse.Namespace, session: Session) -> Plan:
         equivalents=equivalents,
         break_below=args.break_below,
         show_survivors=args.show_survivors,
+        deletion=not args.no_deletion,
+        first_kill=args.first_kill,
+        order_from=args.order_from,
     )
 
 
@@ -232,7 +244,12 @@ def run_survey(plan: Plan, chosen: Sequence[GeneratedMutant]) -> Survey:
         exhaustive=plan.exhaustive,
         project_root=str(plan.root),
     )
-    Pool(plan.root, base, {m.name: m for m in chosen}, survey, Ticker()).run_all(plan.jobs)
+    launch = None
+    if plan.first_kill:
+        keys = {mutmut_key(m.name) for m in chosen}
+        base, launch = setup(base, plan.root, plan.order_from, keys)
+    pool = Pool(plan.root, base, {m.name: m for m in chosen}, survey, Ticker(), launch=launch)
+    pool.run_all(plan.jobs)
     return survey
 
 
@@ -242,7 +259,7 @@ def survey_command(args: argparse.Namespace, session: Session) -> int:
     plan = _plan(args, session)
     paths = ", ".join(p.as_posix() for p in source_paths(plan.root))
     _say(f"generating mutants of {paths} with mutmut ...")
-    generation = generate(plan.root, plan.jobs)
+    generation = generate(plan.root, plan.jobs, plan.deletion)
     generated = read_generated(plan.root)
     mutants = [m for m in generated if m.path not in plan.evidence]
     if len(mutants) < len(generated):

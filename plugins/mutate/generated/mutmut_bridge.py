@@ -10,6 +10,8 @@ The kill matrix is built by :mod:`.survey`.
 
 A generated mutant is named ``pkg.mod.x_function__mutmut_N`` (``pkg.mod.xǁClassǁmethod__mutmut_N``
 for a method). Setting ``MUTANT_UNDER_TEST`` to that name switches the trampoline to it.
+Our statement deletions (:mod:`.deletion`) are handed to the same writer, numbered after
+mutmut's mutants of their function; their sidecar says which names they are.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from pathlib import Path
 
 from claims import UsageError
 from claims.exits import Exit
+from plugins.mutate.generated.deletion import OPERATOR, Deletion, install, read_deletions
 
 MUTANTS_DIR = "mutants"
 CLASS_SEPARATOR = "ǁ"
@@ -62,12 +65,14 @@ def source_paths(root: Path) -> tuple[Path, ...]:
     return tuple(Path(p) for p in paths)
 
 
-def generate(root: Path, jobs: int) -> float:
-    """Remove ``root/mutants`` and let mutmut regenerate it; returns the seconds it took."""
+def generate(root: Path, jobs: int, deletion: bool = True) -> float:
+    """Remove ``root/mutants`` and let mutmut regenerate it, with our statement deletions
+    (:mod:`.deletion`) unless ``deletion`` is off; returns the seconds it took."""
     shutil.rmtree(root / MUTANTS_DIR, ignore_errors=True)
     start = time.perf_counter()
+    module = "plugins.mutate.generated.mutmut_bridge"
     done = subprocess.run(
-        [sys.executable, "-m", "plugins.mutate.generated.mutmut_bridge", str(root), str(jobs)],
+        [sys.executable, "-m", module, str(root), str(jobs), "deletion" if deletion else "mutmut"],
         cwd=root,
         capture_output=True,
         text=True,
@@ -81,13 +86,16 @@ def generate(root: Path, jobs: int) -> float:
     return time.perf_counter() - start
 
 
-def _generate_here(jobs: int) -> None:
-    # mutmut's own generation steps, in the order `mutmut run` takes them, and nothing else.
+def _generate_here(jobs: int, deletion: bool) -> None:
+    # mutmut's own generation steps, in the order `mutmut run` takes them, and nothing else
+    # (but our deletions appended to each file's mutations, when asked).
     from mutmut.__main__ import create_mutants
     from mutmut.mutation.trampoline import set_mutant_under_test
     from mutmut.utils.file_utils import copy_also_copy_files, copy_src_dir
 
     set_mutant_under_test("mutant_generation")
+    if deletion:
+        install(MUTANTS_DIR)
     Path(MUTANTS_DIR).mkdir(exist_ok=True)
     copy_src_dir()
     copy_also_copy_files()
@@ -129,6 +137,9 @@ class GeneratedMutant:
     span: Span
     original_line: str
     mutated_line: str
+    operator: str = ""
+    """The report's ``mutatorName`` when it is ours (``StatementDeletion``); empty for
+    mutmut's, named from the change."""
 
     @property
     def number(self) -> int:
@@ -153,7 +164,30 @@ def _file_mutants(root: Path, relative: str, meta: Path) -> list[GeneratedMutant
     mutated = (root / MUTANTS_DIR / relative).read_text(encoding="utf-8").splitlines()
     original = (root / relative).read_text(encoding="utf-8")
     lines = _function_def_lines(original)
-    return [_mutant(name, relative, spans["spans"], mutated, lines) for name in names]
+    deletions = read_deletions(root / MUTANTS_DIR / relative)
+    return [
+        _deleted(name, relative, deletions[local])
+        if (local := name.rpartition(".")[2]) in deletions
+        else _mutant(name, relative, spans["spans"], mutated, lines)
+        for name in names
+    ]
+
+
+def _deleted(name: str, path: str, deletion: Deletion) -> GeneratedMutant:
+    """A statement deletion, as its sidecar recorded it (the textual diff of a removed line
+    would name the next line as the mutated one)."""
+    d = deletion
+    return GeneratedMutant(
+        name=name,
+        path=path,
+        function=name.rpartition(".")[2].partition("__mutmut_")[0],
+        before=d.before,
+        after=d.after,
+        span=Span(d.start_line, d.start_column, d.end_line, d.end_column),
+        original_line=d.before.splitlines()[0].strip(),
+        mutated_line=d.after,
+        operator=OPERATOR,
+    )
 
 
 def _function_def_lines(source: str) -> dict[str, int]:
@@ -277,11 +311,11 @@ def _position(text: str, index: int, offset: int) -> tuple[int, int]:
 
 
 def main(argv: Sequence[str]) -> int:
-    """``python -m plugins.mutate.generated.mutmut_bridge ROOT JOBS``: generate the mutants of
-    ROOT."""
+    """``python -m plugins.mutate.generated.mutmut_bridge ROOT JOBS [deletion|mutmut]``:
+    generate the mutants of ROOT (``mutmut``: mutmut's alone, no statement deletion)."""
     root, jobs = Path(argv[0]), int(argv[1]) if len(argv) > 1 else 1
     os.chdir(root)
-    _generate_here(max(1, jobs))
+    _generate_here(max(1, jobs), argv[2:3] != ["mutmut"])
     return Exit.OK
 
 

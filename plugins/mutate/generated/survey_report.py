@@ -17,7 +17,16 @@ from typing import TYPE_CHECKING, Any
 from claims.tables import fitted
 from plugins.mutate import matrix_scores
 from plugins.mutate.generated.mutmut_bridge import GeneratedMutant
-from plugins.mutate.stryker import Report, add_file, add_tests, empty_report, location
+from plugins.mutate.stryker import (
+    FIRST_KILL,
+    FIRST_KILL_NOTE,
+    Report,
+    add_file,
+    add_tests,
+    empty_report,
+    is_first_kill,
+    location,
+)
 
 if TYPE_CHECKING:
     from plugins.mutate.generated.command import Plan
@@ -90,7 +99,7 @@ def _entry(root: Path, result: MutantResult) -> dict[str, Any]:
         reason = f"{first}: {result.killed[first]}"
     entry: dict[str, Any] = {
         "id": m.name,
-        "mutatorName": mutator_name(m.before, m.after),
+        "mutatorName": m.operator or mutator_name(m.before, m.after),
         "replacement": m.after,
         "description": f"{m.original_line}  →  {m.mutated_line}",
         "location": location(
@@ -114,9 +123,12 @@ def build_report(plan: Plan, survey: Survey, results: Sequence[MutantResult]) ->
         "since": plan.since,
         "files": list(plan.files),
         "exhaustive": plan.exhaustive,
+        "statementDeletion": plan.deletion,
+        FIRST_KILL: plan.first_kill,
         "forcedFailRed": survey.forced_fail_red,
     }
-    report = empty_report("claims mutate --generated (mutmut 3.8.1)", config)
+    kind = "--generated --first-kill" if plan.first_kill else "--generated"
+    report = empty_report(f"claims mutate {kind} (mutmut 3.8.1)", config)
     for result in results:
         path = result.mutant.path
         add_file(report, path, (plan.root / path).read_text(encoding="utf-8")).append(
@@ -190,7 +202,8 @@ def summarize_report(report: Mapping[str, Any], show_survivors: int | None = Non
     for m in mutants:
         counts[m["status"]] = counts.get(m["status"], 0) + 1
     total = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
-    lines = [fitted(rows, headers, 0), "", f"all {len(mutants)} mutants: {total}"]
+    table = FIRST_KILL_NOTE if is_first_kill(report) else fitted(rows, headers, 0)
+    lines = [table, "", f"all {len(mutants)} mutants: {total}"]
     survivors = [(p, m) for p, m in _mutants(report) if m["status"] == "Survived"]
     lines += ["", matrix_scores.summary(report), ""]
     show = SHOW_SURVIVORS if show_survivors is None else show_survivors
