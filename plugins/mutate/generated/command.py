@@ -26,6 +26,7 @@ from claims.exits import Exit
 from claims.loader import BUILT_IN
 from claims.revisions import RevisionError, commit_of
 from plugins.mutate.floors import Scope, hold_floors, load_floors, merged_scope
+from plugins.mutate.generated.audit import DEFAULT_CELLS, DEFAULT_SEED, Audit, Runner, run_audit
 from plugins.mutate.generated.mutmut_bridge import (
     GeneratedMutant,
     generate,
@@ -97,6 +98,9 @@ class Plan(SurveyPlan):
     equivalents: Mapping[str, Equivalence]
     break_below: float | None
     show_survivors: int | None
+    audit: int = DEFAULT_CELLS
+    """How many cells the verdict audit re-judges (:mod:`.audit`); 0: none."""
+    audit_seed: int = DEFAULT_SEED
 
 
 def _plan(args: argparse.Namespace, session: Session) -> Plan:
@@ -114,7 +118,15 @@ def _plan(args: argparse.Namespace, session: Session) -> Plan:
         equivalents=equivalents,
         break_below=args.break_below,
         show_survivors=args.show_survivors,
+        audit=_audit_cells(args.audit),
+        audit_seed=DEFAULT_SEED if args.audit_seed is None else args.audit_seed,
     )
+
+
+def _audit_cells(given: int | None) -> int:
+    if given is not None and given < 0:
+        raise UsageError(f"--audit {given}: give how many cells to re-judge, 0 or more")
+    return DEFAULT_CELLS if given is None else given
 
 
 def partial_survey(args: argparse.Namespace, scoped: bool) -> str | None:
@@ -236,6 +248,17 @@ def run_survey(plan: Plan, chosen: Sequence[GeneratedMutant]) -> Survey:
     return survey
 
 
+def audit_survey(plan: Plan, survey: Survey, chosen: Sequence[GeneratedMutant]) -> Audit | None:
+    """The verdict audit of a survey that judged some mutant (:mod:`.audit`); it replaces
+    each timeout's result by what its confirmation found."""
+    if not survey.results:
+        return None
+    runner = Runner(plan.root, plan.plugins, plan.pythonpath)
+    mutants = {m.name: m for m in chosen}
+    _say(f"verdict audit: {plan.audit} cells and every timeout, each in a fresh process ...")
+    return run_audit(runner, survey, mutants, plan.audit, plan.audit_seed, plan.jobs)
+
+
 def survey_command(args: argparse.Namespace, session: Session) -> int:
     """Generate, choose, survey, report; see the module docstring."""
     require_mutmut()
@@ -264,6 +287,7 @@ def survey_command(args: argparse.Namespace, session: Session) -> int:
     except SurveyFailed as failure:
         print(f"claims mutate --generated: {failure}")
         return failure.exit_code
+    audit = audit_survey(plan, survey, chosen)
     seconds = time.monotonic() - start
     results = [survey.results[m.name] for m in chosen if m.name in survey.results]
     judged, notes = judge_equivalents(results, plan.equivalents)
@@ -275,12 +299,17 @@ def survey_command(args: argparse.Namespace, session: Session) -> int:
     ]
     notes += _blind_kills(judged)
     report = build_report(plan, survey, judged)
+    if audit is not None:
+        report["audit"] = audit.as_json()
     write_report(report, plan.report)
     print("\n".join(_header(plan, survey, len(mutants), len(chosen), generation, seconds)))
     print(summarize_report(report, plan.show_survivors))
-    print("\n".join(notes))
+    print("\n".join(notes + (audit.lines() if audit is not None else [])))
     print(f"report: {plan.report}")
     held = hold_floors(report, plan.floors, floor_scope(plan, plan.since), "generated")
+    if audit is not None and audit.failed:
+        print(f"the verdict audit disagrees with the survey: it fails (exit {int(Exit.AUDIT)})")
+        return Exit.AUDIT
     below = plan.break_below is not None and score(judged) < plan.break_below
     return Exit.SURVIVOR if below and held == Exit.OK else held
 
