@@ -211,6 +211,12 @@ def _add_generated_options(parser: argparse.ArgumentParser) -> None:
         "disagreement (default 50; 0: no cell, timeouts are still confirmed)",
     )
     group.add_argument(
+        "--no-skip",
+        action="store_true",
+        help="run every covering claim under every mutant: decide no cell by replaying the "
+        "baseline's calls (not_infected, same_as)",
+    )
+    group.add_argument(
         "--audit-seed",
         type=int,
         metavar="N",
@@ -381,6 +387,7 @@ def _values(args: argparse.Namespace, session: Session) -> int:
             ("--break-below", args.break_below is not None),
             ("--audit", args.audit is not None),
             ("--audit-seed", args.audit_seed is not None),
+            ("--no-skip", args.no_skip),
         )
         if value
     ]
@@ -405,6 +412,7 @@ def _refuse_generated_options(args: argparse.Namespace) -> None:
             ("--show-survivors", args.show_survivors is not None),
             ("--audit", args.audit is not None),
             ("--audit-seed", args.audit_seed is not None),
+            ("--no-skip", args.no_skip),
         )
         if value
     ]

@@ -75,7 +75,13 @@ class Cell:
     verdict: str
     """``red`` or ``green``."""
     reason: str
-    """``ran``, or why the survey decided it without a run (``not_reached``, …)."""
+    """``ran``, or why the survey decided it without a run (``not_reached``,
+    ``not_infected``, ``same_as:<mutant>``)."""
+
+    @property
+    def kind(self) -> str:
+        """The reason without what it names (``same_as``)."""
+        return self.reason.partition(":")[0]
 
 
 @dataclass(frozen=True)
@@ -99,6 +105,8 @@ class Audit:
 
     seed: int
     cells: int
+    decided: dict[str, int] = field(default_factory=dict)
+    """How every cell of the judged mutants was decided: reason (``same_as`` as one) -> count."""
     judged: list[Judged] = field(default_factory=list)
     control: str = ""
     """Why the control failed (empty when it passed)."""
@@ -120,6 +128,7 @@ class Audit:
         return {
             "seed": self.seed,
             "cells": self.cells,
+            "cellsByReason": self.decided,
             "sampled": len(self.judged),
             "agreed": len(self.judged) - len(self.disagreements),
             "byReason": _by_reason(self.judged),
@@ -134,10 +143,12 @@ class Audit:
         """What the console says of the audit."""
         agreed = len(self.judged) - len(self.disagreements)
         reasons = ", ".join(f"{r} {n}" for r, n in _by_reason(self.judged).items())
+        decided = ", ".join(f"{r} {n}" for r, n in self.decided.items())
         lines = [
+            f"cells: {self.cells} ({decided})",
             f"verdict audit (seed {self.seed}): {agreed}/{len(self.judged)} sampled cells of "
             f"{self.cells} agree with a fresh run of the claim on the mutated source "
-            f"({reasons}; {self.seconds:.1f} s)"
+            f"({reasons}; {self.seconds:.1f} s)",
         ]
         if self.control:
             lines.append(f"audit control failed: {self.control}")
@@ -152,9 +163,13 @@ class Audit:
 
 
 def _by_reason(judged: Sequence[Judged]) -> dict[str, int]:
+    return _by_kind([j.cell for j in judged])
+
+
+def _by_kind(cells: Sequence[Cell]) -> dict[str, int]:
     counts: dict[str, int] = {}
-    for j in judged:
-        counts[j.cell.reason] = counts.get(j.cell.reason, 0) + 1
+    for cell in cells:
+        counts[cell.kind] = counts.get(cell.kind, 0) + 1
     return dict(sorted(counts.items()))
 
 
@@ -189,11 +204,9 @@ def cells_of(results: Sequence[MutantResult[Any]], claims: Sequence[str]) -> lis
             continue
         name, ran = result.mutant.name, set(result.ran)
         for claim in claims:
-            if claim in ran:
-                verdict = "red" if claim in result.killed else "green"
-                found.append(Cell(name, claim, verdict, RAN))
-            else:
-                found.append(Cell(name, claim, "green", result.skipped.get(claim, NOT_REACHED)))
+            verdict = "red" if claim in result.killed else "green"
+            reason = RAN if claim in ran else result.skipped.get(claim, NOT_REACHED)
+            found.append(Cell(name, claim, verdict, reason))
     return found
 
 
@@ -207,7 +220,7 @@ def sample(cells: Sequence[Cell], k: int, seed: int) -> list[Cell]:
     rng = random.Random(seed)
     by_reason: dict[str, list[int]] = {}
     for index, cell in enumerate(cells):
-        by_reason.setdefault(cell.reason, []).append(index)
+        by_reason.setdefault(cell.kind, []).append(index)
     queues = [by_reason[r] for r in sorted(by_reason)]
     for queue in queues:
         rng.shuffle(queue)
@@ -427,7 +440,7 @@ def run_audit(
     every = cells_of(results, claims)
     chosen = sample(every, k, seed) if k > 0 else []
     timeouts = [r for r in results if r.status == "Timeout" and r.covered]
-    audit = Audit(seed=seed, cells=len(every))
+    audit = Audit(seed=seed, cells=len(every), decided=_by_kind(every))
     if not chosen and not timeouts:
         return audit
     with trees(runner.root, source_paths(runner.root), max(1, min(jobs, len(chosen) or 1))) as free:

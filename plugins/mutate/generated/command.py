@@ -101,6 +101,8 @@ class Plan(SurveyPlan):
     audit: int = DEFAULT_CELLS
     """How many cells the verdict audit re-judges (:mod:`.audit`); 0: none."""
     audit_seed: int = DEFAULT_SEED
+    skip: bool = True
+    """Decide cells by replaying the baseline's calls (:mod:`.infection`)."""
 
 
 def _plan(args: argparse.Namespace, session: Session) -> Plan:
@@ -120,6 +122,7 @@ def _plan(args: argparse.Namespace, session: Session) -> Plan:
         show_survivors=args.show_survivors,
         audit=_audit_cells(args.audit),
         audit_seed=DEFAULT_SEED if args.audit_seed is None else args.audit_seed,
+        skip=not args.no_skip,
     )
 
 
@@ -242,6 +245,7 @@ def run_survey(plan: Plan, chosen: Sequence[GeneratedMutant]) -> Survey:
         witnesses=plan.scope,
         mutants=(),
         exhaustive=plan.exhaustive,
+        skip=plan.skip,
         project_root=str(plan.root),
     )
     Pool(plan.root, base, {m.name: m for m in chosen}, survey, Ticker()).run_all(plan.jobs)

@@ -348,4 +348,7 @@ def _result(mutant: M, event: Mapping[str, Any]) -> MutantResult[M]:
         status = "Killed"
     else:
         status = "Survived" if covered else "NoCoverage"
-    return MutantResult(mutant, status, covered, red, tuple(event["ran"]), event["ms"])
+    skipped = dict(event.get("skipped", {}))
+    return MutantResult(
+        mutant, status, covered, red, tuple(event["ran"]), event["ms"], skipped=skipped
+    )
