@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from plugins.mutate.generated.infection import Uncomparable, same
+from plugins.mutate.generated.infection import Uncomparable, outcome_of, same
 from plugins.mutate.generated.purity import Guard
 from tests.fakes_mutation import purity_cases as cases
 from tests.fakes_mutation.support import copy_project, run_generated
@@ -112,3 +112,35 @@ def test_skipping_gives_the_matrix_of_running_every_cell(tmp_path: Path) -> None
     audit = reports["skip"]["audit"]
     assert audit["agreed"] == audit["sampled"] == 8
     assert {"not_infected", "same_as"} <= set(audit["byReason"])
+
+
+class Refused(Exception):
+    def __init__(self, code: int) -> None:
+        super().__init__("refused")
+        self.code = code
+
+
+def _refuse(code: int) -> None:
+    raise Refused(code)
+
+
+def _append(items: list[int], item: int) -> None:
+    items.append(item)
+
+
+def _copied(items: list[int]) -> list[int]:
+    return list(items)
+
+
+def _itself(items: list[int]) -> list[int]:
+    return items
+
+
+def test_an_outcome_is_the_result_the_exception_and_the_arguments_after() -> None:
+    def differs(f: Any, a: tuple[Any, ...], g: Any, b: tuple[Any, ...]) -> bool:
+        return not outcome_of(f, (a, {})).matches(outcome_of(g, (b, {})))
+
+    assert not differs(_refuse, (1,), _refuse, (1,))
+    assert differs(_refuse, (1,), _refuse, (2,))  # the same message, another code
+    assert differs(_append, ([], 1), _append, ([], 2))  # the argument's state after the call
+    assert differs(_copied, ([1],), _itself, ([1],))  # an equal copy, or the argument itself

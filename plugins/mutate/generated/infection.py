@@ -38,6 +38,7 @@ import enum
 import functools
 import re
 import sys
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -52,6 +53,9 @@ MAX_CALLS = 64
 """Calls kept per function and claim; past that, the claim's cells of that function run."""
 REPLAY_SECONDS = 2.0
 """The time a replay of one cell may take before the cell is left to run."""
+SLOWER, SLACK_SECONDS = 2.0, 0.01
+"""A mutant whose replay takes longer than twice the original's (and 10 ms) runs: the
+time a claim takes is part of its verdict (a timeout is a kill)."""
 MAX_DEPTH = 40
 NOT_INFECTED = "not_infected"
 SAME_AS = "same_as:"
@@ -261,7 +265,11 @@ def recorder(recording: Recording, key: str, original: Callable[..., Any]) -> Ca
 
 
 def _raised(error: Exception, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Outcome:
-    return Outcome(error.args, type(error), (args, dict(kwargs)), ())
+    """An exception's outcome: its type, its arguments and attributes (a refusal's code,
+    its notes), and the type and arguments of what it was raised from."""
+    cause = error.__cause__ or error.__context__
+    chained = None if cause is None else (type(cause), cause.args)
+    return Outcome((error.args, vars(error), chained), type(error), (args, dict(kwargs)), ())
 
 
 def _returned(result: object, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Outcome:
@@ -407,11 +415,15 @@ class Infection:
         try:
             with Watch.watching(IO_EVENTS) as seen, budget(REPLAY_SECONDS):
                 switch("")
+                start = time.perf_counter()
                 again = [outcome_of(table["_mutmut_orig"], c.before) for c in calls]
+                middle = time.perf_counter()
                 if not all(c.outcome.matches(o) for c, o in zip(calls, again, strict=True)):
                     return None
                 switch(mutant)
                 outcomes = [outcome_of(table[local], c.before) for c in calls]
+                if time.perf_counter() - middle > SLOWER * (middle - start) + SLACK_SECONDS:
+                    return None  # slower: a run might time out where the baseline did not
         except KeyboardInterrupt:
             raise
         except BaseException:  # a timeout, an exit, a value that cannot be compared
