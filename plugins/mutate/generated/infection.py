@@ -224,6 +224,13 @@ class Recording:
     none of their cells is skipped."""
     claim: str | None = None
 
+    def wanted(self, key: str) -> bool:
+        """Whether a call of ``key`` now is kept (a claim is recorded, and its calls of
+        ``key`` are not already given up)."""
+        if self.claim is None:
+            return False
+        return self.calls.get(key, {}).get(self.claim, []) is not None
+
     def add(self, key: str, call: Call | None) -> None:
         if self.claim is None:
             return
@@ -242,7 +249,7 @@ def recorder(recording: Recording, key: str, original: Callable[..., Any]) -> Ca
 
     @functools.wraps(original)
     def record(*args: Any, **kwargs: Any) -> Any:
-        if recording.claim is None:
+        if not recording.wanted(key):
             return original(*args, **kwargs)
         before = _copied(lambda: (args, dict(kwargs)))
         if before is None:

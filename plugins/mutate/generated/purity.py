@@ -30,6 +30,8 @@ import inspect
 import re
 import sys
 import textwrap
+import types
+import typing
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -79,7 +81,7 @@ PURE_BUILTINS = frozenset(
         "hex", "int", "isinstance", "issubclass", "iter", "len", "list", "map", "max", "min",
         "next", "object", "oct", "ord", "pow", "range", "repr", "reversed", "round", "set",
         "slice", "sorted", "str", "sum", "super", "tuple", "type", "zip", "NotImplemented",
-        "Ellipsis", "__name__",
+        "Ellipsis", "__name__", "property", "staticmethod", "classmethod",
     }
 )  # fmt: skip
 IMPURE_METHODS = frozenset(
@@ -97,7 +99,10 @@ IMPURE_METHODS = frozenset(
         "start", "environ", "input",
     }
 )  # fmt: skip
-IMMUTABLE = (int, float, complex, str, bytes, bool, type(None), range, enum.Enum, re.Pattern)
+IMMUTABLE = (
+    int, float, complex, str, bytes, bool, type(None), range, enum.Enum, re.Pattern,
+    types.UnionType, types.GenericAlias, typing.TypeVar,
+)  # fmt: skip
 MAX_CONSTANT_DEPTH = 4
 
 
@@ -144,6 +149,13 @@ class Guard:
         reading = Reading(self, function, tree)
         return next(reading.refusals(), None)
 
+    def written(self, member: object) -> bool:
+        """A function of the project written in a file: not one a library generated for a
+        class (a dataclass's ``__eq__``, a protocol's hook), which is judged by its library."""
+        if not isinstance(member, FunctionType) or not self.in_project(member):
+            return False
+        return not member.__code__.co_filename.startswith("<")
+
     def in_project(self, value: object) -> bool:
         module = getattr(value, "__module__", None) or getattr(value, "__name__", "")
         return isinstance(module, str) and module.partition(".")[0] in self.roots
@@ -159,7 +171,7 @@ class Guard:
                 if isinstance(value, type) and value.__module__ == name:
                     for key, member in vars(value).items():
                         member = getattr(member, "__func__", getattr(member, "fget", member))
-                        if isinstance(member, FunctionType):
+                        if self.written(member):
                             found.setdefault(key, []).append(member)
         return found
 
@@ -197,6 +209,7 @@ class Reading:
         body = self.tree.body[0] if self.tree.body else None
         if isinstance(body, ast.AsyncFunctionDef):
             yield f"{self.name} is a coroutine"
+        _unevaluated(self.tree)
         for node in ast.walk(self.tree):
             found = self._node(node)
             if found:
@@ -265,7 +278,7 @@ class Reading:
         for name, member in vars(cls).items():
             member = getattr(member, "__func__", member)
             dunder = name.startswith("__") and name.endswith("__")
-            if dunder and isinstance(member, FunctionType) and (why := self.guard.refusal(member)):
+            if dunder and self.guard.written(member) and (why := self.guard.refusal(member)):
                 return why
         return None
 
@@ -310,6 +323,22 @@ class Reading:
             owner = self.function.__globals__.get(node.value.id)
             return owner if isinstance(owner, ModuleType) else None
         return None
+
+
+def _unevaluated(tree: ast.Module) -> None:
+    """Drop what a call never evaluates: the function's decorators (they ran when it was
+    defined: mutmut's trampoline is one; a cache's state is dropped at every switch) and
+    every annotation (strings under ``from __future__ import annotations``)."""
+    body = tree.body[0] if tree.body else None
+    if isinstance(body, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        body.decorator_list = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg):
+            node.annotation = None
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            node.returns = None
+        elif isinstance(node, ast.AnnAssign):
+            node.annotation = ast.Constant(value=None)
 
 
 def _is_exception(name: str) -> bool:
