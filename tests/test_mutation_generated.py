@@ -152,6 +152,7 @@ def test_shards_partition_the_mutants_and_merge_back(project: Path, full: Survey
     assert "1 crashed mutant: the survey fails (exit 6)" in done.stdout
     body = json.loads(merged.read_text())
     assert validate(body) == []
+    assert "audit" not in body and len(body["audits"]) == 2  # each shard's own audit
     ids = {m["id"] for f in body["files"].values() for m in f["mutants"]}
     assert ids == set(full.mutants())
     assert "all 22 mutants:" in done.stdout
