@@ -176,7 +176,8 @@ class Worker:
         self.infection = self._infection()
 
     def _infection(self) -> Infection | None:
-        if not self.request.skip or self.request.exhaustive:
+        """Skipping for mutmut's mutants only (a worker whose baseline is ``stats``)."""
+        if not self.request.skip or self.request.exhaustive or self.baseline_mode != STATS:
             return None
         roots = frozenset(p.partition(".")[0] for p in self.packages)
         return Infection(roots, self.request.mutants)
