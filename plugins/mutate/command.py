@@ -217,6 +217,13 @@ def _add_generated_options(parser: argparse.ArgumentParser) -> None:
         "baseline's calls (not_infected, same_as)",
     )
     group.add_argument(
+        "--skip-worth",
+        type=float,
+        metavar="SECONDS",
+        help="replay the baseline's calls only for claims whose baseline took at least "
+        "SECONDS (default 0.05; a quicker claim just runs: speed, never a verdict)",
+    )
+    group.add_argument(
         "--audit-seed",
         type=int,
         metavar="N",
@@ -388,6 +395,7 @@ def _values(args: argparse.Namespace, session: Session) -> int:
             ("--audit", args.audit is not None),
             ("--audit-seed", args.audit_seed is not None),
             ("--no-skip", args.no_skip),
+            ("--skip-worth", args.skip_worth is not None),
         )
         if value
     ]
@@ -413,6 +421,7 @@ def _refuse_generated_options(args: argparse.Namespace) -> None:
             ("--audit", args.audit is not None),
             ("--audit-seed", args.audit_seed is not None),
             ("--no-skip", args.no_skip),
+            ("--skip-worth", args.skip_worth is not None),
         )
         if value
     ]

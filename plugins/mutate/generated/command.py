@@ -27,6 +27,7 @@ from claims.loader import BUILT_IN
 from claims.revisions import RevisionError, commit_of
 from plugins.mutate.floors import Scope, hold_floors, load_floors, merged_scope
 from plugins.mutate.generated.audit import DEFAULT_CELLS, DEFAULT_SEED, Audit, Runner, run_audit
+from plugins.mutate.generated.infection import WORTH_SECONDS
 from plugins.mutate.generated.mutmut_bridge import (
     GeneratedMutant,
     generate,
@@ -103,6 +104,7 @@ class Plan(SurveyPlan):
     audit_seed: int = DEFAULT_SEED
     skip: bool = True
     """Decide cells by replaying the baseline's calls (:mod:`.infection`)."""
+    skip_worth: float = WORTH_SECONDS
 
 
 def _plan(args: argparse.Namespace, session: Session) -> Plan:
@@ -123,7 +125,14 @@ def _plan(args: argparse.Namespace, session: Session) -> Plan:
         audit=_audit_cells(args.audit),
         audit_seed=DEFAULT_SEED if args.audit_seed is None else args.audit_seed,
         skip=not args.no_skip,
+        skip_worth=_skip_worth(args.skip_worth),
     )
+
+
+def _skip_worth(given: float | None) -> float:
+    if given is not None and not given >= 0:
+        raise UsageError(f"--skip-worth {given}: give seconds, 0 or more")
+    return WORTH_SECONDS if given is None else given
 
 
 def _audit_cells(given: int | None) -> int:
@@ -246,6 +255,7 @@ def run_survey(plan: Plan, chosen: Sequence[GeneratedMutant]) -> Survey:
         mutants=(),
         exhaustive=plan.exhaustive,
         skip=plan.skip,
+        skip_worth=plan.skip_worth,
         project_root=str(plan.root),
     )
     Pool(plan.root, base, {m.name: m for m in chosen}, survey, Ticker()).run_all(plan.jobs)

@@ -56,6 +56,9 @@ REPLAY_SECONDS = 2.0
 SLOWER, SLACK_SECONDS = 2.0, 0.01
 """A mutant whose replay takes longer than twice the original's (and 10 ms) runs: the
 time a claim takes is part of its verdict (a timeout is a kill)."""
+WORTH_SECONDS = 0.05
+"""A claim whose baseline took less runs under every mutant: its replay would cost about
+as much as its run (a choice of speed, never of verdict)."""
 MAX_DEPTH = 40
 NOT_INFECTED = "not_infected"
 SAME_AS = "same_as:"
@@ -324,6 +327,9 @@ class Infection:
     ran: dict[tuple[str, str], list[tuple[str, list[Outcome], bool]]] = field(default_factory=dict)
     """(function, claim) -> each mutant run on it: its name, replay outcomes, red or not."""
     pending: dict[tuple[str, str], list[Outcome]] = field(default_factory=dict)
+    repeats: dict[tuple[str, str], float | None] = field(default_factory=dict)
+    """(function, claim) -> the original's replay time when it repeated every recorded
+    outcome, None when it did not (checked once: it does not depend on the mutant)."""
     installed: list[tuple[dict[str, Any], Callable[..., Any]]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -374,7 +380,7 @@ class Infection:
             calls = per_claim.get(claim)
             if not calls or claim in self.recording.spawning:
                 continue
-            outcomes = self._replay(table, local, mutant, calls, switch)
+            outcomes = self._replay(table, local, mutant, (full, claim), calls, switch)
             found = None if outcomes is None else self._verdict(full, claim, calls, outcomes)
             if found is not None:
                 decided[claim] = found
@@ -411,30 +417,58 @@ class Infection:
         table: dict[str, Callable[..., Any]],
         local: str,
         mutant: str,
+        cell: tuple[str, str],
         calls: Sequence[Call],
         switch: Callable[[str], None],
     ) -> list[Outcome] | None:
         """The mutant's outcome on each call, or None when the cell must run: the original
-        no longer gives the recorded outcome, the replay did I/O, raised something no call
-        raises, or ran past :data:`REPLAY_SECONDS`."""
+        does not repeat the recorded outcomes, the replay did I/O, raised something no call
+        raises, ran past :data:`REPLAY_SECONDS` or more than :data:`SLOWER` times the
+        original's time."""
+        if cell not in self.repeats:
+            self.repeats[cell] = self._repeats(table["_mutmut_orig"], calls, switch)
+        original = self.repeats[cell]
+        if original is None:
+            return None
+        return self._run(table[local], mutant, calls, switch, SLOWER * original + SLACK_SECONDS)
+
+    def _repeats(
+        self, original: Callable[..., Any], calls: Sequence[Call], switch: Callable[[str], None]
+    ) -> float | None:
+        """The original's replay time when it gives every recorded outcome again."""
+        start = time.perf_counter()
+        again = self._run(original, "", calls, switch, REPLAY_SECONDS)
+        try:
+            same_again = again is not None and all(
+                c.outcome.matches(o) for c, o in zip(calls, again, strict=True)
+            )
+        except Uncomparable:
+            return None
+        return time.perf_counter() - start if same_again else None
+
+    def _run(
+        self,
+        function: Callable[..., Any],
+        mutant: str,
+        calls: Sequence[Call],
+        switch: Callable[[str], None],
+        seconds: float,
+    ) -> list[Outcome] | None:
+        """``function``'s outcomes on the calls, switched to ``mutant``; None when it did
+        I/O, did not end within ``seconds``, or raised a ``BaseException``."""
         from plugins.mutate.generated.survey import budget
 
+        start = time.perf_counter()
         try:
             with Watch.watching(IO_EVENTS) as seen, budget(REPLAY_SECONDS):
-                switch("")
-                start = time.perf_counter()
-                again = [outcome_of(table["_mutmut_orig"], c.before) for c in calls]
-                middle = time.perf_counter()
-                if not all(c.outcome.matches(o) for c, o in zip(calls, again, strict=True)):
-                    return None
                 switch(mutant)
-                outcomes = [outcome_of(table[local], c.before) for c in calls]
-                if time.perf_counter() - middle > SLOWER * (middle - start) + SLACK_SECONDS:
-                    return None  # slower: a run might time out where the baseline did not
+                outcomes = [outcome_of(function, c.before) for c in calls]
+                elapsed = time.perf_counter() - start
         except KeyboardInterrupt:
             raise
-        except BaseException:  # a timeout, an exit, a value that cannot be compared
+        except BaseException:  # a timeout, an exit, a value that cannot be copied
             return None
         finally:
-            switch("")
-        return None if seen else outcomes
+            if mutant:
+                switch("")
+        return None if seen or elapsed > seconds else outcomes

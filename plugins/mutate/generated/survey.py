@@ -42,7 +42,7 @@ from claims import Session, Unresolved
 from claims.config import NO_CONFIG
 from claims.exits import Exit
 from claims.witness import Claim
-from plugins.mutate.generated.infection import Decided, Infection
+from plugins.mutate.generated.infection import WORTH_SECONDS, Decided, Infection
 from plugins.mutate.generated.mutmut_bridge import source_paths
 from plugins.mutate.patching import drop_caches
 from plugins.mutate.profile import load_verdict_profile
@@ -67,6 +67,8 @@ class SurveyRequest(BaseModel):
     skip: bool = True
     """Decide the cells of a mutant that is not infected on a claim's calls without running
     them (:mod:`.infection`); never with ``exhaustive``."""
+    skip_worth: float = WORTH_SECONDS
+    """Only claims whose baseline took at least this long are replayed (speed, not verdict)."""
     project_root: str
     pythonpath: tuple[str, ...] = ()
     """The project's ``[tool.claims] pythonpath``, relative to its root (the pool puts each
@@ -326,7 +328,8 @@ class Worker:
             return {}
         env, cwd = dict(os.environ), os.getcwd()
         try:
-            return self.infection.decide(name, [c.id for c in chosen], self.switch)
+            worth = [c.id for c in chosen if self.baseline_seconds[c.id] >= self.request.skip_worth]
+            return self.infection.decide(name, worth, self.switch)
         finally:
             _restore(env, cwd)
 
