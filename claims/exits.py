@@ -17,8 +17,8 @@ from pathlib import Path
 class Exit(IntEnum):
     """What a ``claims`` invocation's exit status means.
 
-    ``claims mutate`` uses 3 to 8; when several apply, ``plugins.mutate`` picks the first of
-    BASELINE, TIMEOUT, UNREACHED, COLLATERAL, SURVIVOR, UNWITNESSED.
+    ``claims mutate`` uses 3 to 9; when several apply, ``plugins.mutate`` picks the first of
+    BASELINE, AUDIT, TIMEOUT, UNREACHED, COLLATERAL, SURVIVOR, UNWITNESSED.
     """
 
     OK = 0
@@ -45,6 +45,9 @@ class Exit(IntEnum):
     """A target the claims never reach: forcing it to fail turned nothing red."""
     UNWITNESSED = 8
     """A claim no mutant turns red and no debt entry names (or a stale debt entry)."""
+    AUDIT = 9
+    """A survey's verdict audit disagreed: a cell re-judged in a fresh process on the mutated
+    source got another verdict than the survey gave it, or the audit's control failed."""
     INTERNAL = 70
     """``EX_SOFTWARE`` (sysexits.h): a bug in the framework or a plugin, not in the input."""
     INTERRUPTED = 130

@@ -42,6 +42,7 @@ def test_the_numbers_the_docs_document_stay() -> None:
         "TIMEOUT": 6,
         "UNREACHED": 7,
         "UNWITNESSED": 8,
+        "AUDIT": 9,
         "INTERNAL": 70,
         "INTERRUPTED": 130,
         "CLOSED_OUTPUT": 141,

@@ -55,7 +55,9 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def full(project: Path) -> Iterator[Survey]:
     before = tree_digest(project / "gate")
-    yield _survey(project, "full", "--equivalent", str(project / "equivalent.toml"))
+    yield _survey(
+        project, "full", "--equivalent", str(project / "equivalent.toml"), "--audit", "12"
+    )
     assert tree_digest(project / "gate") == before
 
 
@@ -97,6 +99,17 @@ def test_the_report_has_the_schema_keys_locations_and_the_claims(full: Survey) -
     assert len(tests) == 6 and tests[0]["id"] == "gate.an_adult_is_admitted"
 
 
+def test_the_audit_agrees_and_confirms_both_timeouts(full: Survey) -> None:
+    audit = full.report["audit"]
+    assert (audit["sampled"], audit["agreed"], audit["control"]) == (12, 12, "passed")
+    assert set(audit["byReason"]) == {"ran", "not_reached"}
+    assert sorted(audit["timeoutsConfirmed"]) == [
+        "gate.rules.x_count_up__mutmut_4",
+        "gate.rules.x_count_up__mutmut_5",
+    ]
+    assert "verdict audit (seed 1): 12/12 sampled cells of 114 agree" in full.done.stdout
+
+
 def test_the_summary_scores_the_witness_and_shows_survivor_diffs(full: Survey) -> None:
     out = full.done.stdout
     assert "worker restart(s)" in out and "1 worker restart(s)" in out
@@ -108,7 +121,7 @@ def test_the_summary_scores_the_witness_and_shows_survivor_diffs(full: Survey) -
 
 
 def test_shards_partition_the_mutants_and_merge_back(project: Path, full: Survey) -> None:
-    shards = [_survey(project, f"shard{k}", "--shard", f"{k}/2") for k in (1, 2)]
+    shards = [_survey(project, f"shard{k}", "--shard", f"{k}/2", "--audit", "0") for k in (1, 2)]
     first, second = (set(s.mutants()) for s in shards)
     assert first and second and not first & second
     assert first | second == set(full.mutants())
@@ -139,6 +152,7 @@ def test_shards_partition_the_mutants_and_merge_back(project: Path, full: Survey
     assert "1 crashed mutant: the survey fails (exit 6)" in done.stdout
     body = json.loads(merged.read_text())
     assert validate(body) == []
+    assert "audit" not in body and len(body["audits"]) == 2  # each shard's own audit
     ids = {m["id"] for f in body["files"].values() for m in f["mutants"]}
     assert ids == set(full.mutants())
     assert "all 26 mutants:" in done.stdout

@@ -64,12 +64,14 @@ exit codes (declared mutants; when several apply, the first listed here wins):
      or a debt entry for a claim that is witnessed after all
   2  usage error, a floor violation of a witness or of a mutant declaration
   0  every mutant exact, every combination exact, positive controls green, all witnessed
-exit codes (--generated, --values, --merge-reports; the first of 5, 6, 3 wins):
+exit codes (--generated, --values, --merge-reports; the first of 5, 9, 6, 3 wins):
   0 the survey ran (survivors are listed, not failed), every floor held
   3 a floor not held (--floors), or the score below --break-below (--generated)
   5 baseline not green
   6 the survey process itself failed, or a surveyed mutant crashed (the report is
     written first)
+  9 --generated's verdict audit disagreed with the survey on a sampled cell, or its
+    control failed (the report is written first)
 
 examples:
   claims mutate my_witness
@@ -232,6 +234,33 @@ def _add_generated_options(parser: argparse.ArgumentParser) -> None:
         "(default: [tool.claims] floors; none); exit 3 for a file below its floor, without "
         "one, or floored but judged on no mutant (missing from the report too); a partial "
         "run fails only where it judged nothing",
+    )
+    group.add_argument(
+        "--audit",
+        type=int,
+        metavar="K",
+        help="re-judge K cells of the kill matrix (seeded; every way a cell was decided among "
+        "them) each in a fresh process on the mutated source, and exit 9 on any "
+        "disagreement (default 50; 0: no cell, timeouts are still confirmed)",
+    )
+    group.add_argument(
+        "--no-skip",
+        action="store_true",
+        help="run every covering claim under every mutant: decide no cell by replaying the "
+        "baseline's calls (not_infected, same_as)",
+    )
+    group.add_argument(
+        "--skip-worth",
+        type=float,
+        metavar="SECONDS",
+        help="replay the baseline's calls only for claims whose baseline took at least "
+        "SECONDS (default 0.05; a quicker claim just runs: speed, never a verdict)",
+    )
+    group.add_argument(
+        "--audit-seed",
+        type=int,
+        metavar="N",
+        help="the seed of the audit's sample (default 1)",
     )
     group.add_argument(
         "--merge-reports",
@@ -405,6 +434,10 @@ def _values(args: argparse.Namespace, session: Session) -> int:
             ("--first-kill", args.first_kill),
             ("--order-from", args.order_from is not None),
             ("--no-deletion", args.no_deletion),
+            ("--audit", args.audit is not None),
+            ("--audit-seed", args.audit_seed is not None),
+            ("--no-skip", args.no_skip),
+            ("--skip-worth", args.skip_worth is not None),
         )
         if value
     ]
@@ -430,6 +463,10 @@ def _refuse_generated_options(args: argparse.Namespace) -> None:
             ("--first-kill", args.first_kill),
             ("--order-from", args.order_from is not None),
             ("--no-deletion", args.no_deletion),
+            ("--audit", args.audit is not None),
+            ("--audit-seed", args.audit_seed is not None),
+            ("--no-skip", args.no_skip),
+            ("--skip-worth", args.skip_worth is not None),
         )
         if value
     ]

@@ -318,6 +318,10 @@ def merge(reports: Sequence[Report]) -> Report:
     total = check_shards(reports)
     config = dict(reports[0].get("config") or {}, shard="1/1", mergedShards=total)
     merged = dict(reports[0], files={}, testFiles={}, config=config)
+    merged.pop("audit", None)  # each shard's verdict audit is its own: kept, one per shard
+    audits = [r["audit"] for r in reports if isinstance(r.get("audit"), dict)]
+    if audits:
+        merged["audits"] = audits
     seen: dict[str, dict[str, Any]] = {}
     for report in reports:
         for path, entry in report["files"].items():

@@ -46,9 +46,12 @@ def copy_project(destination: Path) -> Path:
     return target
 
 
-def run_generated(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``claims mutate --generated`` inside ``project``, loading its gate plugin, with this
-    checkout's code (not whichever the venv's editable install points at)."""
+def run_generated(
+    project: Path, *args: str, plugins: tuple[str, ...] = ()
+) -> subprocess.CompletedProcess[str]:
+    """``claims mutate --generated`` inside ``project``, loading its gate plugin (and
+    ``plugins``), with this checkout's code (not whichever the venv's editable install
+    points at)."""
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(project), str(REPO)]),
@@ -61,6 +64,7 @@ def run_generated(project: Path, *args: str) -> subprocess.CompletedProcess[str]
             "mutation.plugin",
             "-p",
             "gate_plugin",
+            *(arg for plugin in plugins for arg in ("-p", plugin)),
             "mutate",
             "--generated",
             *args,

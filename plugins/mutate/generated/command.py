@@ -26,7 +26,9 @@ from claims.exits import Exit
 from claims.loader import BUILT_IN
 from claims.revisions import RevisionError, commit_of
 from plugins.mutate.floors import Scope, hold_floors, load_floors, merged_scope
+from plugins.mutate.generated.audit import DEFAULT_CELLS, DEFAULT_SEED, Audit, Runner, run_audit
 from plugins.mutate.generated.first_kill import check_options, setup
+from plugins.mutate.generated.infection import WORTH_SECONDS
 from plugins.mutate.generated.mutmut_bridge import (
     GeneratedMutant,
     generate,
@@ -103,6 +105,12 @@ class Plan(SurveyPlan):
     first_kill: bool = False
     """Stop each mutant at its first red claim (:mod:`.first_kill`): no full matrix."""
     order_from: Path | None = None
+    audit: int = DEFAULT_CELLS
+    """How many cells the verdict audit re-judges (:mod:`.audit`); 0: none."""
+    audit_seed: int = DEFAULT_SEED
+    skip: bool = True
+    """Decide cells by replaying the baseline's calls (:mod:`.infection`)."""
+    skip_worth: float = WORTH_SECONDS
 
 
 def _plan(args: argparse.Namespace, session: Session) -> Plan:
@@ -126,7 +134,23 @@ def _plan(args: argparse.Namespace, session: Session) -> Plan:
         deletion=not args.no_deletion,
         first_kill=args.first_kill,
         order_from=args.order_from,
+        audit=_audit_cells(args.audit),
+        audit_seed=DEFAULT_SEED if args.audit_seed is None else args.audit_seed,
+        skip=not args.no_skip,
+        skip_worth=_skip_worth(args.skip_worth),
     )
+
+
+def _skip_worth(given: float | None) -> float:
+    if given is not None and not given >= 0:
+        raise UsageError(f"--skip-worth {given}: give seconds, 0 or more")
+    return WORTH_SECONDS if given is None else given
+
+
+def _audit_cells(given: int | None) -> int:
+    if given is not None and given < 0:
+        raise UsageError(f"--audit {given}: give how many cells to re-judge, 0 or more")
+    return DEFAULT_CELLS if given is None else given
 
 
 def partial_survey(args: argparse.Namespace, scoped: bool) -> str | None:
@@ -242,6 +266,8 @@ def run_survey(plan: Plan, chosen: Sequence[GeneratedMutant]) -> Survey:
         witnesses=plan.scope,
         mutants=(),
         exhaustive=plan.exhaustive,
+        skip=plan.skip,
+        skip_worth=plan.skip_worth,
         project_root=str(plan.root),
     )
     launch = None
@@ -251,6 +277,17 @@ def run_survey(plan: Plan, chosen: Sequence[GeneratedMutant]) -> Survey:
     pool = Pool(plan.root, base, {m.name: m for m in chosen}, survey, Ticker(), launch=launch)
     pool.run_all(plan.jobs)
     return survey
+
+
+def audit_survey(plan: Plan, survey: Survey, chosen: Sequence[GeneratedMutant]) -> Audit | None:
+    """The verdict audit of a survey that judged some mutant (:mod:`.audit`); it replaces
+    each timeout's result by what its confirmation found."""
+    if not survey.results:
+        return None
+    runner = Runner(plan.root, plan.plugins, plan.pythonpath)
+    mutants = {m.name: m for m in chosen}
+    _say(f"verdict audit: {plan.audit} cells and every timeout, each in a fresh process ...")
+    return run_audit(runner, survey, mutants, plan.audit, plan.audit_seed, plan.jobs)
 
 
 def survey_command(args: argparse.Namespace, session: Session) -> int:
@@ -281,6 +318,7 @@ def survey_command(args: argparse.Namespace, session: Session) -> int:
     except SurveyFailed as failure:
         print(f"claims mutate --generated: {failure}")
         return failure.exit_code
+    audit = audit_survey(plan, survey, chosen)
     seconds = time.monotonic() - start
     results = [survey.results[m.name] for m in chosen if m.name in survey.results]
     judged, notes = judge_equivalents(results, plan.equivalents)
@@ -292,12 +330,17 @@ def survey_command(args: argparse.Namespace, session: Session) -> int:
     ]
     notes += _blind_kills(judged)
     report = build_report(plan, survey, judged)
+    if audit is not None:
+        report["audit"] = audit.as_json()
     write_report(report, plan.report)
     print("\n".join(_header(plan, survey, len(mutants), len(chosen), generation, seconds)))
     print(summarize_report(report, plan.show_survivors))
-    print("\n".join(notes))
+    print("\n".join(notes + (audit.lines() if audit is not None else [])))
     print(f"report: {plan.report}")
     held = hold_floors(report, plan.floors, floor_scope(plan, plan.since), "generated")
+    if audit is not None and audit.failed:
+        print(f"the verdict audit disagrees with the survey: it fails (exit {int(Exit.AUDIT)})")
+        return Exit.AUDIT
     below = plan.break_below is not None and score(judged) < plan.break_below
     return Exit.SURVIVOR if below and held == Exit.OK else held
 

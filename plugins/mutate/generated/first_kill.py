@@ -73,7 +73,9 @@ def setup(
     """The request and worker launch of a first-kill survey (the pool is the same)."""
     past = past_kills(order_from, keys) if order_from is not None else {}
     launch = replace(Launch.mutmut(root, request.pythonpath), module=MODULE)
-    return FirstKillRequest(**request.model_dump(), past=past), launch
+    # the first-kill worker runs its claims and replays none: no calls recorded for skipping
+    fields = {**request.model_dump(), "skip": False}
+    return FirstKillRequest(**fields, past=past), launch
 
 
 def check_options(first_kill: bool, order_from: Path | None, exhaustive: bool) -> None:

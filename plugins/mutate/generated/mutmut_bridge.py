@@ -190,18 +190,46 @@ def _deleted(name: str, path: str, deletion: Deletion) -> GeneratedMutant:
     )
 
 
-def _function_def_lines(source: str) -> dict[str, int]:
-    """Trampoline key (``x_f`` / ``xǁCǁm``) -> the line of its ``def`` in the original."""
-    found: dict[str, int] = {}
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def _functions(source: str) -> dict[str, Function]:
+    """Trampoline key (``x_f`` / ``xǁCǁm``) -> its function node in the original."""
+    found: dict[str, Function] = {}
     for node in ast.parse(source).body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            found[f"x_{node.name}"] = node.lineno
+            found[f"x_{node.name}"] = node
         elif isinstance(node, ast.ClassDef):
             for item in node.body:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    key = f"x{CLASS_SEPARATOR}{node.name}{CLASS_SEPARATOR}{item.name}"
-                    found[key] = item.lineno
+                    found[f"x{CLASS_SEPARATOR}{node.name}{CLASS_SEPARATOR}{item.name}"] = item
     return found
+
+
+def _function_def_lines(source: str) -> dict[str, int]:
+    """Trampoline key -> the line of its ``def`` in the original."""
+    return {key: node.lineno for key, node in _functions(source).items()}
+
+
+def mutant_source(root: Path, mutant: GeneratedMutant) -> str:
+    """The original text of ``mutant``'s file with its function replaced by mutmut's mutated
+    copy of it, renamed back: the mutant as ``mutmut apply`` would write it to disk. The copy
+    replaces the original from its first decorator when it carries its decorators, else from
+    its ``def``."""
+    original = (root / mutant.path).read_text(encoding="utf-8")
+    node = _functions(original)[mutant.function]
+    spans = json.loads((root / MUTANTS_DIR / f"{mutant.path}.spans").read_text(encoding="utf-8"))
+    generated = (root / MUTANTS_DIR / mutant.path).read_text(encoding="utf-8").splitlines()
+    local = mutant.name.rpartition(".")[2]
+    block = _renamed(_block(spans["spans"], local, generated), local, _own_name(mutant.function))
+    while block and not block[0].strip():  # the blank lines mutmut puts before each copy
+        block = block[1:]
+    decorated = any(line.lstrip().startswith("@") for line in block[: _def_index(block)])
+    first = (
+        min([node.lineno, *(d.lineno for d in node.decorator_list)]) if decorated else node.lineno
+    )
+    lines = original.splitlines()
+    return "\n".join([*lines[: first - 1], *block, *lines[node.end_lineno or node.lineno :]]) + "\n"
 
 
 def _block(spans: dict[str, list[int]], name: str, lines: list[str]) -> list[str]:
@@ -212,6 +240,11 @@ def _block(spans: dict[str, list[int]], name: str, lines: list[str]) -> list[str
 def _renamed(block: list[str], name: str, key: str) -> list[str]:
     """The generated copy with its generated name put back, so only the mutation differs."""
     return [line.replace(f"def {name}(", f"def {key}(", 1) for line in block]
+
+
+def _own_name(key: str) -> str:
+    """The function's own name in its trampoline key (``x_f`` -> ``f``, ``xǁCǁm`` -> ``m``)."""
+    return key.rpartition(CLASS_SEPARATOR)[2] if CLASS_SEPARATOR in key else key[2:]
 
 
 def _def_index(block: list[str]) -> int:
@@ -227,7 +260,7 @@ def _mutant(
 ) -> GeneratedMutant:
     local = name.rpartition(".")[2]
     key = local.partition("__mutmut_")[0]
-    own = key.rpartition(CLASS_SEPARATOR)[2] if CLASS_SEPARATOR in key else key[2:]
+    own = _own_name(key)
     orig = _renamed(_block(spans, f"{key}__mutmut_orig", mutated), f"{key}__mutmut_orig", own)
     mine = _renamed(_block(spans, local, mutated), local, own)
     offset = def_lines[key] - _def_index(orig)

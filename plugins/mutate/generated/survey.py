@@ -31,7 +31,7 @@ import signal
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from types import FrameType
 from typing import Any, TextIO
@@ -42,6 +42,7 @@ from claims import Session, Unresolved
 from claims.config import NO_CONFIG
 from claims.exits import Exit
 from claims.witness import Claim
+from plugins.mutate.generated.infection import WORTH_SECONDS, Decided, Infection
 from plugins.mutate.generated.mutmut_bridge import source_paths
 from plugins.mutate.patching import drop_caches
 from plugins.mutate.profile import load_verdict_profile
@@ -63,6 +64,11 @@ class SurveyRequest(BaseModel):
     witnesses: tuple[str, ...]
     mutants: tuple[str, ...]
     exhaustive: bool = False
+    skip: bool = True
+    """Decide the cells of a mutant that is not infected on a claim's calls without running
+    them (:mod:`.infection`); never with ``exhaustive``."""
+    skip_worth: float = WORTH_SECONDS
+    """Only claims whose baseline took at least this long are replayed (speed, not verdict)."""
     project_root: str
     pythonpath: tuple[str, ...] = ()
     """The project's ``[tool.claims] pythonpath``, relative to its root (the pool puts each
@@ -169,6 +175,14 @@ class Worker:
         self.baseline_seconds: dict[str, float] = {}
         self.covered: dict[str, list[str]] = {}
         self.packages = self._packages()
+        self.infection = self._infection()
+
+    def _infection(self) -> Infection | None:
+        """Skipping for mutmut's mutants only (a worker whose baseline is ``stats``)."""
+        if not self.request.skip or self.request.exhaustive or self.baseline_mode != STATS:
+            return None
+        roots = frozenset(p.partition(".")[0] for p in self.packages)
+        return Infection(roots, self.request.mutants)
 
     def _packages(self) -> tuple[str, ...]:
         """The packages under test, whose caches a switch drops (mutmut's source paths)."""
@@ -213,17 +227,22 @@ class Worker:
         so the verdicts are the baseline's)."""
         self.switch(self.baseline_mode)
         red: dict[str, str] = {}
+        if self.infection is not None:
+            self.infection.install()
         try:
             for claim in self.claims:
                 self.clear_hits()
                 drop_caches(self.packages)  # each claim's calls recorded whole
                 start = time.perf_counter()
-                red |= self.run([claim])
+                with self._recording(claim.id):
+                    red |= self.run([claim])
                 self.baseline_seconds[claim.id] = time.perf_counter() - start
                 for function in sorted(self.hits()):
                     self.covered.setdefault(function, []).append(claim.id)
         finally:
             self.switch("")
+            if self.infection is not None:
+                self.infection.uninstall()
         self.emit(
             "baseline",
             claims=[_describe(c) for c in self.claims],
@@ -231,6 +250,12 @@ class Worker:
             seconds=self.baseline_seconds,
         )
         return not red
+
+    def _recording(self, claim: str) -> AbstractContextManager[None]:
+        """Record ``claim``'s calls of the functions infection may replay."""
+        if self.infection is None:
+            return nullcontext()
+        return self.infection.recording_claim(claim)
 
     def hits(self) -> set[str]:
         """The functions the baseline pass saw called since :meth:`clear_hits`."""
@@ -263,10 +288,14 @@ class Worker:
         return not red
 
     def mutant(self, name: str, covering: Sequence[Claim]) -> None:
+        """Run the claims that cover ``name`` (every claim with ``exhaustive``) under it, but
+        those whose cells infection decides (:meth:`skips`)."""
+        start = time.perf_counter()
         chosen = list(self.claims) if self.request.exhaustive else list(covering)
+        skipped = self.skips(name, chosen)
+        chosen = [c for c in chosen if c.id not in skipped]
         seconds = BUDGET_SECONDS + BUDGET_FACTOR * sum(self.baseline_seconds[c.id] for c in chosen)
         env, cwd = dict(os.environ), os.getcwd()
-        start = time.perf_counter()
         status, red = "ok", {}
         try:
             self.switch(name)
@@ -277,6 +306,9 @@ class Worker:
         finally:
             self.switch("")
             _restore(env, cwd)
+        if status == "ok" and self.infection is not None:
+            self.infection.remember(name, red, [c.id for c in chosen])
+        red |= {c: f"{why}, which this claim turned red" for c, (why, r) in skipped.items() if r}
         self.emit(
             "mutant",
             name=name,
@@ -284,9 +316,22 @@ class Worker:
             ran=[c.id for c in chosen],
             covered=[c.id for c in covering],
             red=red,
+            skipped={c: why for c, (why, _) in skipped.items()},
             ms=round((time.perf_counter() - start) * 1000, 1),
             budget=seconds,
         )
+
+    def skips(self, name: str, chosen: Sequence[Claim]) -> Decided:
+        """The cells of ``name`` decided without a run: not infected, or the same as another
+        mutant's (:mod:`.infection`); none with skipping off."""
+        if self.infection is None:
+            return {}
+        env, cwd = dict(os.environ), os.getcwd()
+        try:
+            worth = [c.id for c in chosen if self.baseline_seconds[c.id] >= self.request.skip_worth]
+            return self.infection.decide(name, worth, self.switch)
+        finally:
+            _restore(env, cwd)
 
 
 def _describe(claim: Claim) -> dict[str, object]:

@@ -112,6 +112,8 @@ def _entry(root: Path, result: MutantResult) -> dict[str, Any]:
         "testsCompleted": len(result.ran),
         "duration": result.ms,
     }
+    if result.skipped:  # an extension: each cell decided without a run, and why
+        entry["skippedCells"] = dict(sorted(result.skipped.items()))
     return entry
 
 

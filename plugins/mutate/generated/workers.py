@@ -58,6 +58,9 @@ class MutantResult(Generic[M]):
     ran: tuple[str, ...] = ()
     ms: float = 0.0
     reason: str = ""
+    skipped: Mapping[str, str] = field(default_factory=dict)
+    """Claim -> why the survey decided its cell without running it (a covering claim only;
+    a claim that does not call the mutated function is ``not_reached``)."""
 
 
 @dataclass
@@ -118,11 +121,14 @@ class Launch:
         return cls("plugins.mutate.generated.survey", here, here, env)
 
 
-def worker_environment(root: Path, pythonpath: Sequence[str] = ()) -> dict[str, str]:
-    """Import from ``mutants/`` first and never from the project's own sources: the root and
-    each ``pythonpath`` directory (relative to it) are replaced by their copies under it."""
+def worker_environment(
+    root: Path, pythonpath: Sequence[str] = (), tree: Path | None = None
+) -> dict[str, str]:
+    """Import from ``mutants/`` (or another copy of the tree) first and never from the
+    project's own sources: the root and each ``pythonpath`` directory (relative to it) are
+    replaced by their copies under it."""
     env = dict(os.environ)
-    mutants = root / MUTANTS_DIR
+    mutants = tree or root / MUTANTS_DIR
     sources = {root.resolve(), *((root / p).resolve() for p in pythonpath)}
     copies = [str(mutants), *(str(mutants / p) for p in pythonpath)]
     rest = [p for p in sys.path if p and Path(p).is_dir() and Path(p).resolve() not in sources]
@@ -342,4 +348,7 @@ def _result(mutant: M, event: Mapping[str, Any]) -> MutantResult[M]:
         status = "Killed"
     else:
         status = "Survived" if covered else "NoCoverage"
-    return MutantResult(mutant, status, covered, red, tuple(event["ran"]), event["ms"])
+    skipped = dict(event.get("skipped", {}))
+    return MutantResult(
+        mutant, status, covered, red, tuple(event["ran"]), event["ms"], skipped=skipped
+    )

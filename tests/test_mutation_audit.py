@@ -1,0 +1,199 @@
+"""The generated survey's verdict audit: the sample, the mutant written to disk, and fresh
+runs that catch a wrong cell, a blind spot of the survey's coverage, and a false timeout."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from plugins.mutate.generated.audit import (
+    NOT_REACHED,
+    RAN,
+    Cell,
+    Runner,
+    cells_of,
+    run_audit,
+    sample,
+)
+from plugins.mutate.generated.mutmut_bridge import (
+    GeneratedMutant,
+    generate,
+    mutant_source,
+    read_generated,
+)
+from plugins.mutate.generated.workers import MutantResult, Survey
+from tests.fakes_mutation.support import copy_project, run_generated
+
+ADMITS = "gate.rules.x_admits__mutmut_1"
+ADULT, MINOR = "gate.an_adult_is_admitted", "gate.a_minor_is_refused"
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The gate project with mutmut's mutants generated in it."""
+    root = copy_project(tmp_path_factory.mktemp("audit"))
+    generate(root, 1)
+    return root
+
+
+@pytest.fixture(scope="module")
+def mutants(project: Path) -> dict[str, GeneratedMutant]:
+    return {m.name: m for m in read_generated(project)}
+
+
+def _cells(reasons: dict[str, int]) -> list[Cell]:
+    return [
+        Cell(f"m{index}", f"w.c{reason}", "green", reason)
+        for reason, count in reasons.items()
+        for index in range(count)
+    ]
+
+
+def test_the_sample_is_seeded_and_takes_every_reason_in_turn() -> None:
+    cells = _cells({RAN: 10, NOT_REACHED: 100, "same_as:x": 1})
+    chosen = sample(cells, 9, seed=7)
+    assert chosen == sample(cells, 9, seed=7)
+    assert chosen != sample(cells, 9, seed=8)
+    reasons = [c.reason for c in chosen]
+    assert (reasons.count(RAN), reasons.count(NOT_REACHED), reasons.count("same_as:x")) == (4, 4, 1)
+    assert chosen == [c for c in cells if c in chosen]  # the survey's order
+    assert sample(cells, 500, seed=7) == cells
+
+
+def test_cells_say_red_where_a_claim_ran_red_and_why_the_others_did_not_run() -> None:
+    mutant = GeneratedMutant("p.m.x_f__mutmut_1", "p/m.py", "x_f", "a", "b", None, "", "")  # type: ignore[arg-type]
+    killed = MutantResult(mutant, "Killed", ("w.a", "w.b"), {"w.a": "no"}, ("w.a", "w.b"))
+    timeout = MutantResult(mutant, "Timeout", ("w.a",), {}, ("w.a",))
+    cells = cells_of([killed, timeout], ["w.a", "w.b", "w.c"])
+    assert [(c.claim, c.verdict, c.reason) for c in cells] == [
+        ("w.a", "red", RAN),
+        ("w.b", "green", RAN),
+        ("w.c", "green", NOT_REACHED),
+    ]
+
+
+def test_the_mutant_on_disk_is_the_original_file_with_one_function_changed(
+    project: Path, mutants: dict[str, GeneratedMutant]
+) -> None:
+    original = (project / "gate/rules.py").read_text()
+    changed = mutant_source(project, mutants[ADMITS])
+    lost = set(original.splitlines()) - set(changed.splitlines())
+    gained = set(changed.splitlines()) - set(original.splitlines())
+    assert (lost, gained) == ({"    return age >= ADULT"}, {"    return age > ADULT"})
+    namespace: dict[str, object] = {}
+    exec(compile(changed, "rules.py", "exec"), namespace)
+    assert namespace["admits"](18) is False  # type: ignore[operator]
+
+
+def _survey(mutants: dict[str, GeneratedMutant], *results: MutantResult) -> Survey:
+    survey = Survey()
+    survey.claims = [{"id": ADULT}, {"id": MINOR}]
+    survey.baseline_seconds = {ADULT: 0.01, MINOR: 0.01}
+    survey.results = {r.mutant.name: r for r in results}
+    return survey
+
+
+def test_a_cell_the_survey_got_wrong_is_a_disagreement(
+    project: Path, mutants: dict[str, GeneratedMutant], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAIMS_DISABLE_PLUGIN_AUTOLOAD", "1")
+    # Recorded as surviving both claims: the adult claim really goes red under it.
+    wrong = MutantResult(mutants[ADMITS], "Survived", (ADULT, MINOR), {}, (ADULT, MINOR))
+    survey = _survey(mutants, wrong)
+    runner = Runner(project, ("gate_plugin",), ())
+    audit = run_audit(runner, survey, {ADMITS: mutants[ADMITS]}, k=10, seed=1, jobs=2)
+    assert audit.control == ""
+    assert [(j.cell.claim, j.cell.verdict, j.verdict) for j in audit.judged] == [
+        (ADULT, "green", "red"),
+        (MINOR, "green", "green"),
+    ]
+    assert audit.failed
+    body = audit.as_json()
+    assert (body["sampled"], body["agreed"], body["disagreements"][0]["claim"]) == (2, 1, ADULT)
+    assert any("the survey says green, a fresh run says red" in line for line in audit.lines())
+
+
+def test_a_timeout_that_a_longer_run_does_not_repeat_is_reported_apart(
+    project: Path, mutants: dict[str, GeneratedMutant], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAIMS_DISABLE_PLUGIN_AUTOLOAD", "1")
+    hung = "gate.rules.x_count_up__mutmut_5"  # `i -= 1`: never gets there
+    claims = ("gate.counting_reaches_n",)
+    false_timeout = MutantResult(mutants[ADMITS], "Timeout", (ADULT, MINOR), {}, ())
+    true_timeout = MutantResult(mutants[hung], "Timeout", claims, {}, ())
+    survey = _survey(mutants, false_timeout, true_timeout)
+    survey.baseline_seconds["gate.counting_reaches_n"] = 0.01
+    runner = Runner(project, ("gate_plugin",), ())
+    chosen = {ADMITS: mutants[ADMITS], hung: mutants[hung]}
+    audit = run_audit(runner, survey, chosen, k=0, seed=1, jobs=1)
+    assert (audit.judged, audit.confirmed, audit.unconfirmed) == ([], [hung], {ADMITS: "Killed"})
+    assert survey.results[ADMITS].status == "Killed"
+    assert set(survey.results[ADMITS].killed) == {ADULT}
+    assert survey.results[hung].status == "Timeout"
+
+
+BLIND_WITNESS = '''"""Witness ``gate_blind``: a claim that calls the gate in a child process."""
+
+import subprocess
+import sys
+
+from claims import ClaimKind, Verdict, claim, expect
+
+CHILD = "from gate.rules import admits; raise SystemExit(0 if admits(18) else 1)"
+
+
+@claim(ClaimKind.POSITIVE_CONTROL)
+def an_adult_is_admitted_in_a_child() -> Verdict:
+    """A child process admits an 18-year-old."""
+    done = subprocess.run([sys.executable, "-c", CHILD], check=False)
+    return expect(done.returncode == 0, "admitted", "the child refused an adult")
+'''
+BLIND_PLUGIN = '''"""Registers witness ``gate_blind``."""
+
+from claims import hookimpl
+
+
+@hookimpl
+def claims_register_witnesses(register):
+    register("gate_blind", "gate_blind_witness")
+'''
+
+
+def test_the_audit_fails_a_survey_whose_coverage_missed_a_child_process(tmp_path: Path) -> None:
+    """The survey records the calls of a claim's own process only: a claim that calls the
+    mutated function in a child is judged not reached, green without a run. Run on the
+    mutated source, it goes red: the survey exits 9, its report written, the cell named."""
+    root = copy_project(tmp_path)
+    (root / "gate_blind_witness.py").write_text(BLIND_WITNESS)
+    (root / "gate_blind_plugin.py").write_text(BLIND_PLUGIN)
+    pyproject = (root / "pyproject.toml").read_text()
+    extra = '"gate_blind_witness.py", "gate_blind_plugin.py", '
+    (root / "pyproject.toml").write_text(
+        pyproject.replace("also_copy = [", f"also_copy = [{extra}")
+    )
+    report = root / "blind.json"
+    done = run_generated(
+        root,
+        "gate_blind",
+        "--report",
+        str(report),
+        "--audit",
+        "100",
+        plugins=("gate_blind_plugin",),
+    )
+    assert done.returncode == 9, done.stdout + done.stderr
+    body = json.loads(report.read_text())["audit"]
+    assert [(d["mutant"], d["reason"], d["survey"], d["audit"]) for d in body["disagreements"]] == [
+        (ADMITS, NOT_REACHED, "green", "red")
+    ]
+    assert body["sampled"] == body["cells"] > 1
+    assert f"audit disagrees: {ADMITS} × gate_blind.an_adult_is_admitted_in_a_child" in done.stdout
+    assert "exit 9" in done.stdout
+
+
+def test_a_negative_audit_is_a_usage_error(tmp_path: Path) -> None:
+    done = run_generated(copy_project(tmp_path), "--audit", "-1")
+    assert done.returncode == 2
+    assert "--audit -1: give how many cells to re-judge" in done.stderr
