@@ -4,6 +4,7 @@ every status, the Stryker report, shards that partition and merge, equivalents."
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -13,11 +14,13 @@ from typing import Any
 
 import pytest
 
+from claims import UsageError
 from plugins.mutate.generated.mutmut_bridge import (
     MUTANTS_DIR,
     GeneratedMutant,
     Span,
     read_generated,
+    source_paths,
     untrampoline,
 )
 from plugins.mutate.stryker import REQUIRED_FILE, REQUIRED_MUTANT, REQUIRED_TOP, validate
@@ -238,3 +241,19 @@ def test_only_the_surveyed_files_stay_trampolined(tmp_path: Path) -> None:
     assert (tmp_path / MUTANTS_DIR / "pkg/kept.py.meta").exists()
     assert not (tmp_path / MUTANTS_DIR / "pkg/back.py.meta").exists()
     assert not (tmp_path / MUTANTS_DIR / "pkg/back.py.spans").exists()
+
+
+@pytest.mark.parametrize(
+    ("table", "named"),
+    [
+        ("[tool.other]\n", "has no [tool.mutmut] source_paths"),
+        ('[tool.mutmut]\nsource_paths = ["src", "gone\\u001b"]\n', "names gone\\x1b, which"),
+    ],
+)
+def test_source_paths_missing_or_naming_nothing_is_a_usage_error(
+    tmp_path: Path, table: str, named: str
+) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "pyproject.toml").write_text(table, encoding="utf-8")
+    with pytest.raises(UsageError, match=re.escape(named)):
+        source_paths(tmp_path)

@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +22,18 @@ from tests.fakes_mutation.support import REPO
 
 FILES = ("planner/fit.py", "planner/measure.py")
 WITNESS = "serving_fit"
-COPIED = ("planner", "claims", "plugins", "witnesses", "fixtures", "mutation", "pyproject.toml")
+
+
+def _copied() -> list[str]:
+    """What the survey needs of the repository: mutmut's source paths, what it copies beside
+    them, and the configuration (read from it, so a new source package is copied too)."""
+    mutmut = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mutmut"]
+    return [*mutmut["source_paths"], *mutmut["also_copy"], "pyproject.toml"]
 
 
 def _copy(destination: Path) -> Path:
     ignore = shutil.ignore_patterns("__pycache__", "mutants")
-    for name in COPIED:
+    for name in _copied():
         if (REPO / name).is_dir():
             shutil.copytree(REPO / name, destination / name, ignore=ignore)
         else:

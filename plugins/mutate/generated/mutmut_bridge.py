@@ -31,6 +31,7 @@ from pathlib import Path
 
 from claims import UsageError
 from claims.exits import Exit
+from filerules import printable
 from plugins.mutate.generated.deletion import OPERATOR, Deletion, install, read_deletions
 
 MUTANTS_DIR = "mutants"
@@ -61,6 +62,12 @@ def source_paths(root: Path) -> tuple[Path, ...]:
         raise UsageError(
             f"{root}/pyproject.toml has no [tool.mutmut] source_paths: the flat layout needs "
             'it (source_paths = ["src/my_project"]); run from the project root'
+        )
+    missing = [p for p in paths if not isinstance(p, str) or not (root / p).exists()]
+    if missing:
+        raise UsageError(
+            f"{root}/pyproject.toml: [tool.mutmut] source_paths names "
+            f"{printable(str(missing[0]))}, which does not exist under {root}"
         )
     return tuple(Path(p) for p in paths)
 
