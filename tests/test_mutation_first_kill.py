@@ -54,17 +54,19 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def full(project: Path) -> Report:
-    return _survey(project, "full")[0]
+    return _survey(project, "full", "--audit", "0")[0]  # the audit is test_mutation_generated's
 
 
 @pytest.fixture(scope="module")
 def fastest_first(project: Path) -> tuple[Report, str]:
+    # audited: no sampled cell may be one the first red left undecided
     return _survey(project, "first", "--first-kill")
 
 
 @pytest.fixture(scope="module")
 def ordered_by_past(project: Path, full: Report) -> Report:
-    return _survey(project, "past", "--first-kill", "--order-from", str(project / "full.json"))[0]
+    past = str(project / "full.json")
+    return _survey(project, "past", "--first-kill", "--order-from", past, "--audit", "0")[0]
 
 
 def test_first_kill_judges_every_mutant_as_the_full_matrix(
@@ -106,8 +108,8 @@ def test_the_report_says_first_kill_and_no_reader_shows_a_matrix(
 
 
 def test_a_first_kill_shard_does_not_merge_with_a_full_one(project: Path) -> None:
-    _survey(project, "fk-shard1", "--first-kill", "--shard", "1/2")
-    _survey(project, "full-shard2", "--shard", "2/2")
+    _survey(project, "fk-shard1", "--first-kill", "--shard", "1/2", "--audit", "0")
+    _survey(project, "full-shard2", "--shard", "2/2", "--audit", "0")
     done = run_mutate(
         "--merge-reports",
         str(project / "fk-shard1.json"),
@@ -176,7 +178,8 @@ def _checkout(target: Path) -> Path:
 
 
 def _options(report: Path, args: tuple[str, ...]) -> list[str]:
-    return ["--file", PLANNER_FILE, "--report", str(report), "--jobs", "1", *args]
+    # no verdict audit: this compares two engines' verdicts, and the audit has its own tests
+    return ["--file", PLANNER_FILE, "--report", str(report), "--jobs", "1", "--audit", "0", *args]
 
 
 def _planner_survey(tree: Path, name: str, *args: str) -> Report:
@@ -203,3 +206,13 @@ def test_first_kill_judges_a_planner_file_as_the_full_matrix(tmp_path: Path) -> 
     assert {"detected", "Survived"} <= set(verdicts(full).values())
     runs = [sum(m["testsCompleted"] for m in mutants(r).values()) for r in (full, first)]
     assert runs[1] < runs[0]
+
+
+def test_the_audit_samples_only_cells_first_kill_decided(
+    full: Report, fastest_first: tuple[Report, str]
+) -> None:
+    """A covering claim after the first red was never run: a fresh run of it may well be red,
+    so it is no cell of the first-kill matrix, and the audit of that matrix agrees."""
+    audit = fastest_first[0]["audit"]
+    assert audit["sampled"] > 0 and audit["agreed"] == audit["sampled"]
+    assert audit["cells"] < full["audit"]["cells"]
