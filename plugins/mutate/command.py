@@ -10,6 +10,7 @@ import argparse
 import os
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -151,11 +152,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "run against them (nothing is written when a run timed out or crashed)",
     )
     _add_generated_options(parser)
-    _add_value_options(parser)
     parser.set_defaults(handler=mutate)
 
 
 def _add_generated_options(parser: argparse.ArgumentParser) -> None:
+    """The survey options, each tagged where it applies (:func:`_given` reads the tags):
+    ``only`` to ``--generated``, ``both`` to ``--generated`` and ``--values``."""
+    only: list[argparse.Action] = []
+    both: list[argparse.Action] = []
     group = parser.add_argument_group("generated mutants (mutmut)")
     group.add_argument(
         "--explain",
@@ -172,47 +176,63 @@ def _add_generated_options(parser: argparse.ArgumentParser) -> None:
         "REV, at most one a line (the one whose operator the report kills most often "
         "elsewhere), with its diff; runs nothing",
     )
-    group.add_argument(
+    generated = group.add_argument(
         "--generated", action="store_true", help="run the mutmut survey over the source paths"
     )
-    group.add_argument(
-        "--shard",
-        metavar="K/N",
-        help="only every N-th generated mutant, starting with the K-th (1-based)",
+    both.append(
+        group.add_argument(
+            "--shard",
+            metavar="K/N",
+            help="only every N-th generated mutant, starting with the K-th (1-based)",
+        )
     )
-    group.add_argument(
-        "--since", metavar="REV", help="only mutants in functions changed since git revision REV"
+    only.append(
+        group.add_argument(
+            "--since",
+            metavar="REV",
+            help="only mutants in functions changed since git revision REV",
+        )
     )
-    group.add_argument(
-        "--file",
-        action="append",
-        metavar="PATH",
-        help="only mutants of this source file (e.g. src/my_project/core.py); repeatable",
+    both.append(
+        group.add_argument(
+            "--file",
+            action="append",
+            metavar="PATH",
+            help="only mutants of this source file (e.g. src/my_project/core.py); repeatable",
+        )
     )
-    group.add_argument(
-        "--first-kill",
-        action="store_true",
-        help="stop each mutant at its first red claim (likeliest killer first): the same "
-        "killed/survived verdicts and strength, sooner; killedBy then holds that one claim, "
-        "not the matrix, and the report says so",
+    only.append(
+        group.add_argument(
+            "--first-kill",
+            action="store_true",
+            help="stop each mutant at its first red claim (likeliest killer first): the same "
+            "killed/survived verdicts and strength, sooner; killedBy then holds that one claim, "
+            "not the matrix, and the report says so",
+        )
     )
-    group.add_argument(
-        "--order-from",
-        type=Path,
-        metavar="REPORT",
-        help="with --first-kill: try first the claims that killed each mutant (and its "
-        "function's mutants) in this earlier report (default: fastest claim first)",
+    only.append(
+        group.add_argument(
+            "--order-from",
+            type=Path,
+            metavar="REPORT",
+            help="with --first-kill: try first the claims that killed each mutant (and its "
+            "function's mutants) in this earlier report (default: fastest claim first)",
+        )
     )
-    group.add_argument(
-        "--no-deletion",
-        action="store_true",
-        help="mutmut's mutants only: leave out the statement deletions (StatementDeletion)",
+    only.append(
+        group.add_argument(
+            "--no-deletion",
+            action="store_true",
+            help="mutmut's mutants only: leave out the statement deletions (StatementDeletion)",
+        )
     )
-    group.add_argument(
-        "--exhaustive",
-        action="store_true",
-        help="run every claim under every mutant, not only the claims that "
-        "call the mutated function",
+    both.append(
+        group.add_argument(
+            "--exhaustive",
+            action="store_true",
+            help="run every claim under every mutant, not only the claims that "
+            "call the mutated function",
+        )
     )
     group.add_argument(
         "--equivalent",
@@ -220,47 +240,59 @@ def _add_generated_options(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="mutants judged equivalent, with reasons (default: [tool.claims] equivalent; none)",
     )
-    group.add_argument(
-        "--break-below",
-        type=float,
-        metavar="PERCENT",
-        help="exit 3 when the mutation score is below PERCENT",
+    only.append(
+        group.add_argument(
+            "--break-below",
+            type=float,
+            metavar="PERCENT",
+            help="exit 3 when the mutation score is below PERCENT",
+        )
     )
-    group.add_argument(
-        "--floors",
-        type=Path,
-        metavar="FILE",
-        help="strength floors per source file, held by a whole or merged survey "
-        "(default: [tool.claims] floors; none); exit 3 for a file below its floor, without "
-        "one, or floored but judged on no mutant (missing from the report too); a partial "
-        "run fails only where it judged nothing",
+    both.append(
+        group.add_argument(
+            "--floors",
+            type=Path,
+            metavar="FILE",
+            help="strength floors per source file, held by a whole or merged survey "
+            "(default: [tool.claims] floors; none); exit 3 for a file below its floor, without "
+            "one, or floored but judged on no mutant (missing from the report too); a partial "
+            "run fails only where it judged nothing",
+        )
     )
-    group.add_argument(
-        "--audit",
-        type=int,
-        metavar="K",
-        help="re-judge K cells of the kill matrix (seeded; every way a cell was decided among "
-        "them) each in a fresh process on the mutated source, and exit 9 on any "
-        "disagreement (default 50; 0: no cell, timeouts are still confirmed)",
+    only.append(
+        group.add_argument(
+            "--audit",
+            type=int,
+            metavar="K",
+            help="re-judge K cells of the kill matrix (seeded; every way a cell was decided among "
+            "them) each in a fresh process on the mutated source, and exit 9 on any "
+            "disagreement (default 50; 0: no cell, timeouts are still confirmed)",
+        )
     )
-    group.add_argument(
-        "--no-skip",
-        action="store_true",
-        help="run every covering claim under every mutant: decide no cell by replaying the "
-        "baseline's calls (not_infected, same_as)",
+    only.append(
+        group.add_argument(
+            "--no-skip",
+            action="store_true",
+            help="run every covering claim under every mutant: decide no cell by replaying the "
+            "baseline's calls (not_infected, same_as)",
+        )
     )
-    group.add_argument(
-        "--skip-worth",
-        type=float,
-        metavar="SECONDS",
-        help="replay the baseline's calls only for claims whose baseline took at least "
-        "SECONDS (default 0.05; a quicker claim just runs: speed, never a verdict)",
+    only.append(
+        group.add_argument(
+            "--skip-worth",
+            type=float,
+            metavar="SECONDS",
+            help="replay the baseline's calls only for claims whose baseline took at least "
+            "SECONDS (default 0.05; a quicker claim just runs: speed, never a verdict)",
+        )
     )
-    group.add_argument(
-        "--audit-seed",
-        type=int,
-        metavar="N",
-        help="the seed of the audit's sample (default 1)",
+    only.append(
+        group.add_argument(
+            "--audit-seed",
+            type=int,
+            metavar="N",
+            help="the seed of the audit's sample (default 1)",
+        )
     )
     group.add_argument(
         "--merge-reports",
@@ -269,9 +301,11 @@ def _add_generated_options(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="merge shard reports into --report and summarize them",
     )
+    _add_value_options(parser, both)
+    parser.set_defaults(generated_only=(generated, *only), survey_only=(*only, *both))
 
 
-def _add_value_options(parser: argparse.ArgumentParser) -> None:
+def _add_value_options(parser: argparse.ArgumentParser, both: list[argparse.Action]) -> None:
     group = parser.add_argument_group(
         "value mutants (--shard, --exhaustive, --merge-reports apply too; --file PATH: "
         "only the boundaries defined in PATH)"
@@ -282,18 +316,22 @@ def _add_value_options(parser: argparse.ArgumentParser) -> None:
         help="survey value mutants at the source's typed boundaries (W: the claims to run; "
         "default every witness)",
     )
-    group.add_argument(
-        "--per-operator",
-        type=int,
-        metavar="N",
-        help="survey at most N sites per boundary and operator, a seeded stable choice "
-        "(default 4; 0: every enumerated site)",
+    both.append(
+        group.add_argument(
+            "--per-operator",
+            type=int,
+            metavar="N",
+            help="survey at most N sites per boundary and operator, a seeded stable choice "
+            "(default 4; 0: every enumerated site)",
+        )
     )
-    group.add_argument(
-        "--show-survivors",
-        type=int,
-        metavar="N",
-        help="print at most N survivors with their diffs (default 20; both surveys)",
+    both.append(
+        group.add_argument(
+            "--show-survivors",
+            type=int,
+            metavar="N",
+            help="print at most N survivors with their diffs (default 20; both surveys)",
+        )
     )
 
 
@@ -425,22 +463,7 @@ def _mutate(args: argparse.Namespace, session: Session) -> int:
 def _values(args: argparse.Namespace, session: Session) -> int:
     from plugins.mutate.values.command import merge_values, values_command
 
-    wrong = [
-        flag
-        for flag, value in (
-            ("--generated", args.generated),
-            ("--since", args.since),
-            ("--break-below", args.break_below is not None),
-            ("--first-kill", args.first_kill),
-            ("--order-from", args.order_from is not None),
-            ("--no-deletion", args.no_deletion),
-            ("--audit", args.audit is not None),
-            ("--audit-seed", args.audit_seed is not None),
-            ("--no-skip", args.no_skip),
-            ("--skip-worth", args.skip_worth is not None),
-        )
-        if value
-    ]
+    wrong = _given(args, args.generated_only)
     if wrong:
         raise UsageError(f"{', '.join(wrong)} do not apply to --values")
     if args.merge_reports:
@@ -448,28 +471,14 @@ def _values(args: argparse.Namespace, session: Session) -> int:
     return values_command(args, session)
 
 
+def _given(args: argparse.Namespace, actions: Sequence[argparse.Action]) -> list[str]:
+    """The option strings of ``actions`` given on this command line (a value other than
+    the option's default)."""
+    return [a.option_strings[0] for a in actions if getattr(args, a.dest) != a.default]
+
+
 def _refuse_generated_options(args: argparse.Namespace) -> None:
-    given = [
-        flag
-        for flag, value in (
-            ("--shard", args.shard is not None),
-            ("--since", args.since),
-            ("--exhaustive", args.exhaustive),
-            ("--break-below", args.break_below),
-            ("--file", args.file),
-            ("--floors", args.floors),
-            ("--per-operator", args.per_operator is not None),
-            ("--show-survivors", args.show_survivors is not None),
-            ("--first-kill", args.first_kill),
-            ("--order-from", args.order_from is not None),
-            ("--no-deletion", args.no_deletion),
-            ("--audit", args.audit is not None),
-            ("--audit-seed", args.audit_seed is not None),
-            ("--no-skip", args.no_skip),
-            ("--skip-worth", args.skip_worth is not None),
-        )
-        if value
-    ]
+    given = _given(args, args.survey_only)
     if given:
         raise UsageError(f"{', '.join(given)} only apply to --generated or --values")
 
