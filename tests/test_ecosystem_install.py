@@ -230,7 +230,8 @@ def test_the_example_project_runs_every_command_with_only_its_own_evidence(
     # The witness sits inside the surveyed package; the survey leaves it out, never mutates it.
     assert "mutants of witness and mutant modules (the evidence is not surveyed): " in generated
     assert "every file holds its floor" in generated, generated
-    assert re.search(r"^postage/rates\.py\s+25\s", generated, re.M), generated
+    # mutmut's 25 mutants of rates.py and 3 statement deletions, all killed
+    assert re.search(r"^postage/rates\.py\s+28\s", generated, re.M), generated
     assert not re.search(r"^postage/evidence/\S+\s+\d", generated, re.M), generated
     values = _adopter_runs(test_venv, adopter, ["claims", "mutate", "--values"])
     assert "1 boundaries (0 called by no claim)" in values, values

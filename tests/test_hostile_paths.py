@@ -107,8 +107,10 @@ def _merge(option: str) -> Callable[[str, Path], Ran]:
 
 def _ledger(option: str) -> Callable[[str, Path], Ran]:
     def run(path: str, tmp: Path) -> Ran:
-        extra = ["--generated"] if option == "--equivalent" else []
-        return claims_main("-p", "mutation.plugin", "mutate", *extra, option, path, "nobody")
+        extra = {"--equivalent": ["--generated"], "--order-from": ["--generated", "--first-kill"]}
+        return claims_main(
+            "-p", "mutation.plugin", "mutate", *extra.get(option, []), option, path, "nobody"
+        )
 
     return run
 
@@ -228,6 +230,7 @@ OPTIONS = (
     Option("evidence --repo", False, _repo("evidence"), frozenset({0, 1})),
     Option("mutate --debt", False, _ledger("--debt"), frozenset()),
     Option("mutate --equivalent", False, _ledger("--equivalent"), frozenset()),
+    Option("mutate --order-from", False, _ledger("--order-from"), frozenset()),
     Option(
         "frontiers --prs",
         False,

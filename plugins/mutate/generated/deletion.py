@@ -8,7 +8,7 @@ each is one more copy of its function, switched in by ``MUTANT_UNDER_TEST`` exac
 mutmut's: same naming (``pkg.mod.x_f__mutmut_N``, numbered after mutmut's mutants of that
 function, so mutmut's numbers do not move), same ``.meta``/``.spans`` index, same diff.
 Which of the names are deletions, and what each deleted, goes to a sidecar beside the
-mutated file (``mutants/<path>.deletions``, JSON), which :func:`read_deletions` reads back;
+mutated file (``mutants/<path>.deletions``, JSON), which :mod:`.deleted` reads back;
 the report names their operator ``StatementDeletion``.
 
 What is deleted, decided statement by statement (a deletion that cannot change anything,
@@ -56,25 +56,10 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-OPERATOR = "StatementDeletion"
-SIDECAR = ".deletions"
-"""Suffix of the sidecar beside each mutated file: deletion mutant name -> what it deleted."""
+from plugins.mutate.generated.deleted import Deletion, sidecar
 
 NEVER_DELETED = (cst.Pass, cst.Global, cst.Nonlocal, cst.Import, cst.ImportFrom)
 STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
-
-
-@dataclass(frozen=True)
-class Deletion:
-    """One deletion: where the statement was (1-based lines and columns, end exclusive), its
-    text, and what replaces it (``pass``, or nothing when its block keeps another)."""
-
-    start_line: int
-    start_column: int
-    end_line: int
-    end_column: int
-    before: str
-    after: str
 
 
 @dataclass(frozen=True)
@@ -292,11 +277,6 @@ def _deletion(module: cst.Module, site: Site, where: CodeRange) -> Deletion:
     )
 
 
-def sidecar(mutated: Path) -> Path:
-    """The deletions index beside a mutated file (``mutants/pkg/mod.py.deletions``)."""
-    return mutated.with_name(mutated.name + SIDECAR)
-
-
 def install(mutants_dir: str) -> None:
     """Wrap mutmut's ``create_mutations`` in this (generation) process: every file's
     deletions are appended to its mutations and written to its sidecar under
@@ -315,12 +295,3 @@ def install(mutants_dir: str) -> None:
         return module, mutations, classes, functions
 
     file_mutation.create_mutations = with_deletions
-
-
-def read_deletions(mutated: Path) -> dict[str, Deletion]:
-    """The sidecar of a mutated file: local mutant name -> its deletion (none without one)."""
-    path = sidecar(mutated)
-    if not path.is_file():
-        return {}
-    body = json.loads(path.read_text(encoding="utf-8"))
-    return {name: Deletion(**fields) for name, fields in body.items()}

@@ -32,7 +32,7 @@ from pathlib import Path
 from claims import UsageError
 from claims.exits import Exit
 from filerules import printable
-from plugins.mutate.generated.deletion import OPERATOR, Deletion, install, read_deletions
+from plugins.mutate.generated.deleted import OPERATOR, Deletion, read_deletions
 
 MUTANTS_DIR = "mutants"
 CLASS_SEPARATOR = "ǁ"
@@ -102,6 +102,8 @@ def _generate_here(jobs: int, deletion: bool) -> None:
 
     set_mutant_under_test("mutant_generation")
     if deletion:
+        from plugins.mutate.generated.deletion import install  # needs libcst, mutmut's
+
         install(MUTANTS_DIR)
     Path(MUTANTS_DIR).mkdir(exist_ok=True)
     copy_src_dir()
