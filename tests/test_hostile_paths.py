@@ -107,7 +107,11 @@ def _merge(option: str) -> Callable[[str, Path], Ran]:
 
 def _ledger(option: str) -> Callable[[str, Path], Ran]:
     def run(path: str, tmp: Path) -> Ran:
-        extra = {"--equivalent": ["--generated"], "--order-from": ["--generated", "--first-kill"]}
+        extra = {
+            "--equivalent": ["--generated"],
+            "--order-from": ["--generated", "--first-kill"],
+            "--reuse": ["--generated"],
+        }
         return claims_main(
             "-p", "mutation.plugin", "mutate", *extra.get(option, []), option, path, "nobody"
         )
@@ -231,6 +235,7 @@ OPTIONS = (
     Option("mutate --debt", False, _ledger("--debt"), frozenset()),
     Option("mutate --equivalent", False, _ledger("--equivalent"), frozenset()),
     Option("mutate --order-from", False, _ledger("--order-from"), frozenset()),
+    Option("mutate --reuse", False, _ledger("--reuse"), frozenset()),
     Option(
         "frontiers --prs",
         False,

@@ -288,6 +288,23 @@ def _add_generated_options(parser: argparse.ArgumentParser) -> None:
     )
     only.append(
         group.add_argument(
+            "--keys",
+            action="store_true",
+            help="record in the report each claim's key (the code it ran, the files it read) "
+            "and each mutant's, so a later survey can --reuse the cells nothing changed under",
+        )
+    )
+    only.append(
+        group.add_argument(
+            "--reuse",
+            type=Path,
+            metavar="REPORT",
+            help="take each cell's verdict from REPORT (a full-matrix survey made with --keys or "
+            "--reuse) when its key is unchanged, and run the rest; records keys too",
+        )
+    )
+    only.append(
+        group.add_argument(
             "--audit-seed",
             type=int,
             metavar="N",

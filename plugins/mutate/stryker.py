@@ -322,6 +322,10 @@ def merge(reports: Sequence[Report]) -> Report:
     audits = [r["audit"] for r in reports if isinstance(r.get("audit"), dict)]
     if audits:
         merged["audits"] = audits
+    keys = [r["claimKeys"] for r in reports if isinstance(r.get("claimKeys"), dict)]
+    if keys:  # every shard keyed the same claims of the same tree: a union
+        union = {claim: key for found in keys for claim, key in found.items()}
+        merged["claimKeys"] = dict(sorted(union.items()))
     seen: dict[str, dict[str, Any]] = {}
     for report in reports:
         for path, entry in report["files"].items():

@@ -17,7 +17,7 @@ import importlib.util
 import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +27,18 @@ from claims.loader import BUILT_IN
 from claims.revisions import RevisionError, commit_of
 from plugins.mutate.floors import Scope, hold_floors, load_floors, merged_scope
 from plugins.mutate.generated.audit import DEFAULT_CELLS, DEFAULT_SEED, Audit, Runner, run_audit
+from plugins.mutate.generated.cellkeys import (
+    REUSED,
+    WHOLE,
+    base_key,
+    reuse_table,
+    variant_digests,
+    write_table,
+)
 from plugins.mutate.generated.first_kill import check_options, setup
 from plugins.mutate.generated.infection import WORTH_SECONDS
 from plugins.mutate.generated.mutmut_bridge import (
+    MUTANTS_DIR,
     GeneratedMutant,
     generate,
     read_generated,
@@ -38,11 +47,11 @@ from plugins.mutate.generated.mutmut_bridge import (
     untrampoline,
 )
 from plugins.mutate.generated.selection import parse_shard, shard, since
-from plugins.mutate.generated.survey import SurveyRequest
+from plugins.mutate.generated.survey import CellKeys, SurveyRequest
 from plugins.mutate.generated.survey_report import build_report, score, summarize_report
 from plugins.mutate.generated.workers import MutantResult, Pool, Survey, SurveyFailed, mutmut_key
 from plugins.mutate.ledgers import Equivalence, load_equivalents
-from plugins.mutate.stryker import merge, read_report, write_report
+from plugins.mutate.stryker import is_first_kill, merge, read_report, write_report
 
 DEFAULT_REPORT = Path("target/mutation-report.json")
 PROGRESS_EVERY_SECONDS = 5.0
@@ -111,6 +120,12 @@ class Plan(SurveyPlan):
     skip: bool = True
     """Decide cells by replaying the baseline's calls (:mod:`.infection`)."""
     skip_worth: float = WORTH_SECONDS
+    keys: bool = False
+    """Record the cells' keys in the report (:mod:`.cellkeys`)."""
+    reuse: Path | None = None
+    """An earlier report whose cells are reused where their keys are unchanged."""
+    reusable: Mapping[str, bool] = field(default_factory=dict)
+    """The reused report's decided cells: cell key -> red."""
 
 
 def _plan(args: argparse.Namespace, session: Session) -> Plan:
@@ -118,6 +133,9 @@ def _plan(args: argparse.Namespace, session: Session) -> Plan:
     check_options(args.first_kill, args.order_from, args.exhaustive)
     if args.order_from is not None:
         read_report(args.order_from)
+    if args.first_kill and args.keys:
+        raise UsageError("--keys records a full matrix's cells: it does not go with --first-kill")
+    reusable = reused_cells(args.reuse, args.first_kill)
     common = survey_plan(args, session, DEFAULT_REPORT)
     if args.since:
         # Checked before mutmut regenerates mutants/: a bad revision costs nothing.
@@ -138,7 +156,28 @@ def _plan(args: argparse.Namespace, session: Session) -> Plan:
         audit_seed=DEFAULT_SEED if args.audit_seed is None else args.audit_seed,
         skip=not args.no_skip,
         skip_worth=_skip_worth(args.skip_worth),
+        keys=args.keys or args.reuse is not None,
+        reuse=args.reuse,
+        reusable=reusable,
     )
+
+
+def reused_cells(path: Path | None, first_kill: bool) -> dict[str, bool]:
+    """The decided cells of the ``--reuse`` report, read before any work; a report that
+    keyed none (made without ``--keys``, or a first-kill survey's) is a usage error."""
+    if path is None:
+        return {}
+    if first_kill:
+        raise UsageError("--reuse needs the full matrix: it does not go with --first-kill")
+    report = read_report(path)
+    if is_first_kill(report):
+        raise UsageError(f"--reuse {path}: a first-kill report decides one cell per mutant")
+    table = reuse_table(report)
+    if not table:
+        raise UsageError(
+            f"--reuse {path}: the report keys no cell (make it with --keys, or --reuse)"
+        )
+    return table
 
 
 def _skip_worth(given: float | None) -> float:
@@ -269,6 +308,7 @@ def run_survey(plan: Plan, chosen: Sequence[GeneratedMutant]) -> Survey:
         skip=plan.skip,
         skip_worth=plan.skip_worth,
         project_root=str(plan.root),
+        keys=cell_keys(plan, chosen, survey),
     )
     launch = None
     if plan.first_kill:
@@ -277,6 +317,30 @@ def run_survey(plan: Plan, chosen: Sequence[GeneratedMutant]) -> Survey:
     pool = Pool(plan.root, base, {m.name: m for m in chosen}, survey, Ticker(), launch=launch)
     pool.run_all(plan.jobs)
     return survey
+
+
+REUSE_TABLE = ".survey-reuse.json"
+
+
+def cell_keys(plan: Plan, chosen: Sequence[GeneratedMutant], survey: Survey) -> CellKeys | None:
+    """What the workers key cells with (``--keys``, ``--reuse``): the base and tree digests,
+    each chosen mutant's code digest (kept in ``survey`` for the report), and the reused
+    cells in a file under ``mutants/``."""
+    if not plan.keys:
+        return None
+    base, tree = base_key(plan.root)
+    by_path: dict[str, list[str]] = {}
+    for m in chosen:
+        by_path.setdefault(m.path, []).append(m.name)
+    for path, names in by_path.items():
+        survey.variant_keys |= variant_digests(plan.root, path, names)
+    table = None
+    if plan.reusable:
+        table = plan.root / MUTANTS_DIR / REUSE_TABLE
+        write_table(plan.reusable, table)
+    return CellKeys(
+        base=base, tree=tree, variants=survey.variant_keys, reuse=str(table) if table else None
+    )
 
 
 def audit_survey(plan: Plan, survey: Survey, chosen: Sequence[GeneratedMutant]) -> Audit | None:
@@ -370,7 +434,19 @@ def _header(
             f"({len(survey.results) / survey.mutant_seconds:.2f} mutants/s, from the first "
             "worker ready to the last result)"
         )
+    if plan.reuse is not None:
+        lines.append(reuse_line(plan.reuse, survey.results.values()))
     return lines + (survey_health(survey, "trampoline", "mutated function") if chosen else [])
+
+
+def reuse_line(path: Path, results: Iterable[MutantResult]) -> str:
+    """How many cells ``--reuse`` took from its report, of the covering cells decided."""
+    cells = reused = 0
+    for result in results:
+        if result.status in WHOLE:
+            cells += len(result.covered)
+            reused += sum(why.startswith(REUSED) for why in result.skipped.values())
+    return f"reuse: {reused} of {cells} covering cells taken from {path} (their keys unchanged)"
 
 
 def survey_health(survey: Survey[Any], target: str, called: str) -> list[str]:

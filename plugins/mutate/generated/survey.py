@@ -25,6 +25,8 @@ are restored after every mutant.
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import json
 import os
 import signal
@@ -41,7 +43,9 @@ from pydantic import BaseModel, ConfigDict
 from claims import Session, Unresolved
 from claims.config import NO_CONFIG
 from claims.exits import Exit
+from claims.memo import memo_dir
 from claims.witness import Claim
+from plugins.mutate.generated.cellkeys import REUSED, Keys, Trace, Tracer, cell_key
 from plugins.mutate.generated.infection import WORTH_SECONDS, Decided, Infection
 from plugins.mutate.generated.mutmut_bridge import source_paths
 from plugins.mutate.patching import drop_caches
@@ -73,6 +77,21 @@ class SurveyRequest(BaseModel):
     pythonpath: tuple[str, ...] = ()
     """The project's ``[tool.claims] pythonpath``, relative to its root (the pool puts each
     first on the worker's ``PYTHONPATH``, under ``mutants/`` for the generated survey)."""
+    keys: CellKeys | None = None
+    """Record each claim's key in the baseline and key every cell (:mod:`.cellkeys`)."""
+
+
+class CellKeys(BaseModel):
+    """What a worker needs to key its cells (:mod:`.cellkeys`) and reuse an earlier report's."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    base: str
+    tree: str
+    variants: dict[str, str] = {}
+    """Mutant -> the digest of its code (this worker's share)."""
+    reuse: str | None = None
+    """A JSON file of cell key -> red (``--reuse``), or none."""
 
 
 class MutantTimeout(BaseException):
@@ -168,14 +187,38 @@ class Worker:
     def __init__(self, request: SurveyRequest, out: TextIO) -> None:
         self.request = request
         self.out = out
+        self.tracer, self.keys = self._keyed()
         # The parent's configuration arrives as plugin arguments: mutants/ holds a copy of it
         # whose paths would lead back to the sources.
-        self.session = Session.start(request.plugins, config=NO_CONFIG)
+        with self._tracing() as self.setup_trace:
+            self.session = Session.start(request.plugins, config=NO_CONFIG)
+            self._import_witnesses()
+        self.witness_traces: dict[str, Trace] = {}
         self.claims = self._claims()
+        self.claim_keys: dict[str, str] = {}
+        self.reusable = self._reusable()
         self.baseline_seconds: dict[str, float] = {}
         self.covered: dict[str, list[str]] = {}
         self.packages = self._packages()
         self.infection = self._infection()
+
+    def _keyed(self) -> tuple[Tracer | None, Keys | None]:
+        keys = self.request.keys
+        if keys is None or self.baseline_mode != STATS:
+            return None, None
+        root = Path(self.request.project_root)
+        tracer = Tracer([Path.cwd(), root], memo_dir())
+        return tracer, Keys(root, keys.base, keys.tree)
+
+    def _tracing(self) -> AbstractContextManager[Trace]:
+        return nullcontext(Trace()) if self.tracer is None else self.tracer.recording()
+
+    def _reusable(self) -> dict[str, bool]:
+        keys = self.request.keys
+        if keys is None or keys.reuse is None:
+            return {}
+        table: dict[str, bool] = json.loads(Path(keys.reuse).read_text(encoding="utf-8"))
+        return table
 
     def _infection(self) -> Infection | None:
         """Skipping for mutmut's mutants only (a worker whose baseline is ``stats``)."""
@@ -189,13 +232,26 @@ class Worker:
         roots = source_paths(Path(self.request.project_root))
         return tuple(p.as_posix().replace("/", ".") for p in roots)
 
+    def _import_witnesses(self) -> None:
+        """Import every witness module (and what it imports) before any is resolved, so the
+        module-level code they run is in every claim's key, not in the first witness's.
+        A module that does not import is left to its resolution, which says why."""
+        wanted = set(self.request.witnesses)
+        for entry in self.session.registry.witnesses:
+            if entry.name in wanted:
+                with contextlib.suppress(Exception):
+                    importlib.import_module(entry.module)
+
     def _claims(self) -> list[Claim]:
         found: list[Claim] = []
-        for resolution in self.session.resolve_all(self.request.witnesses):
-            if isinstance(resolution, Unresolved):
-                raise RuntimeError(f"witness {resolution.name} is unresolved: {resolution.reason}")
-            if resolution.claims and self.session.prepare(resolution) is not None:
-                raise RuntimeError(f"witness {resolution.name}: setup() failed")
+        for name in self.request.witnesses:  # each traced apart: its claims' keys hold it
+            with self._tracing() as trace:
+                (resolution,) = self.session.resolve_all([name])
+                if isinstance(resolution, Unresolved):
+                    raise RuntimeError(f"witness {name} is unresolved: {resolution.reason}")
+                if resolution.claims and self.session.prepare(resolution) is not None:
+                    raise RuntimeError(f"witness {name}: setup() failed")
+            self.witness_traces[name] = trace
             found += resolution.claims
         return found
 
@@ -234,9 +290,12 @@ class Worker:
                 self.clear_hits()
                 drop_caches(self.packages)  # each claim's calls recorded whole
                 start = time.perf_counter()
-                with self._recording(claim.id):
+                with self._recording(claim.id), self._tracing() as trace:
                     red |= self.run([claim])
                 self.baseline_seconds[claim.id] = time.perf_counter() - start
+                if self.keys is not None:
+                    setup = self.setup_trace | self.witness_traces[claim.witness]
+                    self.claim_keys[claim.id] = self.keys.claim_key(trace, setup)
                 for function in sorted(self.hits()):
                     self.covered.setdefault(function, []).append(claim.id)
         finally:
@@ -248,6 +307,7 @@ class Worker:
             claims=[_describe(c) for c in self.claims],
             red=red,
             seconds=self.baseline_seconds,
+            keys=self.claim_keys,
         )
         return not red
 
@@ -292,7 +352,8 @@ class Worker:
         those whose cells infection decides (:meth:`skips`)."""
         start = time.perf_counter()
         chosen = list(self.claims) if self.request.exhaustive else list(covering)
-        skipped = self.skips(name, chosen)
+        skipped = self.reused(name, chosen)
+        skipped |= self.skips(name, [c for c in chosen if c.id not in skipped])
         chosen = [c for c in chosen if c.id not in skipped]
         seconds = BUDGET_SECONDS + BUDGET_FACTOR * sum(self.baseline_seconds[c.id] for c in chosen)
         env, cwd = dict(os.environ), os.getcwd()
@@ -320,6 +381,19 @@ class Worker:
             ms=round((time.perf_counter() - start) * 1000, 1),
             budget=seconds,
         )
+
+    def reused(self, name: str, chosen: Sequence[Claim]) -> Decided:
+        """The cells of ``name`` whose key the reused report decided (``--reuse``)."""
+        variant = self.request.keys.variants.get(name) if self.request.keys else None
+        if variant is None or not self.reusable:
+            return {}
+        found: Decided = {}
+        for claim in chosen:
+            key = self.claim_keys.get(claim.id)
+            cell = cell_key(variant, key) if key is not None else None
+            if cell is not None and cell in self.reusable:
+                found[claim.id] = (f"{REUSED}{cell}", self.reusable[cell])
+        return found
 
     def skips(self, name: str, chosen: Sequence[Claim]) -> Decided:
         """The cells of ``name`` decided without a run: not infected, or the same as another

@@ -89,7 +89,7 @@ def mutant_diff(root: Path, mutant: GeneratedMutant) -> str:
         return get_diff_for_mutant(mutant.name, path=mutant.path)
 
 
-def _entry(root: Path, result: MutantResult) -> dict[str, Any]:
+def _entry(root: Path, result: MutantResult, variant: str | None) -> dict[str, Any]:
     m = result.mutant
     reason = result.reason
     if result.status == "Survived":
@@ -114,6 +114,8 @@ def _entry(root: Path, result: MutantResult) -> dict[str, Any]:
     }
     if result.skipped:  # an extension: each cell decided without a run, and why
         entry["skippedCells"] = dict(sorted(result.skipped.items()))
+    if variant is not None:  # an extension: the digest of the mutant's code (--keys)
+        entry["variantKey"] = variant
     return entry
 
 
@@ -134,11 +136,13 @@ def build_report(plan: Plan, survey: Survey, results: Sequence[MutantResult]) ->
     for result in results:
         path = result.mutant.path
         add_file(report, path, (plan.root / path).read_text(encoding="utf-8")).append(
-            _entry(plan.root, result)
+            _entry(plan.root, result, survey.variant_keys.get(result.mutant.name))
         )
     for claim in survey.claims:
         path = str(claim["module"]).replace(".", "/") + ".py"
         add_tests(report, path, [(str(claim["id"]), str(claim["name"]), int(claim["line"]))])
+    if survey.claim_keys:  # an extension: each claim's key (--keys), for a later --reuse
+        report["claimKeys"] = dict(sorted(survey.claim_keys.items()))
     return report
 
 

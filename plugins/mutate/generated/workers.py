@@ -72,6 +72,10 @@ class Survey(Generic[M]):
     coverage: dict[str, list[str]] = field(default_factory=dict)
     forced_fail_red: list[str] = field(default_factory=list)
     results: dict[str, MutantResult[M]] = field(default_factory=dict)
+    claim_keys: dict[str, str] = field(default_factory=dict)
+    """Claim -> its key (:mod:`.cellkeys`; ``--keys``), from the first worker's baseline."""
+    variant_keys: dict[str, str] = field(default_factory=dict)
+    """Mutant -> the digest of its code (``--keys``)."""
     restarts: int = 0
     canaries: int = 0
     first_ready: float | None = None
@@ -310,6 +314,7 @@ class Pool(Generic[M]):
             )
         self.survey.claims = event["claims"]
         self.survey.baseline_seconds = event["seconds"]
+        self.survey.claim_keys = event.get("keys") or self.survey.claim_keys
 
     def _canary(self, event: dict[str, Any]) -> None:
         if event["red"]:
