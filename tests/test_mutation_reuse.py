@@ -142,14 +142,31 @@ def surveys(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Report,
     rules.write_text(rules.read_text(encoding="utf-8").replace(*CHANGED), encoding="utf-8")
     reused = _survey(project, "reused", "--reuse", str(project / "keyed.json"))
     fresh = _survey(project, "fresh", "--audit", "0")
-    return {"keyed": keyed, "reused": reused, "fresh": fresh}
+    again = _survey(project, "again", "--reuse", str(project / "reused.json"), "--audit", "0")
+    return {"keyed": keyed, "reused": reused, "fresh": fresh, "again": again}
 
 
 def test_reuse_builds_the_matrix_a_fresh_survey_builds(
     surveys: dict[str, tuple[Report, str]],
 ) -> None:
     assert _matrix(surveys["reused"][0]) == _matrix(surveys["fresh"][0])
+    assert _matrix(surveys["again"][0]) == _matrix(surveys["fresh"][0])
+    forced = {n: r["config"]["forcedFailRed"] for n, (r, _) in surveys.items()}
+    assert forced["reused"] == forced["again"] == forced["fresh"] == forced["keyed"]
     assert "claimKeys" not in surveys["fresh"][0]  # keys only when asked
+
+
+def test_an_unchanged_tree_runs_no_baseline_and_no_decided_cell_again(
+    surveys: dict[str, tuple[Report, str]],
+) -> None:
+    again, out = surveys["again"]
+    assert again["claimKeys"] == surveys["reused"][0]["claimKeys"]
+    assert again["claimTraces"] == surveys["reused"][0]["claimTraces"]  # carried, not lost
+    claims = len(again["claimKeys"])
+    assert f"and {claims} of {claims} claims' baselines taken" in out
+    for name, m in _mutants(again).items():
+        if m["status"] not in {"Timeout", "RuntimeError", "NoCoverage"}:
+            assert m["testsCompleted"] == 0, name
 
 
 def test_only_the_cells_of_the_changed_function_run_again(
@@ -168,7 +185,7 @@ def test_only_the_cells_of_the_changed_function_run_again(
             assert was == m["coveredBy"] and m["testsCompleted"] == 0, name
     audit = reused["audit"]
     assert audit["byReason"].get("reused", 0) > 0 and audit["agreed"] == audit["sampled"]
-    assert "reused" in out
+    assert f"and {len(reused['claimKeys']) - 1} of {len(reused['claimKeys'])} claims'" in out
 
 
 def test_reuse_refuses_a_report_that_keys_no_cell(

@@ -326,6 +326,8 @@ def merge(reports: Sequence[Report]) -> Report:
     if keys:  # every shard keyed the same claims of the same tree: a union
         union = {claim: key for found in keys for claim, key in found.items()}
         merged["claimKeys"] = dict(sorted(union.items()))
+        traces = [r.get("claimTraces") for r in reports]
+        merged["claimTraces"] = {c: t for f in traces if isinstance(f, dict) for c, t in f.items()}
     seen: dict[str, dict[str, Any]] = {}
     for report in reports:
         for path, entry in report["files"].items():

@@ -390,6 +390,77 @@ class Keys:
         return digest(*parts)
 
 
+# --- a trace in the report -------------------------------------------------------------------
+
+
+def trace_json(trace: Trace) -> dict[str, Any]:
+    """A trace as the report's ``claimTraces`` holds it (functions grouped by file)."""
+    functions: dict[str, list[str]] = {}
+    for path, name in sorted(trace.functions):
+        functions.setdefault(path, []).append(name)
+    found: dict[str, Any] = {"functions": functions, "files": sorted(trace.files)}
+    found["dirs"] = sorted(trace.dirs)
+    if trace.opaque:
+        found["opaque"] = trace.opaque
+    return found
+
+
+def trace_of(body: object) -> Trace | None:
+    """The trace a report's ``claimTraces`` entry holds; ``None`` for one that is not one."""
+    if not isinstance(body, dict):
+        return None
+    functions, files, dirs = body.get("functions"), body.get("files"), body.get("dirs")
+    if not (isinstance(functions, dict) and _strings(files) and _strings(dirs)):
+        return None
+    if not all(isinstance(p, str) and _strings(n) for p, n in functions.items()):
+        return None
+    opaque = body.get("opaque", "")
+    return Trace(
+        {(path, name) for path, names in functions.items() for name in names},
+        {str(f) for f in files or ()},
+        {str(d) for d in dirs or ()},
+        opaque if isinstance(opaque, str) else "opaque",
+    )
+
+
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+@dataclass(frozen=True)
+class Settled:
+    """A claim whose key the reused report recorded and whose recorded trace still gives that
+    key in this tree: it runs as it ran then, so the baseline need not run it again."""
+
+    key: str
+    seconds: float
+    covers: tuple[str, ...]
+    """The mutated functions it calls (coverage keys)."""
+    trace: Mapping[str, Any]
+    """Its ``claimTraces`` entry, carried into the new report."""
+    forced_red: bool
+    """Whether it went red when every trampoline raised."""
+
+
+def settled_claims(report: Mapping[str, Any], keys: Keys) -> dict[str, Settled]:
+    """The claims of ``report`` whose recorded trace gives, in ``keys``'s tree, the key the
+    report recorded (an opaque claim's key holds every file, so any change unsettles it)."""
+    traces, recorded = report.get("claimTraces"), report.get("claimKeys")
+    if not isinstance(traces, dict) or not isinstance(recorded, dict):
+        return {}
+    config = report.get("config")
+    forced = set(config.get("forcedFailRed", ())) if isinstance(config, dict) else set()
+    found: dict[str, Settled] = {}
+    for claim, body in traces.items():
+        trace, key = trace_of(body), recorded.get(claim)
+        seconds, covers = body.get("seconds"), body.get("covers")
+        if trace is None or not isinstance(key, str) or not _strings(covers):
+            continue
+        if isinstance(seconds, int | float) and keys.claim_key(trace, Trace()) == key:
+            found[claim] = Settled(key, float(seconds), tuple(covers), body, claim in forced)
+    return found
+
+
 # --- reuse ----------------------------------------------------------------------------------
 
 

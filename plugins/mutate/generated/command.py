@@ -30,8 +30,10 @@ from plugins.mutate.generated.audit import DEFAULT_CELLS, DEFAULT_SEED, Audit, R
 from plugins.mutate.generated.cellkeys import (
     REUSED,
     WHOLE,
+    Keys,
     base_key,
     reuse_table,
+    settled_claims,
     variant_digests,
     write_table,
 )
@@ -47,11 +49,11 @@ from plugins.mutate.generated.mutmut_bridge import (
     untrampoline,
 )
 from plugins.mutate.generated.selection import parse_shard, shard, since
-from plugins.mutate.generated.survey import CellKeys, SurveyRequest
+from plugins.mutate.generated.survey import CellKeys, SettledClaim, SurveyRequest
 from plugins.mutate.generated.survey_report import build_report, score, summarize_report
 from plugins.mutate.generated.workers import MutantResult, Pool, Survey, SurveyFailed, mutmut_key
 from plugins.mutate.ledgers import Equivalence, load_equivalents
-from plugins.mutate.stryker import is_first_kill, merge, read_report, write_report
+from plugins.mutate.stryker import Report, is_first_kill, merge, read_report, write_report
 
 DEFAULT_REPORT = Path("target/mutation-report.json")
 PROGRESS_EVERY_SECONDS = 5.0
@@ -126,6 +128,8 @@ class Plan(SurveyPlan):
     """An earlier report whose cells are reused where their keys are unchanged."""
     reusable: Mapping[str, bool] = field(default_factory=dict)
     """The reused report's decided cells: cell key -> red."""
+    prior: Mapping[str, Any] = field(default_factory=dict)
+    """The reused report itself (its claims' traces settle the baseline)."""
 
 
 def _plan(args: argparse.Namespace, session: Session) -> Plan:
@@ -135,7 +139,7 @@ def _plan(args: argparse.Namespace, session: Session) -> Plan:
         read_report(args.order_from)
     if args.first_kill and args.keys:
         raise UsageError("--keys records a full matrix's cells: it does not go with --first-kill")
-    reusable = reused_cells(args.reuse, args.first_kill)
+    prior = reused_report(args.reuse, args.first_kill)
     common = survey_plan(args, session, DEFAULT_REPORT)
     if args.since:
         # Checked before mutmut regenerates mutants/: a bad revision costs nothing.
@@ -158,13 +162,14 @@ def _plan(args: argparse.Namespace, session: Session) -> Plan:
         skip_worth=_skip_worth(args.skip_worth),
         keys=args.keys or args.reuse is not None,
         reuse=args.reuse,
-        reusable=reusable,
+        reusable=reuse_table(prior),
+        prior=prior,
     )
 
 
-def reused_cells(path: Path | None, first_kill: bool) -> dict[str, bool]:
-    """The decided cells of the ``--reuse`` report, read before any work; a report that
-    keyed none (made without ``--keys``, or a first-kill survey's) is a usage error."""
+def reused_report(path: Path | None, first_kill: bool) -> Report:
+    """The ``--reuse`` report, read before any work; one that keyed no cell (made without
+    ``--keys``, or a first-kill survey's) is a usage error."""
     if path is None:
         return {}
     if first_kill:
@@ -172,12 +177,11 @@ def reused_cells(path: Path | None, first_kill: bool) -> dict[str, bool]:
     report = read_report(path)
     if is_first_kill(report):
         raise UsageError(f"--reuse {path}: a first-kill report decides one cell per mutant")
-    table = reuse_table(report)
-    if not table:
+    if not reuse_table(report):
         raise UsageError(
             f"--reuse {path}: the report keys no cell (make it with --keys, or --reuse)"
         )
-    return table
+    return report
 
 
 def _skip_worth(given: float | None) -> float:
@@ -338,8 +342,20 @@ def cell_keys(plan: Plan, chosen: Sequence[GeneratedMutant], survey: Survey) -> 
     if plan.reusable:
         table = plan.root / MUTANTS_DIR / REUSE_TABLE
         write_table(plan.reusable, table)
+    settled = settled_claims(plan.prior, Keys(plan.root, base, tree))
+    for claim, found in settled.items():  # the new report carries what the old one found
+        survey.claim_traces[claim] = dict(found.trace)
+        if found.forced_red:
+            survey.forced_fail_red.append(claim)
     return CellKeys(
-        base=base, tree=tree, variants=survey.variant_keys, reuse=str(table) if table else None
+        base=base,
+        tree=tree,
+        variants=survey.variant_keys,
+        reuse=str(table) if table else None,
+        settled={
+            c: SettledClaim(key=s.key, seconds=s.seconds, covers=s.covers)
+            for c, s in settled.items()
+        },
     )
 
 
@@ -435,18 +451,21 @@ def _header(
             "worker ready to the last result)"
         )
     if plan.reuse is not None:
-        lines.append(reuse_line(plan.reuse, survey.results.values()))
+        lines.append(reuse_line(plan.reuse, survey))
     return lines + (survey_health(survey, "trampoline", "mutated function") if chosen else [])
 
 
-def reuse_line(path: Path, results: Iterable[MutantResult]) -> str:
-    """How many cells ``--reuse`` took from its report, of the covering cells decided."""
+def reuse_line(path: Path, survey: Survey) -> str:
+    """How many claims' baselines and cells ``--reuse`` took from its report."""
     cells = reused = 0
-    for result in results:
+    for result in survey.results.values():
         if result.status in WHOLE:
             cells += len(result.covered)
             reused += sum(why.startswith(REUSED) for why in result.skipped.values())
-    return f"reuse: {reused} of {cells} covering cells taken from {path} (their keys unchanged)"
+    return (
+        f"reuse: {reused} of {cells} covering cells and {len(survey.settled)} of "
+        f"{len(survey.claims)} claims' baselines taken from {path} (their keys unchanged)"
+    )
 
 
 def survey_health(survey: Survey[Any], target: str, called: str) -> list[str]:

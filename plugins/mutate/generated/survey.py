@@ -45,7 +45,7 @@ from claims.config import NO_CONFIG
 from claims.exits import Exit
 from claims.memo import memo_dir
 from claims.witness import Claim
-from plugins.mutate.generated.cellkeys import REUSED, Keys, Trace, Tracer, cell_key
+from plugins.mutate.generated.cellkeys import REUSED, Keys, Trace, Tracer, cell_key, trace_json
 from plugins.mutate.generated.infection import WORTH_SECONDS, Decided, Infection
 from plugins.mutate.generated.mutmut_bridge import source_paths
 from plugins.mutate.patching import drop_caches
@@ -81,6 +81,16 @@ class SurveyRequest(BaseModel):
     """Record each claim's key in the baseline and key every cell (:mod:`.cellkeys`)."""
 
 
+class SettledClaim(BaseModel):
+    """What the baseline would have found of a settled claim, from the reused report."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    key: str
+    seconds: float
+    covers: tuple[str, ...]
+
+
 class CellKeys(BaseModel):
     """What a worker needs to key its cells (:mod:`.cellkeys`) and reuse an earlier report's."""
 
@@ -92,6 +102,8 @@ class CellKeys(BaseModel):
     """Mutant -> the digest of its code (this worker's share)."""
     reuse: str | None = None
     """A JSON file of cell key -> red (``--reuse``), or none."""
+    settled: dict[str, SettledClaim] = {}
+    """Claims the baseline does not run again (:func:`.cellkeys.settled_claims`)."""
 
 
 class MutantTimeout(BaseException):
@@ -196,6 +208,10 @@ class Worker:
         self.witness_traces: dict[str, Trace] = {}
         self.claims = self._claims()
         self.claim_keys: dict[str, str] = {}
+        self.claim_traces: dict[str, dict[str, Any]] = {}
+        self.ran: set[str] = set()
+        """The claims this worker ran (a settled claim may never run: no canary needs it)."""
+        self.settled = self.request.keys.settled if self.request.keys else {}
         self.reusable = self._reusable()
         self.baseline_seconds: dict[str, float] = {}
         self.covered: dict[str, list[str]] = {}
@@ -262,6 +278,7 @@ class Worker:
         """Claim id -> the reason it is red, for the claims that did not pass."""
         red: dict[str, str] = {}
         for claim in claims:
+            self.ran.add(claim.id)
             verdict = self.session.run_claim(claim).verdict
             if not verdict.passed:
                 red[claim.id] = (verdict.reason or verdict.outcome.value)[:REASON_LIMIT]
@@ -287,6 +304,9 @@ class Worker:
             self.infection.install()
         try:
             for claim in self.claims:
+                if claim.id in self.settled:
+                    self._settle(claim.id, self.settled[claim.id])
+                    continue
                 self.clear_hits()
                 drop_caches(self.packages)  # each claim's calls recorded whole
                 start = time.perf_counter()
@@ -294,8 +314,9 @@ class Worker:
                     red |= self.run([claim])
                 self.baseline_seconds[claim.id] = time.perf_counter() - start
                 if self.keys is not None:
-                    setup = self.setup_trace | self.witness_traces[claim.witness]
-                    self.claim_keys[claim.id] = self.keys.claim_key(trace, setup)
+                    whole = trace | self.setup_trace | self.witness_traces[claim.witness]
+                    self.claim_keys[claim.id] = self.keys.claim_key(whole, Trace())
+                    self.claim_traces[claim.id] = trace_json(whole)
                 for function in sorted(self.hits()):
                     self.covered.setdefault(function, []).append(claim.id)
         finally:
@@ -308,8 +329,16 @@ class Worker:
             red=red,
             seconds=self.baseline_seconds,
             keys=self.claim_keys,
+            traces=self.claim_traces,
+            settled=sorted(self.settled),
         )
         return not red
+
+    def _settle(self, claim: str, settled: SettledClaim) -> None:
+        self.baseline_seconds[claim] = settled.seconds
+        self.claim_keys[claim] = settled.key
+        for function in settled.covers:
+            self.covered.setdefault(function, []).append(claim)
 
     def _recording(self, claim: str) -> AbstractContextManager[None]:
         """Record ``claim``'s calls of the functions infection may replay."""
@@ -333,7 +362,7 @@ class Worker:
         """The claims that call a mutated function, with every trampoline raising: each must
         go red (one that stays green swallows the error, or its coverage is wrong). A claim
         that calls none runs as in the baseline, so it is not run again here."""
-        calling = {c for claims in self.covered.values() for c in claims}
+        calling = {c for claims in self.covered.values() for c in claims} - set(self.settled)
         self.switch("fail")
         try:
             red = self.run([c for c in self.claims if c.id in calling])
@@ -343,7 +372,7 @@ class Worker:
 
     def canary(self, after: str) -> bool:
         self.switch("")
-        red = self.run(self.claims)
+        red = self.run([c for c in self.claims if c.id in self.ran])
         self.emit("canary", after=after, red=red)
         return not red
 

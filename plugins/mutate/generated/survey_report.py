@@ -141,9 +141,26 @@ def build_report(plan: Plan, survey: Survey, results: Sequence[MutantResult]) ->
     for claim in survey.claims:
         path = str(claim["module"]).replace(".", "/") + ".py"
         add_tests(report, path, [(str(claim["id"]), str(claim["name"]), int(claim["line"]))])
-    if survey.claim_keys:  # an extension: each claim's key (--keys), for a later --reuse
-        report["claimKeys"] = dict(sorted(survey.claim_keys.items()))
+    if survey.claim_keys:  # extensions (--keys), for a later --reuse: each claim's key and
+        report["claimKeys"] = dict(sorted(survey.claim_keys.items()))  # what it touched
+        report["claimTraces"] = claim_traces(survey)
     return report
+
+
+def claim_traces(survey: Survey) -> dict[str, dict[str, Any]]:
+    """Per claim: what it touched, its baseline time and the mutated functions it calls."""
+    covers: dict[str, list[str]] = {}
+    for function, claims in survey.coverage.items():
+        for claim in claims:
+            covers.setdefault(claim, []).append(function)
+    return {
+        claim: {
+            **trace,
+            "seconds": round(survey.baseline_seconds.get(claim, 0.0), 6),
+            "covers": sorted(covers.get(claim, [])),
+        }
+        for claim, trace in sorted(survey.claim_traces.items())
+    }
 
 
 def _mutants(report: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:

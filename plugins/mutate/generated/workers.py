@@ -76,6 +76,10 @@ class Survey(Generic[M]):
     """Claim -> its key (:mod:`.cellkeys`; ``--keys``), from the first worker's baseline."""
     variant_keys: dict[str, str] = field(default_factory=dict)
     """Mutant -> the digest of its code (``--keys``)."""
+    claim_traces: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Claim -> what it touched (``--keys``; :func:`.cellkeys.trace_json`)."""
+    settled: list[str] = field(default_factory=list)
+    """The claims the baseline took from the reused report instead of running them."""
     restarts: int = 0
     canaries: int = 0
     first_ready: float | None = None
@@ -297,8 +301,9 @@ class Pool(Generic[M]):
         elif kind == "coverage":
             self.survey.coverage = event["functions"]
             worker.ready = True
-        elif kind == "forced_fail":
-            self.survey.forced_fail_red = event["red"]
+        elif kind == "forced_fail":  # a settled claim's was the reused report's
+            settled = [c for c in self.survey.forced_fail_red if c in self.survey.settled]
+            self.survey.forced_fail_red = sorted({*event["red"], *settled})
             if self.survey.first_ready is None:
                 self.survey.first_ready = time.monotonic()
         elif kind == "mutant":
@@ -315,6 +320,8 @@ class Pool(Generic[M]):
         self.survey.claims = event["claims"]
         self.survey.baseline_seconds = event["seconds"]
         self.survey.claim_keys = event.get("keys") or self.survey.claim_keys
+        self.survey.claim_traces |= event.get("traces") or {}
+        self.survey.settled = event.get("settled") or []
 
     def _canary(self, event: dict[str, Any]) -> None:
         if event["red"]:
