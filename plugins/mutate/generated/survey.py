@@ -59,28 +59,6 @@ CANARY_EVERY = 250
 REASON_LIMIT = 400
 
 
-class SurveyRequest(BaseModel):
-    """What one survey worker does: which plugins, witnesses and mutants."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    plugins: tuple[str, ...] = ()
-    witnesses: tuple[str, ...]
-    mutants: tuple[str, ...]
-    exhaustive: bool = False
-    skip: bool = True
-    """Decide the cells of a mutant that is not infected on a claim's calls without running
-    them (:mod:`.infection`); never with ``exhaustive``."""
-    skip_worth: float = WORTH_SECONDS
-    """Only claims whose baseline took at least this long are replayed (speed, not verdict)."""
-    project_root: str
-    pythonpath: tuple[str, ...] = ()
-    """The project's ``[tool.claims] pythonpath``, relative to its root (the pool puts each
-    first on the worker's ``PYTHONPATH``, under ``mutants/`` for the generated survey)."""
-    keys: CellKeys | None = None
-    """Record each claim's key in the baseline and key every cell (:mod:`.cellkeys`)."""
-
-
 class SettledClaim(BaseModel):
     """What the baseline would have found of a settled claim, from the reused report."""
 
@@ -104,6 +82,28 @@ class CellKeys(BaseModel):
     """A JSON file of cell key -> red (``--reuse``), or none."""
     settled: dict[str, SettledClaim] = {}
     """Claims the baseline does not run again (:func:`.cellkeys.settled_claims`)."""
+
+
+class SurveyRequest(BaseModel):
+    """What one survey worker does: which plugins, witnesses and mutants."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    plugins: tuple[str, ...] = ()
+    witnesses: tuple[str, ...]
+    mutants: tuple[str, ...]
+    exhaustive: bool = False
+    skip: bool = True
+    """Decide the cells of a mutant that is not infected on a claim's calls without running
+    them (:mod:`.infection`); never with ``exhaustive``."""
+    skip_worth: float = WORTH_SECONDS
+    """Only claims whose baseline took at least this long are replayed (speed, not verdict)."""
+    project_root: str
+    pythonpath: tuple[str, ...] = ()
+    """The project's ``[tool.claims] pythonpath``, relative to its root (the pool puts each
+    first on the worker's ``PYTHONPATH``, under ``mutants/`` for the generated survey)."""
+    keys: CellKeys | None = None
+    """Record each claim's key in the baseline and key every cell (:mod:`.cellkeys`)."""
 
 
 class MutantTimeout(BaseException):
