@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from mutation import mutant
 from planner.apply import ApplyContext, Stage, apply_body
-from planner.arm_launch import ArmCall, DryRun
+from planner.arm_launch import ArmCall, DryRun, arm_mounts, plan_arm
 from planner.arms import arms
 from planner.arms.glm_group_b import glm_group_b_call, glm_group_b_launch_dry_run
 from planner.arms.v41_group_a import v41_group_a_call, v41_group_a_launch_dry_run
@@ -17,7 +17,14 @@ from planner.checkpoint import CheckpointManifest, CheckpointRow
 from planner.fabric import Fabric, FabricGroup, Host
 from planner.frontiers import PlanInputs
 from planner.identity import ArmContainerIdentity, ArmUnitIdentity, BindMount
-from planner.launch import RankLaunch, ServingRoute, host_env, rank_serve_argv
+from planner.launch import (
+    LaunchPlan,
+    RankLaunch,
+    ServingRoute,
+    host_env,
+    plan_arm_launch,
+    rank_serve_argv,
+)
 from planner.profile import ServingLaunchProfile
 from planner.realize import STOP_GRACE_SECONDS, create_argv, unit_text
 
@@ -42,27 +49,6 @@ def _every(*claims: str) -> set[str]:
 
 def _with(call: ArmCall, **update: object) -> ArmCall:
     return call.model_copy(update=update)
-
-
-@mutant(replaces="planner.realize.create_argv", turns_red=_every(CREATE), independent=False)
-def containers_created_without_the_gpus(
-    launch: RankLaunch,
-    arm: str,
-    container: ArmContainerIdentity,
-    mounts: tuple[BindMount, ...],
-    image: str,
-) -> tuple[str, ...]:
-    """Every container is created without ``--gpus all``, so vLLM starts with no GPU."""
-    argv = create_argv(launch, arm, container, mounts, image)
-    at = argv.index("--gpus")
-    return argv[:at] + argv[at + 2 :]
-
-
-@mutant(replaces="planner.launch.host_env", turns_red=_every(CREATE, ENV))
-def gloo_left_on_the_default_interface(host: Host) -> tuple[tuple[str, str], ...]:
-    """Gloo is not pinned to the fabric rail, so its rendezvous picks whatever interface it
-    finds."""
-    return tuple(pair for pair in host_env(host) if pair[0] != "GLOO_SOCKET_IFNAME")
 
 
 @mutant(
@@ -265,3 +251,152 @@ def the_landed_unit_loses_its_install_section(ctx: ApplyContext) -> list[str]:
     start = lines.index("[Install]")
     end = lines.index("GUNBC_UNIT_TEXT")
     return [*lines[:start], *lines[end:]]
+
+
+@mutant(
+    replaces="planner.launch.rank_serve_argv",
+    turns_red=_every(SERVE),
+)
+def head_serves_on_the_rendezvous_port(
+    rank: int,
+    group: FabricGroup,
+    row: CheckpointRow,
+    profile: ServingLaunchProfile,
+    container: ArmContainerIdentity,
+    route: ServingRoute,
+) -> tuple[str, ...]:
+    """Rank 0 serves on the container's rendezvous port instead of the route's port."""
+    argv = list(rank_serve_argv(rank, group, row, profile, container, route))
+    if rank == 0:
+        argv[argv.index("--port") + 1] = str(container.rendezvous_port)
+    return tuple(argv)
+
+
+@mutant(
+    replaces="planner.launch.rank_serve_argv",
+    turns_red=_every(SERVE),
+    independent=False,
+)
+def one_follower_loses_headless(
+    rank: int,
+    group: FabricGroup,
+    row: CheckpointRow,
+    profile: ServingLaunchProfile,
+    container: ArmContainerIdentity,
+    route: ServingRoute,
+) -> tuple[str, ...]:
+    """Node rank 2 is started without --headless, so it would try to serve an API of its
+    own instead of only joining the head's engine."""
+    argv = rank_serve_argv(rank, group, row, profile, container, route)
+    return tuple(a for a in argv if a != "--headless") if rank == 2 else argv
+
+
+@mutant(
+    replaces="planner.fabric.serving_head",
+    turns_red=_every(SERVE),
+)
+def serving_head_is_the_last_host(group: FabricGroup) -> Host:
+    """The serving head is derived as the group's last host, not node rank 0, so followers
+    rendezvous at the wrong rail address."""
+    return group.hosts[-1]
+
+
+@mutant(
+    replaces="planner.realize.create_argv",
+    turns_red=_every(CREATE),
+)
+def image_named_by_a_floating_tag(
+    launch: RankLaunch,
+    arm: str,
+    container: ArmContainerIdentity,
+    mounts: tuple[BindMount, ...],
+    image: str,
+) -> tuple[str, ...]:
+    """Each host creates its container from a floating image tag, not the produced image's
+    config digest."""
+    return create_argv(launch, arm, container, mounts, "vllm/vllm-openai:latest")
+
+
+@mutant(
+    replaces="planner.realize.create_argv",
+    turns_red=_every(CREATE),
+    independent=False,
+)
+def containers_left_unlabelled(
+    launch: RankLaunch,
+    arm: str,
+    container: ArmContainerIdentity,
+    mounts: tuple[BindMount, ...],
+    image: str,
+) -> tuple[str, ...]:
+    """Containers are created without their gunbc.arm/gunbc.rank labels, so the occupancy
+    check cannot tell another arm's container from this one's."""
+    argv = create_argv(launch, arm, container, mounts, image)
+    at = argv.index("--label")
+    return argv[:at] + argv[at + 4 :]
+
+
+@mutant(
+    replaces="planner.arm_launch.arm_mounts",
+    turns_red={V41 + CREATE},
+)
+def checkpoint_mount_lost_beside_the_engram_mounts(call: ArmCall) -> tuple[BindMount, ...]:
+    """With Engram set, the Engram mounts replace the mount list instead of extending it,
+    so the checkpoint is not mounted."""
+    mounts = arm_mounts(call)
+    return mounts[1:] if call.engram is not None else mounts
+
+
+@mutant(
+    replaces="planner.launch.host_env",
+    turns_red=_every(CREATE, ENV),
+)
+def nccl_left_on_the_default_interface(host: Host) -> tuple[tuple[str, str], ...]:
+    """NCCL is not pinned to the fabric rail, so it picks whatever interface it finds."""
+    return tuple(pair for pair in host_env(host) if pair[0] != "NCCL_SOCKET_IFNAME")
+
+
+@mutant(
+    replaces="planner.launch.plan_arm_launch",
+    turns_red=_every(CREATE, ENV),
+)
+def rank_two_gets_rank_one_fabric_env(
+    group: FabricGroup,
+    row: CheckpointRow,
+    profile: ServingLaunchProfile,
+    container: ArmContainerIdentity,
+    route: ServingRoute,
+    image_digest: str,
+    extra_env: tuple[tuple[str, str], ...] = (),
+) -> LaunchPlan:
+    """Node rank 2's fabric env is taken from rank 1's host entry, so its VLLM_HOST_IP is
+    another host's rail address."""
+    plan = plan_arm_launch(group, row, profile, container, route, image_digest, extra_env)
+    ranks = list(plan.ranks)
+    ranks[2] = ranks[2].model_copy(update={"env": host_env(group.hosts[1]) + extra_env})
+    return plan.model_copy(update={"ranks": tuple(ranks)})
+
+
+@mutant(
+    replaces="planner.identity.ArmUnitIdentity.unit_for_rank",
+    turns_red=_every(UNIT, LANDS, ORDER),
+)
+def head_and_follower_units_swapped(self: ArmUnitIdentity, rank: int) -> str:
+    """Rank 0 gets the followers' unit and every follower the head's."""
+    return self.rank_unit if rank == 0 else self.head_unit
+
+
+@mutant(
+    replaces="planner.arm_launch.plan_arm",
+    turns_red=_every(LANDS, ORDER),
+)
+def each_host_renders_the_next_hosts_steps(call: ArmCall, state: AuthorityState) -> DryRun:
+    """Each rendered host carries the next host's stage steps, so srv5's report shows
+    srv6's scripts."""
+    run = plan_arm(call, state)
+    hosts = run.hosts
+    shifted = tuple(
+        h.model_copy(update={"steps": hosts[(i + 1) % len(hosts)].steps})
+        for i, h in enumerate(hosts)
+    )
+    return run.model_copy(update={"hosts": shifted})

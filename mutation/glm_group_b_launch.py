@@ -15,7 +15,7 @@ from planner.arm_launch import ArmCall
 from planner.arms.glm_group_b import glm_group_b_call, glm_row
 from planner.arms.v41_group_a import V41_ENGRAM_REQUEST, V41_UNITS
 from planner.checkpoint import CheckpointManifest, CheckpointRow, CheckpointVllmParsers
-from planner.fabric import Fabric, FabricGroup, Host
+from planner.fabric import Fabric
 from planner.profile import ServingLaunchProfile
 
 W = "glm_group_b_launch"
@@ -96,18 +96,6 @@ def engram_request_left_out_of_the_key(self: ServingLaunchProfile) -> str:
     """The content key never carries the Engram request, so setting one leaves the key as
     it was."""
     return _digest(self.model_dump(exclude={"engram"}))
-
-
-@mutant(
-    replaces="planner.fabric.serving_head",
-    turns_red={
-        f"{W}.glm_followers_are_headless_behind_srv1",
-    },
-)
-def serving_head_is_the_last_host(group: FabricGroup) -> Host:
-    """The serving head is derived as the group's last host, not node rank 0, so followers
-    rendezvous at the wrong rail address."""
-    return group.hosts[-1]
 
 
 @mutant(

@@ -17,7 +17,7 @@ from pathlib import Path
 from mutation import combined, mutant
 from planner.admission import Candidate, image_admitted_for_runtime, successor_may_launch
 from planner.apply import ApplyContext, cleanup_body
-from planner.arm_launch import ArmCall, DryRun, arm_mounts, plan_arm
+from planner.arm_launch import ArmCall, DryRun, plan_arm
 from planner.arms.v41_group_a import (
     V41_STAIRCASE_CONCURRENCIES,
     deepseek_v41_flash_row,
@@ -38,20 +38,12 @@ from planner.checkpoint import (
     CheckpointRow,
     NothingBeyondWeights,
 )
-from planner.fabric import Fabric, FabricGroup, Host
+from planner.fabric import Fabric, FabricGroup
 from planner.fit import serving_arm_admits
 from planner.frontiers import DeclaredFrontier, PlanInputs, unmet_obligations
-from planner.identity import ArmContainerIdentity, ArmUnitIdentity, BindMount
-from planner.launch import (
-    LaunchPlan,
-    RankLaunch,
-    ServingRoute,
-    host_env,
-    plan_arm_launch,
-    rank_serve_argv,
-)
+from planner.identity import ArmContainerIdentity, ArmUnitIdentity
 from planner.profile import ServingLaunchProfile, VllmEngramConfigRequest
-from planner.realize import create_argv, unit_text
+from planner.realize import unit_text
 from planner.refusal import Refusal
 from planner.runtime import ProducedImage, arm_wall
 from planner.values import load_json_model
@@ -145,45 +137,6 @@ def tokenizer_mode_dropped_from_the_v41_row(manifest: CheckpointManifest) -> Che
     row = deepseek_v41_flash_row(manifest)
     parsers = row.parsers.model_copy(update={"tokenizer_mode": None})
     return row.model_copy(update={"parsers": parsers})
-
-
-@mutant(
-    replaces="planner.launch.rank_serve_argv",
-    turns_red={
-        f"{W}.four_mp_ranks_rank_zero_serves_three_headless",
-    },
-)
-def head_serves_on_the_rendezvous_port(
-    rank: int,
-    group: FabricGroup,
-    row: CheckpointRow,
-    profile: ServingLaunchProfile,
-    container: ArmContainerIdentity,
-    route: ServingRoute,
-) -> tuple[str, ...]:
-    """Rank 0 serves on the container's rendezvous port instead of the route's port."""
-    argv = list(rank_serve_argv(rank, group, row, profile, container, route))
-    if rank == 0:
-        argv[argv.index("--port") + 1] = str(container.rendezvous_port)
-    return tuple(argv)
-
-
-@mutant(
-    replaces="planner.realize.create_argv",
-    turns_red={
-        f"{W}.image_is_the_produced_config_digest",
-    },
-)
-def image_named_by_a_floating_tag(
-    launch: RankLaunch,
-    arm: str,
-    container: ArmContainerIdentity,
-    mounts: tuple[BindMount, ...],
-    image: str,
-) -> tuple[str, ...]:
-    """Each host creates its container from a floating image tag, not the produced image's
-    config digest."""
-    return create_argv(launch, arm, container, mounts, "vllm/vllm-openai:latest")
 
 
 @mutant(
@@ -354,63 +307,6 @@ CONTROLS = (
 )
 
 
-# --- mounts, units, fabric env, labels (from the generated survey's survivors) --------------
-
-
-@mutant(
-    replaces="planner.arm_launch.arm_mounts",
-    turns_red={f"{W}.every_host_mounts_the_checkpoint_read_only"},
-)
-def checkpoint_mount_lost_beside_the_engram_mounts(call: ArmCall) -> tuple[BindMount, ...]:
-    """With Engram set, the Engram mounts replace the mount list instead of extending it,
-    so the checkpoint is not mounted."""
-    mounts = arm_mounts(call)
-    return mounts[1:] if call.engram is not None else mounts
-
-
-@mutant(
-    replaces="planner.identity.ArmUnitIdentity.unit_for_rank",
-    turns_red={
-        f"{W}.rank_zero_runs_the_head_unit_and_followers_the_rank_unit",
-    },
-)
-def head_and_follower_units_swapped(self: ArmUnitIdentity, rank: int) -> str:
-    """Rank 0 gets the followers' unit and every follower the head's."""
-    return self.rank_unit if rank == 0 else self.head_unit
-
-
-@mutant(
-    replaces="planner.launch.host_env",
-    turns_red={
-        f"{W}.each_rank_uses_its_own_rail_address_and_interface",
-    },
-)
-def nccl_left_on_the_default_interface(host: Host) -> tuple[tuple[str, str], ...]:
-    """NCCL is not pinned to the fabric rail, so it picks whatever interface it finds."""
-    return tuple(pair for pair in host_env(host) if pair[0] != "NCCL_SOCKET_IFNAME")
-
-
-@mutant(
-    replaces="planner.realize.create_argv",
-    turns_red={
-        f"{W}.containers_are_labelled_with_their_arm_and_rank",
-    },
-    independent=False,
-)
-def containers_left_unlabelled(
-    launch: RankLaunch,
-    arm: str,
-    container: ArmContainerIdentity,
-    mounts: tuple[BindMount, ...],
-    image: str,
-) -> tuple[str, ...]:
-    """Containers are created without their gunbc.arm/gunbc.rank labels, so the occupancy
-    check cannot tell another arm's container from this one's."""
-    argv = create_argv(launch, arm, container, mounts, image)
-    at = argv.index("--label")
-    return argv[:at] + argv[at + 4 :]
-
-
 # --- the authority log, read at a time -----------------------------------------------------
 
 
@@ -459,27 +355,6 @@ def cleanup_leaves_the_unit_landing_file(ctx: ApplyContext) -> list[str]:
 
 
 @mutant(
-    replaces="planner.launch.rank_serve_argv",
-    turns_red={
-        f"{W}.four_mp_ranks_rank_zero_serves_three_headless",
-    },
-    independent=False,
-)
-def one_follower_loses_headless(
-    rank: int,
-    group: FabricGroup,
-    row: CheckpointRow,
-    profile: ServingLaunchProfile,
-    container: ArmContainerIdentity,
-    route: ServingRoute,
-) -> tuple[str, ...]:
-    """Node rank 2 is started without --headless, so it would try to serve an API of its
-    own instead of only joining the head's engine."""
-    argv = rank_serve_argv(rank, group, row, profile, container, route)
-    return tuple(a for a in argv if a != "--headless") if rank == 2 else argv
-
-
-@mutant(
     replaces="planner.profile.ServingLaunchProfile.utilization_text",
     turns_red={
         ALLOWANCE,
@@ -489,47 +364,6 @@ def utilization_rendered_in_basis_points(self: ServingLaunchProfile) -> str:
     """Utilization is rendered as its basis points (8000), a value vLLM rejects, instead of
     the decimal 0.8."""
     return str(self.gpu_memory_utilization_bp)
-
-
-@mutant(
-    replaces="planner.launch.plan_arm_launch",
-    turns_red={
-        f"{W}.each_rank_uses_its_own_rail_address_and_interface",
-    },
-)
-def rank_two_gets_rank_one_fabric_env(
-    group: FabricGroup,
-    row: CheckpointRow,
-    profile: ServingLaunchProfile,
-    container: ArmContainerIdentity,
-    route: ServingRoute,
-    image_digest: str,
-    extra_env: tuple[tuple[str, str], ...] = (),
-) -> LaunchPlan:
-    """Node rank 2's fabric env is taken from rank 1's host entry, so its VLLM_HOST_IP is
-    another host's rail address."""
-    plan = plan_arm_launch(group, row, profile, container, route, image_digest, extra_env)
-    ranks = list(plan.ranks)
-    ranks[2] = ranks[2].model_copy(update={"env": host_env(group.hosts[1]) + extra_env})
-    return plan.model_copy(update={"ranks": tuple(ranks)})
-
-
-@mutant(
-    replaces="planner.arm_launch.plan_arm",
-    turns_red={
-        f"{W}.each_host_renders_only_its_own_stage_steps",
-    },
-)
-def each_host_renders_the_next_hosts_steps(call: ArmCall, state: AuthorityState) -> DryRun:
-    """Each rendered host carries the next host's stage steps, so srv5's report shows
-    srv6's scripts."""
-    run = plan_arm(call, state)
-    hosts = run.hosts
-    shifted = tuple(
-        h.model_copy(update={"steps": hosts[(i + 1) % len(hosts)].steps})
-        for i, h in enumerate(hosts)
-    )
-    return run.model_copy(update={"hosts": shifted})
 
 
 # --- the row, the Engram request, the inputs ------------------------------------------------

@@ -145,20 +145,6 @@ def an_explicit_engram_request_enters_the_key() -> Verdict:
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
-def glm_followers_are_headless_behind_srv1() -> Verdict:
-    """Rank 0 (srv1) serves; ranks 1-3 are --headless and rendezvous at srv1's rail address."""
-    launch = _rendered().launch
-    assert launch is not None
-    head_addr = launch.ranks[0].host.rail_address
-    shape = [
-        ("--headless" in r.serve_argv, r.serve_argv[r.serve_argv.index("--master-addr") + 1])
-        for r in launch.ranks
-    ]
-    expected = [(False, head_addr)] + [(True, head_addr)] * 3
-    return expect_equal(expected, shape, "(headless, master addr) per rank")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
 def glm_enables_prefix_caching() -> Verdict:
     """GLM's profile keeps prefix caching on: every rank says --enable-prefix-caching."""
     launch = _rendered().launch

@@ -148,23 +148,6 @@ def _refused_exactly(scenario: str, code: str, where: str) -> Verdict:
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
-def four_mp_ranks_rank_zero_serves_three_headless() -> Verdict:
-    """Four mp ranks: rank 0 serves on the route's port, ranks 1-3 run --headless."""
-    argvs = _serve_argvs()
-    shape = [
-        (
-            _value_after(a, "--distributed-executor-backend"),
-            _value_after(a, "--node-rank"),
-            _value_after(a, "--port"),
-            "--headless" in a,
-        )
-        for a in argvs
-    ]
-    expected = [("mp", "0", "8000", False)] + [("mp", str(r), None, True) for r in (1, 2, 3)]
-    return expect_equal(expected, shape, "(backend, node rank, port, headless) per rank")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
 def kv_cache_dtype_is_fp8_ds_mla() -> Verdict:
     """Every rank is told --kv-cache-dtype fp8_ds_mla."""
     dtypes = {_value_after(a, "--kv-cache-dtype") for a in _serve_argvs()}
@@ -222,15 +205,6 @@ def prefix_caching_is_explicitly_off() -> Verdict:
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
-def image_is_the_produced_config_digest() -> Verdict:
-    """Each host's create argv runs the produced image by its config digest."""
-    produced = v41_inputs("supplied").produced_image
-    digest = produced.artifact.config_digest if produced else None
-    images = {_value_after(h.realization.create_argv, "vllm") for h in _supplied().hosts}
-    return expect_equal({digest}, images, "image after --entrypoint vllm on every host")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
 def engram_env_and_mounts_under_v41_names_only() -> Verdict:
     """Engram env and three mounts are present under gunbc-v41-tp4; no foreign arm named."""
     problems: list[str] = []
@@ -248,55 +222,6 @@ def engram_env_and_mounts_under_v41_names_only() -> Verdict:
     if problems:
         return fails("; ".join(problems))
     return holds(f"4 hosts × {V41_NAME}: 3 Engram mounts, {MANIFEST_ENV}, {RECEIPT_ENV}")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def every_host_mounts_the_checkpoint_read_only() -> Verdict:
-    """Every host mounts the checkpoint directory read-only at its own path."""
-    run = _supplied()
-    assert run.launch is not None
-    place = v41_call("supplied").row.placement
-    wanted = f"type=bind,source={place},target={place},readonly"
-    mounted = [wanted in h.realization.create_argv for h in run.hosts]
-    return expect_equal([True] * 4, mounted, f"{place} mounted read-only, per host")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def rank_zero_runs_the_head_unit_and_followers_the_rank_unit() -> Verdict:
-    """srv5 (node rank 0) runs gunbc-v41-tp4-head.service; srv6-8 run the rank unit."""
-    units = [(h.realization.host_name, h.realization.unit_name) for h in _supplied().hosts]
-    head, rank = "gunbc-v41-tp4-head.service", "gunbc-v41-tp4-rank.service"
-    expected = [("srv5", head), ("srv6", rank), ("srv7", rank), ("srv8", rank)]
-    return expect_equal(expected, units, "(host, unit)")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def each_rank_uses_its_own_rail_address_and_interface() -> Verdict:
-    """Each host's container gets VLLM_HOST_IP = its rail address and NCCL/Gloo on its rail."""
-    run = _supplied()
-    assert run.launch is not None
-    wrong = []
-    for rank in run.launch.ranks:
-        env = dict(rank.env)
-        mine = (rank.host.rail_address, rank.host.rail_interface, rank.host.rail_interface)
-        got = (
-            env.get("VLLM_HOST_IP"),
-            env.get("NCCL_SOCKET_IFNAME"),
-            env.get("GLOO_SOCKET_IFNAME"),
-        )
-        if got != mine:
-            wrong.append(f"{rank.host.name}: {got} != {mine}")
-    return expect(not wrong, "4 ranks on their own rail address and interface", "; ".join(wrong))
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def containers_are_labelled_with_their_arm_and_rank() -> Verdict:
-    """Each container carries gunbc.arm=v41_group_a and its gunbc.rank: the labels the
-    preflight's occupancy check reads."""
-    argvs = [h.realization.create_argv for h in _supplied().hosts]
-    labels = [[argv[i + 1] for i, a in enumerate(argv) if a == "--label"] for argv in argvs]
-    expected = [["gunbc.arm=v41_group_a", f"gunbc.rank={r}"] for r in range(4)]
-    return expect_equal(expected, labels, "labels per host")
 
 
 # --- the allowance pair ----------------------------------------------------------------
@@ -480,16 +405,6 @@ def dry_run_renders_every_host_artifact() -> Verdict:
     if len(run.hosts) != 4 or problems:
         return fails(f"{len(run.hosts)} hosts; " + "; ".join(problems))
     return holds("4 hosts × create, unit, 3 staging steps (2 mkdir + sealed write), all stages")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def each_host_renders_only_its_own_stage_steps() -> Verdict:
-    """Each rendered host carries one step per stage, in stage order, every one planned
-    for that host's own rank and host name."""
-    hosts = [h["name"] for h in _group_hosts("group_a")]
-    got = [[(s.stage.value, s.rank, s.host_name) for s in h.steps] for h in _supplied().hosts]
-    want = [[(stage.value, rank, name) for stage in Stage] for rank, name in enumerate(hosts)]
-    return expect_equal(want, got, "(stage, rank, host) of each host's steps")
 
 
 # --- the row, the Engram request, the inputs ----------------------------------------------
