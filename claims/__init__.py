@@ -23,7 +23,10 @@ is registered by a plugin, which the project names in ``[tool.claims] plugins``:
     def claims_register_witnesses(register):
         register("postage", "postage.evidence.witness")
 
-docs/adopting.md walks through the rest; examples/postage is a whole project.
+A claim taking one parameter, ``case``, in a module defining ``cases()`` (an ordered mapping
+of case id to value) runs once per case, with id ``<witness>[<case>].<function>``
+(:mod:`claims.witness`). docs/adopting.md walks through the rest; examples/postage is a whole
+project.
 """
 
 from claims.errors import ClaimsError, FloorViolation, PluginLoadError, UsageError, Violation

@@ -6,8 +6,13 @@ Rules (the ``rule`` code of each :class:`claims.errors.Violation`):
   module's private helpers). A mutant that breaks one would turn both red.
 - ``no-statement``: a stamped claim has no docstring; the docstring is the statement.
 - ``no-kind``: a public function of the module carries no ``@claim(kind)`` stamp (only
-  ``setup`` and ``artifacts`` are reserved names that need none).
-- ``takes-arguments``: a claim needs arguments; the runner calls it with none.
+  ``setup``, ``artifacts`` and ``cases`` are reserved names that need none).
+- ``takes-arguments``: a claim needs arguments; the runner calls it with none. The one
+  exception is a claim over cases: exactly one parameter, ``case``, in a module that defines
+  ``cases()`` (:mod:`claims.witness`); such a claim in a module without ``cases()`` breaks
+  this rule too.
+- ``bad-case``: ``cases()`` returned something other than a mapping of valid case ids
+  (checked when it runs, at resolution, by :mod:`claims.witness`).
 - ``duplicate-claim``: one claim id is defined twice, or bound under two names.
 
 Every violation is collected, not just the first.
@@ -27,10 +32,14 @@ from types import CodeType, FunctionType, ModuleType
 from claims.errors import Violation
 from claims.model import CLAIM_KIND_ATTR, ClaimKind, CustomKind
 
+#: The witness function naming the cases a claim taking ``case`` is expanded over.
+CASES = "cases"
+#: The one parameter of a claim over cases.
+CASE_PARAMETER = "case"
 #: Public names a witness module may define that are not claims: ``setup()`` runs once
 #: before its claims; ``artifacts()`` renders what revision-pair controls compare
-#: (:mod:`claims.revisions`).
-ALLOWED_PUBLIC = frozenset({"setup", "artifacts"})
+#: (:mod:`claims.revisions`); ``cases()`` names the cases of the claims taking ``case``.
+ALLOWED_PUBLIC = frozenset({"setup", "artifacts", CASES})
 _GLOBAL_LOADS = frozenset({"LOAD_GLOBAL", "LOAD_NAME"})
 _TOP_LEVEL_DEF = re.compile(r"^(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
 
@@ -50,6 +59,19 @@ def defined_functions(module: ModuleType) -> dict[str, FunctionType]:
     }
 
 
+def _required(fn: FunctionType) -> list[str]:
+    return [
+        p.name
+        for p in inspect.signature(fn).parameters.values()
+        if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    ]
+
+
+def per_case(fn: FunctionType) -> bool:
+    """Whether ``fn`` is a claim over cases: its one required parameter is ``case``."""
+    return _required(fn) == [CASE_PARAMETER]
+
+
 def source_line(fn: FunctionType) -> int:
     """Where ``fn`` starts in its file, seen through decorators such as ``@given``."""
     code: CodeType = inspect.unwrap(fn).__code__
@@ -65,7 +87,7 @@ def check_floor(
     return (
         *_unstamped_public(witness, module, helpers),
         *_missing_statements(witness, claims),
-        *_taking_arguments(witness, claims),
+        *_taking_arguments(witness, claims, CASES in helpers),
         *_aggregators(witness, claims, helpers),
         *_duplicates(witness, module, claims),
     )
@@ -101,20 +123,29 @@ def _missing_statements(witness: str, claims: Mapping[str, FunctionType]) -> Ite
             )
 
 
-def _taking_arguments(witness: str, claims: Mapping[str, FunctionType]) -> Iterator[Violation]:
+def _taking_arguments(
+    witness: str, claims: Mapping[str, FunctionType], has_cases: bool
+) -> Iterator[Violation]:
     for name, fn in claims.items():
-        required = [
-            p.name
-            for p in inspect.signature(fn).parameters.values()
-            if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-        ]
-        if required:
+        required = _required(fn)
+        if required == [CASE_PARAMETER] and not has_cases:
+            yield Violation(
+                subject=f"{witness}.{name}",
+                rule="takes-arguments",
+                message=(
+                    f"the claim takes {CASE_PARAMETER} but witness module defines no "
+                    f"{CASES}(): define {CASES}() returning the case ids and their values, "
+                    "or build the claim's inputs inside it"
+                ),
+            )
+        elif required and required != [CASE_PARAMETER]:
             yield Violation(
                 subject=f"{witness}.{name}",
                 rule="takes-arguments",
                 message=(
                     f"the claim requires arguments {', '.join(required)} but is called with "
-                    "none. Build its inputs inside the claim (or with @given for a property)."
+                    "none. Build its inputs inside the claim (or with @given for a property), "
+                    f"or take exactly {CASE_PARAMETER} and define {CASES}()."
                 ),
             )
 

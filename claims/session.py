@@ -186,7 +186,7 @@ class Session:
         return ClaimResult(
             id=claim.id,
             witness=claim.witness,
-            name=claim.name,
+            name=claim.label,
             kind=claim.kind,
             verdict=verdict,
             duration_ms=round(elapsed, 3),

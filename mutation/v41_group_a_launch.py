@@ -17,7 +17,7 @@ from pathlib import Path
 from mutation import combined, mutant
 from planner.admission import Candidate, image_admitted_for_runtime, successor_may_launch
 from planner.apply import ApplyContext, cleanup_body
-from planner.arm_launch import ArmCall, DryRun, arm_mounts, plan_arm
+from planner.arm_launch import ArmCall, DryRun, plan_arm
 from planner.arms.v41_group_a import (
     V41_STAIRCASE_CONCURRENCIES,
     deepseek_v41_flash_row,
@@ -38,20 +38,12 @@ from planner.checkpoint import (
     CheckpointRow,
     NothingBeyondWeights,
 )
-from planner.fabric import Fabric, FabricGroup, Host
+from planner.fabric import Fabric, FabricGroup
 from planner.fit import serving_arm_admits
 from planner.frontiers import DeclaredFrontier, PlanInputs, unmet_obligations
-from planner.identity import ArmContainerIdentity, ArmUnitIdentity, BindMount
-from planner.launch import (
-    LaunchPlan,
-    RankLaunch,
-    ServingRoute,
-    host_env,
-    plan_arm_launch,
-    rank_serve_argv,
-)
+from planner.identity import ArmContainerIdentity, ArmUnitIdentity
 from planner.profile import ServingLaunchProfile, VllmEngramConfigRequest
-from planner.realize import STOP_GRACE_SECONDS, create_argv, unit_text
+from planner.realize import unit_text
 from planner.refusal import Refusal
 from planner.runtime import ProducedImage, arm_wall
 from planner.values import load_json_model
@@ -65,10 +57,6 @@ MINT = "planner.arms.v41_group_a.deepseek_v41_measurement_profile"
 CONJUNCT_1 = "planner.admission.successor_may_launch"
 V4_PAIR_CONTAINER = "gunbc-spark-pair"
 ENGRAM_FLAGS = VllmEngramConfigRequest.flags
-
-SERVE = f"{W}.every_rank_serve_argv_is_planned_whole"
-CREATE = f"{W}.every_host_create_argv_is_planned_whole"
-UNIT = f"{W}.every_unit_is_planned_whole"
 
 
 def _without(refusals: tuple[Refusal, ...], code: str) -> tuple[Refusal, ...]:
@@ -92,7 +80,7 @@ def engram_request_dropped_from_the_mint(
     return minted.model_copy(update={"engram": None})
 
 
-@mutant(replaces=MINT, turns_red={f"{W}.kv_cache_dtype_is_fp8_ds_mla", SERVE}, independent=False)
+@mutant(replaces=MINT, turns_red={f"{W}.kv_cache_dtype_is_fp8_ds_mla"}, independent=False)
 def kv_cache_dtype_left_to_auto(
     gpu_memory_utilization_bp: int,
     max_num_batched_tokens: int,
@@ -106,7 +94,7 @@ def kv_cache_dtype_left_to_auto(
     return minted.model_copy(update={"kv_cache_dtype": "auto"})
 
 
-@mutant(replaces=MINT, turns_red={f"{W}.one_serve_covers_the_staircase", SERVE}, independent=False)
+@mutant(replaces=MINT, turns_red={f"{W}.one_serve_covers_the_staircase"}, independent=False)
 def max_num_seqs_from_the_first_step(
     gpu_memory_utilization_bp: int,
     max_num_batched_tokens: int,
@@ -121,9 +109,7 @@ def max_num_seqs_from_the_first_step(
     return minted.model_copy(update={"max_num_seqs": staircase[0]})
 
 
-@mutant(
-    replaces=MINT, turns_red={f"{W}.prefix_caching_is_explicitly_off", SERVE}, independent=False
-)
+@mutant(replaces=MINT, turns_red={f"{W}.prefix_caching_is_explicitly_off"}, independent=False)
 def prefix_caching_forced_on(
     gpu_memory_utilization_bp: int,
     max_num_batched_tokens: int,
@@ -143,7 +129,6 @@ def prefix_caching_forced_on(
     replaces="planner.arms.v41_group_a.deepseek_v41_flash_row",
     turns_red={
         f"{W}.recipe_parsers_and_tokenizer_mode_are_rendered",
-        SERVE,
         f"{W}.the_v41_row_weighs_its_backbone_only",
     },
 )
@@ -155,53 +140,9 @@ def tokenizer_mode_dropped_from_the_v41_row(manifest: CheckpointManifest) -> Che
 
 
 @mutant(
-    replaces="planner.launch.rank_serve_argv",
-    turns_red={
-        f"{W}.four_mp_ranks_rank_zero_serves_three_headless",
-        SERVE,
-    },
-)
-def head_serves_on_the_rendezvous_port(
-    rank: int,
-    group: FabricGroup,
-    row: CheckpointRow,
-    profile: ServingLaunchProfile,
-    container: ArmContainerIdentity,
-    route: ServingRoute,
-) -> tuple[str, ...]:
-    """Rank 0 serves on the container's rendezvous port instead of the route's port."""
-    argv = list(rank_serve_argv(rank, group, row, profile, container, route))
-    if rank == 0:
-        argv[argv.index("--port") + 1] = str(container.rendezvous_port)
-    return tuple(argv)
-
-
-@mutant(
-    replaces="planner.realize.create_argv",
-    turns_red={
-        f"{W}.image_is_the_produced_config_digest",
-        CREATE,
-    },
-)
-def image_named_by_a_floating_tag(
-    launch: RankLaunch,
-    arm: str,
-    container: ArmContainerIdentity,
-    mounts: tuple[BindMount, ...],
-    image: str,
-) -> tuple[str, ...]:
-    """Each host creates its container from a floating image tag, not the produced image's
-    config digest."""
-    return create_argv(launch, arm, container, mounts, "vllm/vllm-openai:latest")
-
-
-@mutant(
     replaces="planner.arms.v41_group_a.v41_group_a_call",
     turns_red={
-        "v41_group_a_launch.the_apply_order_is_every_stage_head_first_on_group_a",
         f"{W}.engram_env_and_mounts_under_v41_names_only",
-        CREATE,
-        UNIT,
     },
 )
 def v41_runs_under_the_v4_pair_container_name(
@@ -218,7 +159,6 @@ def v41_runs_under_the_v4_pair_container_name(
     replaces="planner.realize.unit_text",
     turns_red={
         f"{W}.dry_run_renders_every_host_artifact",
-        UNIT,
     },
 )
 def unit_without_a_service_section(
@@ -367,68 +307,6 @@ CONTROLS = (
 )
 
 
-# --- mounts, units, fabric env, labels (from the generated survey's survivors) --------------
-
-
-@mutant(
-    replaces="planner.arm_launch.arm_mounts",
-    turns_red={f"{W}.every_host_mounts_the_checkpoint_read_only", CREATE},
-)
-def checkpoint_mount_lost_beside_the_engram_mounts(call: ArmCall) -> tuple[BindMount, ...]:
-    """With Engram set, the Engram mounts replace the mount list instead of extending it,
-    so the checkpoint is not mounted."""
-    mounts = arm_mounts(call)
-    return mounts[1:] if call.engram is not None else mounts
-
-
-@mutant(
-    replaces="planner.identity.ArmUnitIdentity.unit_for_rank",
-    turns_red={
-        "v41_group_a_launch.the_apply_order_is_every_stage_head_first_on_group_a",
-        f"{W}.rank_zero_runs_the_head_unit_and_followers_the_rank_unit",
-        UNIT,
-    },
-)
-def head_and_follower_units_swapped(self: ArmUnitIdentity, rank: int) -> str:
-    """Rank 0 gets the followers' unit and every follower the head's."""
-    return self.rank_unit if rank == 0 else self.head_unit
-
-
-@mutant(
-    replaces="planner.launch.host_env",
-    turns_red={
-        "v41_group_a_launch.each_rank_runs_on_its_inventory_host_with_its_whole_env",
-        f"{W}.each_rank_uses_its_own_rail_address_and_interface",
-        CREATE,
-    },
-)
-def nccl_left_on_the_default_interface(host: Host) -> tuple[tuple[str, str], ...]:
-    """NCCL is not pinned to the fabric rail, so it picks whatever interface it finds."""
-    return tuple(pair for pair in host_env(host) if pair[0] != "NCCL_SOCKET_IFNAME")
-
-
-@mutant(
-    replaces="planner.realize.create_argv",
-    turns_red={
-        f"{W}.containers_are_labelled_with_their_arm_and_rank",
-        CREATE,
-    },
-    independent=False,
-)
-def containers_left_unlabelled(
-    launch: RankLaunch,
-    arm: str,
-    container: ArmContainerIdentity,
-    mounts: tuple[BindMount, ...],
-    image: str,
-) -> tuple[str, ...]:
-    """Containers are created without their gunbc.arm/gunbc.rank labels, so the occupancy
-    check cannot tell another arm's container from this one's."""
-    argv = create_argv(launch, arm, container, mounts, image)
-    at = argv.index("--label")
-    return argv[:at] + argv[at + 4 :]
-
-
 # --- the authority log, read at a time -----------------------------------------------------
 
 
@@ -477,74 +355,8 @@ def cleanup_leaves_the_unit_landing_file(ctx: ApplyContext) -> list[str]:
 
 
 @mutant(
-    replaces="planner.launch.rank_serve_argv",
-    turns_red={
-        f"{W}.four_mp_ranks_rank_zero_serves_three_headless",
-        SERVE,
-    },
-    independent=False,
-)
-def one_follower_loses_headless(
-    rank: int,
-    group: FabricGroup,
-    row: CheckpointRow,
-    profile: ServingLaunchProfile,
-    container: ArmContainerIdentity,
-    route: ServingRoute,
-) -> tuple[str, ...]:
-    """Node rank 2 is started without --headless, so it would try to serve an API of its
-    own instead of only joining the head's engine."""
-    argv = rank_serve_argv(rank, group, row, profile, container, route)
-    return tuple(a for a in argv if a != "--headless") if rank == 2 else argv
-
-
-@mutant(
-    replaces="planner.launch.rank_serve_argv",
-    turns_red={SERVE},
-    independent=False,
-)
-def served_model_name_on_the_head_only(
-    rank: int,
-    group: FabricGroup,
-    row: CheckpointRow,
-    profile: ServingLaunchProfile,
-    container: ArmContainerIdentity,
-    route: ServingRoute,
-) -> tuple[str, ...]:
-    """--served-model-name is told to the head only, so the followers' engine arguments
-    differ from the head's."""
-    argv = rank_serve_argv(rank, group, row, profile, container, route)
-    if rank == 0:
-        return argv
-    at = argv.index("--served-model-name")
-    return argv[:at] + argv[at + 2 :]
-
-
-@mutant(
-    replaces="planner.launch.rank_serve_argv",
-    turns_red={SERVE},
-    independent=False,
-)
-def followers_rendezvous_on_the_serve_port(
-    rank: int,
-    group: FabricGroup,
-    row: CheckpointRow,
-    profile: ServingLaunchProfile,
-    container: ArmContainerIdentity,
-    route: ServingRoute,
-) -> tuple[str, ...]:
-    """The followers are told the route's serving port as the master port, so they never
-    meet the head at its rendezvous port."""
-    argv = list(rank_serve_argv(rank, group, row, profile, container, route))
-    if rank != 0:
-        argv[argv.index("--master-port") + 1] = str(route.serve_port)
-    return tuple(argv)
-
-
-@mutant(
     replaces="planner.profile.ServingLaunchProfile.utilization_text",
     turns_red={
-        SERVE,
         ALLOWANCE,
     },
 )
@@ -552,103 +364,6 @@ def utilization_rendered_in_basis_points(self: ServingLaunchProfile) -> str:
     """Utilization is rendered as its basis points (8000), a value vLLM rejects, instead of
     the decimal 0.8."""
     return str(self.gpu_memory_utilization_bp)
-
-
-@mutant(
-    replaces="planner.launch.plan_arm_launch",
-    turns_red={
-        "v41_group_a_launch.each_rank_runs_on_its_inventory_host_with_its_whole_env",
-        f"{W}.each_rank_uses_its_own_rail_address_and_interface",
-        CREATE,
-    },
-)
-def rank_two_gets_rank_one_fabric_env(
-    group: FabricGroup,
-    row: CheckpointRow,
-    profile: ServingLaunchProfile,
-    container: ArmContainerIdentity,
-    route: ServingRoute,
-    image_digest: str,
-    extra_env: tuple[tuple[str, str], ...] = (),
-) -> LaunchPlan:
-    """Node rank 2's fabric env is taken from rank 1's host entry, so its VLLM_HOST_IP is
-    another host's rail address."""
-    plan = plan_arm_launch(group, row, profile, container, route, image_digest, extra_env)
-    ranks = list(plan.ranks)
-    ranks[2] = ranks[2].model_copy(update={"env": host_env(group.hosts[1]) + extra_env})
-    return plan.model_copy(update={"ranks": tuple(ranks)})
-
-
-@mutant(
-    replaces="planner.arms.v41_group_a.v41_group_a_call",
-    turns_red={CREATE},
-    independent=False,
-)
-def v41_created_with_the_glm_shm_size(
-    fabric: Fabric, manifest: CheckpointManifest, inputs: PlanInputs, source: str = "inputs"
-) -> ArmCall:
-    """V4.1's container identity carries GLM's 16g shared memory instead of its own 32g."""
-    call = v41_group_a_call(fabric, manifest, inputs, source)
-    container = call.container.model_copy(update={"shm_size": "16g"})
-    return call.model_copy(update={"container": container})
-
-
-@mutant(
-    replaces="planner.realize.unit_text",
-    turns_red={UNIT},
-    independent=False,
-)
-def unit_stop_grace_off_by_one(
-    container: ArmContainerIdentity, units: ArmUnitIdentity, rank: int
-) -> str:
-    """The unit's ExecStop gives docker a grace one second short of the planned 120 s."""
-    text = unit_text(container, units, rank)
-    return text.replace(f"--time {STOP_GRACE_SECONDS} ", f"--time {STOP_GRACE_SECONDS - 1} ")
-
-
-@mutant(
-    replaces="planner.realize.unit_text",
-    turns_red={UNIT},
-    independent=False,
-)
-def units_restart_on_their_own(
-    container: ArmContainerIdentity, units: ArmUnitIdentity, rank: int
-) -> str:
-    """The unit restarts the container on its own (Restart=always), behind the
-    transactional apply's back."""
-    return unit_text(container, units, rank).replace("Restart=no", "Restart=always")
-
-
-@mutant(
-    replaces="planner.identity.ArmUnitIdentity.log_path_for_rank",
-    turns_red={
-        "v41_group_a_launch.the_apply_order_is_every_stage_head_first_on_group_a",
-        UNIT,
-    },
-)
-def followers_log_to_the_head_log(self: ArmUnitIdentity, rank: int) -> str:
-    """Every rank's unit appends to the head's log file, so a follower's failure lands in
-    the head's log."""
-    return f"{self.log_root}/{self.head_unit.removesuffix('.service')}.log"
-
-
-@mutant(
-    replaces="planner.arm_launch.plan_arm",
-    turns_red={
-        "v41_group_a_launch.the_apply_order_is_every_stage_head_first_on_group_a",
-        f"{W}.each_host_renders_only_its_own_stage_steps",
-    },
-)
-def each_host_renders_the_next_hosts_steps(call: ArmCall, state: AuthorityState) -> DryRun:
-    """Each rendered host carries the next host's stage steps, so srv5's report shows
-    srv6's scripts."""
-    run = plan_arm(call, state)
-    hosts = run.hosts
-    shifted = tuple(
-        h.model_copy(update={"steps": hosts[(i + 1) % len(hosts)].steps})
-        for i, h in enumerate(hosts)
-    )
-    return run.model_copy(update={"hosts": shifted})
 
 
 # --- the row, the Engram request, the inputs ------------------------------------------------
@@ -751,46 +466,6 @@ def the_dry_run_drops_its_fit(call: ArmCall, state: AuthorityState) -> DryRun:
 
 
 V41_DRY_RUN = "planner.arms.v41_group_a.v41_group_a_launch_dry_run"
-
-
-@mutant(
-    replaces=V41_DRY_RUN,
-    turns_red={f"{W}.the_apply_order_is_every_stage_head_first_on_group_a"},
-    independent=False,
-)
-def the_order_runs_rollback_before_commit(
-    fabric: Fabric,
-    manifest: CheckpointManifest,
-    inputs: PlanInputs,
-    state: AuthorityState,
-    source: str = "inputs",
-) -> DryRun:
-    """The apply order puts every rollback step before the commit steps (each host's own
-    steps unchanged), so an executor following it undoes a successful apply."""
-    run = v41_group_a_launch_dry_run(fabric, manifest, inputs, state, source)
-    first = ("rollback", "commit")
-    order = sorted(run.apply_order, key=lambda s: s.stage.value not in first)
-    return run.model_copy(update={"apply_order": tuple(order)})
-
-
-@mutant(
-    replaces=V41_DRY_RUN,
-    turns_red={f"{W}.each_rank_runs_on_its_inventory_host_with_its_whole_env"},
-    independent=False,
-)
-def the_launch_drops_the_receipt_dir_from_each_env(
-    fabric: Fabric,
-    manifest: CheckpointManifest,
-    inputs: PlanInputs,
-    state: AuthorityState,
-    source: str = "inputs",
-) -> DryRun:
-    """The launch plan's ranks carry their env without the Engram receipt dir."""
-    run = v41_group_a_launch_dry_run(fabric, manifest, inputs, state, source)
-    if run.launch is None:
-        return run
-    ranks = tuple(r.model_copy(update={"env": r.env[:-1]}) for r in run.launch.ranks)
-    return run.model_copy(update={"launch": run.launch.model_copy(update={"ranks": ranks})})
 
 
 @mutant(

@@ -195,7 +195,7 @@ class WitnessFile(pytest.File):
         reason = session.prepare(resolution)
         if reason is not None:
             raise self.CollectError(f"witness {self.witness} unresolved: {reason}")
-        items = [ClaimItem.from_parent(self, name=c.name, claim=c) for c in resolution.claims]
+        items = [ClaimItem.from_parent(self, name=c.label, claim=c) for c in resolution.claims]
         entry = session.registry.witness(self.witness)
         if entry is not None and entry.pending:
             for item in items:

@@ -87,3 +87,17 @@ def test_a_misspelled_kind_leaves_the_witness_unresolved_listing_the_kinds() -> 
     assert "unknown claim kind 'refusals'; the kinds are: planned_shape, refusal," in (
         resolution.reason
     )
+
+
+def test_a_claim_taking_case_needs_cases() -> None:
+    found = _violations("floor_case_without_cases")
+    assert _rules(found) == {("w.over_nothing", "takes-arguments")}
+    assert "defines no cases()" in found[0].message
+
+
+def test_a_case_id_that_cannot_be_spelled_in_a_claim_id_is_named() -> None:
+    found = _violations("floor_bad_case", "bw")
+    assert _rules(found) == {("bw", "bad-case")}
+    named = [v.message.split(": case id ")[1].split(" ")[0] for v in found]
+    assert named == ["'a.b'", "'x[1]'", "'two", "''"]
+    assert all(v.message.startswith("witness bw: ") for v in found)

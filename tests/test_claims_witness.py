@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from claims import ClaimKind, Unresolved, Witness
-from claims.witness import resolve_witness
+import inspect
+
+from claims import ClaimKind, Outcome, Unresolved, Verdict, Witness
+from claims.witness import resolve_witness, witness_of
 
 
 def _witness(module: str, name: str = "w") -> Witness:
@@ -53,3 +55,33 @@ def test_a_missing_module_is_unresolved() -> None:
     resolved = resolve_witness("w", "tests.fakes.witness_not_written_yet")
     assert isinstance(resolved, Unresolved)
     assert "ModuleNotFoundError" in resolved.reason
+
+
+def test_a_claim_taking_case_is_one_claim_per_case_in_their_order() -> None:
+    claims = _witness("witness_cases", "wc").claims
+    assert [c.id for c in claims] == [
+        "wc.plain_comes_first",
+        "wc[two].the_case_is_even",
+        "wc[three].the_case_is_even",
+        "wc[four-4].the_case_is_even",
+    ]
+    assert [c.label for c in claims][1] == "the_case_is_even[two]"
+    verdicts = [c.function() for c in claims[1:]]
+    assert [(v.outcome, v.reason) for v in verdicts if isinstance(v, Verdict)] == [
+        (Outcome.PASS, ""),
+        (Outcome.FAIL, "3 is odd"),
+        (Outcome.PASS, ""),
+    ]
+    assert witness_of("wc[two].the_case_is_even") == "wc" == witness_of("wc.plain_comes_first")
+
+
+def test_a_case_claim_runs_as_its_function() -> None:
+    """Reports and tracebacks unwrap a case's function to the claim's own code."""
+    claim = _witness("witness_cases").claims[1]
+    assert inspect.unwrap(claim.function).__name__ == "the_case_is_even"
+
+
+def test_cases_that_raise_leave_the_witness_unresolved() -> None:
+    resolved = resolve_witness("w", "tests.fakes.witness_cases_error")
+    assert isinstance(resolved, Unresolved)
+    assert resolved.reason == "cases() failed: LookupError: no registry"

@@ -1,10 +1,13 @@
 """planner.arms: what adding an arm takes.
 
-Each arm's values and dry run are stated by its witness (witnesses/v41_group_a_launch.py,
-witnesses/glm_group_b_launch.py); the registry's names and its misnamed-module error by
-witnesses/arm_registry.py. This file keeps what no claim runs: a copy of the package with a
-third arm module added (and the arm registry's claims run over it), and the two rules that
-keep every arm's values in its module: no shared module holds one, nor imports an arm.
+Each arm's values and dry run are stated by the claims every arm shares (witnesses/arm_launch.py,
+against each arm's literal values in witnesses/arms/) and by its own witness
+(witnesses/v41_group_a_launch.py, witnesses/glm_group_b_launch.py); the registry's names and its
+misnamed-module error by witnesses/arm_registry.py. This file keeps what no claim runs: a copy
+of the project with a third arm added (its planner module, its expected values and its floors,
+nothing else), the arm registry's and the shared claims run over it and the shared mutants
+exact over it, and the two rules that keep every arm's values in its module: no shared module
+holds one, nor imports an arm.
 """
 
 from __future__ import annotations
@@ -13,10 +16,10 @@ import ast
 import importlib
 import os
 import pkgutil
-import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -38,6 +41,7 @@ CLAIMS = Path(sys.executable).parent / "claims"
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "planner"
 PLANNER_PATH = list(planner.__path__)
+IGNORED = shutil.ignore_patterns("__pycache__")
 
 THIRD_ARM = '''"""A third arm, for the test: GLM-4.6 planned over Group A, every value its own."""
 
@@ -99,6 +103,48 @@ ARM = Arm(
 '''
 """A whole arm: the values it names and the call that gives them to the shared launcher. It
 imports types and rules only (no other arm's module): no value of an arm is shared."""
+
+THIRD_ARM_EXPECTED = '''"""GLM on Group A (srv5-8), the test's third arm: its values, literally."""
+
+from witnesses.arms import Expected, unit_text
+
+_CHECKPOINT = "/var/lib/gunbc/checkpoints/zai-org--GLM-4.6-FP8/5c7e1f3b"
+_DESCRIPTION = "GLM serving arm (Group A)"
+EXPECTED = Expected(
+    hosts=("srv5", "srv6", "srv7", "srv8"),
+    container="glm-a-tp4",
+    head_unit="glm-a-tp4-head",
+    rank_unit="glm-a-tp4-rank",
+    head_create=(
+        "docker", "create", "--name", "glm-a-tp4", "--network", "host", "--ipc", "host",
+        "--gpus", "all", "--shm-size", "16g",
+        "--label", "gunbc.arm=glm_group_a", "--label", "gunbc.rank=0",
+        "--mount", f"type=bind,source={_CHECKPOINT},target={_CHECKPOINT},readonly",
+        "--env", "VLLM_HOST_IP=10.77.1.15",
+        "--env", "NCCL_SOCKET_IFNAME=enp1s0f1np1",
+        "--env", "GLOO_SOCKET_IFNAME=enp1s0f1np1",
+        "--entrypoint", "vllm", "sha256:" + "a1" * 32,
+    ),
+    head_serve=(
+        "serve", _CHECKPOINT, "--served-model-name", "glm-a",
+        "--distributed-executor-backend", "mp", "--tensor-parallel-size", "4", "--nnodes", "4",
+        "--node-rank", "0", "--master-addr", "10.77.1.15", "--master-port", "29530",
+        "--host", "0.0.0.0", "--port", "8200", "--gpu-memory-utilization", "0.8",
+        "--max-model-len", "65536", "--max-num-seqs", "4", "--max-num-batched-tokens", "4096",
+        "--kv-cache-dtype", "fp8", "--no-enable-prefix-caching",
+        "--tool-call-parser", "glm45", "--enable-auto-tool-choice", "--reasoning-parser", "glm45",
+    ),
+    env=(),
+    head_unit_text=unit_text(f"{_DESCRIPTION}: head (node rank 0)", "glm-a-tp4", "glm-a-tp4-head"),
+    rank_unit_text=unit_text(f"{_DESCRIPTION}: follower", "glm-a-tp4", "glm-a-tp4-rank"),
+    health="http://10.77.1.15:8200/health",
+    candidate=("glm_group_a", "zai-org/GLM-4.6-FP8@5c7e1f3b", "gunbc-glm-group-a"),
+)
+'''
+"""The third arm's expected values, beside the two arms' in witnesses/arms/."""
+
+THIRD_ARM_FLOOR = '"planner/arms/glm_group_a.py" = 98\n'
+"""Its floor, in each table of mutation/floors.toml that floors the other arms."""
 
 
 def _imported_modules(text: str) -> set[str]:
@@ -168,16 +214,32 @@ def test_no_shared_module_imports_an_arm() -> None:
 
 
 @pytest.mark.skipif(not PLANNER.is_file(), reason="planner is not installed")
-def test_adding_an_arm_is_adding_its_module(tmp_path: Path) -> None:
-    """A copy of the planner with one more module in planner/arms/ and every other file
-    byte for byte the same: the command line offers the arm, plans it over its group with
-    its own values and writes its own report, and the arm registry's claims hold over it."""
-    copy = tmp_path / "planner"
-    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    (copy / "arms" / "glm_group_a.py").write_text(THIRD_ARM, encoding="utf-8")
-    before, after = _tree(PACKAGE), _tree(copy)
-    assert {k for k in after if after[k] != before.get(k)} == {"arms/glm_group_a.py"}
+def test_adding_an_arm_is_adding_its_module_its_values_and_its_floors(tmp_path: Path) -> None:
+    """A copy of the project with a third arm's planner module, expected values and floors
+    added and every other file byte for byte the same: the command line offers the arm, plans
+    it over its group with its own values and writes its own report; the arm registry's
+    claims and the claims every arm shares hold over it, and the shared mutants are exact."""
+    before: dict[str, bytes] = {}
+    for package in ("planner", "witnesses", "mutation"):
+        shutil.copytree(REPO / package, tmp_path / package, ignore=IGNORED)
+        before |= {f"{package}/{k}": v for k, v in _tree(REPO / package).items()}
+    (tmp_path / "planner/arms/glm_group_a.py").write_text(THIRD_ARM, encoding="utf-8")
+    (tmp_path / "witnesses/arms/glm_group_a.py").write_text(THIRD_ARM_EXPECTED, encoding="utf-8")
+    floors = tmp_path / "mutation/floors.toml"
+    other = '"planner/arms/glm_group_b.py" = 98\n'
+    floors.write_text(floors.read_text("utf-8").replace(other, other + THIRD_ARM_FLOOR), "utf-8")
+    after: dict[str, bytes] = {}
+    for package in ("planner", "witnesses", "mutation"):
+        after |= {f"{package}/{k}": v for k, v in _tree(tmp_path / package).items()}
+    changed = {k for k in after if after[k] != before.get(k)}
+    assert changed == {
+        "planner/arms/glm_group_a.py",
+        "witnesses/arms/glm_group_a.py",
+        "mutation/floors.toml",
+    }
     assert before.keys() <= after.keys()
+    tables = tomllib.loads(floors.read_text("utf-8"))
+    assert [t["planner/arms/glm_group_a.py"] for t in tables.values()] == [98, 98]
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join((str(tmp_path), str(REPO))),
@@ -191,7 +253,7 @@ def test_adding_an_arm_is_adding_its_module(tmp_path: Path) -> None:
             env=env,
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=300,
             check=False,
         )
 
@@ -203,26 +265,13 @@ def test_adding_an_arm_is_adding_its_module(tmp_path: Path) -> None:
         "glm_group_a: report written to target/glm-group-a-launch-dry-run-supplied.txt "
         "(4 hosts rendered)"
     ), ran.stderr
-    report = (tmp_path / "target/glm-group-a-launch-dry-run-supplied.txt").read_text("utf-8")
-    assert re.findall(r"^host (\S+) — node rank", report, flags=re.MULTILINE) == [
-        "srv5",
-        "srv6",
-        "srv7",
-        "srv8",
-    ]
-    # its own values: container, units, route, rendezvous port, profile
-    for spelled in (
-        "--name glm-a-tp4",
-        "glm-a-tp4-head.service",
-        "glm-a-tp4-rank.service",
-        "--served-model-name glm-a --distributed-executor-backend",
-        "--port 8200",
-        "--master-port 29530",
-        "--max-model-len 65536",
-    ):
-        assert spelled in report, spelled
     # Group A is suspended for V4.1's successor in this scenario: admission refuses it.
     assert (ran.returncode, lines[-1]) == (1, "glm_group_a: REFUSED")
-    registry = run(CLAIMS, "run", "arm_registry", cwd=REPO)
-    assert registry.returncode == 0, registry.stdout + registry.stderr
-    assert "arm_registry: 2/2 PASS" in registry.stdout
+    claimed = run(CLAIMS, "run", "arm_registry", "arm_launch", cwd=REPO)
+    assert claimed.returncode == 0, claimed.stdout + claimed.stderr
+    assert "arm_registry: 2/2 PASS" in claimed.stdout
+    assert "arm_launch: 18/18 PASS" in claimed.stdout
+    assert "arm_launch[glm_group_a].every_rank_serve_argv_is_planned_whole" in claimed.stdout
+    mutated = run(CLAIMS, "mutate", "arm_launch", cwd=REPO)
+    assert mutated.returncode == 0, mutated.stdout[-3000:] + mutated.stderr
+    assert "claims witnessed 18/18" in mutated.stdout

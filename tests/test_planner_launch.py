@@ -1,8 +1,8 @@
 """planner.launch: the plan's profile key, which no arm's claim states.
 
-Each rank's serve argv and env, head first, are witnesses/v41_group_a_launch.py's and
-witnesses/glm_group_b_launch.py's claims (every_rank_serve_argv_is_planned_whole,
-each_rank_runs_on_its_inventory_host_with_its_whole_env and GLM's likes).
+Each rank's serve argv and env, head first, are witnesses/arm_launch.py's claims for every
+arm (every_rank_serve_argv_is_planned_whole,
+every_rank_runs_on_its_inventory_host_with_its_env).
 """
 
 from __future__ import annotations

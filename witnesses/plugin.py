@@ -18,11 +18,14 @@ WITNESSES: tuple[str, ...] = tuple(
     sorted(
         module.name
         for module in pkgutil.iter_modules([str(Path(__file__).parent)])
-        if module.name not in ("plugin", PENDING) and not module.name.startswith("_")
+        if module.name not in ("plugin", PENDING)
+        and not module.name.startswith("_")
+        and not module.ispkg
     )
 )
 """Every public module of this package is a witness of that name: adding a witness is adding
-its file (and its mutants' file, ``mutation/<name>.py``)."""
+its file (and its mutants' file, ``mutation/<name>.py``). A package (``arms/``: each arm's
+expected values) is data the witnesses read, not a witness."""
 
 SUFFICIENT_FOR: dict[str, str] = {
     "produced_image": "the_live_plan_runs_the_produced_image",

@@ -106,13 +106,6 @@ GIB = 1024**3
 CHECKPOINT_ROOT = "/var/lib/gunbc/checkpoints"
 """Where the materializer installs every checkpoint (DESIGN §3, one placement rule)."""
 V41_MANIFEST_FILE = DATA_ROOT / "checkpoints" / "deepseek-v41-flash-dba1be0a.manifest.json"
-V41_HEAD_UNIT, V41_RANK_UNIT = "gunbc-v41-tp4-head", "gunbc-v41-tp4-rank"
-RENDEZVOUS_PORT = "29511"
-"""V4.1's own rendezvous port, distinct from GLM's 29500 so both groups can rendezvous."""
-SERVE_PORT = "8000"
-"""The route's port: V4.1 succeeds the V4 pair on the same serving subject."""
-STOP_GRACE = 120
-"""Seconds ``docker stop`` gives vLLM to drain and free the unified memory."""
 
 
 def _json(path: Path) -> Any:
@@ -142,139 +135,6 @@ def _supplied_inputs() -> dict[str, Any]:
     return dict(_json(DATA_ROOT / "scenarios" / "supplied" / "inputs.json"))
 
 
-def _expected_serve_argv(rank: int) -> tuple[str, ...]:
-    """Rank ``rank``'s whole serve argv, in the order the launcher promises: the model and
-    its served name, the mp topology, the rank's serving role, the minted profile, the
-    row's parsers."""
-    hosts = _group_hosts("group_a")
-    shape = _supplied_inputs()["launch_shape"]
-    size = str(len(hosts))  # TP = group size = nnodes
-    serving = ("--host", "0.0.0.0", "--port", SERVE_PORT) if rank == 0 else ("--headless",)
-    return (
-        "serve", _placement(_json(V41_MANIFEST_FILE)),
-        "--served-model-name", "dsv41",
-        "--distributed-executor-backend", "mp",
-        "--tensor-parallel-size", size,
-        "--nnodes", size,
-        "--node-rank", str(rank),
-        "--master-addr", hosts[0]["rail_address"],  # the head is node rank 0
-        "--master-port", RENDEZVOUS_PORT,
-        *serving,
-        # #12371's axes, supplied in the inputs
-        "--gpu-memory-utilization", _decimal(shape["gpu_memory_utilization_bp"]),
-        # the measurement's context length; the staircase's largest concurrency (1..16)
-        "--max-model-len", "262144",
-        "--max-num-seqs", "16",
-        "--max-num-batched-tokens", str(shape["max_num_batched_tokens"]),
-        "--kv-cache-dtype", "fp8_ds_mla",  # fixed by V4.1
-        "--enable-prefix-caching" if shape["prefix_caching"] else "--no-enable-prefix-caching",
-        "--engram-config.cpu_offload", "true",  # V4.1's Engram request
-        "--engram-config.dp_shared_memory", "false",
-        "--tool-call-parser", "deepseek_v41",  # the vLLM recipe's parsers and tokenizer mode
-        "--enable-auto-tool-choice",
-        "--reasoning-parser", "deepseek_v41",
-        "--tokenizer-mode", "deepseek_v41",
-    )  # fmt: skip
-
-
-def _expected_create_prefix(rank: int) -> tuple[str, ...]:
-    """Rank ``rank``'s ``docker create`` argv up to the serve argv: identity, labels,
-    mounts with their mode, that host's own fabric env, the Engram env, the image."""
-    host = _group_hosts("group_a")[rank]
-    place = _placement(_json(V41_MANIFEST_FILE))
-    stores = json.loads(_supplied_inputs()["engram_manifest"])["row_stores"]
-    row_store_dir = str(Path(stores[0]["path"]).parent)  # the dir the manifest's stores are in
-    engram = V41_ENGRAM_PLACEMENT
-
-    def bind(path: str, read_only: bool = True) -> tuple[str, str]:
-        spec = f"type=bind,source={path},target={path}"
-        return ("--mount", spec + (",readonly" if read_only else ""))
-
-    return (
-        "docker", "create",
-        "--name", V41_NAME,
-        "--network", "host",  # rendezvous and NCCL on the host's own rail
-        "--ipc", "host",
-        "--gpus", "all",
-        "--shm-size", "32g",
-        "--label", "gunbc.arm=v41_group_a",
-        "--label", f"gunbc.rank={rank}",
-        *bind(place),  # the checkpoint, read-only
-        *bind(row_store_dir),  # Engram row stores and manifest read-only
-        *bind(engram.manifest_dir),
-        *bind(engram.receipt_dir, read_only=False),  # touch receipts are written
-        "--env", f"VLLM_HOST_IP={host['rail_address']}",  # THIS host's inventory entry
-        "--env", f"NCCL_SOCKET_IFNAME={host['rail_interface']}",
-        "--env", f"GLOO_SOCKET_IFNAME={host['rail_interface']}",
-        "--env", f"{MANIFEST_ENV}={engram.manifest_dir}/{engram.manifest_name}",
-        "--env", f"{RECEIPT_ENV}={engram.receipt_dir}",
-        "--entrypoint", "vllm",
-        _supplied_inputs()["produced_image"]["artifact"]["config_digest"],
-    )  # fmt: skip
-
-
-def _expected_unit(rank: int) -> list[tuple[str, list[tuple[str, str]]]]:
-    """The unit a host operator relies on: the role in its description, started after
-    docker, the container attached (so the unit lives as long as it), stopped with the
-    grace, never restarted behind the apply's back, logging to the rank's own file."""
-    unit = V41_HEAD_UNIT if rank == 0 else V41_RANK_UNIT
-    role = "head (node rank 0)" if rank == 0 else "follower"
-    docker = "/usr/bin/docker"
-    return [
-        (
-            "Unit",
-            [
-                ("Description", f"DeepSeek-V4.1 TP4 serving arm (Group A): {role}"),
-                ("Requires", "docker.service"),
-                ("After", "docker.service network-online.target"),
-                ("Wants", "network-online.target"),
-            ],
-        ),
-        (
-            "Service",
-            [
-                ("Type", "simple"),
-                ("ExecStart", f"{docker} start --attach {V41_NAME}"),
-                ("ExecStop", f"{docker} stop --time {STOP_GRACE} {V41_NAME}"),
-                ("TimeoutStopSec", str(STOP_GRACE + 30)),  # longer than docker's own grace
-                ("Restart", "no"),
-                ("StandardOutput", f"append:/var/log/gunbc/{unit}.log"),
-                ("StandardError", "inherit"),
-            ],
-        ),
-        ("Install", [("WantedBy", "multi-user.target")]),
-    ]
-
-
-def _unit_sections(text: str) -> list[tuple[str, list[tuple[str, str]]]] | str:
-    """The unit as systemd reads it: sections in order, each with its keys in order; a
-    line that is neither a header, a ``Key=value`` nor blank is reported as text."""
-    sections: list[tuple[str, list[tuple[str, str]]]] = []
-    for line in text.splitlines():
-        header = re.fullmatch(r"\[(\w+)\]", line)
-        if header:
-            sections.append((header.group(1), []))
-        elif line and re.fullmatch(r"[A-Z]\w*=.*", line) and sections:
-            key, value = line.split("=", 1)
-            sections[-1][1].append((key, value))
-        elif line:
-            return f"not a unit line: {line!r}"
-    return sections
-
-
-def _first_difference(expected: tuple[str, ...], got: tuple[str, ...]) -> str | None:
-    """None when equal, else where the two argvs first part and how long each is."""
-    if expected == got:
-        return None
-    at = next(
-        (i for i, (e, g) in enumerate(zip(expected, got, strict=False)) if e != g),
-        min(len(expected), len(got)),
-    )
-    want = expected[at] if at < len(expected) else "<end>"
-    found = got[at] if at < len(got) else "<end>"
-    return f"at [{at}] expected {want!r}, got {found!r} (lengths {len(expected)}/{len(got)})"
-
-
 def _refused_exactly(scenario: str, code: str, where: str) -> Verdict:
     found = refusal_codes(v41_dry_run(scenario))
     return expect(
@@ -285,23 +145,6 @@ def _refused_exactly(scenario: str, code: str, where: str) -> Verdict:
 
 
 # --- planned shape ---------------------------------------------------------------
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def four_mp_ranks_rank_zero_serves_three_headless() -> Verdict:
-    """Four mp ranks: rank 0 serves on the route's port, ranks 1-3 run --headless."""
-    argvs = _serve_argvs()
-    shape = [
-        (
-            _value_after(a, "--distributed-executor-backend"),
-            _value_after(a, "--node-rank"),
-            _value_after(a, "--port"),
-            "--headless" in a,
-        )
-        for a in argvs
-    ]
-    expected = [("mp", "0", "8000", False)] + [("mp", str(r), None, True) for r in (1, 2, 3)]
-    return expect_equal(expected, shape, "(backend, node rank, port, headless) per rank")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
@@ -362,15 +205,6 @@ def prefix_caching_is_explicitly_off() -> Verdict:
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
-def image_is_the_produced_config_digest() -> Verdict:
-    """Each host's create argv runs the produced image by its config digest."""
-    produced = v41_inputs("supplied").produced_image
-    digest = produced.artifact.config_digest if produced else None
-    images = {_value_after(h.realization.create_argv, "vllm") for h in _supplied().hosts}
-    return expect_equal({digest}, images, "image after --entrypoint vllm on every host")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
 def engram_env_and_mounts_under_v41_names_only() -> Verdict:
     """Engram env and three mounts are present under gunbc-v41-tp4; no foreign arm named."""
     problems: list[str] = []
@@ -388,55 +222,6 @@ def engram_env_and_mounts_under_v41_names_only() -> Verdict:
     if problems:
         return fails("; ".join(problems))
     return holds(f"4 hosts × {V41_NAME}: 3 Engram mounts, {MANIFEST_ENV}, {RECEIPT_ENV}")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def every_host_mounts_the_checkpoint_read_only() -> Verdict:
-    """Every host mounts the checkpoint directory read-only at its own path."""
-    run = _supplied()
-    assert run.launch is not None
-    place = v41_call("supplied").row.placement
-    wanted = f"type=bind,source={place},target={place},readonly"
-    mounted = [wanted in h.realization.create_argv for h in run.hosts]
-    return expect_equal([True] * 4, mounted, f"{place} mounted read-only, per host")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def rank_zero_runs_the_head_unit_and_followers_the_rank_unit() -> Verdict:
-    """srv5 (node rank 0) runs gunbc-v41-tp4-head.service; srv6-8 run the rank unit."""
-    units = [(h.realization.host_name, h.realization.unit_name) for h in _supplied().hosts]
-    head, rank = "gunbc-v41-tp4-head.service", "gunbc-v41-tp4-rank.service"
-    expected = [("srv5", head), ("srv6", rank), ("srv7", rank), ("srv8", rank)]
-    return expect_equal(expected, units, "(host, unit)")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def each_rank_uses_its_own_rail_address_and_interface() -> Verdict:
-    """Each host's container gets VLLM_HOST_IP = its rail address and NCCL/Gloo on its rail."""
-    run = _supplied()
-    assert run.launch is not None
-    wrong = []
-    for rank in run.launch.ranks:
-        env = dict(rank.env)
-        mine = (rank.host.rail_address, rank.host.rail_interface, rank.host.rail_interface)
-        got = (
-            env.get("VLLM_HOST_IP"),
-            env.get("NCCL_SOCKET_IFNAME"),
-            env.get("GLOO_SOCKET_IFNAME"),
-        )
-        if got != mine:
-            wrong.append(f"{rank.host.name}: {got} != {mine}")
-    return expect(not wrong, "4 ranks on their own rail address and interface", "; ".join(wrong))
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def containers_are_labelled_with_their_arm_and_rank() -> Verdict:
-    """Each container carries gunbc.arm=v41_group_a and its gunbc.rank: the labels the
-    preflight's occupancy check reads."""
-    argvs = [h.realization.create_argv for h in _supplied().hosts]
-    labels = [[argv[i + 1] for i, a in enumerate(argv) if a == "--label"] for argv in argvs]
-    expected = [["gunbc.arm=v41_group_a", f"gunbc.rank={r}"] for r in range(4)]
-    return expect_equal(expected, labels, "labels per host")
 
 
 # --- the allowance pair ----------------------------------------------------------------
@@ -622,94 +407,6 @@ def dry_run_renders_every_host_artifact() -> Verdict:
     return holds("4 hosts × create, unit, 3 staging steps (2 mkdir + sealed write), all stages")
 
 
-# --- every rank's whole plan -------------------------------------------------------------
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def every_rank_serve_argv_is_planned_whole() -> Verdict:
-    """Ranks 0-3 run on srv5-8 in inventory order, and each rank's serve argv is exactly
-    the planned one: every flag and value in order, --node-rank its own, --port on the head
-    only, --headless on every follower, the rest identical across ranks (whether the Engram
-    request renders at all is the dotted-flags claim's)."""
-    launch = _supplied().launch
-    assert launch is not None
-    hosts = [h["name"] for h in _group_hosts("group_a")]
-    problems = [
-        f"rank {r.rank} on {r.host.name}: {diff}"
-        for r in launch.ranks
-        if (diff := _first_difference(_expected_for(r.rank, r.serve_argv), r.serve_argv))
-    ]
-    placed = [(r.rank, r.host.name) for r in launch.ranks]
-    if placed != list(enumerate(hosts)):
-        problems.append(f"(rank, host) {placed}, inventory order {hosts}")
-    return expect(not problems, f"4 ranks on {hosts}, each argv whole", "; ".join(problems))
-
-
-def _expected_for(rank: int, got: tuple[str, ...]) -> tuple[str, ...]:
-    """The rank's whole expected argv; when the rank carries no Engram flag at all, the
-    same without the Engram request's four words: whether the request is rendered is the
-    seed's own plan claim (``engram_request_renders_both_dotted_flags``), so the seed's
-    control turns exactly that claim red. Where the request is rendered, its words and
-    their place are checked here."""
-    expected = _expected_serve_argv(rank)
-    if any(a.startswith("--engram-config.") for a in got):
-        return expected
-    at = expected.index("--engram-config.cpu_offload")
-    return expected[:at] + expected[at + 4 :]
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def every_host_create_argv_is_planned_whole() -> Verdict:
-    """Each host's docker create argv is exactly: gunbc-v41-tp4 on the host network with
-    32g shm, its arm and rank labels, the checkpoint, row-store and manifest mounts
-    read-only and the receipt mount writable, that host's own rail address and interface,
-    the Engram env, the produced image's config digest, then that rank's serve argv."""
-    run = _supplied()
-    assert run.launch is not None
-    hosts = [h["name"] for h in _group_hosts("group_a")]
-    problems = []
-    for rank, host in enumerate(run.hosts):
-        real = host.realization
-        want = _expected_create_prefix(rank) + run.launch.ranks[rank].serve_argv
-        if (real.rank, real.host_name) != (rank, hosts[rank]):
-            problems.append(f"host {rank} is rank {real.rank} on {real.host_name}")
-        if diff := _first_difference(want, real.create_argv):
-            problems.append(f"{real.host_name}: {diff}")
-    if len(run.hosts) != len(hosts):
-        problems.append(f"{len(run.hosts)} hosts rendered, {len(hosts)} in the group")
-    return expect(not problems, "4 create argvs whole", "; ".join(problems))
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def every_unit_is_planned_whole() -> Verdict:
-    """Each host's unit is gunbc-v41-tp4-head.service on rank 0 and -rank.service on the
-    others, and holds exactly: its role in the description, after docker, ExecStart
-    attaching gunbc-v41-tp4, ExecStop with the 120 s grace, TimeoutStopSec beyond it,
-    Restart=no, output appended to the rank's own log, wanted by multi-user.target."""
-    problems = []
-    for rank, host in enumerate(_supplied().hosts):
-        real = host.realization
-        stem = V41_HEAD_UNIT if rank == 0 else V41_RANK_UNIT
-        named = (real.container_name, real.unit_name, real.log_path)
-        want = (V41_NAME, f"{stem}.service", f"/var/log/gunbc/{stem}.log")
-        if named != want:
-            problems.append(f"{real.host_name}: (container, unit, log) {named} != {want}")
-        parsed = _unit_sections(real.unit_text)
-        if parsed != _expected_unit(rank):
-            problems.append(f"{real.host_name}: unit {parsed}")
-    return expect(not problems, "4 units whole", "; ".join(problems))
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def each_host_renders_only_its_own_stage_steps() -> Verdict:
-    """Each rendered host carries one step per stage, in stage order, every one planned
-    for that host's own rank and host name."""
-    hosts = [h["name"] for h in _group_hosts("group_a")]
-    got = [[(s.stage.value, s.rank, s.host_name) for s in h.steps] for h in _supplied().hosts]
-    want = [[(stage.value, rank, name) for stage in Stage] for rank, name in enumerate(hosts)]
-    return expect_equal(want, got, "(stage, rank, host) of each host's steps")
-
-
 # --- the row, the Engram request, the inputs ----------------------------------------------
 
 
@@ -851,97 +548,6 @@ def the_dry_run_carries_the_fit_it_was_planned_under() -> Verdict:
 
 V41_RUNTIME_KEY = "gunbc-deepseek-v41-engram-produced"
 """#12353's produced runtime: the key the image is admitted for."""
-
-
-def _v41_door(rank: int) -> tuple[tuple[str, ...], str]:
-    """A V4.1 step's front door and log: the head answers /health on the route's port at
-    its rail address, a follower's rank unit is active; each rank's own log."""
-    unit = V41_HEAD_UNIT if rank == 0 else V41_RANK_UNIT
-    url = f"http://{_group_hosts('group_a')[0]['rail_address']}:{SERVE_PORT}/health"
-    check = (
-        ("curl", "-fsS", "--max-time", "5", url)
-        if rank == 0
-        else ("systemctl", "is-active", "--quiet", f"{unit}.service")
-    )
-    return check, f"/var/log/gunbc/{unit}.log"
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def the_apply_order_is_every_stage_head_first_on_group_a() -> Verdict:
-    """The apply order an executor follows is every stage in turn (preflight, preserve,
-    apply, readback, front door, commit, rollback, cleanup), each on srv5 (node rank 0) first
-    and then srv6-8, each step invoked as ``bash STAGE.sh gunbc-v41-tp4`` with its rank's
-    front door and log; and each host's rendered steps are exactly the apply order's steps
-    of its rank, in order (what the report shows per host is what the executor runs)."""
-    run = _supplied()
-    hosts = _group_hosts("group_a")
-    want = [
-        (
-            stage.value,
-            rank,
-            hosts[rank]["name"],
-            ("bash", f"{stage.value}.sh", V41_NAME),
-            *_v41_door(rank),
-        )
-        for stage in Stage
-        for rank in range(len(hosts))
-    ]
-    got = [
-        (
-            s.stage.value,
-            s.rank,
-            s.host_name,
-            s.invocation,
-            s.front_door.check,
-            s.front_door.log_path,
-        )
-        for s in run.apply_order
-    ]
-    problems = []
-    if got != want:
-        at = next((i for i, (w, g) in enumerate(zip(want, got, strict=False)) if w != g), None)
-        where = f"step {at}: {got[at]}" if at is not None else f"{len(got)} steps"
-        problems.append(f"apply order differs at {where}")
-    for rank, host in enumerate(run.hosts):
-        if host.steps != tuple(s for s in run.apply_order if s.rank == rank):
-            problems.append(f"{hosts[rank]['name']}: its steps are not the order's rank {rank}")
-    return expect(
-        not problems, f"{len(want)} steps, stage by stage, srv5 first", "; ".join(problems)
-    )
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def each_rank_runs_on_its_inventory_host_with_its_whole_env() -> Verdict:
-    """Node rank i runs on Group A's i-th host exactly as the inventory lists it (name,
-    memory, rail address and interface), with the env VLLM_HOST_IP=its rail address,
-    NCCL_SOCKET_IFNAME and GLOO_SOCKET_IFNAME=its rail interface, then the Engram manifest
-    path and receipt dir, and nothing else; the plan's image is the supplied digest."""
-    launch = _supplied().launch
-    assert launch is not None
-    hosts = _group_hosts("group_a")
-    engram = V41_ENGRAM_PLACEMENT
-    want = [
-        (
-            rank,
-            host,
-            [
-                ("VLLM_HOST_IP", host["rail_address"]),
-                ("NCCL_SOCKET_IFNAME", host["rail_interface"]),
-                ("GLOO_SOCKET_IFNAME", host["rail_interface"]),
-                (MANIFEST_ENV, f"{engram.manifest_dir}/{engram.manifest_name}"),
-                (RECEIPT_ENV, engram.receipt_dir),
-            ],
-        )
-        for rank, host in enumerate(hosts)
-    ]
-    got = [(r.rank, r.host.model_dump(), [tuple(p) for p in r.env]) for r in launch.ranks]
-    wrong = [f"rank {w[0]}: {g}" for w, g in zip(want, got, strict=False) if w != g]
-    if len(got) != len(want):
-        wrong.append(f"{len(got)} ranks for {len(want)} hosts")
-    digest = _supplied_inputs()["produced_image"]["artifact"]["config_digest"]
-    if launch.image_digest != digest:
-        wrong.append(f"image {launch.image_digest}, supplied {digest}")
-    return expect(not wrong, "4 ranks on srv5-8, each with its whole env", "; ".join(wrong))
 
 
 @claim(ClaimKind.PLANNED_SHAPE)

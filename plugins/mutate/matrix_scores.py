@@ -216,8 +216,8 @@ def report_claims(report: Mapping[str, Any]) -> list[str]:
 
 
 def witness_of(claim: str) -> str:
-    """A claim id is ``<witness>.<name>``."""
-    return claim.partition(".")[0]
+    """A claim id is ``<witness>.<name>`` or ``<witness>[<case>].<name>``."""
+    return claim.partition(".")[0].partition("[")[0]
 
 
 def file_score(path: str, mutants: Sequence[Mapping[str, Any]]) -> MatrixScore:

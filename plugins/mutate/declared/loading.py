@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from claims import ClaimKind, FloorViolation, Session, Unresolved, UsageError, Violation
 from claims.errors import describe
 from claims.model import CustomKind
-from claims.witness import Claim
+from claims.witness import Claim, witness_of
 from plugins.mutate.declared.model import Mutant, MutantModule, discover
 from plugins.mutate.patching import TargetError, resolve, signature_mismatch
 
@@ -185,8 +185,8 @@ def _target_violations(mutant: Mutant) -> Iterator[Violation]:
 
 def _claim_id_violations(mutant: Mutant, book: ClaimBook) -> Iterator[Violation]:
     for claim_id in sorted(mutant.turns_red):
-        witness, dot, name = claim_id.partition(".")
-        if not dot or not name:
+        witness, (_, dot, name) = witness_of(claim_id), claim_id.partition(".")
+        if not dot or not name or not witness:
             yield _violation(mutant.id, "claim-id", f"{claim_id!r} is not <witness>.<claim>")
         elif witness != mutant.witness:
             yield _violation(

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from claims import UsageError
 from claims.files import shown, write_atomically
+from claims.witness import witness_of
 
 HEADER = """\
 # Recorded red sets: each line is a declared mutant and a claim of another witness that the
@@ -57,7 +58,7 @@ class RedSets:
 
 
 def _witness(identifier: str) -> str:
-    return identifier.partition(".")[0]
+    return witness_of(identifier)
 
 
 def parse(text: str, where: str) -> frozenset[Pair]:

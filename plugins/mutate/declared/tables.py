@@ -11,7 +11,7 @@ HEADERS = ("run", "claim", "expected", "actual", "verdict")
 
 
 def _short(claim_id: str, witness: str) -> str:
-    return claim_id.removeprefix(f"{witness}.")
+    return claim_id.removeprefix(witness).removeprefix(".")
 
 
 def _run_name(j: Judgement) -> str:
