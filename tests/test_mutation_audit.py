@@ -3,6 +3,7 @@ runs that catch a wrong cell, a blind spot of the survey's coverage, and a false
 
 from __future__ import annotations
 
+import fnmatch
 import json
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from plugins.mutate.generated.audit import (
     Cell,
     Runner,
     cells_of,
+    exact_glob,
     run_audit,
     sample,
 )
@@ -197,3 +199,15 @@ def test_a_negative_audit_is_a_usage_error(tmp_path: Path) -> None:
     done = run_generated(copy_project(tmp_path), "--audit", "-1")
     assert done.returncode == 2
     assert "--audit -1: give how many cells to re-judge" in done.stderr
+
+
+def test_the_audit_selects_one_claim_by_its_exact_id_case_claims_too() -> None:
+    ids = [
+        "arm_launch[v41_group_a].every_unit_is_planned_whole",
+        "arm_launch[glm_group_b].every_unit_is_planned_whole",
+        "arm_launch[v41_group_a].every_unit_is_planned_whole_too",
+        "gate.a_minor_is_refused",
+        "gate.a_minor_is_refused_twice",
+    ]
+    for claim in ids:
+        assert [i for i in ids if fnmatch.fnmatchcase(i, exact_glob(claim))] == [claim]

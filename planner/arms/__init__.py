@@ -10,10 +10,10 @@ given to, a rule taking the arm's values as parameters; they never import an arm
 shared module changes when an arm is added. The modules are discovered by name, as the
 witnesses are by file name, so nothing keeps a list of arms: the command line's arm choices
 (``planner dry-run``, ``planner apply``), the group each arm must find in the inventory and
-its default report path all come from :func:`arms`. The arm's witness (its expected values)
-is ``witnesses/<name>_launch.py`` and its mutants ``mutation/<name>_launch.py``, each found by
-file name by its own plugin, and its floors are two lines of ``mutation/floors.toml``.
-Adding an arm is adding those three files and those two lines.
+its default report path all come from :func:`arms`. The claims every arm must satisfy run
+over :func:`arms` (witness ``arm_launch``), against the arm's expected values in
+``witnesses/arms/<name>.py``, and its floors are two lines of ``mutation/floors.toml``.
+Adding an arm is adding this module, its expected values and those two lines.
 
 A recipe (:mod:`planner.recipe_launch`) is not an arm module and takes no arm's value.
 """

@@ -41,6 +41,7 @@ from tabulate import tabulate
 
 from claims.files import shown
 from claims.tables import fitted
+from claims.witness import witness_of
 
 KILLED = "Killed"
 SURVIVED = "Survived"
@@ -213,11 +214,6 @@ def report_claims(report: Mapping[str, Any]) -> list[str]:
     for m in _all_mutants(report):
         found += sorted(_ids(m, "coveredBy") | _ids(m, "killedBy"))
     return list(dict.fromkeys(found))
-
-
-def witness_of(claim: str) -> str:
-    """A claim id is ``<witness>.<name>`` or ``<witness>[<case>].<name>``."""
-    return claim.partition(".")[0].partition("[")[0]
 
 
 def file_score(path: str, mutants: Sequence[Mapping[str, Any]]) -> MatrixScore:

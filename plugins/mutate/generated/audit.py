@@ -45,6 +45,7 @@ from queue import Queue
 from typing import Any
 
 from claims.memo import MEMO_DIR_ENV
+from claims.witness import witness_of
 from plugins.mutate.generated.mutmut_bridge import (
     MUTANTS_DIR,
     GeneratedMutant,
@@ -301,11 +302,9 @@ class Runner:
     def run(self, tree: Path, claim: str, seconds: float) -> tuple[str, float, str]:
         """Run ``claim`` alone in a fresh ``claims run`` in ``tree``: its verdict (red,
         green, timeout or crashed), the wall time, and what was wrong when not green."""
-        witness = claim.partition(".")[0]
         loads = [arg for plugin in self.plugins for arg in ("-p", plugin)]
-        # A bracketed first letter makes the id a glob that matches that claim alone.
-        exact = f"[{claim[0]}]{claim[1:]}"
-        argv = [sys.executable, "-m", "claims.cli", *loads, "run", witness, "-k", exact]
+        argv = [sys.executable, "-m", "claims.cli", *loads, "run", witness_of(claim)]
+        argv += ["-k", exact_glob(claim)]
         start = time.perf_counter()
         try:
             done = subprocess.run(
@@ -362,7 +361,7 @@ class Auditor:
     control_seconds: float = 30.0
 
     def limit(self, claim: str) -> float:
-        startup = self.startups.get(_witness(claim), self.control_seconds)
+        startup = self.startups.get(witness_of(claim), self.control_seconds)
         return 2 * startup + CONFIRM_FACTOR * claim_budget(self.survey, claim)
 
     def measure(self, free: Queue[Path], claim: str) -> tuple[str, str, float]:
@@ -373,13 +372,13 @@ class Auditor:
             verdict, seconds, detail = self.runner.run(tree, claim, MEASURE_SECONDS)
         finally:
             free.put(tree)
-        self.startups[_witness(claim)] = seconds
+        self.startups[witness_of(claim)] = seconds
         return verdict, detail, seconds
 
     def judge(self, free: Queue[Path], cell: Cell) -> Judged:
         """Run ``cell``'s claim on its mutant, written into a free tree."""
         judged = self._run(free, cell)
-        if judged.verdict == "timeout" and _witness(cell.claim) not in self.startups:
+        if judged.verdict == "timeout" and witness_of(cell.claim) not in self.startups:
             self.measure(free, cell.claim)
             judged = self._run(free, cell)
         return judged
@@ -415,8 +414,12 @@ class Auditor:
         )
 
 
-def _witness(claim: str) -> str:
-    return claim.partition(".")[0]
+def exact_glob(claim: str) -> str:
+    """A ``-k`` glob that matches ``claim`` alone: its first character bracketed (so the
+    pattern is a glob, not a substring) and every glob character in it bracketed too (a
+    case claim's id holds ``[case]``)."""
+    first, rest = claim[:1], claim[1:]
+    return f"[{first}]" + "".join(f"[{c}]" if c in "*?[" else c for c in rest)
 
 
 def control(auditor: Auditor, free: Queue[Path], claim: str) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from claims.tables import fitted
+from claims.witness import witness_of
 from plugins.mutate import matrix_scores
 from plugins.mutate.generated.mutmut_bridge import GeneratedMutant
 from plugins.mutate.stryker import (
@@ -169,11 +170,11 @@ def _mutants(report: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 
 def _witnesses(report: Mapping[str, Any]) -> list[str]:
     ids = [t["id"] for entry in report.get("testFiles", {}).values() for t in entry["tests"]]
-    return list(dict.fromkeys(i.partition(".")[0] for i in ids))
+    return list(dict.fromkeys(witness_of(i) for i in ids))
 
 
 def _of(ids: Sequence[str], witness: str) -> bool:
-    return any(i.startswith(f"{witness}.") for i in ids)
+    return any(witness_of(i) == witness for i in ids)
 
 
 INVALID = frozenset({"Ignored", "NoCoverage", "RuntimeError", "CompileError"})
