@@ -44,6 +44,7 @@ from claims import Session, Unresolved
 from claims.config import NO_CONFIG
 from claims.exits import Exit
 from claims.memo import memo_dir
+from claims.profile import deterministic_hypothesis
 from claims.witness import Claim
 from plugins.mutate.generated.cellkeys import REUSED, Keys, Trace, Tracer, cell_key, trace_json
 from plugins.mutate.generated.infection import WORTH_SECONDS, Decided, Infection
@@ -204,7 +205,8 @@ class Worker:
         # whose paths would lead back to the sources.
         with self._tracing() as self.setup_trace:
             self.session = Session.start(request.plugins, config=NO_CONFIG)
-            self._import_witnesses()
+            if self.tracer is not None:
+                self._import_witnesses()
         self.witness_traces: dict[str, Trace] = {}
         self.claims = self._claims()
         self.claim_keys: dict[str, str] = {}
@@ -255,7 +257,8 @@ class Worker:
         wanted = set(self.request.witnesses)
         for entry in self.session.registry.witnesses:
             if entry.name in wanted:
-                with contextlib.suppress(Exception):
+                # as the kernel imports them: hypothesis settings made at import are derandomized
+                with contextlib.suppress(Exception), deterministic_hypothesis():
                     importlib.import_module(entry.module)
 
     def _claims(self) -> list[Claim]:
