@@ -43,6 +43,8 @@ from pathlib import Path
 from types import CodeType, FrameType
 from typing import Any
 
+from plugins.mutate.generated.infection import SPAWN_EVENTS
+
 REUSED = "reused:"
 """The reason of a cell whose verdict a ``--reuse`` report gave (``reused:<cell key>``)."""
 ABSENT = "absent"
@@ -50,16 +52,6 @@ ABSENT = "absent"
 MUTMUT_PREFIXES = ("_mutmut", "mutmut_")
 """Functions of mutmut's own that ``mutants/`` adds (the trampoline): the distribution's
 version in the base stands for them."""
-SPAWN_EVENTS = (
-    "subprocess.Popen",
-    "os.system",
-    "os.exec",
-    "os.posix_spawn",
-    "os.spawn",
-    "os.fork",
-    "os.forkpty",
-    "pty.spawn",
-)
 LISTING_EVENTS = frozenset({"os.listdir", "os.scandir", "glob.glob"})
 SKIPPED_DIRS = frozenset({".git", "mutants", "target", "__pycache__", "node_modules"})
 
