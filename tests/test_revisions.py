@@ -23,6 +23,7 @@ from claims.revisions import (
     run_at_revision,
     worktree_at,
 )
+from tests.fakes.support import signals_at_default
 
 GIT_ENV = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull}
 
@@ -302,7 +303,13 @@ def test_a_signal_during_identity_removes_the_worktree(
     argv, env = identity_command(repo, "probe", "--base", "base")
     env.update(RENDER_STARTED=str(started), TMPDIR=str(scratch))
     process = subprocess.Popen(
-        argv, cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        argv,
+        cwd=repo,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=signals_at_default,
     )
     try:
         while not started.exists():

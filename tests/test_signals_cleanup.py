@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.support import CLAIMS_EXE
+from tests.fakes.support import CLAIMS_EXE, signals_at_default
 
 WITNESS = '''\
 import os
@@ -106,6 +106,7 @@ def test_a_signal_during_a_mutation_run_removes_its_memo_directory(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=signals_at_default,
     )
     try:
         _wait_for(probe / "started", run)  # the baseline's child is in the claim: memo is live

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -35,3 +36,12 @@ def run_cli(*args: str, autoload: bool = False) -> subprocess.CompletedProcess[s
         timeout=120,
         check=False,
     )
+
+
+def signals_at_default() -> None:
+    """``Popen(preexec_fn=...)``: the child starts with SIGTERM and SIGHUP at their defaults,
+    whatever this test run inherited. A run started under ``nohup`` ignores SIGHUP, and a
+    process that finds a signal ignored rightly keeps ignoring it (``signals_unwind``), so a
+    test that signals its child must not depend on how the run was started."""
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
