@@ -89,8 +89,9 @@ mutate: $(STAMP)
 # (15 to 25 minutes on 2 cores);
 # then the value survey: value operators at the planner's typed boundaries, its own report;
 # then docs/mutation-score.md, both per-file tables from those two reports, with the commit.
+# --keys: the report can seed a later survey's --reuse (a change pays only for what it touched).
 mutation: $(STAMP)
-	$(BIN)/claims mutate --generated --report target/mutation-report.json --html target/mutation.html
+	$(BIN)/claims mutate --generated --keys --report target/mutation-report.json --html target/mutation.html
 	$(BIN)/claims mutate --values --report target/mutation-values.json
 	$(BIN)/python tools/score_page.py --page docs/mutation-score.md --floors mutation/floors.toml \
 	  target/mutation-report.json target/mutation-values.json
