@@ -1,7 +1,7 @@
-"""The project's declared mutants, mirroring ``witnesses/`` file for file.
+"""The project's declared mutants, mirroring ``witnesses/`` room for room, file for file.
 
-The mutants of witness ``W`` are in ``mutation/W.py`` (found by that name alone: see
-:mod:`mutation.plugin`); the ledgers ``debt.toml`` and ``equivalent.toml`` and the survey
+The mutants of witness ``W`` of room ``R`` are in ``mutation/R/W.py`` (found by that name
+alone: see :mod:`mutation.plugin`); the ledgers ``debt.toml`` and ``equivalent.toml`` and the survey
 floors ``floors.toml`` sit beside them. The engine that runs them is the built-in plugin
 :mod:`plugins.mutate`; this package re-exports what a mutant module needs::
 

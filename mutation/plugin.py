@@ -2,24 +2,23 @@
 
 Loaded through the ``claims`` entry-point group (``mutation = "mutation.plugin"``); the
 ``claims mutate`` command itself is the built-in plugin :mod:`plugins.mutate`.
-``mutation/`` mirrors ``witnesses/`` file for file: every public module of this package is
-the mutants of the witness of that name, so no second list of witnesses is kept.
+``mutation/`` mirrors ``witnesses/`` room for room and file for file: the mutants of witness
+``W`` of room ``R`` are ``mutation/R/W.py``, found by that name alone, so no second list of
+witnesses is kept.
 """
 
 from __future__ import annotations
 
-import pkgutil
 from collections.abc import Callable
 from pathlib import Path
 
 from claims import hookimpl
+from witnesses.plugin import modules_by_room
 
 MUTANT_MODULES: tuple[tuple[str, str], ...] = tuple(
-    (module.name, f"mutation.{module.name}")
-    for module in sorted(pkgutil.iter_modules([str(Path(__file__).parent)]), key=lambda m: m.name)
-    if module.name != "plugin" and not module.name.startswith("_")
+    sorted(modules_by_room(__package__ or "mutation", Path(__file__).parent).items())
 )
-"""The mutants of witness ``W`` are in ``mutation/W.py``, found by that name alone."""
+"""(witness, module of its mutants), for every module in a room of ``mutation/``."""
 
 
 @hookimpl

@@ -142,7 +142,7 @@ def _witness_at(parent: pytest.Collector, path: Path) -> WitnessEntry | None:
 
 
 def dotted_name(path: Path) -> str:
-    """The module name of ``path`` from its enclosing packages (``witnesses.serving_fit``)."""
+    """The module name of ``path`` from its enclosing packages (``witnesses.rules.serving_fit``)."""
     path = path.resolve()
     parts = [path.stem]
     folder = path.parent

@@ -1,9 +1,9 @@
 """``planner apply --check`` (planner/check.py), what its witness does not claim
-(``witnesses/apply_check.py`` states the probe's parser, the drift, the exit codes, the option
-refusals and the fleet before and after an apply): its probe script as bash and shellcheck
-read it, every host tried under a plan admission refuses, ``--check --plan PLAN``, and on the
-four-host sshd fleet (fixtures/fleet.py) Ctrl-C ending it with exit 130 and no control
-directory left."""
+(``witnesses/surfaces/apply_check.py`` states the probe's parser, the drift, the exit codes,
+the option refusals and the fleet before and after an apply): its probe script as bash and
+shellcheck read it, every host tried under a plan admission refuses, ``--check --plan PLAN``,
+and on the four-host sshd fleet (fixtures/fleet.py) Ctrl-C ending it with exit 130 and no
+control directory left."""
 
 from __future__ import annotations
 

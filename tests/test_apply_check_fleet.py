@@ -30,7 +30,7 @@ from planner.apply import UNIT_DIR
 from planner.cli import parse
 from planner.coordinator import SshTransport
 from planner.transaction import HostAddress, coordinate, plan_transaction
-from witnesses.apply_check import ARM, RENDERED, _planned, _unit_edit
+from witnesses.surfaces.apply_check import ARM, RENDERED, _planned, _unit_edit
 
 _MISSING = fleet.unavailable()
 pytestmark = pytest.mark.skipif(_MISSING is not None, reason=f"{_MISSING} (CI runs as root)")

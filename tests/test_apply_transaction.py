@@ -4,7 +4,7 @@ The scripts run for real under bash in the sandbox of :mod:`fixtures.sandbox` (a
 mount and network namespace; stand-ins for docker, systemctl and curl from fixtures/stubs/
 that keep their state in files). What every stage does, preflight's other refusals (an
 occupied host, a missing source, a source or a directory above it another user owns or may
-write), readback, commit and rollback are witnesses/executed_apply.py's claims.
+write), readback, commit and rollback are witnesses/transaction/executed_apply.py's claims.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from mutation.plugin import MUTANT_MODULES
 from plugins.mutate.declared.loading import Declared, claim_book, load
 from plugins.mutate.ledgers import load_debt
 from tests.fakes_mutation.support import CLAIMS_EXE, REPO
-from witnesses.plugin import WITNESSES
+from witnesses.plugin import MODULES, WITNESSES
 
 V41 = "v41_group_a_launch"
 SEED = {
@@ -49,8 +49,11 @@ def declared(session: Session) -> Declared:
 def test_mutation_mirrors_witnesses_file_for_file() -> None:
     assert [w for w, _ in MUTANT_MODULES] == list(WITNESSES)
     for witness, module in MUTANT_MODULES:
-        assert (REPO / "witnesses" / f"{witness}.py").is_file()
-        assert (REPO / Path(*module.split("."))).with_suffix(".py").is_file()
+        mirrored = Path(*module.split(".")[1:]).with_suffix(".py")
+        assert (REPO / "mutation" / mirrored).is_file()
+        assert (REPO / Path(*MODULES[witness].split("."))).with_suffix(".py") == (
+            REPO / "witnesses" / mirrored
+        )
 
 
 def test_every_claim_is_declared_red_by_some_mutant_or_owed(

@@ -1,8 +1,8 @@
 """planner.arm_launch: two rules of the shared launcher no arm's claim can reach.
 
 The plan, its rendering, staging, apply order, fit and admission through the launcher are
-the claims of witnesses/v41_group_a_launch.py and glm_group_b_launch.py; the report of a
-dry run (planner.report) is witnesses/dry_run_cli.py's.
+the claims of witnesses/arms/v41_group_a_launch.py and glm_group_b_launch.py; the report of a
+dry run (planner.report) is witnesses/surfaces/dry_run_cli.py's.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """planner.arms: what adding an arm takes.
 
-Each arm's values and dry run are stated by the claims every arm shares (witnesses/arm_launch.py,
-against each arm's literal values in witnesses/arms/) and by its own witness
-(witnesses/v41_group_a_launch.py, witnesses/glm_group_b_launch.py); the registry's names and its
-misnamed-module error by witnesses/arm_registry.py. This file keeps what no claim runs: a copy
+Each arm's values and dry run are stated by the claims every arm shares
+(witnesses/arms/arm_launch.py, against each arm's literal values in witnesses/arms/expected/)
+and by its own witness (witnesses/arms/v41_group_a_launch.py,
+witnesses/arms/glm_group_b_launch.py); the registry's names and its misnamed-module error by
+witnesses/arms/arm_registry.py. This file keeps what no claim runs: a copy
 of the project with a third arm added (its planner module, its expected values and its floors,
 nothing else), the arm registry's and the shared claims run over it and the shared mutants
 exact over it, and the two rules that keep every arm's values in its module: no shared module
@@ -106,7 +107,7 @@ imports types and rules only (no other arm's module): no value of an arm is shar
 
 THIRD_ARM_EXPECTED = '''"""GLM on Group A (srv5-8), the test's third arm: its values, literally."""
 
-from witnesses.arms import Expected, unit_text
+from witnesses.arms.expected import Expected, unit_text
 
 _CHECKPOINT = "/var/lib/gunbc/checkpoints/zai-org--GLM-4.6-FP8/5c7e1f3b"
 _DESCRIPTION = "GLM serving arm (Group A)"
@@ -141,7 +142,7 @@ EXPECTED = Expected(
     candidate=("glm_group_a", "zai-org/GLM-4.6-FP8@5c7e1f3b", "gunbc-glm-group-a"),
 )
 '''
-"""The third arm's expected values, beside the two arms' in witnesses/arms/."""
+"""The third arm's expected values, beside the two arms' in witnesses/arms/expected/."""
 
 THIRD_ARM_FLOOR = '"planner/arms/glm_group_a.py" = 98\n'
 """Its floor, in each table of mutation/floors.toml that floors the other arms."""
@@ -224,7 +225,8 @@ def test_adding_an_arm_is_adding_its_module_its_values_and_its_floors(tmp_path: 
         shutil.copytree(REPO / package, tmp_path / package, ignore=IGNORED)
         before |= {f"{package}/{k}": v for k, v in _tree(REPO / package).items()}
     (tmp_path / "planner/arms/glm_group_a.py").write_text(THIRD_ARM, encoding="utf-8")
-    (tmp_path / "witnesses/arms/glm_group_a.py").write_text(THIRD_ARM_EXPECTED, encoding="utf-8")
+    expected = tmp_path / "witnesses/arms/expected/glm_group_a.py"
+    expected.write_text(THIRD_ARM_EXPECTED, encoding="utf-8")
     floors = tmp_path / "mutation/floors.toml"
     other = '"planner/arms/glm_group_b.py" = 98\n'
     floors.write_text(floors.read_text("utf-8").replace(other, other + THIRD_ARM_FLOOR), "utf-8")
@@ -234,7 +236,7 @@ def test_adding_an_arm_is_adding_its_module_its_values_and_its_floors(tmp_path: 
     changed = {k for k in after if after[k] != before.get(k)}
     assert changed == {
         "planner/arms/glm_group_a.py",
-        "witnesses/arms/glm_group_a.py",
+        "witnesses/arms/expected/glm_group_a.py",
         "mutation/floors.toml",
     }
     assert before.keys() <= after.keys()

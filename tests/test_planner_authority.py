@@ -1,8 +1,8 @@
 """planner.authority: malformed lines no claim writes, and the plain-line fast path.
 
 The fold at a time, leases, instants, blank lines, the other corrupt and unreadable logs,
-and admission's four conjuncts (planner.admission) are witnesses/authority_admission.py's
-and witnesses/v41_group_a_launch.py's claims.
+and admission's four conjuncts (planner.admission) are witnesses/rules/authority_admission.py's
+and witnesses/arms/v41_group_a_launch.py's claims.
 """
 
 from __future__ import annotations

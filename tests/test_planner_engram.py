@@ -1,7 +1,7 @@
 """planner.engram: V4.1's placement, and edges of sealing, landing and the manifest.
 
 The staging steps, the landing's four steps, its refusals of links out of its scope, its
-failures, and the manifest's accepted and refused texts are witnesses/engram_staging.py's
+failures, and the manifest's accepted and refused texts are witnesses/rules/engram_staging.py's
 claims; what stays here is what no claim varies: the placement's paths, a relative path
 with "./", a write's own mode, a link inside the scope, further row-store escapes, and a
 placement other than V4.1's.

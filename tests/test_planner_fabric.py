@@ -1,7 +1,7 @@
 """planner.fabric: the rail-address rule at its edges, and a group missing its subject or name.
 
 The shipped inventory, its groups, pools and serving heads, the unknown group, and every
-other refused inventory are witnesses/fabric_inventory.py's claims.
+other refused inventory are witnesses/rules/fabric_inventory.py's claims.
 """
 
 from __future__ import annotations

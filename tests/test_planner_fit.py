@@ -1,7 +1,7 @@
 """planner.fit: the declared bets, a table no claim states whole.
 
 The wall's arithmetic, Group A's numbers, the refusals, the summary, the boundary and the
-properties over weights, pools and utilizations are witnesses/serving_fit.py's claims.
+properties over weights, pools and utilizations are witnesses/rules/serving_fit.py's claims.
 """
 
 from __future__ import annotations

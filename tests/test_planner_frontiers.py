@@ -1,7 +1,7 @@
 """planner.frontiers: the ledger as written, one missing input at a time, the inputs' bounds.
 
 The obligations the live inputs raise (each naming its owner, what happens today and its
-trigger) and that supplied inputs raise none are witnesses/v41_group_a_launch.py's claims.
+trigger) and that supplied inputs raise none are witnesses/arms/v41_group_a_launch.py's claims.
 """
 
 from __future__ import annotations

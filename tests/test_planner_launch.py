@@ -1,6 +1,6 @@
 """planner.launch: the plan's profile key, which no arm's claim states.
 
-Each rank's serve argv and env, head first, are witnesses/arm_launch.py's claims for every
+Each rank's serve argv and env, head first, are witnesses/arms/arm_launch.py's claims for every
 arm (every_rank_serve_argv_is_planned_whole,
 every_rank_runs_on_its_inventory_host_with_its_env).
 """

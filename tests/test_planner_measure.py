@@ -1,8 +1,8 @@
 """planner.measure: a negative byte count refused, and both roundings over wide ranges.
 
 GiB, the rounding's edges (a byte past a whole GiB, exact multiples) and the wall's ceiling
-division at Group A's numbers are witnesses/serving_fit.py's claims (one_byte_count_is_rounded_once
-and the wall's arithmetic against exact fractions).
+division at Group A's numbers are witnesses/rules/serving_fit.py's claims
+(one_byte_count_is_rounded_once and the wall's arithmetic against exact fractions).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """planner.profile: the utilization over its whole range, the fields' bounds, the axes.
 
 The flags each profile renders, the content key and the Engram request's place in it, and
-the utilization at its named points are the claims of witnesses/v41_group_a_launch.py,
+the utilization at its named points are the claims of witnesses/arms/v41_group_a_launch.py,
 glm_group_b_launch.py and serving_fit.py.
 """
 

@@ -1,8 +1,8 @@
 """Launcher recipes: a safe shm size, the owned flags against vLLM's table, systemd's limit.
 
 Validation, every spelling of an owned flag, the N-host plan, the composed model on real
-files and the command line's exits are witnesses/launcher_recipe.py's and
-witnesses/dry_run_cli.py's claims.
+files and the command line's exits are witnesses/rules/launcher_recipe.py's and
+witnesses/surfaces/dry_run_cli.py's claims.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """planner.refusal: a refusal is a frozen value with no field but its own.
 
 Its rendered location, its line and hint line, and how an input error prints are the claims
-of witnesses/fabric_inventory.py (a_refusal_renders_its_location_and_one_line) and
-witnesses/dry_run_cli.py (every_refusal_prints_its_hint_on_the_next_line).
+of witnesses/rules/fabric_inventory.py (a_refusal_renders_its_location_and_one_line) and
+witnesses/surfaces/dry_run_cli.py (every_refusal_prints_its_hint_on_the_next_line).
 """
 
 from __future__ import annotations

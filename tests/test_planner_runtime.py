@@ -1,7 +1,7 @@
 """planner.runtime: a partial registry reading, and the image's typed fields at their edges.
 
 The arm wall refusing an unprobed image (located, quoting its digest, with its hint) and
-passing a probed one are witnesses/v41_group_a_launch.py's claims.
+passing a probed one are witnesses/arms/v41_group_a_launch.py's claims.
 """
 
 from __future__ import annotations

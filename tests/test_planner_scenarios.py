@@ -2,7 +2,7 @@
 
 What each named scenario yields (its refusals, in order, or its admission), the scenario
 names and an unknown one, and a scenario in a copied data root are the claims of
-witnesses/v41_group_a_launch.py, glm_group_b_launch.py and dry_run_cli.py; the inputs'
+witnesses/arms/v41_group_a_launch.py, glm_group_b_launch.py and dry_run_cli.py; the inputs'
 bounds are tests/test_planner_frontiers.py's.
 """
 

@@ -1,8 +1,8 @@
 """planner.values: frozen values, and the bulk safe name worded as the safe name is.
 
-The safe-name and safe-path rules are witnesses/fabric_inventory.py's property claims; the
+The safe-name and safe-path rules are witnesses/rules/fabric_inventory.py's property claims; the
 located JSON loading (a file missing, malformed or with a bad field) is stated by
-witnesses/dry_run_cli.py's claims on the scenario and inputs files.
+witnesses/surfaces/dry_run_cli.py's claims on the scenario and inputs files.
 """
 
 from __future__ import annotations

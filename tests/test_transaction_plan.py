@@ -2,7 +2,7 @@
 
 The plan, the coordinator's decisions (a failure anywhere, a rollback or a commit that
 fails), every ssh command and the other bad --hosts items are the claims of
-witnesses/transaction_plan.py, coordinator_cli.py and ssh_transport.py.
+witnesses/transaction/transaction_plan.py, coordinator_cli.py and ssh_transport.py.
 """
 
 from __future__ import annotations

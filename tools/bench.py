@@ -128,11 +128,13 @@ FLOOR = textwrap.dedent(
 )
 
 
-def bench_claims_run(witnesses: Sequence[str], repeats: int) -> list[Figure]:
+def bench_claims_run(session: Session, repeats: int) -> list[Figure]:
     """``claims run W`` against a script importing W's module and calling its claims."""
     figures = []
-    for witness in witnesses:
-        module = f"witnesses.{witness}"
+    for witness in session.witness_names:
+        entry = session.registry.witness(witness)
+        assert entry is not None
+        module = entry.module
         run = [sys.executable, "-m", "claims.cli", "run", witness]
         floor = [sys.executable, "-c", FLOOR, module]
         pairs = [(_timed_process(run), _timed_process(floor)) for _ in range(repeats)]
@@ -628,7 +630,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     session = Session.start()
     figures: list[Figure] = []
     steps: list[tuple[str, Callable[[], list[Figure]]]] = [
-        ("claims run", lambda: bench_claims_run(session.witness_names, repeats)),
+        ("claims run", lambda: bench_claims_run(session, repeats)),
         ("planning at scale", lambda: [bench_scale(repeats, 64 if args.quick else 1024)]),
         (
             "authority log",

@@ -14,18 +14,35 @@ if TYPE_CHECKING:
 
 PENDING = "frontier_sufficiency"
 
-WITNESSES: tuple[str, ...] = tuple(
-    sorted(
-        module.name
-        for module in pkgutil.iter_modules([str(Path(__file__).parent)])
-        if module.name not in ("plugin", PENDING)
-        and not module.name.startswith("_")
-        and not module.ispkg
-    )
-)
-"""Every public module of this package is a witness of that name: adding a witness is adding
-its file (and its mutants' file, ``mutation/<name>.py``). A package (``arms/``: each arm's
-expected values) is data the witnesses read, not a witness."""
+
+def modules_by_room(package: str, directory: Path) -> dict[str, str]:
+    """Every public module in the rooms of ``package`` (its subpackages, one level down), by
+    name: ``{"serving_fit": "witnesses.rules.serving_fit", ...}``. A subpackage of a room
+    (``arms/expected/``) is data the modules read, not a module of the room. A name found in
+    two rooms raises ``ValueError`` naming both: a witness is known by its name alone."""
+    found: dict[str, str] = {}
+    for room in sorted(pkgutil.iter_modules([str(directory)]), key=lambda m: m.name):
+        if not room.ispkg or room.name.startswith("_"):
+            continue
+        for module in sorted(
+            pkgutil.iter_modules([str(directory / room.name)]), key=lambda m: m.name
+        ):
+            if module.ispkg or module.name.startswith("_"):
+                continue
+            dotted = f"{package}.{room.name}.{module.name}"
+            if module.name in found:
+                raise ValueError(f"{module.name} is in two rooms: {found[module.name]}, {dotted}")
+            found[module.name] = dotted
+    return found
+
+
+MODULES: dict[str, str] = modules_by_room(__package__ or "witnesses", Path(__file__).parent)
+"""Each witness's module: a witness is a public module of a room (``witnesses/<room>/``), by
+its name; rooms group witnesses by axis (``arms``, ``rules``, ``surfaces``, ``transaction``)."""
+
+WITNESSES: tuple[str, ...] = tuple(sorted(name for name in MODULES if name != PENDING))
+"""Every witness but the pending one: adding a witness is adding its file to a room (and its
+mutants' file, ``mutation/<room>/<name>.py``)."""
 
 SUFFICIENT_FOR: dict[str, str] = {
     "produced_image": "the_live_plan_runs_the_produced_image",
@@ -40,8 +57,8 @@ SUFFICIENT_FOR: dict[str, str] = {
 @hookimpl
 def claims_register_witnesses(register: Callable[..., None]) -> None:
     for name in WITNESSES:
-        register(name, f"witnesses.{name}")
-    register(PENDING, f"witnesses.{PENDING}", pending=True)
+        register(name, MODULES[name])
+    register(PENDING, MODULES[PENDING], pending=True)
 
 
 @hookimpl

@@ -12,7 +12,7 @@ witnesses are by file name, so nothing keeps a list of arms: the command line's 
 (``planner dry-run``, ``planner apply``), the group each arm must find in the inventory and
 its default report path all come from :func:`arms`. The claims every arm must satisfy run
 over :func:`arms` (witness ``arm_launch``), against the arm's expected values in
-``witnesses/arms/<name>.py``, and its floors are two lines of ``mutation/floors.toml``.
+``witnesses/arms/expected/<name>.py``, and its floors are two lines of ``mutation/floors.toml``.
 Adding an arm is adding this module, its expected values and those two lines.
 
 A recipe (:mod:`planner.recipe_launch`) is not an arm module and takes no arm's value.

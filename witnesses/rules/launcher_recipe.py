@@ -55,6 +55,7 @@ from planner.recipe import (
 from planner.recipe_extensions import stock_parser_findings
 from planner.recipe_launch import RecipeSources, recipe_dry_run
 from planner.refusal import PlannerInputError
+from witnesses.support import value_after
 
 _MINIMAL = TINY_RECIPE.read_text(encoding="utf-8")
 # The seed recipe's vLLM args exactly as the file writes them, its multi-line shell-quoted
@@ -87,10 +88,6 @@ _COMPOSED_ROOT = "/var/lib/gunbc/composed"  # beside the HF cache: only root wri
 _HF_CACHE = "/var/lib/gunbc/hf-cache"
 _RENDEZVOUS_PORT = "29521"
 _SERVE_PORT = "8000"
-
-
-def _value_after(argv: tuple[str, ...], flag: str) -> str | None:
-    return argv[argv.index(flag) + 1] if flag in argv else None
 
 
 @contextmanager
@@ -191,9 +188,9 @@ def the_launcher_adds_the_multi_node_flags_per_rank() -> Verdict:
     head = inventory().group("group_a").hosts[0].rail_address
     shape = [
         (
-            _value_after(argv, "--nnodes"),
-            _value_after(argv, "--node-rank"),
-            _value_after(argv, "--master-addr"),
+            value_after(argv, "--nnodes"),
+            value_after(argv, "--node-rank"),
+            value_after(argv, "--master-addr"),
             "--headless" in argv,
         )
         for argv in _argvs(plan)
@@ -206,7 +203,7 @@ def the_launcher_adds_the_multi_node_flags_per_rank() -> Verdict:
 def the_recipe_args_arrive_unquoted() -> Verdict:
     """Multi-line, shell-quoted JSON values reach vLLM as plain JSON."""
     argv = _argvs(seed_recipe_plan())[0]
-    config = _value_after(argv, "--compilation-config")
+    config = value_after(argv, "--compilation-config")
     return expect_equal('{"cudagraph_mode":"FULL_AND_PIECEWISE"}', config, "--compilation-config")
 
 
@@ -1541,9 +1538,9 @@ def a_sixteen_host_group_plans_as_four_do() -> Verdict:
     found = (code, err.getvalue(), [
         (
             line.split()[1],
-            _value_after(tuple(argv), "--nnodes"),
-            _value_after(tuple(argv), "--node-rank"),
-            _value_after(tuple(argv), "--master-addr"),
+            value_after(tuple(argv), "--nnodes"),
+            value_after(tuple(argv), "--node-rank"),
+            value_after(tuple(argv), "--master-addr"),
             next((a for a in argv if a.startswith("VLLM_HOST_IP=")), None),
         )
         for line, argv in zip(
@@ -1795,7 +1792,7 @@ def a_recipe_runs_as_its_name_from_its_own_entrypoint() -> Verdict:
                 "Description=launcher recipe tiny-x: " in real.unit_text,
                 "ExecStart=/usr/bin/docker start --attach tiny-x" in real.unit_text,
                 argv[at + 1 : at + 6],
-                _value_after(argv, "--master-port"),
+                value_after(argv, "--master-port"),
             )
         )
     wanted = [

@@ -29,6 +29,7 @@ from claims import ClaimKind, Verdict, claim, expect_equal
 from fixtures.builders import DATA_ROOT, TINY_RECIPE, data_root_env, scenario
 from planner import cli
 from planner.arm_launch import DryRun
+from witnesses.support import tree
 
 V41 = "v41_group_a"
 DEBUG_HELP = "--debug on an internal error (exit 70), also print the traceback"
@@ -121,10 +122,6 @@ def _module_beside_the_arms(tmp: Path) -> Iterator[None]:
     finally:
         planner.arms.__path__.remove(str(tmp))
         sys.modules.pop("planner.arms.notarm", None)
-
-
-def _tree(root: Path) -> list[str]:
-    return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
 
 
 def _shape(ran: Ran, head: str) -> tuple[bool, bool, bool]:
@@ -286,7 +283,7 @@ def an_interrupt_exits_130_and_a_closed_pipe_exits_0() -> Verdict:
         argv = ("dry-run", V41, "--scenario", "supplied", "--out", out)
         with _renderer(_interrupted):
             stopped = _run(*argv)
-        left = _tree(Path(tmp))
+        left = tree(Path(tmp))
         gone = _run(*argv, stdout=_Raising(BrokenPipeError(32, "Broken pipe")))
         written = out.is_file()
     got = [
@@ -316,7 +313,7 @@ def a_bad_container_name_is_an_input_error_at_name() -> Verdict:
         unnamed = Path(tmp) / f"{name}.toml"
         unnamed.write_bytes(TINY_RECIPE.read_bytes())
         stem = _run("recipe", unnamed, "--out", Path(tmp) / "p.txt")
-        left = _tree(Path(tmp))
+        left = tree(Path(tmp))
     why = (
         f"{name!r} is not a container and unit name: docker takes [a-zA-Z0-9][a-zA-Z0-9_.-]+ "
         "(two characters at least; no '@', which systemd reads as a template instance, no ':')"
@@ -347,7 +344,7 @@ def a_composed_model_linking_another_repo_is_located_in_the_recipe() -> Verdict:
         recipe = Path(tmp) / "other.toml"
         recipe.write_text(text + composed, encoding="utf-8")
         ran = _run("recipe", recipe, "--out", Path(tmp) / "p.txt")
-        left = _tree(Path(tmp))
+        left = tree(Path(tmp))
     line = (
         f"planner: error: {recipe}: 1 problem(s): composed_model.sources[0].repo: 'org/other' "
         f"is not the recipe's model '{model}', whose snapshot is linked\n"

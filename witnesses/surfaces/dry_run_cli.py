@@ -64,6 +64,7 @@ from planner.refusal import Refusal
 from planner.report import render_report, write_atomically
 from planner.scenarios import load_inputs
 from planner.version import planner_version
+from witnesses.support import tree
 
 # The README the user reads: the checkout's (the mutation survey runs from a copy of the
 # sources in mutants/ inside the checkout, which has no README of its own); in an installed
@@ -136,11 +137,6 @@ def _run_main(*argv: str | Path, stdout: io.StringIO | None = None) -> Ran:
     return Ran(code, text.splitlines(), err.getvalue(), err.closed_by_command)
 
 
-def _tree(root: Path) -> list[str]:
-    """Every path under ``root``, relative, sorted (dot files included)."""
-    return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
-
-
 def _scenario_now(name: str) -> datetime:
     meta = json.loads((SCENARIOS / name / "scenario.json").read_text(encoding="utf-8"))
     return datetime.fromisoformat(meta["now"])
@@ -184,7 +180,7 @@ def admitted_dry_runs_exit_0_and_say_where_the_report_went() -> Verdict:
                 problems.append(f"{arm}: the planned supplied run is not 4 hosts, admitted")
             if (ran.code, ran.out, ran.err) != (0, want, ""):
                 problems.append(f"{arm}: exit {ran.code}, stdout {ran.out}, stderr {ran.err!r}")
-            written = _tree(Path(tmp))
+            written = tree(Path(tmp))
             expected_tree = ["reports", f"reports/{arm}", f"reports/{arm}/report.txt"]
             if written != expected_tree:
                 problems.append(f"{arm}: left {written}")
@@ -210,7 +206,7 @@ def without_out_each_arm_writes_its_default_report_under_the_working_directory()
             with tempfile.TemporaryDirectory() as tmp, working_directory(Path(tmp)):
                 ran = _run_main("dry-run", arm, *given)
                 want = f"{arm}: report written to {want_path} (4 hosts rendered)"
-                files = [p for p in _tree(Path(tmp)) if (Path(tmp) / p).is_file()]
+                files = [p for p in tree(Path(tmp)) if (Path(tmp) / p).is_file()]
                 if ran.code != 0 or ran.out[:1] != [want] or files != [want_path]:
                     problems.append(f"{arm}: exit {ran.code}, printed {ran.out[:1]}, wrote {files}")
     return expect(
@@ -473,8 +469,8 @@ def usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing() -> Verd
             ran = _run_main(*argv, *([] if not argv else ["--out", str(out)]))
             # argparse prints its usage first; its error is the last line
             err = ran.err.splitlines()[-1] + "\n" if ran.err.startswith("usage:") else ran.err
-            if (ran.code, ran.out, err) != (2, [], want) or _tree(root):
-                problems.append(f"{what}: exit {ran.code}, stderr {ran.err!r}, left {_tree(root)}")
+            if (ran.code, ran.out, err) != (2, [], want) or tree(root):
+                problems.append(f"{what}: exit {ran.code}, stderr {ran.err!r}, left {tree(root)}")
     return expect(
         not problems,
         "15 usage/input errors: exit 2, located, nothing written",
@@ -500,8 +496,8 @@ def an_unwritable_out_exits_2_and_leaves_nothing_behind() -> Verdict:
             if ran.code != 2 or ran.out or len(lines) != 1 or not lines[0].startswith(head):
                 problems.append(f"{out}: exit {ran.code}, stdout {ran.out}, stderr {ran.err!r}")
         kept = occupied.read_text(encoding="utf-8") == "kept\n"
-        if _tree(root) != ["a-directory", "occupied.txt"] or not kept:
-            problems.append(f"left {_tree(root)}")
+        if tree(root) != ["a-directory", "occupied.txt"] or not kept:
+            problems.append(f"left {tree(root)}")
     return expect(
         not problems,
         "a directory and a path under a file: exit 2, nothing left",
@@ -1001,14 +997,14 @@ def recipe_errors_exit_2_with_every_problem_located() -> Verdict:
             (["recipe", missing], [f"planner: error: {missing}: <file>: cannot read recipe: "]),
         ]
         for argv, want in cases:
-            before = _tree(Path(tmp))
+            before = tree(Path(tmp))
             ran = _run_main(*argv, "--out", Path(tmp) / "plan.txt")
             lines = ran.err.splitlines()
             located = len(lines) == len(want) and all(
                 got == w or (w.endswith(": ") and got.startswith(w))
                 for got, w in zip(lines, want, strict=True)
             )
-            if ran.code != 2 or ran.out or not located or _tree(Path(tmp)) != before:
+            if ran.code != 2 or ran.out or not located or tree(Path(tmp)) != before:
                 problems.append(f"{argv[1]}: exit {ran.code}, stderr {ran.err!r}")
     return expect(
         not problems, "4 recipe errors: exit 2, every problem located", "; ".join(problems)
@@ -1051,7 +1047,7 @@ def reports_are_written_atomically() -> Verdict:
             problems.append("a directory was replaced by a file")
         except OSError:
             pass
-        left = _tree(root)
+        left = tree(root)
         if left != ["a", "a/b", "a/b/report.txt", "a/c", "a/c/beside.txt", "a/dir.txt"]:
             problems.append(f"left {left}")
         if path.read_text(encoding="utf-8") != "first\nsecond — ü\n":
@@ -1300,7 +1296,7 @@ def a_bug_exits_70_in_one_located_line() -> Verdict:
                     ran.out,
                     lines[-1:] == [want_line],
                     lines[0] if debug else len(lines),
-                    _tree(Path(tmp)),
+                    tree(Path(tmp)),
                 )
             )
     want: list[tuple[object, ...]] = [

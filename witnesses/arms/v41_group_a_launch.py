@@ -12,7 +12,6 @@ import re
 import shlex
 from datetime import datetime
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
 from claims import ClaimKind, Verdict, claim, expect, expect_equal, fails, holds
@@ -46,6 +45,7 @@ from planner.fit import serving_arm_admits_under
 from planner.profile import VllmEngramConfigRequest
 from planner.refusal import PlannerInputError
 from planner.report import render_report
+from witnesses.support import read_json, value_after
 
 V41_NAME = "gunbc-v41-tp4"
 FOREIGN_NAMES = ("gunbc-spark-pair", "glm-native")
@@ -62,10 +62,6 @@ def _serve_argvs() -> tuple[tuple[str, ...], ...]:
     launch = _supplied().launch
     assert launch is not None
     return tuple(rank.serve_argv for rank in launch.ranks)
-
-
-def _value_after(argv: tuple[str, ...], flag: str) -> str | None:
-    return argv[argv.index(flag) + 1] if flag in argv else None
 
 
 def _at(moment: str) -> datetime:
@@ -108,13 +104,9 @@ CHECKPOINT_ROOT = "/var/lib/gunbc/checkpoints"
 V41_MANIFEST_FILE = DATA_ROOT / "checkpoints" / "deepseek-v41-flash-dba1be0a.manifest.json"
 
 
-def _json(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
 def _group_hosts(group: str) -> list[dict[str, Any]]:
     """A group's hosts as fixtures/fabric.json lists them: that order is node-rank order."""
-    raw = _json(DATA_ROOT / "fabric.json")
+    raw = read_json(DATA_ROOT / "fabric.json")
     by_name = {h["name"]: h for h in raw["hosts"]}
     names = next(g["hosts"] for g in raw["groups"] if g["name"] == group)
     return [by_name[n] for n in names]
@@ -132,7 +124,7 @@ def _decimal(bp: int) -> str:
 
 
 def _supplied_inputs() -> dict[str, Any]:
-    return dict(_json(DATA_ROOT / "scenarios" / "supplied" / "inputs.json"))
+    return dict(read_json(DATA_ROOT / "scenarios" / "supplied" / "inputs.json"))
 
 
 def _refused_exactly(scenario: str, code: str, where: str) -> Verdict:
@@ -150,7 +142,7 @@ def _refused_exactly(scenario: str, code: str, where: str) -> Verdict:
 @claim(ClaimKind.PLANNED_SHAPE)
 def kv_cache_dtype_is_fp8_ds_mla() -> Verdict:
     """Every rank is told --kv-cache-dtype fp8_ds_mla."""
-    dtypes = {_value_after(a, "--kv-cache-dtype") for a in _serve_argvs()}
+    dtypes = {value_after(a, "--kv-cache-dtype") for a in _serve_argvs()}
     return expect_equal({"fp8_ds_mla"}, dtypes, "kv-cache dtypes across ranks")
 
 
@@ -159,8 +151,8 @@ def engram_request_renders_both_dotted_flags() -> Verdict:
     """Every rank carries --engram-config.cpu_offload true and .dp_shared_memory false."""
     pairs = {
         (
-            _value_after(a, "--engram-config.cpu_offload"),
-            _value_after(a, "--engram-config.dp_shared_memory"),
+            value_after(a, "--engram-config.cpu_offload"),
+            value_after(a, "--engram-config.dp_shared_memory"),
         )
         for a in _serve_argvs()
     }
@@ -171,7 +163,7 @@ def engram_request_renders_both_dotted_flags() -> Verdict:
 def one_serve_covers_the_staircase() -> Verdict:
     """Max model len is the measurement's 262144 and max num seqs the staircase's 16."""
     lengths = {
-        (_value_after(a, "--max-model-len"), _value_after(a, "--max-num-seqs"))
+        (value_after(a, "--max-model-len"), value_after(a, "--max-num-seqs"))
         for a in _serve_argvs()
     }
     return expect_equal({("262144", "16")}, lengths, "(max-model-len, max-num-seqs)")
@@ -182,7 +174,7 @@ def recipe_parsers_and_tokenizer_mode_are_rendered() -> Verdict:
     """The recipe's deepseek_v41 tool and reasoning parsers and tokenizer mode are rendered."""
     flags = {
         tuple(
-            _value_after(a, f)
+            value_after(a, f)
             for f in ("--tool-call-parser", "--reasoning-parser", "--tokenizer-mode")
         )
         for a in _serve_argvs()
@@ -214,8 +206,8 @@ def engram_env_and_mounts_under_v41_names_only() -> Verdict:
         mounts = [argv[i + 1] for i, a in enumerate(argv) if a == "--mount"]
         engram = [m for m in mounts if "/engram" in m]
         envs = {argv[i + 1].split("=", 1)[0] for i, a in enumerate(argv) if a == "--env"}
-        if _value_after(argv, "--name") != V41_NAME:
-            problems.append(f"{host.realization.host_name}: name {_value_after(argv, '--name')}")
+        if value_after(argv, "--name") != V41_NAME:
+            problems.append(f"{host.realization.host_name}: name {value_after(argv, '--name')}")
         if len(engram) != 3 or not {MANIFEST_ENV, RECEIPT_ENV} <= envs:
             problems.append(f"{host.realization.host_name}: engram mounts {engram}, env {envs}")
         problems += [f"{host.realization.host_name} names {n}" for n in FOREIGN_NAMES if n in text]
@@ -232,11 +224,11 @@ def low_utilization_refuses_naming_the_declared_allowance() -> Verdict:
     """At 0.50 utilization the fit wall refuses and its message states the arithmetic:
     the declared allowance (242 GiB), weights plus allowance times 5/4 rounded up to whole
     GiB, the pool, and the shortfall."""
-    bp = _json(DATA_ROOT / "scenarios" / "low_utilization" / "inputs.json")["launch_shape"][
+    bp = read_json(DATA_ROOT / "scenarios" / "low_utilization" / "inputs.json")["launch_shape"][
         "gpu_memory_utilization_bp"
     ]
     pool = sum(h["memory_gib"] for h in _group_hosts("group_a"))  # 4 × 121
-    raw = _json(V41_MANIFEST_FILE)
+    raw = read_json(V41_MANIFEST_FILE)
     weights = -(-sum(f["bytes"] for f in raw["files"] if f["role"] == "weights") // GIB)
     allowance = -(-pool * GIB * (10000 - bp) // (10000 * GIB))  # pool share outside engine
     required = -(-(weights + allowance) * 5 // 4)
@@ -271,7 +263,7 @@ def unprobed_image_is_refused_by_the_arm_wall() -> Verdict:
     """An image with no registry reading is refused, and only that: located at the
     missing reading, saying no registry reading exists for that image's digest, and
     telling the operator to take the reading inside the produced image."""
-    raw = _json(DATA_ROOT / "scenarios" / "unprobed_image" / "inputs.json")
+    raw = read_json(DATA_ROOT / "scenarios" / "unprobed_image" / "inputs.json")
     digest = raw["produced_image"]["artifact"]["config_digest"]
     got = [(r.code, r.where, r.message, r.hint) for r in v41_dry_run("unprobed_image").refusals]
     want = [
@@ -416,7 +408,7 @@ def the_v41_row_weighs_its_backbone_only() -> Verdict:
     weighing the 287 GiB backbone (weights files rounded up once; the Engram table shards
     are served from row stores, not loaded), with the recipe's parsers and a page-cache
     allowance beyond its weights."""
-    raw = _json(V41_MANIFEST_FILE)
+    raw = read_json(V41_MANIFEST_FILE)
     weights = sum(f["bytes"] for f in raw["files"] if f["role"] == "weights")
     expected = CheckpointRow(
         model=raw["model"],
@@ -555,7 +547,7 @@ def the_candidate_is_this_arm_its_checkpoint_and_runtime() -> Verdict:
     """The candidate the admission asks for is v41_group_a, the manifest's model at its
     revision, and #12353's runtime key — for the supplied plan and for the live one that
     does not render."""
-    raw = _json(V41_MANIFEST_FILE)
+    raw = read_json(V41_MANIFEST_FILE)
     want = ("v41_group_a", f"{raw['model']}@{raw['revision']}", V41_RUNTIME_KEY)
     got = [
         (c.arm, c.checkpoint, c.runtime_key)

@@ -1,6 +1,6 @@
 """Declared mutants of the transaction's inputs and commands, caught without a fleet
 (witness ``transaction_plan``); the coordinator's decision mutants live in
-``mutation/transaction_fleet.py``, and what they turn red here is recorded in
+``mutation/transaction/transaction_fleet.py``, and what they turn red here is recorded in
 ``mutation/red_sets.lock``."""
 
 from __future__ import annotations

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
 from typing import Any
 
 from claims import ClaimKind, Verdict, claim, expect, expect_equal, fails, holds
@@ -18,6 +17,7 @@ from planner.arm_launch import DryRun
 from planner.arms.glm_group_b import GLM_GROUP_B_PROFILE
 from planner.arms.v41_group_a import V41_ENGRAM_REQUEST
 from planner.profile import ServingLaunchProfile, VllmEngramConfigRequest
+from witnesses.support import read_json
 
 GLM_NAMES = ("glm-native-tp4", "glm-native-head.service", "glm-native-rank.service")
 
@@ -47,20 +47,16 @@ CHECKPOINT_ROOT = "/var/lib/gunbc/checkpoints"
 """Where the materializer installs every checkpoint (DESIGN §3, one placement rule)."""
 
 
-def _json(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
 def _group_b_hosts() -> list[dict[str, Any]]:
     """Group B's hosts as fixtures/fabric.json lists them: that order is node-rank order."""
-    raw = _json(DATA_ROOT / "fabric.json")
+    raw = read_json(DATA_ROOT / "fabric.json")
     by_name = {h["name"]: h for h in raw["hosts"]}
     names = next(g["hosts"] for g in raw["groups"] if g["name"] == "group_b")
     return [by_name[n] for n in names]
 
 
 def _glm_placement() -> str:
-    raw = _json(GLM_MANIFEST_FILE)
+    raw = read_json(GLM_MANIFEST_FILE)
     org, name = raw["model"].split("/")
     return f"{CHECKPOINT_ROOT}/{org}--{name}/{raw['revision']}"
 
@@ -193,7 +189,7 @@ GIB = 1024**3
 def _glm_weight_gib() -> int:
     """GLM's weights from its manifest: the bytes of every file whose role is weights,
     rounded up to whole GiB once (DESIGN: one byte count, rounded once)."""
-    files = _json(GLM_MANIFEST_FILE)["files"]
+    files = read_json(GLM_MANIFEST_FILE)["files"]
     weights = sum(int(f["bytes"]) for f in files if f["role"] == "weights")
     return -(-weights // GIB)
 
@@ -206,9 +202,9 @@ def glm_is_fitted_on_its_manifest_weights_and_group_b_pool() -> Verdict:
     glm_group_b with that checkpoint and the gunbc-glm-native runtime; and the dry run's fit
     is that weight, no allowance, Group B's whole pool (the sum of its hosts' memory) over
     its four ranks."""
-    raw = _json(GLM_MANIFEST_FILE)
+    raw = read_json(GLM_MANIFEST_FILE)
     hosts = _group_b_hosts()
-    fabric = _json(DATA_ROOT / "fabric.json")
+    fabric = read_json(DATA_ROOT / "fabric.json")
     group = next(g for g in fabric["groups"] if g["name"] == "group_b")
     reference = f"{raw['model']}@{raw['revision']}"
     call = glm_call()

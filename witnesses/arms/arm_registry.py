@@ -8,18 +8,17 @@ them; each one's group hosts are read from ``fabric.json`` (in node-rank order).
 from __future__ import annotations
 
 import importlib
-import io
 import json
 import re
 import sys
 import tempfile
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import planner.arms
 from claims import ClaimKind, Verdict, claim, expect, expect_equal
 from fixtures.builders import DATA_ROOT, working_directory
 from planner.cli import main
+from witnesses.support import captured
 
 ARMS_DIR = Path(planner.arms.__file__).parent
 
@@ -44,13 +43,7 @@ def _group_hosts(group: str) -> list[str]:
 
 
 def _main(*argv: str) -> tuple[int | str | None, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    try:
-        with redirect_stdout(out), redirect_stderr(err):
-            code: int | str | None = main(list(argv))
-    except SystemExit as exc:
-        code = exc.code
-    return code, out.getvalue(), err.getvalue()
+    return captured(lambda: main(list(argv)))
 
 
 def _planned(name: str, work: Path) -> str | None:

@@ -20,12 +20,9 @@ from planner import data
 from planner.checkpoint import CheckpointManifest, load_manifest
 from planner.fabric import load_fabric
 from planner.scenarios import load_inputs
+from witnesses.support import read_json
 
 CHECKPOINTS = DATA_ROOT / "checkpoints"
-
-
-def _json(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def _manifest_files() -> list[Path]:
@@ -68,7 +65,7 @@ def a_manifest_is_read_entry_by_entry() -> Verdict:
     problems: list[str] = []
     entries = 0
     for path in _manifest_files():
-        want = _said(_json(path))
+        want = _said(read_json(path))
         entries += len(want["files"])
         problems += _first_difference(path.name, want, _as_file_says(load_manifest(path)))
     return expect(
@@ -90,7 +87,7 @@ def the_data_root_readers_return_the_files_they_name() -> Verdict:
         if data.fabric(root) != load_fabric(DATA_ROOT / "fabric.json"):
             problems.append(f"{label}: fabric differs from fabric.json")
         for path in _manifest_files():
-            want = _said(_json(path))
+            want = _said(read_json(path))
             relative = path.relative_to(DATA_ROOT).as_posix()
             got = _as_file_says(data.manifest(relative, root))
             problems += _first_difference(f"{label}: manifest {relative}", want, got)
@@ -116,7 +113,7 @@ def plan_inputs_are_read_as_the_file_says() -> Verdict:
     scenarios = sorted(p for p in (DATA_ROOT / "scenarios").iterdir() if p.is_dir())
     for directory in scenarios:
         path = directory / "inputs.json"
-        raw = _json(path)
+        raw = read_json(path)
         inputs = load_inputs(path)
         got = {
             "engram_manifest": inputs.engram_manifest,
@@ -151,7 +148,7 @@ def a_file_changed_on_disk_is_read_as_it_is_now_however_often_it_was_read() -> V
     manifests than the planner keeps parses of, each (the first included) is still read as
     its own file says; and a file changed back is read as its first text again."""
     problems: list[str] = []
-    raw = _json(TINY)
+    raw = read_json(TINY)
     with tempfile.TemporaryDirectory(prefix="input-readers-") as name:
         path = Path(name) / "m.manifest.json"
 

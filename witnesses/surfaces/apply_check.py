@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import argparse
 import base64
-import io
 import json
-from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,6 +49,7 @@ from planner.check import (
 from planner.check import Verdict as HostVerdict
 from planner.cli import parse
 from planner.transaction import HostAddress
+from witnesses.support import captured
 
 ARM = "v41_group_a"
 RENDERED = v41_dry_run("supplied")
@@ -542,10 +541,9 @@ command line's witnesses'), and the error it must be refused with."""
 
 def _applied(args: argparse.Namespace) -> tuple[int, str, str]:
     """``planner apply`` with ``args`` (a copy): its exit code, stdout and stderr."""
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = coordinator.run(argparse.Namespace(**vars(args)), _planned)
-    return code, out.getvalue(), err.getvalue()
+    code, out, err = captured(lambda: coordinator.run(argparse.Namespace(**vars(args)), _planned))
+    assert isinstance(code, int), code
+    return code, out, err
 
 
 @claim(ClaimKind.REFUSAL)

@@ -15,7 +15,6 @@ planner's output. Which side of an instant falls where is decided by the spec an
 from __future__ import annotations
 
 import json
-import locale
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -48,6 +47,7 @@ from planner.authority import (
     stream_log,
 )
 from planner.refusal import PlannerInputError, Refusal
+from witnesses.support import c_locale
 
 Event = dict[str, Any]
 Seen = tuple[str, str, str]
@@ -787,7 +787,7 @@ def only_a_newline_ends_a_record() -> Verdict:
     accented = [json.dumps({**first, "incumbent": "café"}, ensure_ascii=False), *joined[1:]]
     with _written(accented) as path:
         utf8 = read_log(path)
-        with _c_locale():
+        with c_locale():
             seen["C locale"] = read_log(path) == utf8 == tuple(_stream_all(path))
     want["C locale"] = True
     for name, joiner in (("space", " "), ("carriage return", "\r"), ("U+2028", "\u2028")):
@@ -797,17 +797,6 @@ def only_a_newline_ends_a_record() -> Verdict:
         seen[f"two records joined by a {name}"] = error
         want[f"two records joined by a {name}"] = ("line 3", "not a JSON object: Extra data", "")
     return expect_equal(want, seen, "records per log")
-
-
-@contextmanager
-def _c_locale() -> Iterator[None]:
-    """The C locale for text, whose encoding is ASCII (unless Python runs in UTF-8 mode)."""
-    before = locale.setlocale(locale.LC_CTYPE)
-    locale.setlocale(locale.LC_CTYPE, "C")
-    try:
-        yield
-    finally:
-        locale.setlocale(locale.LC_CTYPE, before)
 
 
 def _stream_all(path: Path) -> list[object]:

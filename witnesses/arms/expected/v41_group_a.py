@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from witnesses.arms import Expected, unit_text
+from witnesses.arms.expected import Expected, unit_text
 
 _CHECKPOINT = "/var/lib/gunbc/checkpoints/deepseek-ai--DeepSeek-V4.1-Flash/dba1be0a"
 _ROW_STORES = "/var/tmp/engram-local/DeepSeek-V4.1-Flash"

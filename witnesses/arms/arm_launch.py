@@ -3,9 +3,9 @@
 Its cases are the arms of ``planner/arms/`` (:func:`planner.arms.arms`), so each claim's id
 is ``arm_launch[<arm>].<claim>``. Each arm plans under the ``supplied`` scenario, as the
 command line plans it, and its plan is compared with the arm's own literal values in
-``witnesses/arms/<arm>.py``; what a follower differs from the head in is the launcher's rule,
-stated once here (:mod:`witnesses.arms`). An arm rendered but refused by admission is still
-checked: these claims are about what is rendered.
+``witnesses/arms/expected/<arm>.py``; what a follower differs from the head in is the
+launcher's rule, stated once here (:mod:`witnesses.arms.expected`). An arm rendered but
+refused by admission is still checked: these claims are about what is rendered.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from fixtures.builders import DATA_ROOT, authority_state, inventory, refusal_cod
 from planner.apply import Stage
 from planner.arm_launch import DryRun
 from planner.arms import Arm, ArmSources, arms
-from witnesses.arms import Expected, expected
+from witnesses.arms.expected import Expected, expected
 
 HEREDOC_END = "GUNBC_UNIT_TEXT"
 RAIL = ("VLLM_HOST_IP", "NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME")

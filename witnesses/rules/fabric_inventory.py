@@ -12,12 +12,10 @@ the checks render as ``refused: <code> at <location>: <message>``.
 from __future__ import annotations
 
 import json
-import locale
 import posixpath
 import string
 import tempfile
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,6 +42,7 @@ from planner.checkpoint import load_manifest
 from planner.fabric import load_fabric, serving_head
 from planner.refusal import PlannerInputError, refusal
 from planner.values import JsonProblem, one_line, printable, safe_name, safe_path, strict_json
+from witnesses.support import c_locale
 
 FIXTURES = Path(fixtures.__file__).resolve().parent
 """The data directory the spec ships beside the planner."""
@@ -422,17 +421,6 @@ def _write(path: Path, text: str) -> Path:
     return path
 
 
-@contextmanager
-def _ascii_locale() -> Iterator[None]:
-    """The C locale for text, whose encoding is ASCII (unless Python runs in UTF-8 mode)."""
-    before = locale.setlocale(locale.LC_CTYPE)
-    locale.setlocale(locale.LC_CTYPE, "C")
-    try:
-        yield
-    finally:
-        locale.setlocale(locale.LC_CTYPE, before)
-
-
 @claim(ClaimKind.PLANNED_SHAPE)
 def data_files_are_read_as_utf8_whatever_the_locale() -> Verdict:
     """JSON is UTF-8 (RFC 8259): an inventory and a manifest holding non-ASCII text load the
@@ -445,7 +433,7 @@ def data_files_are_read_as_utf8_whatever_the_locale() -> Verdict:
         text = json.dumps({**_MANIFEST, "model": "org/modèle"}, ensure_ascii=False)
         manifest = _write(Path(tmp) / "m.json", text)
         try:
-            with _ascii_locale():
+            with c_locale():
                 same = load_fabric(inventory) == shipped
                 model = load_manifest(manifest).model
         except PlannerInputError as exc:

@@ -28,7 +28,8 @@ W = "coordinator_cli"
 
 # Dependent: ``planner apply``'s own settings also reach the fleet's kill claim, whose
 # coordinator is the command line run in a forked process that the harness cannot see calls
-# from (see mutation/transaction_plan.py, the_start_is_journaled_once_the_step_answered).
+# from (see mutation/transaction/transaction_plan.py,
+# the_start_is_journaled_once_the_step_answered).
 @mutant(
     replaces="planner.coordinator.settings_of",
     turns_red={f"{W}.the_dry_run_prints_every_ssh_command_in_run_order_with_the_options_given"},

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from witnesses.arms import Expected, unit_text
+from witnesses.arms.expected import Expected, unit_text
 
 _CHECKPOINT = "/var/lib/gunbc/checkpoints/zai-org--GLM-4.6-FP8/5c7e1f3b"
 _CONTAINER = "glm-native-tp4"

@@ -12,14 +12,13 @@ the help lists. Running the transaction over ssh is ``ssh_transport``'s (a real 
 from __future__ import annotations
 
 import hashlib
-import io
 import os
 import shlex
 import shutil
 import stat
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, redirect_stderr, redirect_stdout
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +29,7 @@ from planner.cli import build_parser as cli_parser
 from planner.cli import dry_run, main
 from planner.coordinator import REMOTE_SCRIPT, SshSettings, admission_gate, wait_seconds
 from planner.transaction import parse_hosts, plan_transaction
+from witnesses.support import captured
 
 ARM = "v41_group_a"
 NAMES = ("srv5", "srv6", "srv7", "srv8")
@@ -65,13 +65,8 @@ class Ran:
 
 
 def _main(*argv: str | Path) -> Ran:
-    out, err = io.StringIO(), io.StringIO()
-    try:
-        with redirect_stdout(out), redirect_stderr(err):
-            code: int | str | None = main([str(a) for a in argv])
-    except SystemExit as exc:  # argparse's usage errors
-        code = exc.code
-    return Ran(code, out.getvalue().splitlines(), err.getvalue())
+    code, out, err = captured(lambda: main([str(a) for a in argv]))
+    return Ran(code, out.splitlines(), err)
 
 
 def _apply(*extra: str | Path, hosts: str = HOSTS, scenario: str = "supplied") -> Ran:
@@ -428,14 +423,13 @@ HELP = (
 def _fresh_parser(*argv: str) -> Ran:
     """What the ``planner`` parser does with ``argv``: the CLI's own parser (built afresh
     for each parse, so a mutant switched later reaches it)."""
-    out, err = io.StringIO(), io.StringIO()
-    code: int | str | None = 0
-    try:
-        with redirect_stdout(out), redirect_stderr(err):
-            cli_parser().parse_args(list(argv))
-    except SystemExit as exc:
-        code = exc.code
-    return Ran(code, out.getvalue().splitlines(), err.getvalue())
+
+    def parsed() -> int:
+        cli_parser().parse_args(list(argv))
+        return 0
+
+    code, out, err = captured(parsed)
+    return Ran(code, out.splitlines(), err)
 
 
 @claim(ClaimKind.PLANNED_SHAPE)

@@ -1,0 +1,2 @@
+"""The declared mutants of the witnesses in room ``arms`` (``witnesses/arms/``), file
+for file."""

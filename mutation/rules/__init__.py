@@ -1,0 +1,2 @@
+"""The declared mutants of the witnesses in room ``rules`` (``witnesses/rules/``), file
+for file."""

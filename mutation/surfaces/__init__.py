@@ -1,0 +1,2 @@
+"""The declared mutants of the witnesses in room ``surfaces`` (``witnesses/surfaces/``), file
+for file."""

@@ -1,0 +1,2 @@
+"""The declared mutants of the witnesses in room ``transaction`` (``witnesses/transaction/``), file
+for file."""
