@@ -13,12 +13,15 @@ from tests.fakes.support import REPO
 SCRIPT = REPO / "tools" / "score_page.py"
 
 
-def _report(path: Path, statuses: dict[str, list[str]]) -> Path:
+def _report(
+    path: Path, statuses: dict[str, list[str]], config: dict[str, object] | None = None
+) -> Path:
     files = {
         name: {"language": "python", "source": "", "mutants": [{"status": s} for s in found]}
         for name, found in statuses.items()
     }
-    path.write_text(json.dumps({"schemaVersion": "2", "files": files}), encoding="utf-8")
+    body = {"schemaVersion": "2", "files": files, **({"config": config} if config else {})}
+    path.write_text(json.dumps(body), encoding="utf-8")
     return path
 
 
@@ -35,6 +38,7 @@ def test_each_report_is_a_table_with_its_floors_and_the_run_is_named(tmp_path: P
             "planner/fit.py": ["Killed", "Killed", "Survived", "Timeout"],
             "planner/a.py": ["Ignored"],
         },
+        {"statementDeletion": False},
     )
     values = _report(tmp_path / "mutation-values.json", {"planner/fit.py": ["NoCoverage"]})
     floors = tmp_path / "floors.toml"
@@ -44,7 +48,8 @@ def test_each_report_is_a_table_with_its_floors_and_the_run_is_named(tmp_path: P
     assert done.returncode == 0, done.stderr
     text = page.read_text(encoding="utf-8")
     assert "do not\nedit by hand" in text and "on commit `" in text
-    assert f"## The generated survey (`{generated.as_posix()}`)" in text
+    heading = f"## The generated survey (`{generated.as_posix()}`)"
+    assert f"{heading}\n\nwithout statement deletion" in text
     assert f"## The values survey (`{values.as_posix()}`)" in text
     rows = [line.replace(" ", "") for line in text.splitlines()]
     assert "|planner/fit.py|3|1|0|0|0|75.0%|70.0%|" in rows  # a timeout counts as killed

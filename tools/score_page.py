@@ -38,9 +38,13 @@ def survey_of(report: Path) -> str:
 
 
 def section(report: Path, body: dict[str, object], floors: dict[str, Floor] | None) -> list[str]:
+    config = body.get("config")
+    deletion = config.get("statementDeletion") if isinstance(config, dict) else None
+    said = {True: "with statement deletion", False: "without statement deletion (`--no-deletion`)"}
     return [
         f"## The {survey_of(report)} survey (`{report.as_posix()}`)",
         "",
+        *([said[deletion], ""] if isinstance(deletion, bool) else []),
         score_table(scores(body), floors, tablefmt="github"),
         "",
         "On the minimal mutant set (per witness, then per file):",
