@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck pytest claims frontiers mutate mutation mutation-generated realtools transaction bench clean
+.PHONY: demo test evidence lint typecheck pytest claims frontiers mutate mutation mutation-generated realtools transaction bench clean
 
 $(STAMP): pyproject.toml constraints.txt
 	test -d $(VENV) || $(PY) -m venv $(VENV)
@@ -108,7 +108,19 @@ mutation: mutation-generated
 	$(BIN)/claims mutate --values --report target/mutation-values.json
 	$(SCORE_PAGE) target/mutation-report.json target/mutation-values.json
 
-test: lint typecheck pytest claims frontiers mutate
+# The pytest suite and the evidence run side by side: pytest keeps about one core busy, and
+# the declared run's fleets wait on ssh sessions more than they compute, so the two together
+# take little longer than the evidence alone. Each job's output is printed whole when it ends
+# (--output-sync); make fails if either does. Fleets pick their own random loopback addresses,
+# ports and roots, and every temporary file has its own directory, so the two never meet.
+test: lint typecheck realtools
+	$(MAKE) --no-print-directory -j2 --output-sync=target pytest evidence
+
+# Every claim, the frontiers, every declared mutant: in that order, each after the last passed.
+evidence: $(STAMP)
+	$(MAKE) --no-print-directory claims
+	$(MAKE) --no-print-directory frontiers
+	$(MAKE) --no-print-directory mutate
 
 # Ratios against a baseline measured in the same run; prints, asserts nothing. Writes
 # target/bench.json and, from it, docs/benchmarks-measured.md with the run's date and commit.
