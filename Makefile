@@ -86,15 +86,16 @@ mutate: $(STAMP)
 
 # The generated survey: mutmut's mutants of planner/, the full mutant x claim kill matrix,
 # a Stryker-schema report at target/mutation-report.json and its page target/mutation.html
-# (15 to 25 minutes on 2 cores);
+# (hours on 2 cores: see docs/mutation.md);
 # then the value survey: value operators at the planner's typed boundaries, its own report;
 # then docs/mutation-score.md, both per-file tables from those two reports, with the commit.
 # `make mutation-generated` is the first half alone, its page holding that survey's table.
 # --keys: the report can seed a later survey's --reuse (a change pays only for what it touched).
 # MUTATION_ARGS go to the generated survey, e.g. MUTATION_ARGS=--no-deletion (mutmut's mutants
-# only: about 5,200 of planner/'s 12,000, an hour on 2 cores instead of two); the page says which.
+# only, without the statement deletions); the page says which.
 MUTATION_ARGS ?=
-SCORE_PAGE := $(BIN)/python tools/score_page.py --page docs/mutation-score.md --floors mutation/floors.toml
+SCORE_PAGE := $(BIN)/python tools/score_page.py --page docs/mutation-score.md \
+  --floors mutation/floors.toml
 # A survey that judged every mutant but missed a floor (exit 3) still writes its page: the
 # rows below their floors are what a reader needs; the target then fails with that exit.
 mutation-generated: $(STAMP)
