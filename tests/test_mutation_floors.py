@@ -355,6 +355,7 @@ def _plan(**given: Any) -> SurveyPlan:
         floors=None,
         evidence=(),
         partial=None,
+        stop_after=None,
     )
     return SurveyPlan(**{**fields, **given})
 
@@ -367,3 +368,5 @@ def test_a_survey_says_what_its_report_speaks_for() -> None:
     # a shard or --since takes only part of a named file: it need not be judged then
     assert floor_scope(named, "main").files == () and floor_scope(named, "main").sampled
     assert floor_scope(_plan(files=("planner/a.py",), shard=(2, 4), partial="x")).files == ()
+    # a survey stopped early judged part of it too
+    assert floor_scope(named, stopped=True) == Scope("--file")

@@ -639,3 +639,13 @@ def test_a_project_without_a_boundary_is_told_so_with_exit_2(tmp_path: Path) -> 
     assert done.stderr.splitlines()[-1].startswith(
         "claims: error: --values found no boundary in counts: a boundary is a public function"
     )
+
+
+def test_a_values_survey_stopped_early_says_so_and_no_merge_takes_it(desk: Path) -> None:
+    stopped = _values(desk, "stopped", "--stop-after", "0")
+    why = stopped.report["config"]["stopped"]
+    assert why.startswith("--stop-after 0 s: 0 of ") and why.endswith(" mutants judged")
+    assert f"stopped early, {why}: the report holds those\n" in stopped.done.stdout
+    assert [m["status"] for m in stopped.mutants().values()] == ["NoCoverage"]  # unreached
+    merged = _run(desk, "--merge-reports", str(desk / "stopped.json"))
+    assert merged.returncode == 2 and "shard 1/1 stopped early" in merged.stderr

@@ -49,12 +49,27 @@ def test_each_report_is_a_table_with_its_floors_and_the_run_is_named(tmp_path: P
     text = page.read_text(encoding="utf-8")
     assert "do not\nedit by hand" in text and "on commit `" in text
     heading = f"## The generated survey (`{generated.as_posix()}`)"
-    assert f"{heading}\n\nwithout statement deletion" in text
+    assert f"{heading}\n\nThe whole survey, without statement deletion" in text
     assert f"## The values survey (`{values.as_posix()}`)" in text
     rows = [line.replace(" ", "") for line in text.splitlines()]
     assert "|planner/fit.py|3|1|0|0|0|75.0%|70.0%|" in rows  # a timeout counts as killed
     assert "|planner/a.py|0|0|0|1|0|—||" in rows
     assert "|planner/fit.py|0|0|1|0|0|—|50.0%|" in rows
+
+
+def test_a_page_says_which_part_of_the_survey_a_report_speaks_for(tmp_path: Path) -> None:
+    stopped = "interrupted by SIGINT: 3 of 40 mutants judged"
+    part = _report(
+        tmp_path / "mutation-report.json",
+        {"planner/fit.py": ["Killed"]},
+        {"shard": "2/10", "since": None, "files": ["planner/fit.py"], "stopped": stopped},
+    )
+    page = tmp_path / "score.md"
+    assert _run("--page", str(page), str(part)).returncode == 0
+    text = page.read_text(encoding="utf-8")
+    assert (
+        f"Part of the survey: shard 2/10; only planner/fit.py; stopped early ({stopped})." in text
+    )
 
 
 def test_a_report_it_cannot_read_writes_nothing(tmp_path: Path) -> None:

@@ -37,14 +37,34 @@ def survey_of(report: Path) -> str:
     return next((s for stem, s in SURVEYS.items() if report.stem.startswith(stem)), "generated")
 
 
+def covers(config: dict[str, object]) -> str:
+    """What part of its survey a report speaks for, from its ``config``: the whole, or which
+    part (a shard, ``--since``, ``--file``, an early stop)."""
+    shard, since, files, stopped = (config.get(k) for k in ("shard", "since", "files", "stopped"))
+    parts = [f"shard {shown(shard)}" if isinstance(shard, str) and shard != "1/1" else ""]
+    parts += [f"functions changed since {shown(since)}" if isinstance(since, str) else ""]
+    if isinstance(files, list) and files:
+        parts.append("only " + ", ".join(shown(f) for f in files))
+    parts += [f"stopped early ({shown(stopped)})" if isinstance(stopped, str) and stopped else ""]
+    part = "; ".join(p for p in parts if p)
+    return f"Part of the survey: {part}." if part else "The whole survey."
+
+
 def section(report: Path, body: dict[str, object], floors: dict[str, Floor] | None) -> list[str]:
-    config = body.get("config")
-    deletion = config.get("statementDeletion") if isinstance(config, dict) else None
-    said = {True: "with statement deletion", False: "without statement deletion (`--no-deletion`)"}
+    found = body.get("config")
+    config = found if isinstance(found, dict) else {}
+    deletion = config.get("statementDeletion")
+    said = {
+        True: ", with statement deletion",
+        False: ", without statement deletion (`--no-deletion`)",
+    }
     return [
         f"## The {survey_of(report)} survey (`{report.as_posix()}`)",
         "",
-        *([said[deletion], ""] if isinstance(deletion, bool) else []),
+        covers(config).removesuffix(".")
+        + (said[deletion] if isinstance(deletion, bool) else "")
+        + ".",
+        "",
         score_table(scores(body), floors, tablefmt="github"),
         "",
         "On the minimal mutant set (per witness, then per file):",

@@ -228,6 +228,16 @@ def _add_generated_options(parser: argparse.ArgumentParser) -> None:
     )
     both.append(
         group.add_argument(
+            "--stop-after",
+            type=float,
+            metavar="SECONDS",
+            help="stop the survey where it is once its workers have run SECONDS (as Ctrl-C, "
+            "SIGTERM or SIGHUP do) and report the mutants judged so far: a partial report, which "
+            "holds no floor and no merge takes (the audit still runs after --stop-after)",
+        )
+    )
+    both.append(
+        group.add_argument(
             "--exhaustive",
             action="store_true",
             help="run every claim under every mutant, not only the claims that "

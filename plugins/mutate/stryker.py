@@ -297,6 +297,13 @@ def check_shards(reports: Sequence[Report]) -> int:
             f"{', '.join(f'{k}/{total}' for k in missing)}; a merged report speaks for the "
             "whole survey only with every shard"
         )
+    for (k, n), report in zip(shards, reports, strict=True):
+        stopped = dict(report.get("config") or {}).get("stopped")
+        if stopped:
+            raise UsageError(
+                f"shard {k}/{n} stopped early ({shown(str(stopped))}): it did not judge "
+                "its whole share; survey it again (--reuse its report takes what it judged)"
+            )
     scopes = {json.dumps(dict(r.get("config") or {}).get("scope")) for r in reports}
     if len(scopes) > 1:
         raise UsageError(f"the shards surveyed different witnesses: {' vs '.join(sorted(scopes))}")

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import signal
 import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from claims import Session, UsageError
 from claims.exits import Exit
@@ -80,6 +81,8 @@ class SurveyPlan:
     surveyed, though they sit in a source path."""
     partial: str | None
     """Why this run surveys only part of the planner or part of the claims, if it does."""
+    stop_after: float | None
+    """``--stop-after``: the seconds the workers may run before the survey stops where it is."""
 
 
 def survey_plan(args: argparse.Namespace, session: Session, report: Path) -> dict[str, Any]:
@@ -99,6 +102,7 @@ def survey_plan(args: argparse.Namespace, session: Session, report: Path) -> dic
         floors=args.floors,
         evidence=tuple(sorted(evidence_files(session, Path.cwd()))),
         partial=partial_survey(args, scope != session.witness_names),
+        stop_after=_stop_after(args.stop_after),
     )
     return {f.name: getattr(common, f.name) for f in fields(SurveyPlan)}
 
@@ -182,6 +186,38 @@ def reused_report(path: Path | None, first_kill: bool) -> Report:
             f"--reuse {path}: the report keys no cell (make it with --keys, or --reuse)"
         )
     return report
+
+
+def _stop_after(given: float | None) -> float | None:
+    if given is not None and not given >= 0:
+        raise UsageError(f"--stop-after {given}: give seconds, 0 or more")
+    return given
+
+
+P = TypeVar("P", bound=SurveyPlan)
+
+
+def after_stop(plan: P, survey: Survey[Any]) -> P:
+    """The plan a survey that stopped early reports and answers floors as: a partial run
+    that says why (it speaks for the mutants it judged, not for any whole file)."""
+    if not survey.stopped:
+        return plan
+    partial = ", ".join(p for p in (plan.partial, f"stopped early ({survey.stopped})") if p)
+    return replace(plan, partial=partial)
+
+
+def stopped_exit(survey: Survey[Any], code: int) -> int:
+    """``code``, unless a signal stopped the survey: then, its report written, SIGINT exits
+    130 and SIGTERM or SIGHUP ends the process as the signal says."""
+    if survey.signal is None:
+        return code
+    if survey.signal == signal.SIGINT:
+        return Exit.INTERRUPTED
+    sys.stdout.flush()
+    sys.stderr.flush()
+    signal.signal(survey.signal, signal.SIG_DFL)
+    signal.raise_signal(survey.signal)
+    return 128 + survey.signal  # not reached: the default action ends the process
 
 
 def _skip_worth(given: float | None) -> float:
@@ -286,10 +322,11 @@ class Ticker:
         counts = _counts(survey.results.values())
         done = len(survey.results)
         rate = done / max(now - self.start, 1e-9)
+        left = f", about {(total - done) / rate / 60:.0f} min left" if done < total else ""
         _say(
             f"[{done}/{total}] "
             + ", ".join(f"{k} {v}" for k, v in counts.items())
-            + f" ({rate:.1f} mutants/s)"
+            + f" ({rate:.2f} mutants/s{left})"
         )
 
 
@@ -319,6 +356,7 @@ def run_survey(plan: Plan, chosen: Sequence[GeneratedMutant]) -> Survey:
         keys = {mutmut_key(m.name) for m in chosen}
         base, launch = setup(base, plan.root, plan.order_from, keys)
     pool = Pool(plan.root, base, {m.name: m for m in chosen}, survey, Ticker(), launch=launch)
+    pool.stop_after = plan.stop_after
     pool.run_all(plan.jobs)
     return survey
 
@@ -362,7 +400,7 @@ def cell_keys(plan: Plan, chosen: Sequence[GeneratedMutant], survey: Survey) -> 
 def audit_survey(plan: Plan, survey: Survey, chosen: Sequence[GeneratedMutant]) -> Audit | None:
     """The verdict audit of a survey that judged some mutant (:mod:`.audit`); it replaces
     each timeout's result by what its confirmation found."""
-    if not survey.results:
+    if not survey.results or survey.signal is not None:  # interrupted: the report, at once
         return None
     runner = Runner(plan.root, plan.plugins, plan.pythonpath)
     mutants = {m.name: m for m in chosen}
@@ -398,6 +436,7 @@ def survey_command(args: argparse.Namespace, session: Session) -> int:
     except SurveyFailed as failure:
         print(f"claims mutate --generated: {failure}")
         return failure.exit_code
+    plan = after_stop(plan, survey)
     audit = audit_survey(plan, survey, chosen)
     seconds = time.monotonic() - start
     results = [survey.results[m.name] for m in chosen if m.name in survey.results]
@@ -417,19 +456,21 @@ def survey_command(args: argparse.Namespace, session: Session) -> int:
     print(summarize_report(report, plan.show_survivors))
     print("\n".join(notes + (audit.lines() if audit is not None else [])))
     print(f"report: {plan.report}")
-    held = hold_floors(report, plan.floors, floor_scope(plan, plan.since), "generated")
+    held = hold_floors(
+        report, plan.floors, floor_scope(plan, plan.since, bool(survey.stopped)), "generated"
+    )
     if audit is not None and audit.failed:
         print(f"the verdict audit disagrees with the survey: it fails (exit {int(Exit.AUDIT)})")
         return Exit.AUDIT
     below = plan.break_below is not None and score(judged) < plan.break_below
-    return Exit.SURVIVOR if below and held == Exit.OK else held
+    return stopped_exit(survey, Exit.SURVIVOR if below and held == Exit.OK else held)
 
 
-def floor_scope(plan: SurveyPlan, since: str | None = None) -> Scope:
+def floor_scope(plan: SurveyPlan, since: str | None = None, stopped: bool = False) -> Scope:
     """What a run's report speaks for (:class:`~plugins.mutate.floors.Scope`): ``--file``
-    paths are surveyed whole unless ``--shard`` or ``--since`` takes part of them, and
-    ``--since`` may rightly find no function changed."""
-    whole = plan.files if plan.shard is None and since is None else ()
+    paths are surveyed whole unless ``--shard``, ``--since`` or an early stop takes part of
+    them, and ``--since`` may rightly find no function changed."""
+    whole = plan.files if plan.shard is None and since is None and not stopped else ()
     return Scope(plan.partial, whole, sampled=since is not None)
 
 
@@ -452,7 +493,16 @@ def _header(
         )
     if plan.reuse is not None:
         lines.append(reuse_line(plan.reuse, survey))
+    lines += stop_lines(survey, plan.keys)
     return lines + (survey_health(survey, "trampoline", "mutated function") if chosen else [])
+
+
+def stop_lines(survey: Survey[Any], keyed: bool) -> list[str]:
+    """What an early stop left: the report holds the mutants judged before it."""
+    if not survey.stopped:
+        return []
+    again = " (a later survey given it with --reuse takes their cells)" if keyed else ""
+    return [f"stopped early, {survey.stopped}: the report holds those{again}"]
 
 
 def reuse_line(path: Path, survey: Survey) -> str:

@@ -132,6 +132,8 @@ def build_report(plan: Plan, survey: Survey, results: Sequence[MutantResult]) ->
         FIRST_KILL: plan.first_kill,
         "forcedFailRed": survey.forced_fail_red,
     }
+    if survey.stopped:  # it judged part of what it was asked: a merge refuses it
+        config["stopped"] = survey.stopped
     kind = "--generated --first-kill" if plan.first_kill else "--generated"
     report = empty_report(f"claims mutate {kind} (mutmut 3.8.1)", config)
     for result in results:

@@ -8,14 +8,16 @@ of its share. A worker that dies before its first mutant fails the survey.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
+import signal
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any, Generic
@@ -35,6 +37,8 @@ from plugins.mutate.generated.survey import (
 M = TypeVar("M", default=GeneratedMutant)
 """What a survey's mutants are: mutmut's by default, value sites for ``--values``."""
 
+STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""The signals that stop a survey where it is (:meth:`Pool._stoppable`)."""
 SETUP_SILENCE_SECONDS = 600.0
 MUTANT_SILENCE_SECONDS = 60.0
 
@@ -86,6 +90,11 @@ class Survey(Generic[M]):
     """When the first worker finished its forced-fail run (``time.monotonic``)."""
     last_result: float | None = None
     """When the last mutant's result arrived."""
+    stopped: str = ""
+    """Why the survey ended before judging every mutant (``--stop-after``, a signal): its
+    report then speaks for the mutants judged before, and for no whole file."""
+    signal: int | None = None
+    """The signal that stopped it, which the command ends with once the report is written."""
 
     @property
     def mutant_seconds(self) -> float:
@@ -169,6 +178,7 @@ class WorkerProcess:
             encoding="utf-8",
             errors="replace",
             env=dict(launch.env),
+            start_new_session=True,  # a terminal's Ctrl-C reaches the pool, which stops it
         )
         log.close()
         threading.Thread(target=self._read, args=(self.process.stdout,), daemon=True).start()
@@ -213,6 +223,10 @@ class Pool(Generic[M]):
     events: queue.Queue[Any] = field(default_factory=queue.Queue)
     workers: list[WorkerProcess] = field(default_factory=list)
     launch: Launch | None = None
+    stop_after: float | None = None
+    """Seconds from the start after which the survey stops where it is (``--stop-after``)."""
+    received: int | None = None
+    """The first stopping signal received while the workers run (a second ends at once)."""
 
     def __post_init__(self) -> None:
         if self.launch is None:
@@ -231,13 +245,39 @@ class Pool(Generic[M]):
         """Start ``jobs`` workers and run them until every mutant is accounted for; they
         share one memo directory (:mod:`claims.memo`) for the length of the survey."""
         assert self.launch is not None
-        with shared_memo() as memo:
+        with shared_memo() as memo, self._stoppable():
             self.launch = replace(self.launch, env={**self.launch.env, MEMO_DIR_ENV: str(memo)})
             try:
                 self.start(jobs)
                 self.run()
             finally:
                 self.stop()
+
+    @contextlib.contextmanager
+    def _stoppable(self) -> Iterator[None]:
+        """SIGINT, SIGTERM and SIGHUP stop the survey where it is, so what was judged is
+        reported (main thread only); a second one ends the process as it says, at once."""
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        previous = {s: signal.getsignal(s) for s in STOPPING}
+
+        def caught(signum: int, _frame: object) -> None:
+            if self.received is None:
+                self.received = signum
+                return
+            for s, handler in previous.items():
+                signal.signal(s, handler)
+            signal.raise_signal(signum)
+
+        for s, handler in previous.items():
+            if handler is not signal.SIG_IGN:
+                signal.signal(s, caught)
+        try:
+            yield
+        finally:
+            for s, handler in previous.items():
+                signal.signal(s, handler)
 
     def start(self, jobs: int) -> None:
         names = list(self.mutants)
@@ -250,7 +290,10 @@ class Pool(Generic[M]):
         self.workers.append(WorkerProcess(index, self.launch, request, self.events))
 
     def run(self) -> None:
+        deadline = None if self.stop_after is None else time.monotonic() + self.stop_after
         while self.workers:
+            if self._stopping(deadline):
+                return
             try:
                 worker, line = self.events.get(timeout=1.0)
             except queue.Empty:
@@ -264,6 +307,20 @@ class Pool(Generic[M]):
             else:
                 worker.note(f"not an event on the worker's stdout: {line.rstrip()[:200]!r}")
             self.progress(self.survey, len(self.mutants))
+
+    def _stopping(self, deadline: float | None) -> bool:
+        """Whether a signal or ``--stop-after`` ends the survey now (``survey.stopped`` says
+        which); the workers are then killed and their pending mutants left unjudged."""
+        done = f"{len(self.survey.results)} of {len(self.mutants)} mutants judged"
+        if self.received is not None:
+            name = signal.Signals(self.received).name
+            self.survey.stopped, self.survey.signal = (
+                f"interrupted by {name}: {done}",
+                self.received,
+            )
+        elif deadline is not None and time.monotonic() >= deadline:
+            self.survey.stopped = f"--stop-after {self.stop_after:g} s: {done}"
+        return bool(self.survey.stopped)
 
     def _watch(self) -> None:
         now = time.monotonic()

@@ -33,7 +33,10 @@ from plugins.mutate.floors import hold_floors, load_floors, merged_scope
 from plugins.mutate.generated.command import (
     SurveyPlan,
     Ticker,
+    after_stop,
     floor_scope,
+    stop_lines,
+    stopped_exit,
     survey_health,
     survey_plan,
 )
@@ -260,6 +263,7 @@ def run_values(plan: ValuePlan, chosen: Sequence[ValueMutant]) -> Survey[ValueMu
         key=str,
     )
     pool = Pool(plan.root, base, {m.name: m for m in chosen}, survey, Ticker(), launch=launch)
+    pool.stop_after = plan.stop_after
     pool.run_all(plan.jobs)
     return survey
 
@@ -291,6 +295,7 @@ def values_command(args: argparse.Namespace, session: Session) -> int:
     except SurveyFailed as failure:
         print(f"claims mutate --values: {failure}")
         return failure.exit_code
+    plan = after_stop(plan, survey)
     seconds = time.monotonic() - start
     survey.claims = survey.claims or found.claims
     results: list[MutantResult[ValueMutant]] = [
@@ -298,13 +303,17 @@ def values_command(args: argparse.Namespace, session: Session) -> int:
         for m in chosen
         if m.operator == UNREACHED or m.name in survey.results
     ]
-    report = build_value_report(plan.config(), plan.root, survey, results)
+    config = plan.config() | ({"stopped": survey.stopped} if survey.stopped else {})
+    report = build_value_report(config, plan.root, survey, results)
     write_report(report, plan.report)
     print("\n".join(_header(plan, survey, found, selected, len(run), seconds)))
     print(summarize_values(report, plan.show_survivors))
     print("\n".join(_blind_kills(results)))
     print(f"report: {plan.report}")
-    return hold_floors(report, plan.floors, floor_scope(plan), "values")
+    held = hold_floors(
+        report, plan.floors, floor_scope(plan, stopped=bool(survey.stopped)), "values"
+    )
+    return stopped_exit(survey, held)
 
 
 def _header(
@@ -326,6 +335,7 @@ def _header(
         + (f" ({detail})" if detail else "")
         + f" in {seconds:.1f} s with {plan.jobs} worker(s)",
     ]
+    lines += stop_lines(survey, keyed=False)
     return lines + (survey_health(survey, "boundary", "boundary") if surveyed else [])
 
 
