@@ -8,13 +8,15 @@ from __future__ import annotations
 import json
 import os
 import signal
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from plugins.mutate.generated.command import Ticker
 from plugins.mutate.generated.survey import SurveyRequest
-from plugins.mutate.generated.workers import Launch, Pool, Survey
+from plugins.mutate.generated.workers import Launch, MutantResult, Pool, Survey
 from tests.fakes_mutation.support import REPO, copy_project, run_generated
 
 MUTANTS = ("planner.x.f__mutmut_1", "planner.x.f__mutmut_2", "planner.x.g__mutmut_1")
@@ -142,3 +144,18 @@ def test_stop_after_is_checked_before_any_work(tmp_path: Path) -> None:
     done = run_generated(project, "--stop-after", "-1")
     assert done.returncode == 2 and "--stop-after -1.0: give seconds" in done.stderr
     assert not (project / "mutants").exists()
+
+
+def test_the_progress_line_says_how_long_is_left_once_it_can(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    ticker = Ticker()
+    survey: Survey[str] = Survey()
+    ticker.start = ticker.last = time.monotonic() - 60  # a minute in, nothing judged yet
+    ticker(survey, 3)
+    assert capsys.readouterr().err == "[0/3] (0.00 mutants/s)\n"
+    survey.results["a"] = MutantResult("a", "Killed")
+    ticker.last -= 60
+    ticker(survey, 3)
+    line = capsys.readouterr().err
+    assert line.startswith("[1/3] Killed 1 (0.0") and line.endswith(" min left)\n")

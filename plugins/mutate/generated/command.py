@@ -322,12 +322,9 @@ class Ticker:
         counts = _counts(survey.results.values())
         done = len(survey.results)
         rate = done / max(now - self.start, 1e-9)
-        left = f", about {(total - done) / rate / 60:.0f} min left" if done < total else ""
-        _say(
-            f"[{done}/{total}] "
-            + ", ".join(f"{k} {v}" for k, v in counts.items())
-            + f" ({rate:.2f} mutants/s{left})"
-        )
+        left = f", about {(total - done) / rate / 60:.0f} min left" if 0 < done < total else ""
+        tally = "".join(f"{k} {v}, " for k, v in counts.items()).removesuffix(", ")
+        _say(f"[{done}/{total}] {tally}{' ' if tally else ''}({rate:.2f} mutants/s{left})")
 
 
 def _counts(results: Iterable[MutantResult[Any]]) -> dict[str, int]:
