@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.support import REPO
+from witnesses.plugin import modules_by_room
 
 KERNEL_DIRS = ("claims", "plugins")
 FORBIDDEN = "planner"
@@ -90,6 +91,24 @@ def test_mutation_holds_mutant_data_and_no_engine() -> None:
         if p.stem != "__init__" and p.name != "plugin.py"
     }
     assert {m for m in modules if not (REPO / "witnesses" / m).is_file()} == set()
+
+
+def test_a_witness_is_known_by_its_name_in_one_room(tmp_path: Path) -> None:
+    for room, names in {
+        "rules": ("fit", "_helper"),
+        "surfaces": ("cli",),
+        "_private": ("x",),
+    }.items():
+        (tmp_path / room).mkdir()
+        (tmp_path / room / "__init__.py").write_text("")
+        for name in names:
+            (tmp_path / room / f"{name}.py").write_text("")
+    (tmp_path / "rules" / "expected").mkdir()  # data a room's modules read
+    (tmp_path / "rules" / "expected" / "__init__.py").write_text("")
+    assert modules_by_room("w", tmp_path) == {"cli": "w.surfaces.cli", "fit": "w.rules.fit"}
+    (tmp_path / "surfaces" / "fit.py").write_text("")
+    with pytest.raises(ValueError, match=r"fit is in two rooms: w\.rules\.fit, w\.surfaces\.fit"):
+        modules_by_room("w", tmp_path)
 
 
 def test_the_check_catches_an_import(tmp_path: Path) -> None:
