@@ -25,22 +25,28 @@ from claims import ClaimKind, Verdict, claim, difference, holds_unless
 from fixtures import sandbox
 from fixtures.builders import tiny_recipe_plan, v41_call, v41_dry_run
 from fixtures.sandbox import Change, Container, Host, HostSeed, HostState, Mark, Outcome, Run
+from fixtures.transaction_cases import (
+    ARM,
+    OTHER_ARM,
+    PRESERVE_ROOT,
+    PREVIOUS,
+    PREVIOUS_IMAGE,
+    SSHD,
+    SSHD_UNIT,
+    UNIT_DIR,
+    Rank,
+    previous_unit,
+)
+from fixtures.transaction_cases import ranks as ranks_of
 from planner.apply import Stage, apply_contexts, stage_script
 from planner.arm_launch import DryRun, RenderedHost
 from planner.realize import STOP_GRACE_SECONDS
 
-ARM = "v41_group_a"
-PRESERVE_ROOT = "/var/lib/gunbc/preserve"
-UNIT_DIR = "/etc/systemd/system"
-PREVIOUS_IMAGE = "sha256:" + "0" * 64
-OTHER_ARM = "glm_group_b"
 STAGES = ("preflight", "preserve", "apply", "readback", "front_door", "commit", "cleanup")
 ALL_STAGES = (*STAGES[:5], "commit", "rollback", "cleanup")
 PREFLIGHT_PASSED = (
     "preflight passed: image present, mount sources exist and are root's alone, names free\n"
 )
-SSHD = "sshd.service"
-SSHD_UNIT = "[Unit]\nDescription=OpenSSH server\n\n[Service]\nExecStart=/usr/sbin/sshd -D\n"
 EFFECTS = {
     "docker": {"create", "start", "stop", "rename", "rm"},
     "systemctl": {"daemon-reload", "start", "stop", "enable"},
@@ -53,48 +59,6 @@ def setup() -> None:
     sandbox.require()
 
 
-@dataclass(frozen=True)
-class _Rank:
-    rank: int
-    host: str
-    name: str
-    unit: str
-    unit_text: str
-    log_path: str
-    image: str
-    serve_argv: tuple[str, ...]
-    env: tuple[str, ...]
-    create_argv: tuple[str, ...]
-    mount_sources: tuple[str, ...]
-    rail: str
-    scripts: tuple[tuple[str, str], ...]
-
-    @property
-    def preserve_dir(self) -> str:
-        return f"{PRESERVE_ROOT}/{ARM}/{self.unit.removesuffix('.service')}"
-
-    @property
-    def unit_path(self) -> str:
-        return f"{UNIT_DIR}/{self.unit}"
-
-    def fail(self, stage: str, message: str, name: str | None = None) -> str:
-        """A stage's refusal as the operator reads it on stderr."""
-        return f"{stage} of {name or self.name} on {self.host}: {message} (log: {self.log_path})\n"
-
-    def planned(self) -> Container:
-        """The container the plan creates on this rank: the serve argv after the image, the
-        env pairs in order, the arm and rank labels; running once its unit starts."""
-        return Container(
-            name=self.name,
-            image=self.image,
-            cmd=self.serve_argv,
-            env=self.env,
-            labels=(("gunbc.arm", ARM), ("gunbc.rank", str(self.rank))),
-            running=True,
-            args=self.create_argv[2:],
-        )
-
-
 def _plan() -> DryRun:
     run = v41_dry_run("supplied")
     if run.launch is None or len(run.hosts) != 4:
@@ -102,48 +66,8 @@ def _plan() -> DryRun:
     return run
 
 
-def _ranks(run: DryRun) -> tuple[_Rank, ...]:
-    assert run.launch is not None
-    ranks = []
-    for host, launch in zip(run.hosts, run.launch.ranks, strict=True):
-        real = host.realization
-        argv = real.create_argv
-        sources = tuple(
-            argv[i + 1].split(",")[1].removeprefix("source=")
-            for i, a in enumerate(argv)
-            if a == "--mount"
-        )
-        ranks.append(
-            _Rank(
-                rank=launch.rank,
-                host=real.host_name,
-                name=real.container_name,
-                unit=real.unit_name,
-                unit_text=real.unit_text,
-                log_path=real.log_path,
-                image=run.launch.image_digest,
-                serve_argv=tuple(launch.serve_argv),
-                env=tuple(f"{k}={v}" for k, v in launch.env),
-                create_argv=tuple(argv),
-                mount_sources=sources,
-                rail=launch.host.rail_address,
-                scripts=tuple((s.stage.value, s.script) for s in host.steps),
-            )
-        )
-    return tuple(ranks)
-
-
-def _previous_unit(name: str) -> str:
-    return (
-        "[Unit]\nDescription=the previous V4.1 arm\n\n[Service]\nType=simple\n"
-        f"ExecStart=/usr/bin/docker start --attach {name}\n"
-        f"ExecStop=/usr/bin/docker stop --time 120 {name}\n\n"
-        "[Install]\nWantedBy=multi-user.target\n"
-    )
-
-
 def _seed(
-    r: _Rank,
+    r: Rank,
     previous: bool,
     containers: tuple[Container, ...] = (),
     units: tuple[tuple[str, str], ...] = (),
@@ -163,7 +87,7 @@ def _seed(
             running=True,
         ),
     )
-    own_unit = ((r.unit, _previous_unit(r.name)),)
+    own_unit = ((r.unit, previous_unit(r.name)),)
     return HostSeed(
         images=(r.image, PREVIOUS_IMAGE) if images is None else images,
         containers=(old if previous else ()) + containers,
@@ -178,26 +102,22 @@ def _seed(
     )
 
 
-PREVIOUS = (True, True, False, False)
-"""Ranks 0 and 1 replace the previous V4.1 arm; ranks 2 and 3 start on empty hosts."""
-
-
-def _hosts(ranks: tuple[_Rank, ...]) -> tuple[Host, ...]:
+def _hosts(ranks: tuple[Rank, ...]) -> tuple[Host, ...]:
     return tuple(Host(r.host, r.scripts, _seed(r, p)) for r, p in zip(ranks, PREVIOUS, strict=True))
 
 
-def _runs(ranks: tuple[_Rank, ...], stage: str, order: tuple[int, ...] = (0, 1, 2, 3)) -> list[Run]:
+def _runs(ranks: tuple[Rank, ...], stage: str, order: tuple[int, ...] = (0, 1, 2, 3)) -> list[Run]:
     return [Run(i, stage, (ranks[i].name,)) for i in order]
 
 
-def _transaction(ranks: tuple[_Rank, ...]) -> sandbox.Scenario:
+def _transaction(ranks: tuple[Rank, ...]) -> sandbox.Scenario:
     """Every stage on every host, head first; every host read back after commit too."""
     steps: list[sandbox.Step] = [run for stage in STAGES[:6] for run in _runs(ranks, stage)]
     steps += [Mark(), *_runs(ranks, "cleanup")]
     return sandbox.Scenario(_hosts(ranks), tuple(steps), (ranks[0].rail,))
 
 
-def _image_vanishes(ranks: tuple[_Rank, ...]) -> sandbox.Scenario:
+def _image_vanishes(ranks: tuple[Rank, ...]) -> sandbox.Scenario:
     """Apply fails on rank 2 (its image vanished after preflight); every host rolls back.
     Rank 3's unit file had only half landed (an apply cut short while writing it)."""
     steps: list[sandbox.Step] = [
@@ -214,7 +134,7 @@ def _image_vanishes(ranks: tuple[_Rank, ...]) -> sandbox.Scenario:
     return sandbox.Scenario(_hosts(ranks), tuple(steps), (ranks[0].rail,))
 
 
-def _readback_differs(ranks: tuple[_Rank, ...]) -> sandbox.Scenario:
+def _readback_differs(ranks: tuple[Rank, ...]) -> sandbox.Scenario:
     """Readback fails on rank 1 (its command gained an argument); every host rolls back."""
     box = f"state/containers/{ranks[1].name}"
     changed = sandbox.go_json((*ranks[1].serve_argv, "--enforce-eager"))
@@ -232,7 +152,7 @@ def _readback_differs(ranks: tuple[_Rank, ...]) -> sandbox.Scenario:
 
 
 def _one(
-    r: _Rank, seed: HostSeed, stages: tuple[str, ...], name: str | None = None
+    r: Rank, seed: HostSeed, stages: tuple[str, ...], name: str | None = None
 ) -> sandbox.Scenario:
     hosts = tuple(
         Host(r.host, r.scripts, seed) if i == r.rank else Host(f"idle{i}", ())
@@ -248,7 +168,7 @@ def _single_source_preflight(run: DryRun) -> tuple[str, str]:
     call = v41_call("supplied")
     assert run.launch is not None
     reals = tuple(h.realization for h in run.hosts)
-    source = _ranks(run)[0].mount_sources[0]
+    source = ranks_of(run)[0].mount_sources[0]
     contexts = apply_contexts(
         run.launch,
         call.arm,
@@ -260,7 +180,7 @@ def _single_source_preflight(run: DryRun) -> tuple[str, str]:
     return source, stage_script(Stage.PREFLIGHT, contexts[0])
 
 
-def _ownership_cases(r: _Rank) -> list[tuple[str, sandbox.Scenario, str | None]]:
+def _ownership_cases(r: Rank) -> list[tuple[str, sandbox.Scenario, str | None]]:
     """A mount source (the first) or a directory above it that another local user owns or
     may write, made so between seeding and preflight (owners and modes are no bytes: the
     host reads back unchanged); a root-owned sticky directory above it (/var/tmp) is none."""
@@ -289,7 +209,7 @@ def _ownership_cases(r: _Rank) -> list[tuple[str, sandbox.Scenario, str | None]]
 
 
 def _preflight_cases(
-    ranks: tuple[_Rank, ...], single: tuple[str, str]
+    ranks: tuple[Rank, ...], single: tuple[str, str]
 ) -> list[tuple[str, sandbox.Scenario, str | None]]:
     """(what is on the host, the scenario, the refusal or None when preflight passes)."""
     r = ranks[0]
@@ -334,7 +254,7 @@ def _preflight_cases(
         ),
         (
             "the unit file running another container",
-            _seed(r, False, units=((r.unit, _previous_unit("vllm-old")),)),
+            _seed(r, False, units=((r.unit, previous_unit("vllm-old")),)),
             f"unit {r.unit} exists and runs another container",
         ),
         (
@@ -357,7 +277,7 @@ def _preflight_cases(
     scenarios += _ownership_cases(r)
     # an arm with one mount source checks that one source, present or missing
     source, script = single
-    alone = _Rank(**{**r.__dict__, "scripts": (("preflight", script),)})
+    alone = Rank(**{**r.__dict__, "scripts": (("preflight", script),)})
     for present in (True, False):
         seed = _seed(r, False, sources=(source,) if present else ())
         refusal = None if present else f"mount source {source} does not exist"
@@ -366,7 +286,7 @@ def _preflight_cases(
     return scenarios
 
 
-def _readback_cases(ranks: tuple[_Rank, ...]) -> list[tuple[str, sandbox.Scenario, str | None]]:
+def _readback_cases(ranks: tuple[Rank, ...]) -> list[tuple[str, sandbox.Scenario, str | None]]:
     r = ranks[0]
     planned = r.planned()
     argv = planned.cmd
@@ -447,7 +367,7 @@ def _readback_cases(ranks: tuple[_Rank, ...]) -> list[tuple[str, sandbox.Scenari
     ]
 
 
-def _other_cases(ranks: tuple[_Rank, ...]) -> dict[str, sandbox.Scenario]:
+def _other_cases(ranks: tuple[Rank, ...]) -> dict[str, sandbox.Scenario]:
     head, follower = ranks[0], ranks[1]
     pending_container = Container(f"{head.name}-preserved", PREVIOUS_IMAGE, ("serve", "/old"))
     return {
@@ -458,7 +378,7 @@ def _other_cases(ranks: tuple[_Rank, ...]) -> dict[str, sandbox.Scenario]:
         "preserve twice on an empty host": _one(head, _seed(head, False), ("preserve", "preserve")),
         "inactive unit file": _one(
             head,
-            _seed(head, False, units=((head.unit, _previous_unit(head.name)),)),
+            _seed(head, False, units=((head.unit, previous_unit(head.name)),)),
             ("preserve",),
         ),
         "another name": _one(head, _seed(head, True), ALL_STAGES, name=f"{head.name}-other"),
@@ -480,7 +400,7 @@ def _other_cases(ranks: tuple[_Rank, ...]) -> dict[str, sandbox.Scenario]:
 
 @dataclass(frozen=True)
 class _Executed:
-    ranks: tuple[_Rank, ...]
+    ranks: tuple[Rank, ...]
     transaction: Outcome
     image_vanishes: Outcome
     readback_differs: Outcome
@@ -492,7 +412,7 @@ class _Executed:
 def _executed() -> _Executed:
     """Plan afresh, then run (or recall from the sandbox's memo) every scenario at once."""
     run = _plan()
-    ranks = _ranks(run)
+    ranks = ranks_of(run)
     preflight = _preflight_cases(ranks, _single_source_preflight(run))
     readback = _readback_cases(ranks)
     other = _other_cases(ranks)
@@ -522,17 +442,17 @@ def _effects(state: HostState, step: int) -> list[tuple[str, ...]]:
     return [argv for argv in state.calls_of(step) if argv[1] in EFFECTS.get(argv[0], set())]
 
 
-def _preserve_parents(r: _Rank) -> dict[str, bytes]:
+def _preserve_parents(r: Rank) -> dict[str, bytes]:
     """The directories ``mkdir -p`` of the preserve dir leaves behind its removal."""
     return {f"{PRESERVE_ROOT}/": b"", f"{PRESERVE_ROOT}/{ARM}/": b""}
 
 
-def _saved(r: _Rank, previous: bool) -> dict[str, bytes]:
+def _saved(r: Rank, previous: bool) -> dict[str, bytes]:
     """What preserve keeps: the unit file as it was (or the record that there was none),
     whether it was active, and the record that no container was there to set aside."""
     saved = {f"{r.preserve_dir}/": b""}
     if previous:
-        saved[f"{r.preserve_dir}/unit"] = _previous_unit(r.name).encode()
+        saved[f"{r.preserve_dir}/unit"] = previous_unit(r.name).encode()
         saved[f"{r.preserve_dir}/unit-was-active"] = b""
     else:
         saved[f"{r.preserve_dir}/no-unit"] = b""
@@ -548,7 +468,7 @@ def _waited(seconds: int) -> str:
     )
 
 
-def _done(stage: str, r: _Rank) -> str:
+def _done(stage: str, r: Rank) -> str:
     """What a stage that succeeded tells the operator on stdout."""
     return {
         "preflight": PREFLIGHT_PASSED,
@@ -607,7 +527,7 @@ def a_full_transaction_leaves_every_host_running_its_plan() -> Verdict:
     return holds_unless(problems, "28 stages succeed; 4 hosts run exactly their planned arm")
 
 
-def _expected_effects(r: _Rank, previous: bool) -> dict[str, list[tuple[str, ...]]]:
+def _expected_effects(r: Rank, previous: bool) -> dict[str, list[tuple[str, ...]]]:
     """What each stage changes on a host, in order, when everything before it succeeded."""
     name, unit = r.name, r.unit
     effects: dict[str, list[tuple[str, ...]]] = {
@@ -756,7 +676,7 @@ def rollback_restores_every_host_byte_for_byte() -> Verdict:
     return holds_unless(problems, "2 failed transactions rolled back on 4 hosts, byte for byte")
 
 
-def _cut_preserves(r: _Rank) -> list[tuple[str, str]]:
+def _cut_preserves(r: Rank) -> list[tuple[str, str]]:
     """Rank ``r``'s preserve script cut after each of its lines from ``mkdir -p`` on: a
     preserve stopped there (its session dropped, its host lost power, a docker call refused)."""
     lines = dict(r.scripts)["preserve"].splitlines(keepends=True)
@@ -764,7 +684,7 @@ def _cut_preserves(r: _Rank) -> list[tuple[str, str]]:
     return [(f"preserve_cut_{n}", "".join(lines[:n])) for n in range(start + 1, len(lines))]
 
 
-def _cut_preserve_cases(ranks: tuple[_Rank, ...]) -> list[tuple[str, sandbox.Scenario]]:
+def _cut_preserve_cases(ranks: tuple[Rank, ...]) -> list[tuple[str, sandbox.Scenario]]:
     """Rank 0 (the previous arm runs there) and rank 2 (a fresh host): preflight, preserve
     cut short, rollback, cleanup."""
     cases = []
@@ -783,7 +703,7 @@ def rollback_after_a_preserve_cut_short_puts_back_what_was_there() -> Verdict:
     and on a fresh one), rollback then cleanup succeed and leave the host as it was:
     containers, unit files, systemd's loaded, active and enabled units, byte for byte.
     Rollback never removes a container or unit file that preserve had not yet set aside."""
-    cases = _cut_preserve_cases(_ranks(_plan()))
+    cases = _cut_preserve_cases(ranks_of(_plan()))
     problems = []
     for (label, _), out in zip(cases, sandbox.run([s for _, s in cases]), strict=True):
         codes = [res.returncode if res else None for res in out.results]
@@ -937,7 +857,7 @@ def preserve_saves_the_unit_file_even_when_it_is_not_running() -> Verdict:
     )
     host = out.after[0]
     saved = {
-        f"{r.preserve_dir}/unit": _previous_unit(r.name).encode(),
+        f"{r.preserve_dir}/unit": previous_unit(r.name).encode(),
         f"{r.preserve_dir}/no-container": b"",
     }
     problems += difference("saved", saved, host.under(r.preserve_dir))
