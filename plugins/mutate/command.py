@@ -73,6 +73,8 @@ exit codes (--generated, --values, --merge-reports; the first of 5, 9, 6, 3 wins
     written first)
   9 --generated's verdict audit disagreed with the survey on a sampled cell, or its
     control failed (the report is written first)
+  130 Ctrl-C stopped the survey (the partial report is written first; SIGTERM and SIGHUP
+    end it as they say, after the report)
 
 examples:
   claims mutate my_witness
@@ -80,6 +82,7 @@ examples:
   claims mutate --all --record          # rewrite the red-sets lock from what is observed
   claims mutate --generated --shard 2/4 --report target/mutation-shard-2.json
   claims mutate --generated --since origin/main
+  claims mutate --generated --keys --stop-after 3600   # then --reuse its report, and so on
   claims mutate --merge-reports target/mutation-shard-*.json --report target/mutation-report.json
   claims mutate --explain my_project.core.x_f__mutmut_3
   claims mutate --annotate origin/main --report target/mutation-diff.json
