@@ -262,27 +262,38 @@ def a_step_that_never_answers_is_abandoned_after_the_wait() -> Verdict:
 
 
 @contextmanager
-def _ctrl_c_once(started: Path) -> Iterator[None]:
-    """A Ctrl-C (SIGINT, read as Python reads it: KeyboardInterrupt) as soon as ``started``
-    exists, unless the block ended first; the process's own SIGINT handling is put back."""
+def _signal_once(started: Path, number: signal.Signals) -> Iterator[None]:
+    """``number`` sent to this process as soon as ``started`` exists, unless the block ended
+    first (or 10 s passed). The sender is done before the block is left, so a block cut short
+    (a mutant that raises) is never signalled after it, when no handler of its is there."""
     done = threading.Event()
 
-    def interrupt() -> None:
+    def send() -> None:
         deadline = time.monotonic() + 10
         while not done.is_set() and time.monotonic() < deadline:
             if started.exists():
-                os.kill(os.getpid(), signal.SIGINT)
+                os.kill(os.getpid(), number)
                 return
             time.sleep(0.01)
 
-    before = signal.signal(signal.SIGINT, signal.default_int_handler)
-    watcher = threading.Thread(target=interrupt)
-    watcher.start()
+    sender = threading.Thread(target=send)
+    sender.start()
     try:
         yield
     finally:
         done.set()
-        watcher.join()
+        sender.join()
+
+
+@contextmanager
+def _ctrl_c_once(started: Path) -> Iterator[None]:
+    """A Ctrl-C (SIGINT, read as Python reads it: KeyboardInterrupt) as soon as ``started``
+    exists, unless the block ended first; the process's own SIGINT handling is put back."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with _signal_once(started, signal.SIGINT):
+            yield
+    finally:
         signal.signal(signal.SIGINT, before)
 
 
@@ -551,12 +562,10 @@ def a_signal_abandons_a_forward_step_and_lets_a_rollback_run() -> Verdict:
         # a stage timeout with room for the rollback to wait for the abandoned stage's lock
         settings = _settings(stage=10)
         with SshTransport(_plan(), settings, interruptions, told.append) as transport:
-            watcher = threading.Thread(target=_signal_when, args=(started, signal.SIGTERM))
-            watcher.start()
             begin = time.monotonic()
-            stopped = _result(transport(_step(script, Stage.APPLY)))
+            with _signal_once(started, signal.SIGTERM):
+                stopped = _result(transport(_step(script, Stage.APPLY)))
             took = time.monotonic() - begin
-            watcher.join()
             sessions = _sessions()
             skipped = transport(_step("echo never", Stage.READBACK))
             skipped_sessions = _sessions() - sessions
@@ -582,10 +591,3 @@ def _signal_ignored(number: signal.Signals) -> Iterator[None]:
         yield
     finally:
         signal.signal(number, before)
-
-
-def _signal_when(started: Path, number: signal.Signals, seconds: float = 10) -> None:
-    deadline = time.monotonic() + seconds
-    while not started.exists() and time.monotonic() < deadline:
-        time.sleep(0.01)
-    os.kill(os.getpid(), number)
