@@ -310,7 +310,8 @@ def bench_survey_vs_mutmut(files: Sequence[str], jobs: int) -> list[Figure]:
     checkout. Mutants per second of each: the mutant phase (mutmut's own
     "mutations/second"; ours from the first worker ready to the last result) and end to end
     (wall time of the command, generation and baseline included), counting only the mutants
-    each actually ran."""
+    each actually ran. No goal: the full matrix runs every covering claim, mutmut stops at the
+    first red one (issue 23 holds :func:`bench_first_kill_vs_mutmut` to 4×); kept to compare."""
     theirs = _mutmut_side(tuple(files), jobs)
     ours = _ours_side(files, jobs)
     shown = ", ".join(files)
@@ -320,7 +321,7 @@ def bench_survey_vs_mutmut(files: Sequence[str], jobs: int) -> list[Figure]:
             ours.phase,
             theirs.phase,
             "mutants/s",
-            4.0,
+            None,
             f"mutants per second once set up: ours ({ours.ran} run) / mutmut run's own "
             f"mutations/second ({theirs.ran} run), {jobs} processes each",
             "at least",
@@ -330,7 +331,7 @@ def bench_survey_vs_mutmut(files: Sequence[str], jobs: int) -> list[Figure]:
             ours.ran / ours.wall,
             theirs.ran / theirs.wall,
             "mutants/s",
-            4.0,
+            None,
             f"mutants run / wall time of the whole command: claims mutate --generated "
             f"({ours.wall:.0f} s) / mutmut run ({theirs.wall:.0f} s), generation and "
             "baseline included",
