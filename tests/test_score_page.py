@@ -102,3 +102,29 @@ def test_each_section_scores_the_minimal_mutant_set_per_witness_and_file(tmp_pat
     # killed; two killing sets; w.b kills nothing alone.
     assert "|w|3|66.7%|1/2|50.0%|2|1/2|" in rows
     assert "|planner/fit.py|3|66.7%|1/2|50.0%|2|1/2|" in rows
+
+
+def test_a_page_says_where_the_surveys_time_went(tmp_path: Path) -> None:
+    files = {
+        name: {
+            "language": "python",
+            "source": "",
+            "mutants": [{"status": "Killed", "duration": d} for d in found],
+        }
+        for name, found in {
+            "planner/a.py": [1000, 500],
+            "planner/b.py": [4500],
+            "planner/c.py": [],
+        }.items()
+    }
+    report = tmp_path / "mutation-report.json"
+    report.write_text(json.dumps({"files": files}), encoding="utf-8")
+    page = tmp_path / "score.md"
+    assert _run("--page", str(page), str(report)).returncode == 0
+    text = page.read_text(encoding="utf-8")
+    rows = [line.replace(" ", "") for line in text.split("Where the time went")[1].splitlines()]
+    assert rows[4:7] == [
+        "|planner/b.py|1|4|4.50|75.0%|",
+        "|planner/a.py|2|2|0.75|25.0%|",
+        "|all|3|6||100.0%|",
+    ]

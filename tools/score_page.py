@@ -23,6 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tabulate import tabulate  # noqa: E402
+
 from claims import UsageError  # noqa: E402
 from claims.files import FileProblem, read_json, shown, write_atomically  # noqa: E402
 from plugins.mutate.floors import Floor, load_floors, score_table, scores  # noqa: E402
@@ -70,6 +72,37 @@ def section(report: Path, body: dict[str, object], floors: dict[str, Floor] | No
         "On the minimal mutant set (per witness, then per file):",
         "",
         scores_tables(body, tablefmt="github"),
+        "",
+        *time_table(body),
+    ]
+
+
+def time_table(body: dict[str, object]) -> list[str]:
+    """Where the survey's time went, per file, most first: each mutant's ``duration`` (the
+    milliseconds its worker spent on it: its covering claims and its replays) summed. The
+    workers run side by side, so the sum is worker time, not wall time; baseline, restarts
+    and audit are not in it. Nothing for a report whose mutants carry no duration."""
+    found = body.get("files")
+    rows = []
+    for path, entry in sorted(found.items()) if isinstance(found, dict) else ():
+        mutants = entry.get("mutants") if isinstance(entry, dict) else None
+        spent = [m.get("duration") for m in mutants or () if isinstance(m, dict)]
+        seconds = sum(d for d in spent if isinstance(d, int | float) and d >= 0) / 1000
+        if seconds > 0:
+            rows.append((shown(path), len(spent), seconds))
+    if not rows:
+        return []
+    total = sum(r[2] for r in rows)
+    table = [
+        [path, n, f"{seconds:,.0f}", f"{seconds / n:.2f}", f"{100 * seconds / total:.1f}%"]
+        for path, n, seconds in sorted(rows, key=lambda r: (-r[2], r[0]))
+    ]
+    table.append(["all", sum(r[1] for r in rows), f"{total:,.0f}", "", "100.0%"])
+    headers = ["file", "mutants", "worker seconds", "per mutant", "share"]
+    return [
+        "Where the time went (worker seconds spent on each file's mutants, most first):",
+        "",
+        tabulate(table, headers, tablefmt="github", disable_numparse=True),
         "",
     ]
 
