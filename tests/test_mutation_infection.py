@@ -92,14 +92,23 @@ def test_skipping_gives_the_matrix_of_running_every_cell(tmp_path: Path) -> None
     claims that killed it are the same; some cells were decided without a run, each with
     its reason in the report, and the audit agrees with them."""
     project = copy_project(tmp_path)
-    reports = {}
+    reports, outs = {}, {}
     for mode, extra in (("skip", ()), ("no-skip", ("--no-skip",))):
         report = project / f"{mode}.json"
         worth = ("--skip-worth", "0")  # the gate's claims take microseconds: replay them all
         done = run_generated(project, "--report", str(report), "--audit", "8", *worth, *extra)
         assert done.returncode == 6, done.stdout + done.stderr  # the gate's crashing mutant
-        reports[mode] = json.loads(report.read_text())
+        reports[mode], outs[mode] = json.loads(report.read_text()), done.stdout
     assert _matrix(reports["skip"]) == _matrix(reports["no-skip"])
+    # what replay had to work with: guard() ends the process, the rest are pure
+    replay = reports["skip"]["replay"]
+    assert replay["admitted"] == [
+        f"gate.rules.x_{f}" for f in ("admits", "count_up", "pairs", "unused")
+    ]
+    assert list(replay["refused"]) == ["gate.rules.x_guard"] and replay["spawning"] == []
+    assert "uses os._exit" in replay["refused"]["gate.rules.x_guard"]
+    assert "cell skipping: the purity guard admitted 4 of 5 surveyed functions" in outs["skip"]
+    assert "replay" not in reports["no-skip"] and "cell skipping" not in outs["no-skip"]
     decided = reports["skip"]["audit"]["cellsByReason"]
     assert decided.get("not_infected", 0) + decided.get("same_as", 0) > 0, decided
     assert "not_infected" not in reports["no-skip"]["audit"]["cellsByReason"]

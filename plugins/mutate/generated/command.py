@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 
 from claims import Session, UsageError
 from claims.exits import Exit
+from claims.files import shown as printable
 from claims.loader import BUILT_IN
 from claims.revisions import RevisionError, commit_of
 from plugins.mutate.floors import Scope, hold_floors, load_floors, merged_scope
@@ -490,8 +491,37 @@ def _header(
         )
     if plan.reuse is not None:
         lines.append(reuse_line(plan.reuse, survey))
-    lines += stop_lines(survey, plan.keys)
+    lines += stop_lines(survey, plan.keys) + replay_lines(survey.replay)
     return lines + (survey_health(survey, "trampoline", "mutated function") if chosen else [])
+
+
+REPLAY_REASONS = 3
+"""The purity guard's commonest refusals named in the replay line."""
+
+
+def replay_lines(replay: Mapping[str, Any]) -> list[str]:
+    """What cell skipping had to work with: how many surveyed functions the purity guard
+    admitted for replay, its commonest refusals (each without the function it names first),
+    and how many claims start a process (none of their cells is skipped)."""
+    if not replay:
+        return []
+    admitted, refused = len(replay["admitted"]), replay["refused"]
+    reasons: dict[str, int] = {}
+    for why in refused.values():
+        what = why.partition(" ")[2] or why
+        reasons[what] = reasons.get(what, 0) + 1
+    top = sorted(reasons.items(), key=lambda r: (-r[1], r[0]))[:REPLAY_REASONS]
+    commonest = "; ".join(f"{n}× {printable(what)}" for what, n in top)
+    return [
+        f"cell skipping: the purity guard admitted {admitted} of {admitted + len(refused)} "
+        "surveyed functions for replay"
+        + (f" (commonest refusals: {commonest})" if top else "")
+        + (
+            f"; {len(replay['spawning'])} claims start a process (none of their cells is skipped)"
+            if replay["spawning"]
+            else ""
+        )
+    ]
 
 
 def stop_lines(survey: Survey[Any], keyed: bool) -> list[str]:

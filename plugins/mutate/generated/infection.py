@@ -331,6 +331,8 @@ class Infection:
     """(function, claim) -> the original's replay time when it repeated every recorded
     outcome, None when it did not (checked once: it does not depend on the mutant)."""
     installed: list[tuple[dict[str, Any], Callable[..., Any]]] = field(default_factory=list)
+    admitted: list[str] = field(default_factory=list)
+    """The surveyed functions the guard admitted (their calls are recorded and replayed)."""
 
     def __post_init__(self) -> None:
         self.guard = Guard(self.roots)
@@ -346,9 +348,20 @@ class Infection:
                 self.recording.refused[f"{module}.{key}"] = why
                 continue
             self.installed.append((table, table["_mutmut_orig"]))
+            self.admitted.append(f"{module}.{key}")
             table["_mutmut_orig"] = recorder(
                 self.recording, f"{module}.{key}", table["_mutmut_orig"]
             )
+
+    def summary(self) -> dict[str, Any]:
+        """What the baseline left replay to work with: the surveyed functions the guard
+        admitted and refused (with why), and the claims that started a process."""
+        refused = self.recording.refused
+        return {
+            "admitted": sorted(self.admitted),
+            "refused": dict(sorted(refused.items())),
+            "spawning": sorted(self.recording.spawning),
+        }
 
     def uninstall(self) -> None:
         for table, original in self.installed:

@@ -334,6 +334,7 @@ class Worker:
             keys=self.claim_keys,
             traces=self.claim_traces,
             settled=sorted(self.settled),
+            replay=self.infection.summary() if self.infection is not None else None,
         )
         return not red
 

@@ -144,6 +144,8 @@ def build_report(plan: Plan, survey: Survey, results: Sequence[MutantResult]) ->
     for claim in survey.claims:
         path = str(claim["module"]).replace(".", "/") + ".py"
         add_tests(report, path, [(str(claim["id"]), str(claim["name"]), int(claim["line"]))])
+    if survey.replay:  # an extension: what cell skipping had to work with
+        report["replay"] = survey.replay
     if survey.claim_keys:  # extensions (--keys), for a later --reuse: each claim's key and
         report["claimKeys"] = dict(sorted(survey.claim_keys.items()))  # what it touched
         report["claimTraces"] = claim_traces(survey)

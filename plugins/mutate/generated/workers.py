@@ -84,6 +84,9 @@ class Survey(Generic[M]):
     """Claim -> what it touched (``--keys``; :func:`.cellkeys.trace_json`)."""
     settled: list[str] = field(default_factory=list)
     """The claims the baseline took from the reused report instead of running them."""
+    replay: dict[str, Any] = field(default_factory=dict)
+    """What cell skipping had to work with, over every worker's share (:meth:`.infection.
+    Infection.summary`): the functions admitted and refused, the claims that spawn."""
     restarts: int = 0
     canaries: int = 0
     first_ready: float | None = None
@@ -379,6 +382,7 @@ class Pool(Generic[M]):
         self.survey.claim_keys = event.get("keys") or self.survey.claim_keys
         self.survey.claim_traces |= event.get("traces") or {}
         self.survey.settled = event.get("settled") or []
+        self.survey.replay = merged_replay(self.survey.replay, event.get("replay"))
 
     def _canary(self, event: dict[str, Any]) -> None:
         if event["red"]:
@@ -399,6 +403,21 @@ class Pool(Generic[M]):
     def stop(self) -> None:
         for worker in self.workers:
             worker.kill()
+
+
+def merged_replay(have: Mapping[str, Any], found: object) -> dict[str, Any]:
+    """Two workers' replay summaries as one: each worker admits or refuses the functions of
+    its own share; every worker sees the same claims spawn."""
+    if not isinstance(found, dict):
+        return dict(have)
+    admitted = {*have.get("admitted", ()), *found.get("admitted", ())}
+    refused = {**have.get("refused", {}), **found.get("refused", {})}
+    spawning = {*have.get("spawning", ()), *found.get("spawning", ())}
+    return {
+        "admitted": sorted(admitted),
+        "refused": dict(sorted(refused.items())),
+        "spawning": sorted(spawning),
+    }
 
 
 def _shown(root: Path, path: Path) -> str:
