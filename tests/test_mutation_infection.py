@@ -21,6 +21,9 @@ GUARD = Guard(frozenset({"tests"}))
 
 def test_the_guard_admits_a_function_of_its_arguments_and_constants() -> None:
     assert GUARD.refusal(cases.pure) is None
+    assert GUARD.refusal(cases.digests) is None  # hashlib.sha256 is _hashlib's
+    assert GUARD.refusal(cases.names_a_pure_path) is None
+    assert GUARD.refusal(cases.refuses_a_bad_number) is None
 
 
 @pytest.mark.parametrize(
@@ -39,6 +42,7 @@ def test_the_guard_admits_a_function_of_its_arguments_and_constants() -> None:
         (cases.prints, "uses print()"),
         (cases.calls_what_it_is_given, "calls f, a callable it was given"),
         (cases.imports_os_inside, "imports os"),
+        (cases.names_a_path, "uses the class Path of pathlib"),
     ],
 )
 def test_the_guard_refuses_and_says_why(function: Any, why: str) -> None:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import bisect
 import datetime
+import hashlib
 import os
 import time
-from pathlib import Path
+from argparse import ArgumentTypeError
+from pathlib import Path, PurePosixPath
 
 LIMIT = 3
 NAMES = ("a", "b")
@@ -80,3 +83,25 @@ def imports_os_inside() -> list[str]:
 
 def opens(path: str) -> object:
     return open(path, encoding="utf-8")
+
+
+def digests(text: str) -> str:
+    """A pure module's function its C accelerator implements (``_hashlib``): admitted."""
+    return hashlib.sha256(text.encode()).hexdigest()[: bisect.bisect_left([8, 16], 9)]
+
+
+def names_a_pure_path(text: str) -> str:
+    """A pure path is a name, never a file: admitted."""
+    return PurePosixPath(text).name
+
+
+def names_a_path(text: str) -> str:
+    """A Path can reach the file system: refused, though ``name`` reads nothing."""
+    return Path(text).name
+
+
+def refuses_a_bad_number(text: str) -> int:
+    """Another module's exception, made and raised: admitted (argparse is not pure)."""
+    if not text.isdigit():
+        raise ArgumentTypeError(f"{text!r} is not a number")
+    return int(text)

@@ -9,7 +9,9 @@ refuses, naming the first reason, a function that
   (a number, string, bytes, ``None``, an enum member, a compiled pattern, a tuple or frozenset
   of those), or a name some function of its module declares ``global``;
 - uses a module outside :data:`PURE_MODULES` (``os``, ``sys``, ``time``, ``random``,
-  ``subprocess``, ``socket``, ``pathlib``, ``shutil`` …), a builtin outside
+  ``subprocess``, ``socket``, ``pathlib``, ``shutil`` …; a pure module's C accelerator, such
+  as ``_hashlib`` for ``hashlib.sha256``, counts as the module), a class of one (but the pure
+  paths of :data:`PURE_CLASSES` and any exception class), a builtin outside
   :data:`PURE_BUILTINS` (``open``, ``print``, ``input``, ``id``, ``setattr`` …), or calls a
   method named in :data:`IMPURE_METHODS` (a clock, randomness, the file system, a process,
   a socket, a stream, a thread, a cache);
@@ -74,6 +76,8 @@ PURE_MODULES = frozenset(
         "zoneinfo",
     }
 )
+PURE_CLASSES = frozenset({"pathlib.PurePath", "pathlib.PurePosixPath", "pathlib.PureWindowsPath"})
+"""Classes of a module that is not pure which do no I/O themselves: pure paths are names."""
 PURE_BUILTINS = frozenset(
     {
         "abs", "all", "any", "ascii", "bin", "bool", "bytes", "callable", "chr", "dict",
@@ -271,7 +275,9 @@ class Reading:
     def _class(self, cls: type) -> str | None:
         if not self.guard.in_project(cls):
             root = cls.__module__.partition(".")[0]
-            ok = root in PURE_MODULES or root == "builtins"
+            named = f"{cls.__module__}.{cls.__qualname__}"
+            exception = issubclass(cls, BaseException)  # made and raised, it does no I/O
+            ok = _pure_module(root) or root == "builtins" or named in PURE_CLASSES or exception
             return (
                 None if ok else f"{self.name} uses the class {cls.__qualname__} of {cls.__module__}"
             )
@@ -286,7 +292,7 @@ class Reading:
         if self.guard.in_project(value):
             return self.guard.refusal(value)
         root = str(getattr(value, "__module__", "") or "").partition(".")[0]
-        if root in PURE_MODULES or (root == "builtins" and name in PURE_BUILTINS):
+        if _pure_module(root) or (root == "builtins" and name in PURE_BUILTINS):
             return None
         return f"{self.name} uses {name} (module {root or 'unknown'}, not a pure one)"
 
@@ -323,6 +329,13 @@ class Reading:
             owner = self.function.__globals__.get(node.value.id)
             return owner if isinstance(owner, ModuleType) else None
         return None
+
+
+def _pure_module(root: str) -> bool:
+    """A module of :data:`PURE_MODULES`, or its accelerator written in C, which the pure
+    module's own functions and classes name as theirs (``_hashlib`` for ``hashlib.sha256``,
+    ``_bisect.bisect_left``, ``_functools.reduce``)."""
+    return root in PURE_MODULES or (root.startswith("_") and root[1:] in PURE_MODULES)
 
 
 def _unevaluated(tree: ast.Module) -> None:
