@@ -122,7 +122,7 @@ run, and a claim run calls ``main`` hundreds of times."""
 def build_parser() -> Parser:
     """The command line's parser for the arms the package holds now."""
     names, inputs_help = tuple(sorted(arms())), _inputs_help()
-    return _PARSERS.get((names, inputs_help), lambda: _parser(names, inputs_help))
+    return _PARSERS.keep((names, inputs_help), lambda: _parser(names, inputs_help))
 
 
 def _parser(arm_names: tuple[str, ...], inputs_help: str) -> Parser:

@@ -115,7 +115,7 @@ def load_json_model(model: type[M], path: Path, what: str) -> M:
     The file is read every time; its parse is kept for its exact text (:data:`_PARSED`)."""
     text, source = read_text_file(path, what), str(path)
     key = (model, source, what, text)
-    return cast(M, _PARSED.get(key, lambda: _json_model(model, source, what, text)))
+    return cast(M, _PARSED.keep(key, lambda: _json_model(model, source, what, text)))
 
 
 _PARSED: Kept[tuple[type[BaseModel], str, str, str], BaseModel] = Kept(128)

@@ -16,7 +16,7 @@ def test_a_value_is_computed_once_per_key() -> None:
             calls.append(key)
             return len(key)
 
-        return kept.get(key, compute)
+        return kept.keep(key, compute)
 
     assert [get(k) for k in ("a", "bb", "a", "bb")] == [1, 2, 1, 2]
     assert calls == ["a", "bb"]
@@ -24,12 +24,12 @@ def test_a_value_is_computed_once_per_key() -> None:
 
 def test_past_its_size_the_least_recently_used_goes() -> None:
     kept: Kept[str, str] = Kept(2)
-    kept.get("a", lambda: "A")
-    kept.get("b", lambda: "B")
-    kept.get("a", lambda: "not again")  # a is now the most recently used
-    kept.get("c", lambda: "C")  # so b goes
-    assert kept.get("a", lambda: "recomputed") == "A"
-    assert kept.get("b", lambda: "recomputed") == "recomputed"
+    kept.keep("a", lambda: "A")
+    kept.keep("b", lambda: "B")
+    kept.keep("a", lambda: "not again")  # a is now the most recently used
+    kept.keep("c", lambda: "C")  # so b goes
+    assert kept.keep("a", lambda: "recomputed") == "A"
+    assert kept.keep("b", lambda: "recomputed") == "recomputed"
     assert kept.cache_info() == KeptInfo(entries=2, size=2)
 
 
@@ -40,7 +40,7 @@ def test_an_error_keeps_nothing_and_clear_empties() -> None:
         raise ValueError("bad input")
 
     with pytest.raises(ValueError):
-        kept.get("x", fail)
-    assert kept.get("x", lambda: "ok") == "ok"
+        kept.keep("x", fail)
+    assert kept.keep("x", lambda: "ok") == "ok"
     kept.cache_clear()
     assert kept.cache_info().entries == 0

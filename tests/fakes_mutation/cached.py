@@ -21,4 +21,4 @@ KEPT: Kept[str, str] = Kept(4)
 
 
 def kept_greeting(name: str) -> str:
-    return KEPT.get(name, lambda: greeting(name))
+    return KEPT.keep(name, lambda: greeting(name))
