@@ -64,6 +64,7 @@ def test_the_page_says_which_run_it_is_and_shows_every_figure() -> None:
         },
         "skipped": ["claims mutate --all (--skip-mutate)"],
         "quick": False,
+        "load": [0.25, 3.5],
         "failed": {"kernel": "OSError: gone"},
         "figures": [
             {**vars(f), "ratio": round(f.ratio, 4), "goal_text": f.goal_text, "holds": f.holds}
@@ -72,6 +73,7 @@ def test_the_page_says_which_run_it_is_and_shows_every_figure() -> None:
     }
     text = bench.page(body, "target/bench.json")
     assert "Run 2026-12-02 14:00 UTC on commit `0123456789ab`, 2 cores" in text
+    assert "Python 3.11.7, load average 0.25 at the start and 3.5 at the end." in text
     assert "from `target/bench.json`; do not edit by hand" in text
     assert "| a \\| b | 1.2 s | 1 s | 1.20× | <= 1.15× | **MISSED** |" in text
     assert "| info | 1 s | 2 s | 0.50× | - |  |" in text

@@ -627,6 +627,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     written = (_relative(args.page),) if args.page is not None else ()
     origin = provenance(ROOT, written)
+    load_at_start = os.getloadavg()[0]
     repeats = 2 if args.quick else 5
     session = Session.start()
     figures: list[Figure] = []
@@ -684,6 +685,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "skipped": skipped,
         "quick": args.quick,
         "cpus": os.cpu_count(),
+        "load": [round(load_at_start, 2), round(os.getloadavg()[0], 2)],
         "peak_rss_kib_of_this_process": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
         "failed": failed,
         "figures": [
@@ -709,6 +711,15 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def _load(body: dict[str, Any]) -> str:
+    """The machine's load average (one minute) at the run's start and end: both sides of a
+    ratio run under it, but not always alike, so a loaded run's figures are read with it."""
+    load = body.get("load")
+    if not (isinstance(load, list) and len(load) == 2):
+        return ""
+    return f", load average {load[0]:g} at the start and {load[1]:g} at the end"
+
+
 def page(body: dict[str, Any], source: str) -> str:
     """The figures of one run as a Markdown page: where they came from, then the table, then
     what each figure measures and any step that failed or was left out."""
@@ -719,8 +730,8 @@ def page(body: dict[str, Any], source: str) -> str:
         "",
         f"Written by `make bench` (`tools/bench.py`) from `{source}`; do not edit by hand.",
         f"Run {origin['date']} on commit `{origin['commit']}`, {origin['cpus']} cores, "
-        f"{origin['machine']}, Python {origin['python']}{quick}. How each figure is measured:",
-        "[benchmarks.md](benchmarks.md).",
+        f"{origin['machine']}, Python {origin['python']}{quick}{_load(body)}. How each figure "
+        "is measured: [benchmarks.md](benchmarks.md).",
         "",
         "| figure | value | baseline | ratio | goal | verdict |",
         "|---|---|---|---|---|---|",
