@@ -269,6 +269,7 @@ class Pool(Generic[M]):
             if self.received is None:
                 self.received = signum
                 return
+            self.stop()  # the workers run in their own sessions: none outlives the survey
             for s, handler in previous.items():
                 signal.signal(s, handler)
             signal.raise_signal(signum)
