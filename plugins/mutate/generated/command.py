@@ -17,6 +17,7 @@ import importlib.util
 import signal
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -353,8 +354,15 @@ def run_survey(plan: Plan, chosen: Sequence[GeneratedMutant]) -> Survey:
     if plan.first_kill:
         keys = {mutmut_key(m.name) for m in chosen}
         base, launch = setup(base, plan.root, plan.order_from, keys)
-    pool = Pool(plan.root, base, {m.name: m for m in chosen}, survey, Ticker(), launch=launch)
-    pool.stop_after = plan.stop_after
+    pool = Pool(
+        plan.root,
+        base,
+        {m.name: m for m in chosen},
+        survey,
+        Ticker(),
+        launch=launch,
+        stop_after=plan.stop_after,
+    )
     pool.run_all(plan.jobs)
     return survey
 
@@ -506,10 +514,7 @@ def replay_lines(replay: Mapping[str, Any]) -> list[str]:
     if not replay:
         return []
     admitted, refused = len(replay["admitted"]), replay["refused"]
-    reasons: dict[str, int] = {}
-    for why in refused.values():
-        what = why.partition(" ")[2] or why
-        reasons[what] = reasons.get(what, 0) + 1
+    reasons = Counter(why.partition(" ")[2] or why for why in refused.values())
     top = sorted(reasons.items(), key=lambda r: (-r[1], r[0]))[:REPLAY_REASONS]
     commonest = "; ".join(f"{n}× {printable(what)}" for what, n in top)
     return [

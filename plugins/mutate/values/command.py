@@ -262,8 +262,15 @@ def run_values(plan: ValuePlan, chosen: Sequence[ValueMutant]) -> Survey[ValueMu
         value_environment(plan.root),
         key=str,
     )
-    pool = Pool(plan.root, base, {m.name: m for m in chosen}, survey, Ticker(), launch=launch)
-    pool.stop_after = plan.stop_after
+    pool = Pool(
+        plan.root,
+        base,
+        {m.name: m for m in chosen},
+        survey,
+        Ticker(),
+        launch=launch,
+        stop_after=plan.stop_after,
+    )
     pool.run_all(plan.jobs)
     return survey
 
