@@ -19,6 +19,7 @@ from plugins.mutate.declared.harness import (
 from plugins.mutate.declared.loading import ClaimBook, Declared, check, claim_book, load
 from plugins.mutate.declared.model import Mutant, MutantModule
 from plugins.mutate.declared.runs import RunRequest, RunResult, RunStatus
+from plugins.mutate.declared.tables import witness_line
 
 W = "fake_door"
 ALL = (
@@ -105,6 +106,23 @@ def test_an_undeclared_red_claim_is_collateral(planner: Planner) -> None:
         planner, {f"{W}.key_check_removed": ["a_wrong_key_is_refused", "night_is_refused"]}
     )
     assert findings.exit_code() is Exit.COLLATERAL
+
+
+def test_the_witness_line_names_the_claims_a_combined_run_got_wrong(planner: Planner) -> None:
+    """The witness line is often all a CI log keeps: a combined run that is not exact names
+    the claims it left green and those it turned red beyond its members' sets."""
+    combined = next(e for e in planner.plan() if e.kind is RunKind.COMBINED)
+    red = [c for c in e_default(combined) if c != "night_is_refused"]
+    beyond = next(
+        c for c in ALL if f"{W}.{c}" not in combined.expected and c != "the_right_key_opens_by_day"
+    )
+    findings = _findings(planner, {combined.label: [*red, beyond]})
+    run = f"[combined] {W}: 5 independent mutants together"
+    assert witness_line(findings, W) == (
+        f"{W}: 6/6 mutants exact, combined NOT exact (survived: {run} "
+        f"[green: {W}.night_is_refused]; collateral: {run} [red: {W}.{beyond}]), "
+        "positive controls green, claims witnessed 6/6"
+    )
 
 
 def test_a_red_positive_control_is_named_as_such(planner: Planner) -> None:

@@ -304,9 +304,18 @@ def an_interrupted_step_fails_with_130_and_the_next_one_runs() -> Verdict:
     host's connection is closed, and its next step opens a new one and runs once the stage
     left running there lets go of the host's apply lock."""
     problems = []
-    started = _host().host_root(0) / "tmp" / "interrupted-stage"
+    tmp = _host().host_root(0) / "tmp"
+    started, let_go = tmp / "interrupted-stage", tmp / "interrupted-let-go"
     started.unlink(missing_ok=True)
-    script = "echo begun; touch /tmp/interrupted-stage; /bin/sleep 1; echo orphaned"
+    let_go.unlink(missing_ok=True)
+    # The stage left running holds the lock until this claim lets it go, and prints nothing
+    # after the interrupt: how long an orphan lives must not depend on how soon its host sees
+    # the connection gone (under CI's load one that wrote to it outlived the next step's
+    # flock --wait; the stage timeout, not the orphan, then decided the claim).
+    script = (
+        "echo begun; touch /tmp/interrupted-stage; "
+        "while [ ! -e /tmp/interrupted-let-go ]; do /bin/sleep 0.05; done"
+    )
     # Budgets far past what the claim needs: the next step may authenticate afresh and wait
     # for the orphaned stage's lock, and on a loaded machine that outlasted 3 s (CI, under
     # the mutant that never reopens a connection). The interrupt, not a budget, ends the step.
@@ -316,6 +325,7 @@ def an_interrupted_step_fails_with_130_and_the_next_one_runs() -> Verdict:
                 stopped = _result(transport(_step(script)))
         except KeyboardInterrupt:
             stopped = (None, "", "the interrupt escaped the transport")
+        let_go.touch()
         after = _result(transport(_step("echo next")))
     note = "\ncoordinator: interrupted by the operator\n"
     problems += difference("interrupted", (130, "begun\n", note), stopped)

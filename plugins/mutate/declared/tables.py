@@ -93,21 +93,20 @@ def _names(judgements: Sequence[Judgement]) -> str:
 
 def _mutants_part(solo: Sequence[Judgement]) -> str:
     exact = [j for j in solo if j.exact]
-    text = f"{len(exact)}/{len(solo)} mutants exact"
+    details = _problems(solo)
+    return f"{len(exact)}/{len(solo)} mutants exact" + (f" ({details})" if details else "")
+
+
+def _problems(runs: Sequence[Judgement]) -> str:
+    """What went wrong in ``runs``, each run named with the claims concerned (the last line
+    of a CI log is often all a reader has of the kill matrix above it)."""
     problems = (
-        ("timeout/crash", _names([j for j in solo if not j.result.ok])),
-        ("survived", ", ".join(_survivor(j) for j in solo if j.missing)),
-        ("collateral", ", ".join(_listed(j, j.collateral, "red") for j in solo if j.collateral)),
-        ("lock stale", ", ".join(_listed(j, j.stale, "green") for j in solo if j.stale)),
+        ("timeout/crash", _names([j for j in runs if not j.result.ok])),
+        ("survived", ", ".join(_listed(j, j.missing, "green") for j in runs if j.missing)),
+        ("collateral", ", ".join(_listed(j, j.collateral, "red") for j in runs if j.collateral)),
+        ("lock stale", ", ".join(_listed(j, j.stale, "green") for j in runs if j.stale)),
     )
-    details = [f"{label}: {found}" for label, found in problems if found]
-    return text + (f" ({'; '.join(details)})" if details else "")
-
-
-def _survivor(j: Judgement) -> str:
-    """A surviving mutant and the declared claims it left green (the last line of a CI log
-    is often all a reader has of the kill matrix above it)."""
-    return _listed(j, j.missing, "green")
+    return "; ".join(f"{label}: {found}" for label, found in problems if found)
 
 
 def _listed(j: Judgement, claims: frozenset[str], colour: str) -> str:
@@ -118,7 +117,7 @@ def _combined_part(runs: Sequence[Judgement]) -> str:
     if not runs:
         return "no combined run"
     bad = [j for j in runs if not j.exact]
-    return "combined exact" if not bad else f"combined NOT exact ({_names(bad)})"
+    return "combined exact" if not bad else f"combined NOT exact ({_problems(bad)})"
 
 
 def _positives_part(runs: Sequence[Judgement]) -> str:

@@ -558,6 +558,7 @@ def survey_health(survey: Survey[Any], target: str, called: str) -> list[str]:
         f"baseline: {claims}/{claims} claims green; forced fail (every {target} raises): "
         f"{len(survey.forced_fail_red)}/{claims} claims red; {survey.canaries} canaries "
         f"green; {survey.restarts} worker restart(s)"
+        + (f", {survey.resumed} from the first baseline" if survey.restarts else "")
     ]
     blind = [str(c["id"]) for c in survey.claims if c["id"] not in survey.forced_fail_red]
     if len(blind) > BLIND_LISTED:  # a survey of one file: most claims call none of it

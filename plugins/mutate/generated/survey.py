@@ -61,11 +61,13 @@ REASON_LIMIT = 400
 
 
 class SettledClaim(BaseModel):
-    """What the baseline would have found of a settled claim, from the reused report."""
+    """What the baseline would have found of a claim it does not run: a settled claim's, from
+    the reused report; or, for a restarted worker, what the first baseline found."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    key: str
+    key: str | None
+    """Its key (:mod:`.cellkeys`), or none when the survey keys no cell."""
     seconds: float
     covers: tuple[str, ...]
 
@@ -105,6 +107,10 @@ class SurveyRequest(BaseModel):
     first on the worker's ``PYTHONPATH``, under ``mutants/`` for the generated survey)."""
     keys: CellKeys | None = None
     """Record each claim's key in the baseline and key every cell (:mod:`.cellkeys`)."""
+    resumed: dict[str, SettledClaim] = {}
+    """A restarted worker's: every claim's baseline as the pool kept it from the first, so
+    the worker runs no claim before its mutants (its forced-fail run was the first's too).
+    It records no calls, so it decides no cell by infection: each covering claim runs."""
 
 
 class MutantTimeout(BaseException):
@@ -240,6 +246,8 @@ class Worker:
 
     def _infection(self) -> Infection | None:
         """Skipping for mutmut's mutants only (a worker whose baseline is ``stats``)."""
+        if self.request.resumed:
+            return None  # it records no call to replay (see SurveyRequest.resumed)
         if not self.request.skip or self.request.exhaustive or self.baseline_mode != STATS:
             return None
         roots = frozenset(p.partition(".")[0] for p in self.packages)
@@ -303,13 +311,16 @@ class Worker:
         so the verdicts are the baseline's)."""
         self.switch(self.baseline_mode)
         red: dict[str, str] = {}
+        ran = 0
         if self.infection is not None:
             self.infection.install()
         try:
             for claim in self.claims:
-                if claim.id in self.settled:
-                    self._settle(claim.id, self.settled[claim.id])
+                known = self.settled.get(claim.id) or self.request.resumed.get(claim.id)
+                if known is not None:
+                    self._settle(claim.id, known)
                     continue
+                ran += 1
                 self.clear_hits()
                 drop_caches(self.packages)  # each claim's calls recorded whole
                 start = time.perf_counter()
@@ -335,12 +346,14 @@ class Worker:
             traces=self.claim_traces,
             settled=sorted(self.settled),
             replay=self.infection.summary() if self.infection is not None else None,
+            resumed=bool(self.request.resumed) and not ran,
         )
         return not red
 
     def _settle(self, claim: str, settled: SettledClaim) -> None:
         self.baseline_seconds[claim] = settled.seconds
-        self.claim_keys[claim] = settled.key
+        if settled.key is not None:
+            self.claim_keys[claim] = settled.key
         for function in settled.covers:
             self.covered.setdefault(function, []).append(claim)
 
@@ -464,7 +477,8 @@ def survey(request: SurveyRequest, out: TextIO, worker: Worker | None = None) ->
     if not worker.baseline():
         return Exit.BASELINE
     covered = worker.coverage()
-    worker.forced_fail()
+    if not request.resumed:
+        worker.forced_fail()
     by_id = {c.id: c for c in worker.claims}
     for index, name in enumerate(request.mutants, start=1):
         worker.mutant(name, [by_id[c] for c in covered.get(worker.coverage_key(name), ())])

@@ -31,6 +31,7 @@ from plugins.mutate.generated.survey import (
     BUDGET_FACTOR,
     BUDGET_SECONDS,
     MUTANT_ENV,
+    SettledClaim,
     SurveyRequest,
 )
 
@@ -88,6 +89,8 @@ class Survey(Generic[M]):
     """What cell skipping had to work with, over every worker's share (:meth:`.infection.
     Infection.summary`): the functions admitted and refused, the claims that spawn."""
     restarts: int = 0
+    resumed: int = 0
+    """Restarted workers that took the first baseline instead of running it again."""
     canaries: int = 0
     first_ready: float | None = None
     """When the first worker finished its forced-fail run (``time.monotonic``)."""
@@ -288,10 +291,27 @@ class Pool(Generic[M]):
         for index in range(max(1, min(jobs, len(names) or 1))):
             self._spawn(index, names[index::jobs])
 
-    def _spawn(self, index: int, names: Sequence[str]) -> None:
+    def _spawn(self, index: int, names: Sequence[str], restarted: bool = False) -> None:
         assert self.launch is not None
-        request = self.base.model_copy(update={"mutants": tuple(names)})
+        update: dict[str, Any] = {"mutants": tuple(names)}
+        if restarted:
+            update["resumed"] = self._kept_baseline()
+        request = self.base.model_copy(update=update)
         self.workers.append(WorkerProcess(index, self.launch, request, self.events))
+
+    def _kept_baseline(self) -> dict[str, SettledClaim]:
+        """What the first baseline found of each claim, for a restarted worker: it then runs
+        none before its mutants (a whole baseline took minutes on the planner)."""
+        covers: dict[str, list[str]] = {c: [] for c in self.survey.baseline_seconds}
+        for function, claims in self.survey.coverage.items():
+            for claim in claims:
+                covers.setdefault(claim, []).append(function)
+        return {
+            claim: SettledClaim(
+                key=self.survey.claim_keys.get(claim), seconds=seconds, covers=tuple(covers[claim])
+            )
+            for claim, seconds in self.survey.baseline_seconds.items()
+        }
 
     def run(self) -> None:
         deadline = None if self.stop_after is None else time.monotonic() + self.stop_after
@@ -353,7 +373,7 @@ class Pool(Generic[M]):
         self.survey.results[lost] = MutantResult(self.mutants[lost], status, covered, reason=why)
         self.survey.restarts += 1
         if rest:
-            self._spawn(worker.index, rest)
+            self._spawn(worker.index, rest, restarted=True)
 
     def _event(self, worker: WorkerProcess, event: dict[str, Any]) -> None:
         kind = event["event"]
@@ -384,6 +404,7 @@ class Pool(Generic[M]):
         self.survey.claim_traces |= event.get("traces") or {}
         self.survey.settled = event.get("settled") or []
         self.survey.replay = merged_replay(self.survey.replay, event.get("replay"))
+        self.survey.resumed += bool(event.get("resumed"))
 
     def _canary(self, event: dict[str, Any]) -> None:
         if event["red"]:
