@@ -226,15 +226,18 @@ def a_script_cut_short_in_transit_exits_97_and_never_runs() -> Verdict:
 @claim(ClaimKind.REFUSAL)
 def a_stage_that_outlives_its_timeout_is_killed_with_124() -> Verdict:
     """A stage still running when its stage timeout passes is stopped on its host (exit 124)
-    and the step returns within a second or two of the timeout; the next step runs."""
+    and the step returns then, before the coordinator's own wait (stage timeout + kill grace
+    + connect timeout + 2 s) would have run out; the next step runs."""
     settings = _settings(stage=1, kill_after=1)
+    # the contract's wait, not the coordinator's function: a bound no load on CI reaches
+    wait = settings.stage_timeout + settings.kill_after + settings.connect_timeout + 2
     with SshTransport(_plan(), settings) as transport:
         start = time.monotonic()
         slow = transport(_step("echo started; /bin/sleep 4; echo never"))
         took = time.monotonic() - start
         after = _result(transport(_step("echo next")))
     problems = difference("timed out", (124, "started\n"), (slow.exit_code, slow.stdout))
-    problems += difference("returned within 3 s", True, took < 3)
+    problems += difference(f"returned within the {wait} s wait", True, took < wait)
     problems += difference("next step", (0, "next\n", ""), after)
     return holds_unless(problems, f"killed after {took:.1f} s with 124; the next step ran")
 
@@ -242,10 +245,10 @@ def a_stage_that_outlives_its_timeout_is_killed_with_124() -> Verdict:
 @claim(ClaimKind.REFUSAL)
 def a_step_that_never_answers_is_abandoned_after_the_wait() -> Verdict:
     """A session the host accepts and never answers is given up once the coordinator's wait
-    (stage timeout + kill grace + connect timeout + 2 s) has passed, no sooner: the step has
-    no exit status (its effect is unknown) and says ``coordinator: no answer from USER@HOST
-    within N s``; its connection is closed, and the host's next step opens a new one and
-    runs."""
+    (stage timeout + kill grace + connect timeout + 2 s) has passed, no sooner (nor 10 s
+    later: a bound far from any load's): the step has no exit status (its effect is unknown)
+    and says ``coordinator: no answer from USER@HOST within N s``; its connection is closed,
+    and the host's next step opens a new one and runs."""
     settings = _settings(connect=1, stage=1, kill_after=0)
     destination = _host().addresses[0].destination
     with SshTransport(_plan(), settings) as transport:
@@ -256,7 +259,7 @@ def a_step_that_never_answers_is_abandoned_after_the_wait() -> Verdict:
         after = _result(transport(_step("echo next")))
     note = f"\ncoordinator: no answer from {destination} within 4 s\n"
     problems = difference("no answer", (None, "", note), _result(silent))
-    problems += difference("waited 4 s to 7 s", True, 4 <= took < 7)
+    problems += difference("waited 4 s to 14 s", True, 4 <= took < 14)
     problems += difference("next step", (0, "next\n", ""), after)
     return holds_unless(problems, f"abandoned after {took:.1f} s; the next step ran")
 
@@ -562,9 +565,16 @@ def a_signal_abandons_a_forward_step_and_lets_a_rollback_run() -> Verdict:
     step fails with 130, keeps what it printed and says ``coordinator: interrupted by
     SIGTERM``; the next forward step is not started (130,
     ``not started``, nothing reaches the host); a rollback still runs to its end."""
-    started = _host().host_root(0) / "tmp" / "signalled-stage"
+    tmp = _host().host_root(0) / "tmp"
+    started, let_go = tmp / "signalled-stage", tmp / "signalled-let-go"
     started.unlink(missing_ok=True)
-    script = "echo begun; touch /tmp/signalled-stage; /bin/sleep 2; echo finished"
+    let_go.unlink(missing_ok=True)
+    # the abandoned stage holds the lock until the claim lets it go, printing nothing more
+    # (see an_interrupted_step_fails_with_130_and_the_next_one_runs)
+    script = (
+        "echo begun; touch /tmp/signalled-stage; "
+        "while [ ! -e /tmp/signalled-let-go ]; do /bin/sleep 0.05; done"
+    )
     told: list[str] = []
     problems: list[str] = []
     # should caught() not take SIGTERM over (a defect), it must not end this process
@@ -579,6 +589,7 @@ def a_signal_abandons_a_forward_step_and_lets_a_rollback_run() -> Verdict:
             sessions = _sessions()
             skipped = transport(_step("echo never", Stage.READBACK))
             skipped_sessions = _sessions() - sessions
+            let_go.touch()
             undone = _result(transport(_step("echo undone", Stage.ROLLBACK)))
     problems += difference(
         "abandoned", (130, "begun\n", "\ncoordinator: interrupted by SIGTERM\n"), stopped
