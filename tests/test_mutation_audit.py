@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,7 +21,9 @@ from plugins.mutate.generated.audit import (
     exact_glob,
     run_audit,
     sample,
+    setup_bound,
 )
+from plugins.mutate.generated.infection import SPAWN_EVENTS, Watch, may_run_python
 from plugins.mutate.generated.mutmut_bridge import (
     GeneratedMutant,
     generate,
@@ -152,15 +157,6 @@ def an_adult_is_admitted_in_a_child() -> Verdict:
     done = subprocess.run([sys.executable, "-c", CHILD], check=False)
     return expect(done.returncode == 0, "admitted", "the child refused an adult")
 '''
-BLIND_PLUGIN = '''"""Registers witness ``gate_blind``."""
-
-from claims import hookimpl
-
-
-@hookimpl
-def claims_register_witnesses(register):
-    register("gate_blind", "gate_blind_witness")
-'''
 
 
 def test_the_audit_fails_a_survey_whose_coverage_missed_a_child_process(tmp_path: Path) -> None:
@@ -168,22 +164,10 @@ def test_the_audit_fails_a_survey_whose_coverage_missed_a_child_process(tmp_path
     mutated function in a child is judged not reached, green without a run. Run on the
     mutated source, it goes red: the survey exits 9, its report written, the cell named."""
     root = copy_project(tmp_path)
-    (root / "gate_blind_witness.py").write_text(BLIND_WITNESS)
-    (root / "gate_blind_plugin.py").write_text(BLIND_PLUGIN)
-    pyproject = (root / "pyproject.toml").read_text()
-    extra = '"gate_blind_witness.py", "gate_blind_plugin.py", '
-    (root / "pyproject.toml").write_text(
-        pyproject.replace("also_copy = [", f"also_copy = [{extra}")
-    )
+    plugin = _with_witness(root, "gate_blind", BLIND_WITNESS)
     report = root / "blind.json"
     done = run_generated(
-        root,
-        "gate_blind",
-        "--report",
-        str(report),
-        "--audit",
-        "100",
-        plugins=("gate_blind_plugin",),
+        root, "gate_blind", "--report", str(report), "--audit", "100", plugins=(plugin,)
     )
     assert done.returncode == 9, done.stdout + done.stderr
     body = json.loads(report.read_text())["audit"]
@@ -193,6 +177,106 @@ def test_the_audit_fails_a_survey_whose_coverage_missed_a_child_process(tmp_path
     assert body["sampled"] == body["cells"] > 1
     assert f"audit disagrees: {ADMITS} × gate_blind.an_adult_is_admitted_in_a_child" in done.stdout
     assert "exit 9" in done.stdout
+
+
+SETUP_WITNESS = '''"""Witness ``gate_setup``: a claim on what its witness's setup() computed."""
+
+from gate.rules import admits
+
+from claims import ClaimKind, Verdict, claim, expect
+
+FOUND: list[bool] = []
+
+
+def setup() -> None:
+    FOUND[:] = [admits(18)]
+
+
+@claim(ClaimKind.POSITIVE_CONTROL)
+def setup_admitted_an_adult() -> Verdict:
+    """What setup() found: an 18-year-old is admitted."""
+    return expect(FOUND == [True], "admitted", "setup found an adult refused")
+'''
+
+
+def _with_witness(root: Path, name: str, witness: str) -> str:
+    """Add witness ``name`` (its module, and a plugin registering it) to the project copy at
+    ``root``; the plugin's module name."""
+    (root / f"{name}_witness.py").write_text(witness)
+    plugin = f'''"""Registers witness ``{name}``."""
+
+from claims import hookimpl
+
+
+@hookimpl
+def claims_register_witnesses(register):
+    register("{name}", "{name}_witness")
+'''
+    (root / f"{name}_plugin.py").write_text(plugin)
+    pyproject = (root / "pyproject.toml").read_text()
+    extra = f'"{name}_witness.py", "{name}_plugin.py", '
+    (root / "pyproject.toml").write_text(
+        pyproject.replace("also_copy = [", f"also_copy = [{extra}")
+    )
+    return f"{name}_plugin"
+
+
+def test_a_cell_setup_explains_is_setup_bound_not_a_failure(tmp_path: Path) -> None:
+    """The survey sets a witness up once, with no mutant: a claim that reads what setup()
+    computed with the mutated function is green there, red on the mutated source. The
+    survey records that setup called the function; the audit lists the cell apart and the
+    survey passes (against the child-process blind spot above, which setup does not
+    explain: that one fails)."""
+    root = copy_project(tmp_path)
+    plugin = _with_witness(root, "gate_setup", SETUP_WITNESS)
+    report = root / "setup.json"
+    done = run_generated(
+        root, "gate_setup", "--report", str(report), "--audit", "100", plugins=(plugin,)
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    body = json.loads(report.read_text())
+    assert body["setup"]["gate_setup"] == {"functions": ["gate.rules.x_admits"], "spawned": False}
+    audit = body["audit"]
+    assert audit["disagreements"] == []
+    assert [(d["mutant"], d["survey"], d["audit"]) for d in audit["setupBound"]] == [
+        (ADMITS, "green", "red")
+    ]
+    assert "audit: 1 setup-bound, the survey's verdict (its witness set up with" in done.stdout
+    assert f"{ADMITS} × gate_setup.setup_admitted_an_adult (green, fresh red)" in done.stdout
+
+
+def test_only_a_differing_cell_on_what_setup_ran_is_setup_bound() -> None:
+    setup = {
+        "w": {"functions": ["p.m.x_f"], "spawned": False},
+        "s": {"functions": [], "spawned": True},
+    }
+    green = Cell("p.m.x_f__mutmut_3", "w.c", "green", NOT_REACHED)
+    assert setup_bound(green, "red", setup)
+    assert setup_bound(green, "crashed", setup)
+    assert not setup_bound(green, "green", setup)  # no disagreement
+    assert setup_bound(Cell("p.m.x_f__mutmut_3", "w.c", "red", RAN), "green", setup)
+    # setup did not call that function, or the claim is another witness's
+    assert not setup_bound(Cell("p.m.x_g__mutmut_1", "w.c", "green", RAN), "red", setup)
+    assert not setup_bound(Cell("p.m.x_f__mutmut_3", "v.c", "green", RAN), "red", setup)
+    # a setup that started a process that may run the project: any function
+    assert setup_bound(Cell("p.m.x_g__mutmut_1", "s.c", "red", RAN), "crashed", setup)
+
+
+def test_a_setup_that_starts_an_interpreter_a_shell_or_a_fork_may_run_the_project() -> None:
+    """What makes a witness's whole setup unseen: a process that may run the project's code
+    (an interpreter, a shell, a fork), not one that cannot (an sshd, a git)."""
+    with Watch.watching(SPAWN_EVENTS, may_run_python) as seen:
+        subprocess.run(["true"], check=True)
+        subprocess.run(["git", "--version"], capture_output=True, check=True)
+    assert seen == []
+    with Watch.watching(SPAWN_EVENTS, may_run_python) as seen:
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        subprocess.run("true", shell=True, check=True)
+        child = os.fork()
+        if child == 0:
+            os._exit(0)
+        os.waitpid(child, 0)
+    assert seen == ["subprocess.Popen", "subprocess.Popen", "os.fork"]
 
 
 def test_a_negative_audit_is_a_usage_error(tmp_path: Path) -> None:

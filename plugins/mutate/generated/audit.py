@@ -18,7 +18,13 @@ calls the mutated function is green without a run (``not_reached``). The audit c
    ``claims run WITNESS -k CLAIM --format json`` process runs that one claim, within the
    survey's budget for it times :data:`CONFIRM_FACTOR` plus twice the start-up. Its verdict
    (red, green, timeout or crashed) must equal the survey's; any cell that differs fails the
-   survey (exit 9), after the report is written.
+   survey (exit 9), after the report is written — with one exception, by definition: the
+   survey sets a witness up once, with no mutant, so it judges each claim on what the
+   original computed there, and the fresh run sets it up on the mutated source. A cell
+   whose verdicts differ is *setup-bound* when the survey saw that witness's import or
+   ``setup()`` call the mutated function, or start a process that may run the project's
+   code (whose calls it cannot see): counted and listed apart with both verdicts, not a
+   failure. A disagreement setup cannot explain fails as any other.
 5. **Every timeout.** A mutant the survey timed out on is run again the same way, one
    covering claim at a time, at :data:`CONFIRM_FACTOR` times its budget: a claim that times
    out again confirms it (Timeout); else the mutant is Killed by the claims that went red, or
@@ -95,9 +101,27 @@ class Judged:
     seconds: float
     detail: str = ""
 
+    setup_bound: bool = False
+    """A verdict other than the survey's, on a claim whose witness's setup ran the mutated
+    function or started a process (:func:`setup_bound`)."""
+
     @property
     def agrees(self) -> bool:
         return self.verdict == self.cell.verdict
+
+
+def setup_bound(cell: Cell, verdict: str, setup: Mapping[str, Mapping[str, Any]]) -> bool:
+    """Whether a fresh run's ``verdict`` may differ from the survey's on ``cell`` because
+    the survey set the claim's witness up with no mutant: they differ, and that witness's
+    setup called the mutated function or started a process that may run the project's code.
+    Either way round: what setup computed with the mutant may make a claim red (it reads a
+    wrong value), crash it (setup failed), or green (it compares two values the mutant
+    changed alike, where the survey's setup changed only one)."""
+    if verdict == cell.verdict:
+        return False
+    found = setup.get(witness_of(cell.claim)) or {}
+    function = cell.mutant.partition("__mutmut_")[0]
+    return bool(found.get("spawned")) or function in (found.get("functions") or ())
 
 
 @dataclass
@@ -118,7 +142,16 @@ class Audit:
 
     @property
     def disagreements(self) -> list[Judged]:
-        return [j for j in self.judged if not j.agrees]
+        """The cells where the fresh run's verdict is not the survey's, setup aside."""
+        return [j for j in self.judged if not j.agrees and not j.setup_bound]
+
+    @property
+    def setup_bound(self) -> list[Judged]:
+        return [j for j in self.judged if not j.agrees and j.setup_bound]
+
+    @property
+    def agreed(self) -> int:
+        return sum(j.agrees for j in self.judged)
 
     @property
     def failed(self) -> bool:
@@ -131,10 +164,11 @@ class Audit:
             "cells": self.cells,
             "cellsByReason": self.decided,
             "sampled": len(self.judged),
-            "agreed": len(self.judged) - len(self.disagreements),
+            "agreed": self.agreed,
             "byReason": _by_reason(self.judged),
             "control": self.control or "passed",
             "disagreements": [_judged_json(j) for j in self.disagreements],
+            "setupBound": [_judged_json(j) for j in self.setup_bound],
             "timeoutsConfirmed": self.confirmed,
             "timeoutsUnconfirmed": self.unconfirmed,
             "seconds": round(self.seconds, 1),
@@ -142,7 +176,7 @@ class Audit:
 
     def lines(self) -> list[str]:
         """What the console says of the audit."""
-        agreed = len(self.judged) - len(self.disagreements)
+        agreed = self.agreed
         reasons = ", ".join(f"{r} {n}" for r, n in _by_reason(self.judged).items())
         decided = ", ".join(f"{r} {n}" for r, n in self.decided.items())
         lines = [
@@ -151,6 +185,15 @@ class Audit:
             f"{self.cells} agree with a fresh run of the claim on the mutated source "
             f"({reasons}; {self.seconds:.1f} s)",
         ]
+        if self.setup_bound:
+            cells = "; ".join(
+                f"{j.cell.mutant} × {j.cell.claim} ({j.cell.verdict}, fresh {j.verdict})"
+                for j in self.setup_bound
+            )
+            lines.append(
+                f"audit: {len(self.setup_bound)} setup-bound, the survey's verdict (its witness "
+                f"set up with no mutant) not the fresh run's (set up on the mutant): {cells}"
+            )
         if self.control:
             lines.append(f"audit control failed: {self.control}")
         lines += [_disagreement(j) for j in self.disagreements]
@@ -392,7 +435,7 @@ class Auditor:
                 verdict, seconds, detail = self.runner.run(tree, cell.claim, self.limit(cell.claim))
         finally:
             free.put(tree)
-        return Judged(cell, verdict, seconds, detail)
+        return Judged(cell, verdict, seconds, detail, setup_bound(cell, verdict, self.survey.setup))
 
     def judge_all(self, free: Queue[Path], cells: Sequence[Cell]) -> list[Judged]:
         with ThreadPoolExecutor(max_workers=self.jobs) as pool:

@@ -36,6 +36,7 @@ import dataclasses
 import datetime
 import enum
 import functools
+import os
 import re
 import sys
 import time
@@ -191,24 +192,51 @@ class Watch:
     installed = False
     seen: list[str] | None = None
     prefixes: tuple[str, ...] = ()
+    kept: Callable[[str, tuple[object, ...]], bool] | None = None
 
     @classmethod
     def _hook(cls, event: str, args: tuple[object, ...]) -> None:
         if cls.seen is not None and event.startswith(cls.prefixes) and event not in SWITCHING:
-            cls.seen.append(event)
+            if cls.kept is None or cls.kept(event, args):
+                cls.seen.append(event)
 
     @classmethod
     @contextmanager
-    def watching(cls, prefixes: tuple[str, ...]) -> Iterator[list[str]]:
-        """The events starting with ``prefixes`` raised during the block."""
+    def watching(
+        cls,
+        prefixes: tuple[str, ...],
+        kept: Callable[[str, tuple[object, ...]], bool] | None = None,
+    ) -> Iterator[list[str]]:
+        """The events starting with ``prefixes`` raised during the block (those ``kept``
+        says yes to, given the event and its arguments, when it is given)."""
         if not cls.installed:
             sys.addaudithook(cls._hook)  # audit hooks cannot be removed: it idles unarmed
             cls.installed = True
-        cls.seen, cls.prefixes = [], prefixes
+        cls.seen, cls.prefixes, cls.kept = [], prefixes, kept
         try:
             yield cls.seen
         finally:
-            cls.seen = None
+            cls.seen, cls.kept = None, None
+
+
+INTERPRETERS = ("python", "sh", "bash", "dash", "env")
+"""Programs that may run this project's Python code (a shell may start an interpreter)."""
+
+
+def may_run_python(event: str, args: tuple[object, ...]) -> bool:
+    """Whether a process event may run Python code of this project: a fork, a shell command,
+    or a program whose name starts with one of :data:`INTERPRETERS` (an ``sshd`` or a
+    ``git`` may not: what it runs is no code a mutant reaches)."""
+    # the program: subprocess.Popen (executable, ...), os.exec and os.posix_spawn (path, ...),
+    # os.spawn (mode, path, ...)
+    where = {"subprocess.Popen": 0, "os.exec": 0, "os.posix_spawn": 0, "os.spawn": 1}
+    if event not in where or len(args) <= where[event]:
+        return True  # os.fork, os.forkpty, os.system, pty.spawn and the rest
+    program = args[where[event]]
+    if not isinstance(program, bytes | str | os.PathLike):
+        return True
+    name = os.path.basename(os.fsdecode(program))
+    return name.startswith(INTERPRETERS) or name == os.path.basename(sys.executable)
 
 
 # --- recording ------------------------------------------------------------------------------

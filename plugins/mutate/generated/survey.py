@@ -5,6 +5,10 @@ planner first on the import path, the project's own sources never). It streams o
 object per line on stdout:
 
 - ``baseline``: every claim with no mutant and its time; a red claim stops the survey here;
+  with it, per witness, what importing its module and its ``setup()`` ran (``setup``): the
+  mutated functions called then, and whether a process was started. Setup runs once, with
+  no mutant, so a claim that reads what setup computed is judged on it as the original made
+  it: a fresh run on the mutated source may differ there (the audit names such cells);
 - ``coverage``: per mutated function, the claims that call it, recorded in the baseline's
   own pass (mutmut's ``stats`` mode calls the originals, so its verdicts are the baseline's);
 - ``forced_fail``: which of the claims that call a mutated function go red when every
@@ -47,7 +51,14 @@ from claims.memo import memo_dir
 from claims.profile import deterministic_hypothesis
 from claims.witness import Claim
 from plugins.mutate.generated.cellkeys import REUSED, Keys, Trace, Tracer, cell_key, trace_json
-from plugins.mutate.generated.infection import WORTH_SECONDS, Decided, Infection
+from plugins.mutate.generated.infection import (
+    SPAWN_EVENTS,
+    WORTH_SECONDS,
+    Decided,
+    Infection,
+    Watch,
+    may_run_python,
+)
 from plugins.mutate.generated.mutmut_bridge import source_paths
 from plugins.mutate.patching import drop_caches
 from plugins.mutate.profile import load_verdict_profile
@@ -70,6 +81,18 @@ class SettledClaim(BaseModel):
     """Its key (:mod:`.cellkeys`), or none when the survey keys no cell."""
     seconds: float
     covers: tuple[str, ...]
+
+
+class SetupFound(BaseModel):
+    """What importing a witness and running its ``setup()`` ran, with no mutant."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    functions: tuple[str, ...] = ()
+    """The mutated functions called (their coverage keys, as in the ``coverage`` event)."""
+    spawned: bool = False
+    """Whether a process that may run the project's code was started (a fork, a Python
+    interpreter, a shell): what it ran, no recording in this one sees."""
 
 
 class CellKeys(BaseModel):
@@ -209,6 +232,8 @@ class Worker:
         self.tracer, self.keys = self._keyed()
         # The parent's configuration arrives as plugin arguments: mutants/ holds a copy of it
         # whose paths would lead back to the sources.
+        self.setup: dict[str, SetupFound] = {}
+        """Witness -> what importing it and its ``setup()`` ran (the ``baseline`` event's)."""
         with self._tracing() as self.setup_trace:
             self.session = Session.start(request.plugins, config=NO_CONFIG)
             if self.tracer is not None:
@@ -266,13 +291,37 @@ class Worker:
         for entry in self.session.registry.witnesses:
             if entry.name in wanted:
                 # as the kernel imports them: hypothesis settings made at import are derandomized
-                with contextlib.suppress(Exception), deterministic_hypothesis():
-                    importlib.import_module(entry.module)
+                with self._setting_up(entry.name), contextlib.suppress(Exception):
+                    with deterministic_hypothesis():
+                        importlib.import_module(entry.module)
+
+    @contextmanager
+    def _setting_up(self, witness: str) -> Iterator[None]:
+        """Note what the block (``witness``'s import or ``setup()``) runs: the mutated
+        functions it calls (in ``stats`` mode, which calls the originals) and whether it
+        starts a process that may run the project's code, whose calls no recording sees."""
+        stats = self.baseline_mode == STATS
+        if stats:
+            set_mutant(STATS)
+            clear_hits()
+        try:
+            with Watch.watching(SPAWN_EVENTS, may_run_python) as started:
+                yield
+        finally:
+            called = recorded_hits() if stats else set()
+            if stats:
+                set_mutant("")
+                clear_hits()
+            found = self.setup.get(witness, SetupFound())
+            self.setup[witness] = SetupFound(
+                functions=tuple(sorted({*found.functions, *called})),
+                spawned=found.spawned or bool(started),
+            )
 
     def _claims(self) -> list[Claim]:
         found: list[Claim] = []
         for name in self.request.witnesses:  # each traced apart: its claims' keys hold it
-            with self._tracing() as trace:
+            with self._tracing() as trace, self._setting_up(name):
                 (resolution,) = self.session.resolve_all([name])
                 if isinstance(resolution, Unresolved):
                     raise RuntimeError(f"witness {name} is unresolved: {resolution.reason}")
@@ -347,6 +396,7 @@ class Worker:
             settled=sorted(self.settled),
             replay=self.infection.summary() if self.infection is not None else None,
             resumed=bool(self.request.resumed) and not ran,
+            setup={w: found.model_dump() for w, found in sorted(self.setup.items())},
         )
         return not red
 

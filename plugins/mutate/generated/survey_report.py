@@ -146,6 +146,8 @@ def build_report(plan: Plan, survey: Survey, results: Sequence[MutantResult]) ->
         add_tests(report, path, [(str(claim["id"]), str(claim["name"]), int(claim["line"]))])
     if survey.replay:  # an extension: what cell skipping had to work with
         report["replay"] = survey.replay
+    if survey.setup:  # an extension: what each witness's import and setup() ran
+        report["setup"] = dict(sorted(survey.setup.items()))
     if survey.claim_keys:  # extensions (--keys), for a later --reuse: each claim's key and
         report["claimKeys"] = dict(sorted(survey.claim_keys.items()))  # what it touched
         report["claimTraces"] = claim_traces(survey)

@@ -88,6 +88,8 @@ class Survey(Generic[M]):
     replay: dict[str, Any] = field(default_factory=dict)
     """What cell skipping had to work with, over every worker's share (:meth:`.infection.
     Infection.summary`): the functions admitted and refused, the claims that spawn."""
+    setup: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Witness -> what importing it and its ``setup()`` ran (:class:`.survey.SetupFound`)."""
     restarts: int = 0
     resumed: int = 0
     """Restarted workers that took the first baseline instead of running it again."""
@@ -405,6 +407,7 @@ class Pool(Generic[M]):
         self.survey.settled = event.get("settled") or []
         self.survey.replay = merged_replay(self.survey.replay, event.get("replay"))
         self.survey.resumed += bool(event.get("resumed"))
+        self.survey.setup |= event.get("setup") or {}
 
     def _canary(self, event: dict[str, Any]) -> None:
         if event["red"]:
