@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -141,6 +142,40 @@ def test_a_timeout_that_a_longer_run_does_not_repeat_is_reported_apart(
     assert survey.results[hung].status == "Timeout"
 
 
+def _with_witness(root: Path, name: str, witness: str) -> str:
+    """Add witness ``name`` (its module, and a plugin registering it) to the project copy at
+    ``root``; the plugin's module name."""
+    (root / f"{name}_witness.py").write_text(witness)
+    plugin = f'''"""Registers witness ``{name}``."""
+
+from claims import hookimpl
+
+
+@hookimpl
+def claims_register_witnesses(register):
+    register("{name}", "{name}_witness")
+'''
+    (root / f"{name}_plugin.py").write_text(plugin)
+    pyproject = (root / "pyproject.toml").read_text()
+    extra = f'"{name}_witness.py", "{name}_plugin.py", '
+    (root / "pyproject.toml").write_text(
+        pyproject.replace("also_copy = [", f"also_copy = [{extra}")
+    )
+    return f"{name}_plugin"
+
+
+def _audited(
+    tmp_path: Path, name: str, witness: str
+) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+    """A survey of the gate project's copy with witness ``name`` alone, every cell audited:
+    how it ended, and its report."""
+    root = copy_project(tmp_path)
+    plugin = _with_witness(root, name, witness)
+    report = root / f"{name}.json"
+    done = run_generated(root, name, "--report", str(report), "--audit", "100", plugins=(plugin,))
+    return done, json.loads(report.read_text())
+
+
 BLIND_WITNESS = '''"""Witness ``gate_blind``: a claim that calls the gate in a child process."""
 
 import subprocess
@@ -163,14 +198,9 @@ def test_the_audit_fails_a_survey_whose_coverage_missed_a_child_process(tmp_path
     """The survey records the calls of a claim's own process only: a claim that calls the
     mutated function in a child is judged not reached, green without a run. Run on the
     mutated source, it goes red: the survey exits 9, its report written, the cell named."""
-    root = copy_project(tmp_path)
-    plugin = _with_witness(root, "gate_blind", BLIND_WITNESS)
-    report = root / "blind.json"
-    done = run_generated(
-        root, "gate_blind", "--report", str(report), "--audit", "100", plugins=(plugin,)
-    )
+    done, report = _audited(tmp_path, "gate_blind", BLIND_WITNESS)
     assert done.returncode == 9, done.stdout + done.stderr
-    body = json.loads(report.read_text())["audit"]
+    body = report["audit"]
     assert [(d["mutant"], d["reason"], d["survey"], d["audit"]) for d in body["disagreements"]] == [
         (ADMITS, NOT_REACHED, "green", "red")
     ]
@@ -199,42 +229,14 @@ def setup_admitted_an_adult() -> Verdict:
 '''
 
 
-def _with_witness(root: Path, name: str, witness: str) -> str:
-    """Add witness ``name`` (its module, and a plugin registering it) to the project copy at
-    ``root``; the plugin's module name."""
-    (root / f"{name}_witness.py").write_text(witness)
-    plugin = f'''"""Registers witness ``{name}``."""
-
-from claims import hookimpl
-
-
-@hookimpl
-def claims_register_witnesses(register):
-    register("{name}", "{name}_witness")
-'''
-    (root / f"{name}_plugin.py").write_text(plugin)
-    pyproject = (root / "pyproject.toml").read_text()
-    extra = f'"{name}_witness.py", "{name}_plugin.py", '
-    (root / "pyproject.toml").write_text(
-        pyproject.replace("also_copy = [", f"also_copy = [{extra}")
-    )
-    return f"{name}_plugin"
-
-
 def test_a_cell_setup_explains_is_setup_bound_not_a_failure(tmp_path: Path) -> None:
     """The survey sets a witness up once, with no mutant: a claim that reads what setup()
     computed with the mutated function is green there, red on the mutated source. The
     survey records that setup called the function; the audit lists the cell apart and the
     survey passes (against the child-process blind spot above, which setup does not
     explain: that one fails)."""
-    root = copy_project(tmp_path)
-    plugin = _with_witness(root, "gate_setup", SETUP_WITNESS)
-    report = root / "setup.json"
-    done = run_generated(
-        root, "gate_setup", "--report", str(report), "--audit", "100", plugins=(plugin,)
-    )
+    done, body = _audited(tmp_path, "gate_setup", SETUP_WITNESS)
     assert done.returncode == 0, done.stdout + done.stderr
-    body = json.loads(report.read_text())
     assert body["setup"]["gate_setup"] == {"functions": ["gate.rules.x_admits"], "spawned": False}
     audit = body["audit"]
     assert audit["disagreements"] == []
