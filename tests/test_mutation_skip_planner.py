@@ -1,5 +1,7 @@
-"""Exact cell skipping on the planner: the survey of two planner files with skipping gives,
-cell by cell, the kill matrix of the survey that runs every covering claim (``--no-skip``).
+"""The fast paths on the planner: the survey of two planner files with exact cell skipping
+and the faster trampoline dispatch gives, cell by cell, the kill matrix of the survey that
+runs every covering claim through mutmut's own trampolines (``--no-skip
+--plain-trampoline``).
 
 It surveys a copy of the repository in which mutmut mutates only those files
 (``[tool.mutmut] only_mutate``), with the witness that covers them, so it takes minutes, not
@@ -73,11 +75,12 @@ def _matrix(report: dict[str, Any]) -> dict[str, tuple[str, list[str]]]:
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="the survey's workers run on Linux")
-def test_skipping_gives_the_planner_matrix_of_running_every_cell(tmp_path: Path) -> None:
+def test_the_fast_paths_give_the_planner_matrix_of_running_every_cell(tmp_path: Path) -> None:
     root = _copy(tmp_path)
     # serving_fit's claims take milliseconds: --skip-worth 0 replays them all anyway
     skipped = _survey(root, "skip", "--audit", "12", "--skip-worth", "0")
-    every = _survey(root, "every", "--no-skip", "--audit", "0")
+    every = _survey(root, "every", "--no-skip", "--plain-trampoline", "--audit", "0")
+    assert (skipped["config"]["trampoline"], every["config"]["trampoline"]) == ("faster", "mutmut")
     assert _matrix(skipped) == _matrix(every)
     assert set(skipped["files"]) == set(FILES)
     decided = skipped["audit"]["cellsByReason"]

@@ -292,6 +292,14 @@ def _add_generated_options(parser: argparse.ArgumentParser) -> None:
     )
     only.append(
         group.add_argument(
+            "--plain-trampoline",
+            action="store_true",
+            help="let mutmut's trampoline decide every call (slower; the default calls a "
+            "function's original at once while no mutant of it is active: the same verdicts)",
+        )
+    )
+    only.append(
+        group.add_argument(
             "--skip-worth",
             type=float,
             metavar="SECONDS",

@@ -128,6 +128,8 @@ class Plan(SurveyPlan):
     skip: bool = True
     """Decide cells by replaying the baseline's calls (:mod:`.infection`)."""
     skip_worth: float = WORTH_SECONDS
+    plain_trampoline: bool = False
+    """mutmut's trampoline decides every call (:mod:`.dispatch` not installed)."""
     keys: bool = False
     """Record the cells' keys in the report (:mod:`.cellkeys`)."""
     reuse: Path | None = None
@@ -166,6 +168,7 @@ def _plan(args: argparse.Namespace, session: Session) -> Plan:
         audit_seed=DEFAULT_SEED if args.audit_seed is None else args.audit_seed,
         skip=not args.no_skip,
         skip_worth=_skip_worth(args.skip_worth),
+        plain_trampoline=args.plain_trampoline,
         keys=args.keys or args.reuse is not None,
         reuse=args.reuse,
         reusable=reuse_table(prior),
@@ -347,6 +350,7 @@ def run_survey(plan: Plan, chosen: Sequence[GeneratedMutant]) -> Survey:
         exhaustive=plan.exhaustive,
         skip=plan.skip,
         skip_worth=plan.skip_worth,
+        plain_trampoline=plan.plain_trampoline,
         project_root=str(plan.root),
         keys=cell_keys(plan, chosen, survey),
     )

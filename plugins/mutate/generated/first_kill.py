@@ -170,7 +170,7 @@ def main(argv: Sequence[str]) -> int:
     """``python -m plugins.mutate.generated.first_kill REQUEST.json`` (working directory:
     ``mutants/``), as :func:`plugins.mutate.generated.survey.main`."""
     request = FirstKillRequest.model_validate_json(Path(argv[0]).read_text(encoding="utf-8"))
-    base.isolate_imports(Path(request.project_root))
+    base.prepare_process(request)
     base._load_mutmut_config()
     os.environ[base.MUTANT_ENV] = ""
     load_verdict_profile()

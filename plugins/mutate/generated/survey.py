@@ -50,6 +50,7 @@ from claims.exits import Exit
 from claims.memo import memo_dir
 from claims.profile import deterministic_hypothesis
 from claims.witness import Claim
+from plugins.mutate.generated import dispatch
 from plugins.mutate.generated.cellkeys import REUSED, Keys, Trace, Tracer, cell_key, trace_json
 from plugins.mutate.generated.infection import (
     SPAWN_EVENTS,
@@ -124,6 +125,8 @@ class SurveyRequest(BaseModel):
     them (:mod:`.infection`); never with ``exhaustive``."""
     skip_worth: float = WORTH_SECONDS
     """Only claims whose baseline took at least this long are replayed (speed, not verdict)."""
+    plain_trampoline: bool = False
+    """mutmut's trampoline decides every call (:mod:`.dispatch` is not installed)."""
     project_root: str
     pythonpath: tuple[str, ...] = ()
     """The project's ``[tool.claims] pythonpath``, relative to its root (the pool puts each
@@ -185,6 +188,14 @@ def isolate_imports(project_root: Path) -> None:
         sys.path.insert(0, str(here))
 
 
+def prepare_process(request: SurveyRequest) -> None:
+    """Before the project is imported: its copy in ``mutants/`` first on the import path,
+    and the faster trampoline dispatch unless the request says otherwise."""
+    isolate_imports(Path(request.project_root))
+    if not request.plain_trampoline:
+        dispatch.install()
+
+
 def set_mutant(name: str) -> None:
     """Switch every trampoline (``""`` original, ``stats``, ``fail``, or a mutant name).
 
@@ -194,6 +205,7 @@ def set_mutant(name: str) -> None:
     from mutmut.mutation.trampoline import set_mutant_under_test
 
     set_mutant_under_test(name)
+    dispatch.select(name)
     if name == STATS:
         os.environ.pop(MUTANT_ENV, None)  # the process-local copy still says "stats"
 
@@ -397,6 +409,7 @@ class Worker:
             replay=self.infection.summary() if self.infection is not None else None,
             resumed=bool(self.request.resumed) and not ran,
             setup={w: found.model_dump() for w, found in sorted(self.setup.items())},
+            trampoline=dispatch.installed(),
         )
         return not red
 
@@ -544,7 +557,7 @@ def main(argv: Sequence[str]) -> int:
     """``python -m plugins.mutate.generated.survey REQUEST.json`` (working directory:
     ``mutants/``)."""
     request = SurveyRequest.model_validate_json(Path(argv[0]).read_text(encoding="utf-8"))
-    isolate_imports(Path(request.project_root))
+    prepare_process(request)
     _load_mutmut_config()
     os.environ[MUTANT_ENV] = ""
     load_verdict_profile()

@@ -131,6 +131,7 @@ def build_report(plan: Plan, survey: Survey, results: Sequence[MutantResult]) ->
         "statementDeletion": plan.deletion,
         FIRST_KILL: plan.first_kill,
         "forcedFailRed": survey.forced_fail_red,
+        "trampoline": survey.trampoline,
     }
     if survey.stopped:  # it judged part of what it was asked: a merge refuses it
         config["stopped"] = survey.stopped

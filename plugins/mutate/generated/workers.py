@@ -90,6 +90,8 @@ class Survey(Generic[M]):
     Infection.summary`): the functions admitted and refused, the claims that spawn."""
     setup: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Witness -> what importing it and its ``setup()`` ran (:class:`.survey.SetupFound`)."""
+    trampoline: str = ""
+    """How the workers' trampolines dispatched: ``faster`` (:mod:`.dispatch`) or ``mutmut``."""
     restarts: int = 0
     resumed: int = 0
     """Restarted workers that took the first baseline instead of running it again."""
@@ -408,6 +410,7 @@ class Pool(Generic[M]):
         self.survey.replay = merged_replay(self.survey.replay, event.get("replay"))
         self.survey.resumed += bool(event.get("resumed"))
         self.survey.setup |= event.get("setup") or {}
+        self.survey.trampoline = str(event.get("trampoline") or "")
 
     def _canary(self, event: dict[str, Any]) -> None:
         if event["red"]:
