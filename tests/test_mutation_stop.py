@@ -59,6 +59,19 @@ def test_stop_after_zero_seconds_judges_nothing_and_says_why(tmp_path: Path) -> 
     assert pool.survey.signal is None and _ended(pool)
 
 
+def test_a_deadline_passed_once_every_mutant_is_judged_stops_nothing(tmp_path: Path) -> None:
+    """What is left then (the last canary) runs: the report is whole, not partial."""
+    pool = _pool(tmp_path)
+    pool.stop_after = 1.0
+    passed = time.monotonic() - 1
+    pool.survey.results = {m: MutantResult(m, "Killed") for m in MUTANTS[:2]}
+    assert pool._stopping(passed)
+    assert pool.survey.stopped == "--stop-after 1 s: 2 of 3 mutants judged"
+    pool.survey.stopped = ""
+    pool.survey.results[MUTANTS[2]] = MutantResult(MUTANTS[2], "Survived")
+    assert not pool._stopping(passed) and pool.survey.stopped == ""
+
+
 @pytest.mark.usefixtures("ctrl_c")
 def test_a_signal_stops_the_pool_after_the_event_it_arrived_on(tmp_path: Path) -> None:
     before = signal.getsignal(signal.SIGINT)

@@ -23,6 +23,10 @@ value, its baseline, the ratio, the goal and its direction, whether it holds on 
   mutations/second) and end to end, counting only the mutants each ran; ``--no-deletion``,
   so both run mutmut's mutants. The same against ``--first-kill`` (goal ≥ 4×): mutmut's
   question, killed or not, answered by stopping at the first red claim (mutmut measured once).
+- The survey workers' trampoline dispatch: in a whole trampolined ``mutants/`` tree, the
+  in-process time of a round of claims (:data:`DISPATCH_WITNESSES`) with the faster dispatch
+  (:mod:`plugins.mutate.generated.dispatch`) against mutmut's own trampoline, and against the
+  sources with no trampoline (no goal: the cost the dispatch leaves).
 - Kernel overhead and planning cost, as before: claims through the session against the same
   functions called directly; a full V4.1 dry run against reading and folding its inputs.
 
@@ -151,6 +155,75 @@ def bench_claims_run(session: Session, repeats: int) -> list[Figure]:
             )
         )
     return figures
+
+
+DISPATCH_WITNESSES = ("launcher_recipe", "dry_run_cli", "transaction_plan", "authority_admission")
+ROUND = textwrap.dedent(
+    """
+    import statistics, sys, time
+    if sys.argv[1] == "faster":
+        from plugins.mutate.generated import dispatch
+        dispatch.install()
+    from claims import Session
+    session = Session.start()
+    claims = []
+    for resolution in session.resolve_all(sys.argv[3:]):
+        if getattr(resolution, "claims", None) and session.prepare(resolution) is None:
+            claims += resolution.claims
+    rounds = []
+    for _ in range(int(sys.argv[2])):
+        start = time.perf_counter()
+        for claim in claims:
+            session.run_claim(claim)
+        rounds.append(time.perf_counter() - start)
+    print(statistics.median(rounds[1:] or rounds))
+    """
+)
+
+
+def _round_seconds(cwd: Path, env: dict[str, str], mode: str, repeats: int) -> float:
+    """The median time of one round of :data:`DISPATCH_WITNESSES`' claims in one process
+    (the first round, which fills caches, left out)."""
+    argv = [sys.executable, "-c", ROUND, mode, str(repeats + 1), *DISPATCH_WITNESSES]
+    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"a round of claims ({mode}) failed: {done.stderr[-400:]}")
+    return float(done.stdout.split()[-1])
+
+
+def bench_dispatch(repeats: int) -> list[Figure]:
+    """The faster trampoline dispatch against mutmut's, and against no trampoline."""
+    from plugins.mutate.generated.mutmut_bridge import generate
+    from plugins.mutate.generated.workers import worker_environment
+
+    with tempfile.TemporaryDirectory(prefix="bench-dispatch-") as tree_dir:
+        tree = Path(tree_dir)
+        _tree_copy(tree)
+        generate(tree, os.cpu_count() or 1)
+        env = worker_environment(tree)
+        sources = {**os.environ, "PYTHONPATH": str(tree)}
+        faster = _round_seconds(tree / "mutants", env, "faster", repeats)
+        mutmuts = _round_seconds(tree / "mutants", env, "mutmut", repeats)
+        plain = _round_seconds(tree, sources, "sources", repeats)
+    what = f"a round of {', '.join(DISPATCH_WITNESSES)}'s claims in one process"
+    return [
+        Figure(
+            "trampoline dispatch: faster / mutmut's",
+            faster,
+            mutmuts,
+            "s",
+            None,
+            f"{what}, every planner function trampolined",
+        ),
+        Figure(
+            "trampoline dispatch: faster / no trampoline",
+            faster,
+            plain,
+            "s",
+            None,
+            f"{what}: trampolined, faster dispatch / the sources",
+        ),
+    ]
 
 
 def bench_mutate_all() -> Figure:
@@ -617,7 +690,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--skip-mutmut",
         action="store_true",
-        help="leave out the surveys: against mutmut, first-kill, and --reuse after a change",
+        help="leave out the surveys (against mutmut, first-kill, --reuse after a change) and "
+        "the trampoline dispatch",
     )
     parser.add_argument("--out", type=Path, default=OUT, help=f"default: {OUT.relative_to(ROOT)}")
     parser.add_argument(
@@ -653,8 +727,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         steps.append(("survey vs mutmut", lambda: bench_survey_vs_mutmut(files, jobs)))
         steps.append(("first-kill vs mutmut", lambda: bench_first_kill_vs_mutmut(files, jobs)))
         steps.append(("survey --reuse", lambda: bench_reuse(jobs)))
+        steps.append(("trampoline dispatch", lambda: bench_dispatch(3 if args.quick else 7)))
     else:
-        skipped.append("survey and first-kill vs mutmut (--skip-mutmut)")
+        skipped.append(
+            "survey and first-kill vs mutmut, --reuse, trampoline dispatch (--skip-mutmut)"
+        )
     if not args.skip_mutate:
         steps.append(("claims mutate --all", lambda: [bench_mutate_all()]))
     else:

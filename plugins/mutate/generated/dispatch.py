@@ -3,8 +3,8 @@
 On every call of every mutated function, mutmut's trampoline asks which mutant is active (a
 lookup in ``os.environ``), splits its name, and copies the arguments into a list. In a
 survey of a whole project every function is trampolined, so every call a claim makes pays
-that: measured on the planner, the claims of four witnesses took 1.9× as long as on the
-sources (1.05 s against 0.55 s in one process).
+that (``make bench`` measures a round of claims with this dispatch, with mutmut's, and on the
+sources: ``docs/benchmarks-measured.md``).
 
 A worker installs this module before it imports the project (:func:`install`). Each plain
 function's trampoline is then wrapped once more: while no mode is on (``stats`` records
@@ -12,7 +12,7 @@ calls, ``fail`` raises) and the active mutant is not one of that function's own,
 calls the function's original (as mutmut's table holds it at the time of the call) at once;
 otherwise mutmut's trampoline decides, as it did. Those are exactly the calls on which
 mutmut's trampoline calls the original, so no verdict changes; a classmethod, a generator
-or a coroutine keeps mutmut's trampoline alone. The same claims then took 0.70 s.
+or a coroutine keeps mutmut's trampoline alone.
 
 :func:`select` follows every switch of the active mutant (``set_mutant``). A mutant whose
 module is not loaded yet leaves every call to mutmut's trampoline until the next switch.

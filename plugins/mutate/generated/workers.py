@@ -346,9 +346,14 @@ class Pool(Generic[M]):
                 f"interrupted by {name}: {done}",
                 self.received,
             )
-        elif deadline is not None and time.monotonic() >= deadline:
+        elif deadline is not None and time.monotonic() >= deadline and not self._all_judged():
             self.survey.stopped = f"--stop-after {self.stop_after:g} s: {done}"
         return bool(self.survey.stopped)
+
+    def _all_judged(self) -> bool:
+        """Whether every mutant has its result: what is left (the last canary) is not cut
+        short by ``--stop-after``, which would make the report partial for nothing."""
+        return len(self.survey.results) >= len(self.mutants)
 
     def _watch(self) -> None:
         now = time.monotonic()
