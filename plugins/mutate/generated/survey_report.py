@@ -157,10 +157,7 @@ def build_report(plan: Plan, survey: Survey, results: Sequence[MutantResult]) ->
 
 def claim_traces(survey: Survey) -> dict[str, dict[str, Any]]:
     """Per claim: what it touched, its baseline time and the mutated functions it calls."""
-    covers: dict[str, list[str]] = {}
-    for function, claims in survey.coverage.items():
-        for claim in claims:
-            covers.setdefault(claim, []).append(function)
+    covers = survey.covers()
     return {
         claim: {
             **trace,

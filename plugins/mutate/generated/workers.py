@@ -106,6 +106,14 @@ class Survey(Generic[M]):
     signal: int | None = None
     """The signal that stopped it, which the command ends with once the report is written."""
 
+    def covers(self) -> dict[str, list[str]]:
+        """Claim -> the mutated functions it calls (the coverage, read the other way)."""
+        found: dict[str, list[str]] = {}
+        for function, claims in self.coverage.items():
+            for claim in claims:
+                found.setdefault(claim, []).append(function)
+        return found
+
     @property
     def mutant_seconds(self) -> float:
         """The mutant phase: from the first worker ready to the last result (no
@@ -306,13 +314,12 @@ class Pool(Generic[M]):
     def _kept_baseline(self) -> dict[str, SettledClaim]:
         """What the first baseline found of each claim, for a restarted worker: it then runs
         none before its mutants (a whole baseline took minutes on the planner)."""
-        covers: dict[str, list[str]] = {c: [] for c in self.survey.baseline_seconds}
-        for function, claims in self.survey.coverage.items():
-            for claim in claims:
-                covers.setdefault(claim, []).append(function)
+        covers = self.survey.covers()
         return {
             claim: SettledClaim(
-                key=self.survey.claim_keys.get(claim), seconds=seconds, covers=tuple(covers[claim])
+                key=self.survey.claim_keys.get(claim),
+                seconds=seconds,
+                covers=tuple(covers.get(claim, ())),
             )
             for claim, seconds in self.survey.baseline_seconds.items()
         }
