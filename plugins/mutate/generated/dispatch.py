@@ -100,7 +100,7 @@ def install() -> None:
     ``mutants/`` imported from now on (each imports it when it loads)."""
     from mutmut.mutation import trampoline
 
-    if not getattr(trampoline.wrap_in_trampoline, "faster", False):
+    if installed() != "faster":
         wrapped = faster(trampoline.wrap_in_trampoline)
         wrapped.faster = True  # type: ignore[attr-defined]
         trampoline.wrap_in_trampoline = wrapped
