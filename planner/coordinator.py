@@ -43,9 +43,10 @@ cleanup and commit, signals are recorded and wait until every host is done: only
 stops the coordinator then (the journal covers that). The exit code is the report's own
 (0, 10, 11, 12), and a line before the verdict names every signal received. Whatever ends
 the run, the control directory is removed, and every ``ssh -O exit`` is bounded: one that
-does not return within the connect timeout + 5 s is killed (the next step on its host opens
-a new connection). Of what a step prints, the first and last :data:`OUTPUT_KEPT` bytes of
-each stream are kept, with a ``[… N bytes elided …]`` line between.
+does not return within the connect timeout + 5 s (:data:`COMMAND_GRACE_SECONDS`) is
+killed (the next step on its host opens a new connection). Of what a step prints, the first
+and last :data:`OUTPUT_KEPT` bytes of each stream are kept, with a ``[… N bytes elided …]``
+line between.
 """
 
 from __future__ import annotations
@@ -121,6 +122,7 @@ LOCK_PATH = "/run/lock/gunbc-apply.lock"
 KILL_AFTER_SECONDS = 5
 CONTROL_PERSIST_SECONDS = 60
 DEFAULT_CONNECT_TIMEOUT = 10
+COMMAND_GRACE_SECONDS = 5
 DEFAULT_STAGE_TIMEOUT = 2100
 """Above the longest wait a stage script makes itself (the front door's 1800 s)."""
 CONTROL = "CONTROL"
@@ -160,6 +162,14 @@ class SshSettings(Frozen):
     connect_timeout: int = DEFAULT_CONNECT_TIMEOUT
     stage_timeout: int = DEFAULT_STAGE_TIMEOUT
     kill_after: int = KILL_AFTER_SECONDS
+    command_grace: int = COMMAND_GRACE_SECONDS
+    """Seconds past the connect timeout an ssh command that only talks to the connection
+    (opening it, ``-O exit``, a session's end) is given before it is killed."""
+
+
+def command_seconds(settings: SshSettings) -> int:
+    """How long an ssh command that only talks to the connection may take."""
+    return settings.connect_timeout + settings.command_grace
 
 
 def wait_seconds(settings: SshSettings) -> int:
@@ -467,7 +477,7 @@ class SshTransport:
         hosts = [h for h in hosts if Path(control_path(self.control, h)).exists()]
         # every host's exit request at once, each bounded: a hung one is killed
         requests = [_quiet(exit_argv(self.settings, h, self.control)) for h in hosts]
-        finished_within(requests, self.settings.connect_timeout + 5)
+        finished_within(requests, command_seconds(self.settings))
         self.opened.clear()
         if self.control:
             shutil.rmtree(self.control, ignore_errors=True)
@@ -486,7 +496,7 @@ class SshTransport:
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.DEVNULL,
                     stderr=errors,
-                    timeout=self.settings.connect_timeout + 5,
+                    timeout=command_seconds(self.settings),
                     check=False,
                 )
             except subprocess.TimeoutExpired:
@@ -557,7 +567,7 @@ class SshTransport:
             why = "\ncoordinator: interrupted by the operator\n"
         if why is None:
             try:
-                code = process.wait(self.settings.connect_timeout + 5)
+                code = process.wait(command_seconds(self.settings))
                 return StepResult(exit_code=code, stdout=out.text(), stderr=err.text())
             except subprocess.TimeoutExpired:
                 why = ""  # its streams ended, the client never did
@@ -648,7 +658,7 @@ class SshTransport:
         (one left running ends with its host's connection)."""
         process.kill()
         request = _quiet(exit_argv(self.settings, host, self.control))
-        closed = finished_within([request], self.settings.connect_timeout + 5)[0]
+        closed = finished_within([request], command_seconds(self.settings))[0]
         # the master removes its socket a moment after it took the request: until then the
         # next step would take the closing master for an open one
         socket_path = Path(control_path(self.control, host))

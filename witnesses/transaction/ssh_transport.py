@@ -501,12 +501,14 @@ def planner_apply_runs_each_step_over_ssh_and_reports_what_it_left() -> Verdict:
 @claim(ClaimKind.REFUSAL)
 def a_hung_exit_request_is_killed_and_the_step_fails_with_no_answer() -> Verdict:
     """When abandoning a step that never answered, an ``ssh -O exit`` that hangs is killed
-    after the connect timeout + 5 s and never escapes: the step fails with no exit status,
-    the host's next step opens a new connection and runs, and leaving the transport (whose
-    exit requests hang too) still returns and removes the control directory."""
+    after the connect timeout + the command grace and never escapes: the step fails with no
+    exit status, the host's next step opens a new connection and runs, and leaving the
+    transport (whose exit requests hang too) still returns and removes the control
+    directory."""
     host = _host()
     settings = _settings(connect=1, stage=1, kill_after=0)
-    hung = settings.model_copy(update={"ssh": str(host.base / "ssh")})
+    # a grace of 1 s: every exit request here hangs, and each would hold the claim 5 s
+    hung = settings.model_copy(update={"ssh": str(host.base / "ssh"), "command_grace": 1})
     flag = host.base / "sshctl" / "hang-exit"
     flag.write_text("")
     problems: list[str] = []
