@@ -32,7 +32,7 @@ from plugins.mutate.generated.mutmut_bridge import (
     read_generated,
 )
 from plugins.mutate.generated.workers import MutantResult, Survey
-from tests.fakes_mutation.support import copy_project, run_generated
+from tests.fakes_mutation.support import copy_project, run_generated, with_witness
 
 ADMITS = "gate.rules.x_admits__mutmut_1"
 ADULT, MINOR = "gate.an_adult_is_admitted", "gate.a_minor_is_refused"
@@ -142,35 +142,13 @@ def test_a_timeout_that_a_longer_run_does_not_repeat_is_reported_apart(
     assert survey.results[hung].status == "Timeout"
 
 
-def _with_witness(root: Path, name: str, witness: str) -> str:
-    """Add witness ``name`` (its module, and a plugin registering it) to the project copy at
-    ``root``; the plugin's module name."""
-    (root / f"{name}_witness.py").write_text(witness)
-    plugin = f'''"""Registers witness ``{name}``."""
-
-from claims import hookimpl
-
-
-@hookimpl
-def claims_register_witnesses(register):
-    register("{name}", "{name}_witness")
-'''
-    (root / f"{name}_plugin.py").write_text(plugin)
-    pyproject = (root / "pyproject.toml").read_text()
-    extra = f'"{name}_witness.py", "{name}_plugin.py", '
-    (root / "pyproject.toml").write_text(
-        pyproject.replace("also_copy = [", f"also_copy = [{extra}")
-    )
-    return f"{name}_plugin"
-
-
 def _audited(
     tmp_path: Path, name: str, witness: str
 ) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
     """A survey of the gate project's copy with witness ``name`` alone, every cell audited:
     how it ended, and its report."""
     root = copy_project(tmp_path)
-    plugin = _with_witness(root, name, witness)
+    plugin = with_witness(root, name, witness)
     report = root / f"{name}.json"
     done = run_generated(root, name, "--report", str(report), "--audit", "100", plugins=(plugin,))
     return done, json.loads(report.read_text())

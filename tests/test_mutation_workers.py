@@ -1,17 +1,21 @@
 """Survey workers: output a mutant leaks, even bytes that are not UTF-8, never stops the
-survey; the worker keeps it out of the event stream, and the pool passes over what gets in."""
+survey; the worker keeps it out of the event stream, and the pool passes over what gets in.
+The mutants whose claims mostly wait get workers of their own, with the same verdicts."""
 
 from __future__ import annotations
 
+import json
 import os
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from plugins.mutate.generated.survey import SurveyRequest
-from plugins.mutate.generated.workers import Launch, Pool, Survey, event_of
+from plugins.mutate.generated.survey import MutantTimeout, SurveyRequest, budget
+from plugins.mutate.generated.workers import Launch, Pool, Survey, event_of, waiting_mutants
 from tests.fakes_mutation.leaky_worker import LEAK
-from tests.fakes_mutation.support import REPO
+from tests.fakes_mutation.support import REPO, copy_project, run_generated, with_witness
 
 MUTANTS = ("planner.x.f__mutmut_1", "planner.x.f__mutmut_2", "planner.x.g__mutmut_1")
 
@@ -48,3 +52,84 @@ def test_a_line_that_is_no_event_is_none() -> None:
     assert event_of(LEAK.decode("utf-8", errors="replace")) is None
     assert event_of('["event"]') is None
     assert event_of('{"event": 3}') is None
+
+
+def test_mutants_whose_claims_together_mostly_waited_are_waiting() -> None:
+    seconds = {"slow": 3.0, "fast": 0.2, "settled": 5.0}
+    cpu = {"slow": 0.1, "fast": 0.2}
+    claims = {"a": ["slow"], "b": ["slow", "fast"], "c": ["fast"], "d": ["settled"], "e": []}
+    assert waiting_mutants(list(claims), claims.__getitem__, seconds, cpu) == ["a", "b"]
+    cpu["slow"] = 2.0  # past half a core: computing
+    assert waiting_mutants(list(claims), claims.__getitem__, seconds, cpu) == []
+
+
+WAITING_WITNESS = '''"""Witness ``gate_wait``: one claim waits on a process, one computes."""
+
+import subprocess
+
+from gate.rules import admits, pairs
+
+from claims import ClaimKind, Verdict, claim, expect
+
+
+@claim(ClaimKind.POSITIVE_CONTROL)
+def an_adult_is_admitted_after_a_wait() -> Verdict:
+    """After a second spent waiting on a process, an 18-year-old is admitted."""
+    subprocess.run(["sleep", "1.2"], check=True)
+    return expect(admits(18), "admitted", "an adult refused")
+
+
+@claim(ClaimKind.POSITIVE_CONTROL)
+def a_name_is_paired_with_its_shout() -> Verdict:
+    """A name is paired with its shout."""
+    return expect(pairs(["ada"]) == [("ada", "ADA")], "paired", "not paired with its shout")
+'''
+
+
+def _matrix(report: dict[str, Any]) -> dict[str, tuple[str, list[str], list[str]]]:
+    return {
+        m["id"]: (m["status"], m["killedBy"], m["coveredBy"])
+        for f in report["files"].values()
+        for m in f["mutants"]
+    }
+
+
+def test_waiting_workers_judge_the_waiting_mutants_with_the_same_verdicts(
+    tmp_path: Path,
+) -> None:
+    """The mutant of ``admits``, covered by a claim that sleeps, goes to a waiting worker;
+    those of ``pairs`` stay with the first; the matrix is the one a survey without waiting
+    workers finds."""
+    root = copy_project(tmp_path)
+    plugin = with_witness(root, "gate_wait", WAITING_WITNESS)
+    reports, said = {}, {}
+    for name, extra in (
+        ("waiting", ("--waiting-workers", "1")),
+        ("plain", ("--waiting-workers", "0")),
+    ):
+        path = root / f"{name}.json"
+        args = ("gate_wait", "--jobs", "1", "--audit", "0", "--report", str(path), *extra)
+        done = run_generated(root, *args, plugins=(plugin,))
+        assert done.returncode == 0, done.stdout + done.stderr
+        reports[name], said[name] = json.loads(path.read_text()), done.stdout
+    waiting, plain = reports["waiting"], reports["plain"]
+    admits = sorted(m for m in _matrix(waiting) if m.startswith("gate.rules.x_admits__mutmut_"))
+    assert admits
+    assert waiting["config"]["waiting"] == {"workers": 1, "mutants": len(admits)}
+    assert plain["config"]["waiting"] == {"workers": 0, "mutants": 0}
+    assert _matrix(waiting) == _matrix(plain)
+    judged = [m for m, (status, _, _) in _matrix(waiting).items() if status != "NoCoverage"]
+    assert len(judged) > len(admits)
+    assert "judged by 1 waiting worker(s) of their own" in said["waiting"]
+    assert "waiting worker" not in said["plain"]
+
+
+def test_code_that_swallows_a_timeout_and_waits_on_is_stopped_again() -> None:
+    """A mutant's claim that catches the first timeout (or hangs in a ``finally`` it runs)
+    gets another one a second later: the worker is not left waiting for the pool to kill it."""
+    with pytest.raises(MutantTimeout), budget(0.05):
+        try:
+            time.sleep(30)
+        except MutantTimeout:
+            pass
+        time.sleep(30)

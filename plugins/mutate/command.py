@@ -112,8 +112,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--jobs",
         type=int,
         metavar="N",
-        help="runs at once (default: [tool.claims] jobs, else one per core); declared "
-        "mutants: as many runs that mostly wait on other processes may run beside them",
+        help="runs at once (default: [tool.claims] jobs, else one per core); as many runs "
+        "(declared mutants) or workers (surveys) for what mostly waits on other processes "
+        "may run beside them",
     )
     parser.add_argument(
         "--timeout",
@@ -227,6 +228,16 @@ def _add_generated_options(parser: argparse.ArgumentParser) -> None:
             "--no-deletion",
             action="store_true",
             help="mutmut's mutants only: leave out the statement deletions (StatementDeletion)",
+        )
+    )
+    both.append(
+        group.add_argument(
+            "--waiting-workers",
+            type=int,
+            metavar="N",
+            help="workers beside the --jobs ones for the mutants whose covering claims mostly "
+            "waited in the baseline (default: twice --jobs; 0: every mutant in the --jobs "
+            "workers; none with --first-kill): the same verdicts",
         )
     )
     both.append(

@@ -87,3 +87,25 @@ def tree_digest(*roots: Path) -> str:
                 digest.update(str(path.relative_to(root)).encode())
                 digest.update(path.read_bytes())
     return digest.hexdigest()
+
+
+def with_witness(root: Path, name: str, witness: str) -> str:
+    """Add witness ``name`` (its module, and a plugin registering it) to the project copy at
+    ``root``; the plugin's module name."""
+    (root / f"{name}_witness.py").write_text(witness)
+    plugin = f'''"""Registers witness ``{name}``."""
+
+from claims import hookimpl
+
+
+@hookimpl
+def claims_register_witnesses(register):
+    register("{name}", "{name}_witness")
+'''
+    (root / f"{name}_plugin.py").write_text(plugin)
+    pyproject = (root / "pyproject.toml").read_text()
+    extra = f'"{name}_witness.py", "{name}_plugin.py", '
+    (root / "pyproject.toml").write_text(
+        pyproject.replace("also_copy = [", f"also_copy = [{extra}")
+    )
+    return f"{name}_plugin"

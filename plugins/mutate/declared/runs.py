@@ -33,7 +33,6 @@ from __future__ import annotations
 import importlib
 import json
 import os
-import resource
 import selectors
 import signal
 import sys
@@ -51,13 +50,10 @@ from pydantic import BaseModel, ConfigDict
 from claims import Outcome, Session, Unresolved
 from claims.witness import Claim, Witness
 from plugins.mutate.patching import Target, drop_caches, forced_failure, patched, resolve
+from plugins.mutate.waiting import cpu_seconds, mostly_waiting
 
 OUTPUT_TAIL_LINES = 12
 CHILD_ERROR_EXIT = 70
-WAITING_MIN_SECONDS = 1.0
-"""A run is *waiting* when its baseline estimate is at least this long..."""
-WAITING_CPU_SHARE = 0.5
-"""... and its claims and setups used at most this share of a core over that time."""
 
 
 class PatchSpec(BaseModel):
@@ -150,18 +146,12 @@ class _Reach:
     def as_(self, who: str) -> Iterator[None]:
         drop_caches(self.targets)  # or a claim served from another's cache calls less
         self.current = who
-        wall, cpu = time.perf_counter(), _cpu_seconds()
+        wall, cpu = time.perf_counter(), cpu_seconds()
         try:
             yield
         finally:
             self.current = None
-            self.seconds[who] = (time.perf_counter() - wall, _cpu_seconds() - cpu)
-
-
-def _cpu_seconds() -> float:
-    """CPU time of this process (every thread) and of its children that were waited for."""
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return time.process_time() + children.ru_utime + children.ru_stime
+            self.seconds[who] = (time.perf_counter() - wall, cpu_seconds() - cpu)
 
 
 class Runner:
@@ -276,7 +266,7 @@ class Runner:
     def waits(self, wanted: set[str]) -> bool:
         """Whether a run of ``wanted`` spent the baseline mostly waiting, not computing."""
         wall, cpu = self.estimate(wanted)
-        return wall >= WAITING_MIN_SECONDS and cpu <= WAITING_CPU_SHARE * wall
+        return mostly_waiting(wall, cpu)
 
     def _resolved(self) -> list[Witness]:
         return [r for r in self.resolutions if isinstance(r, Witness)]

@@ -58,7 +58,7 @@ from plugins.mutate.generated.mutmut_bridge import (
     mutant_source,
     source_paths,
 )
-from plugins.mutate.generated.survey import BUDGET_FACTOR, BUDGET_SECONDS
+from plugins.mutate.generated.survey import mutant_budget
 from plugins.mutate.generated.workers import MutantResult, Survey, worker_environment
 
 DEFAULT_CELLS = 50
@@ -381,7 +381,7 @@ def _verdict_of(done: subprocess.CompletedProcess[str], claim: str) -> tuple[str
 
 def claim_budget(survey: Survey[Any], claim: str) -> float:
     """The survey's budget for a mutant that runs ``claim`` alone."""
-    return BUDGET_SECONDS + BUDGET_FACTOR * survey.baseline_seconds.get(claim, 0.0)
+    return mutant_budget([survey.baseline_seconds.get(claim, 0.0)])
 
 
 # --- the audit ------------------------------------------------------------------------------

@@ -85,6 +85,8 @@ class SurveyPlan:
     """Why this run surveys only part of the planner or part of the claims, if it does."""
     stop_after: float | None
     """``--stop-after``: the seconds the workers may run before the survey stops where it is."""
+    waiting_jobs: int
+    """Workers beside ``jobs`` for the mutants whose claims mostly wait (:mod:`..waiting`)."""
 
 
 def survey_plan(args: argparse.Namespace, session: Session, report: Path) -> dict[str, Any]:
@@ -105,6 +107,7 @@ def survey_plan(args: argparse.Namespace, session: Session, report: Path) -> dic
         evidence=tuple(sorted(evidence_files(session, Path.cwd()))),
         partial=partial_survey(args, scope != session.witness_names),
         stop_after=_stop_after(args.stop_after),
+        waiting_jobs=_waiting_workers(args),
     )
     return {f.name: getattr(common, f.name) for f in fields(SurveyPlan)}
 
@@ -191,6 +194,17 @@ def reused_report(path: Path | None, first_kill: bool) -> Report:
             f"--reuse {path}: the report keys no cell (make it with --keys, or --reuse)"
         )
     return report
+
+
+def _waiting_workers(args: argparse.Namespace) -> int:
+    """``--waiting-workers``: twice ``--jobs`` unless given (they mostly wait); none with
+    ``--first-kill``, whose bench against mutmut gives both sides the same processes."""
+    given: int | None = args.waiting_workers
+    if given is not None and given < 0:
+        raise UsageError(f"--waiting-workers {given}: give 0 or more")
+    if args.first_kill:
+        return 0
+    return 2 * args.jobs if given is None else given
 
 
 def _stop_after(given: float | None) -> float | None:
@@ -366,6 +380,7 @@ def run_survey(plan: Plan, chosen: Sequence[GeneratedMutant]) -> Survey:
         Ticker(),
         launch=launch,
         stop_after=plan.stop_after,
+        waiting_jobs=plan.waiting_jobs,
     )
     pool.run_all(plan.jobs)
     return survey
@@ -564,6 +579,11 @@ def survey_health(survey: Survey[Any], target: str, called: str) -> list[str]:
         f"green; {survey.restarts} worker restart(s)"
         + (f", {survey.resumed} from the first baseline" if survey.restarts else "")
     ]
+    if survey.waiting:
+        lines.append(
+            f"{len(survey.waiting)} mutant(s) whose covering claims mostly waited in the "
+            f"baseline: judged by {survey.waiting_workers} waiting worker(s) of their own"
+        )
     blind = [str(c["id"]) for c in survey.claims if c["id"] not in survey.forced_fail_red]
     if len(blind) > BLIND_LISTED:  # a survey of one file: most claims call none of it
         shown = f"{', '.join(blind[:BLIND_LISTED])} and {len(blind) - BLIND_LISTED} more"

@@ -4,7 +4,7 @@ The full matrix runs every claim that covers a mutant; ``--first-kill`` runs the
 time, most likely killer first, and stops at the first red one: mutmut's question (is it
 killed?) answered with fewer claim runs. The verdict per mutant does not change: a mutant is
 detected under first-kill exactly when some covering claim turns red (or it runs out of the
-same budget, ``2 s + 10 ×`` its covering claims' baseline time), which is when the full
+same budgets, ``2 s + 10 ×`` its covering claims' baseline time), which is when the full
 matrix detects it; only Killed and Timeout may trade places (a hanging claim ordered after
 a killing one is never reached), and both count as killed. So the strength per file and the
 floors hold as they are. What is lost is the matrix: ``killedBy`` holds the first red claim
@@ -123,10 +123,12 @@ class FirstKillWorker(base.Worker):
         self.kills = by_function(request.past)
 
     def first_red(self, claims: Sequence[Claim], ran: list[str]) -> dict[str, str]:
-        """Run ``claims`` in order until one is red (appending each to ``ran``)."""
-        for claim in claims:
+        """Run ``claims`` in order, each within its budget (as the full matrix gives it),
+        until one is red (appending each to ``ran``)."""
+        budgets = base.claim_budgets([self.baseline_seconds[c.id] for c in claims])
+        for claim, seconds in zip(claims, budgets, strict=True):
             ran.append(claim.id)
-            red = self.run([claim])
+            red = self.run([claim], [seconds])
             if red:
                 return red
         return {}
@@ -135,16 +137,13 @@ class FirstKillWorker(base.Worker):
         kills = self.kills.get(mutmut_key(name), Counter())
         past = self.request.past.get(name, ())
         chosen = ordered(covering, past, kills, self.baseline_seconds)
-        seconds = base.BUDGET_SECONDS + base.BUDGET_FACTOR * sum(
-            self.baseline_seconds[c.id] for c in chosen
-        )
+        seconds = base.mutant_budget(self.baseline_seconds[c.id] for c in chosen)
         env, cwd = dict(os.environ), os.getcwd()
         start = time.perf_counter()
         status, red, ran = "ok", {}, list[str]()
         try:
             self.switch(name)
-            with base.budget(seconds):
-                red = self.first_red(chosen, ran)
+            red = self.first_red(chosen, ran)
         except base.MutantTimeout:
             status = "timeout"
         finally:

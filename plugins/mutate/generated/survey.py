@@ -4,7 +4,9 @@
 planner first on the import path, the project's own sources never). It streams one JSON
 object per line on stdout:
 
-- ``baseline``: every claim with no mutant and its time; a red claim stops the survey here;
+- ``baseline``: every claim with no mutant and its time, in wall and CPU seconds (the pool
+  gives mutants whose claims mostly waited workers of their own: :mod:`..waiting`); a red
+  claim stops the survey here;
   with it, per witness, what importing its module and its ``setup()`` ran (``setup``): the
   mutated functions called then, and whether a process was started. Setup runs once, with
   no mutant, so a claim that reads what setup computed is judged on it as the original made
@@ -15,8 +17,9 @@ object per line on stdout:
   trampoline raises (``"fail"``);
 - ``mutant``: per mutant, the claims that call its function (``coveredBy``; every claim
   with ``exhaustive``) and the ones that went red (``killedBy``), all of them — no claim
-  stops the others. A mutant gets a budget of ``2 s + 10 ×`` its claims' baseline time,
-  enforced with SIGALRM; a mutant past it is a timeout;
+  stops the others. A mutant gets a budget of ``2 s + 10 ×`` its claims' baseline time, and
+  each claim the smaller of that and its own, or 30 s (:func:`claim_budgets`), enforced with
+  SIGALRM; a mutant with a claim past its budget is a timeout;
 - ``canary``: every so often and at the end, the claims again with no mutant, to prove no
   mutant left state behind (a red canary ends the worker);
 - ``done``.
@@ -36,7 +39,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from types import FrameType
@@ -63,6 +66,7 @@ from plugins.mutate.generated.infection import (
 from plugins.mutate.generated.mutmut_bridge import source_paths
 from plugins.mutate.patching import drop_caches
 from plugins.mutate.profile import load_verdict_profile
+from plugins.mutate.waiting import cpu_seconds
 
 STATS = "stats"
 MUTANT_ENV = "MUTANT_UNDER_TEST"
@@ -70,6 +74,12 @@ BUDGET_SECONDS = 2.0
 BUDGET_FACTOR = 10.0
 CANARY_EVERY = 250
 REASON_LIMIT = 400
+AGAIN_SECONDS = 1.0
+HUNG_SECONDS = 30.0
+"""A claim under a mutant runs at least this long (within its mutant's budget) before it
+counts as hung (:func:`claim_budgets`)."""
+HANDOFF_SECONDS = 600.0
+"""How long a worker waits for the pool's hand-off (:attr:`SurveyRequest.handoff`)."""
 
 
 class SettledClaim(BaseModel):
@@ -137,10 +147,30 @@ class SurveyRequest(BaseModel):
     """A restarted worker's: every claim's baseline as the pool kept it from the first, so
     the worker runs no claim before its mutants (its forced-fail run was the first's too).
     It records no calls, so it decides no cell by infection: each covering claim runs."""
+    handoff: str | None = None
+    """A file the pool writes once it has the first baseline's coverage: a JSON list of the
+    mutants given to the waiting workers (:mod:`..waiting`), which this worker leaves out of
+    its share. It judges no mutant before the file is there."""
 
 
 class MutantTimeout(BaseException):
-    """Raised by SIGALRM when a mutant outlives its budget; no claim code catches it."""
+    """Raised by SIGALRM when a claim outlives its budget under a mutant; no claim code
+    catches it."""
+
+
+def mutant_budget(baselines: Iterable[float]) -> float:
+    """The most a mutant's claims may take together: 2 s + 10 × their baseline time."""
+    return BUDGET_SECONDS + BUDGET_FACTOR * sum(baselines)
+
+
+def claim_budgets(baselines: Sequence[float]) -> list[float]:
+    """Each claim's budget under a mutant whose claims took ``baselines``: the mutant's, but
+    at most the claim's own (its :func:`mutant_budget` alone) or :data:`HUNG_SECONDS`,
+    whichever is longer. A claim the mutant hangs is stopped no later than before, and sooner
+    when its mutant's other claims are slow (the ssh claims made that 10 minutes); a fast one
+    the mutant makes wait on a timeout still has time to end."""
+    whole = mutant_budget(baselines)
+    return [min(whole, max(HUNG_SECONDS, mutant_budget([b]))) for b in baselines]
 
 
 def _on_alarm(signum: int, frame: FrameType | None) -> None:
@@ -149,9 +179,12 @@ def _on_alarm(signum: int, frame: FrameType | None) -> None:
 
 @contextmanager
 def budget(seconds: float) -> Iterator[None]:
-    """Raise :class:`MutantTimeout` in this thread after ``seconds``."""
+    """Raise :class:`MutantTimeout` in this thread after ``seconds``, and again every
+    :data:`AGAIN_SECONDS` until the block is left: code under a mutant that swallows the
+    first, or then waits forever in a ``finally``, is stopped too (on the planner, a mutant
+    that drops a wait's timeout hung the cleanup of the claim it had timed out)."""
     previous = signal.signal(signal.SIGALRM, _on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    signal.setitimer(signal.ITIMER_REAL, seconds, AGAIN_SECONDS)
     try:
         yield
     finally:
@@ -259,6 +292,8 @@ class Worker:
         self.settled = self.request.keys.settled if self.request.keys else {}
         self.reusable = self._reusable()
         self.baseline_seconds: dict[str, float] = {}
+        self.baseline_cpu: dict[str, float] = {}
+        """The CPU seconds of each claim the baseline ran (none of a settled claim)."""
         self.covered: dict[str, list[str]] = {}
         self.packages = self._packages()
         self.infection = self._infection()
@@ -346,12 +381,15 @@ class Worker:
     def emit(self, event: str, **body: Any) -> None:
         print(json.dumps({"event": event, **body}), file=self.out, flush=True)
 
-    def run(self, claims: Sequence[Claim]) -> dict[str, str]:
-        """Claim id -> the reason it is red, for the claims that did not pass."""
+    def run(self, claims: Sequence[Claim], budgets: Sequence[float] = ()) -> dict[str, str]:
+        """Claim id -> the reason it is red, for the claims that did not pass; with
+        ``budgets``, each claim within its own (:class:`MutantTimeout` past it)."""
         red: dict[str, str] = {}
-        for claim in claims:
+        for index, claim in enumerate(claims):
             self.ran.add(claim.id)
-            verdict = self.session.run_claim(claim).verdict
+            seconds = budgets[index] if budgets else None
+            with budget(seconds) if seconds is not None else nullcontext():
+                verdict = self.session.run_claim(claim).verdict
             if not verdict.passed:
                 red[claim.id] = (verdict.reason or verdict.outcome.value)[:REASON_LIMIT]
         return red
@@ -384,10 +422,11 @@ class Worker:
                 ran += 1
                 self.clear_hits()
                 drop_caches(self.packages)  # each claim's calls recorded whole
-                start = time.perf_counter()
+                start, cpu = time.perf_counter(), cpu_seconds()
                 with self._recording(claim.id), self._tracing() as trace:
                     red |= self.run([claim])
                 self.baseline_seconds[claim.id] = time.perf_counter() - start
+                self.baseline_cpu[claim.id] = cpu_seconds() - cpu
                 if self.keys is not None:
                     whole = trace | self.setup_trace | self.witness_traces[claim.witness]
                     self.claim_keys[claim.id] = self.keys.claim_key(whole, Trace())
@@ -403,6 +442,7 @@ class Worker:
             claims=[_describe(c) for c in self.claims],
             red=red,
             seconds=self.baseline_seconds,
+            cpu=self.baseline_cpu,
             keys=self.claim_keys,
             traces=self.claim_traces,
             settled=sorted(self.settled),
@@ -464,13 +504,13 @@ class Worker:
         skipped = self.reused(name, chosen)
         skipped |= self.skips(name, [c for c in chosen if c.id not in skipped])
         chosen = [c for c in chosen if c.id not in skipped]
-        seconds = BUDGET_SECONDS + BUDGET_FACTOR * sum(self.baseline_seconds[c.id] for c in chosen)
+        baselines = [self.baseline_seconds[c.id] for c in chosen]
+        seconds = mutant_budget(baselines)
         env, cwd = dict(os.environ), os.getcwd()
         status, red = "ok", {}
         try:
             self.switch(name)
-            with budget(seconds):
-                red = self.run(chosen)
+            red = self.run(chosen, claim_budgets(baselines))
         except MutantTimeout:
             status = "timeout"
         finally:
@@ -543,7 +583,9 @@ def survey(request: SurveyRequest, out: TextIO, worker: Worker | None = None) ->
     if not request.resumed:
         worker.forced_fail()
     by_id = {c.id: c for c in worker.claims}
-    for index, name in enumerate(request.mutants, start=1):
+    left = handed_off(request.handoff)
+    mutants = [m for m in request.mutants if m not in left]
+    for index, name in enumerate(mutants, start=1):
         worker.mutant(name, [by_id[c] for c in covered.get(worker.coverage_key(name), ())])
         if index % CANARY_EVERY == 0 and not worker.canary(after=name):
             return Exit.COLLATERAL
@@ -551,6 +593,20 @@ def survey(request: SurveyRequest, out: TextIO, worker: Worker | None = None) ->
         return Exit.COLLATERAL
     worker.emit("done")
     return Exit.OK
+
+
+def handed_off(path: str | None, seconds: float = HANDOFF_SECONDS) -> frozenset[str]:
+    """The mutants the pool gave the waiting workers, once its hand-off file is there (none
+    without one); a pool that never writes it within ``seconds`` is gone: the worker ends."""
+    if path is None:
+        return frozenset()
+    deadline = time.monotonic() + seconds
+    while not os.path.exists(path):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"no hand-off from the survey pool in {seconds:g} s: {path}")
+        time.sleep(0.02)
+    names = json.loads(Path(path).read_text(encoding="utf-8"))
+    return frozenset(str(n) for n in names)
 
 
 def main(argv: Sequence[str]) -> int:

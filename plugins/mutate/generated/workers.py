@@ -4,6 +4,11 @@ Each worker gets an interleaved share of the chosen mutants and streams one JSON
 line. A worker that dies mid-mutant, or falls silent past that mutant's budget, is killed;
 the mutant it was on is recorded (RuntimeError or Timeout) and a fresh worker takes the rest
 of its share. A worker that dies before its first mutant fails the survey.
+
+With ``waiting_jobs``, once the first baseline's coverage is in, the mutants whose covering
+claims mostly waited in it (:mod:`..waiting`) go to that many more workers, started from the
+first baseline as a restarted one is; the first workers leave them out (the pool's hand-off
+file says which), so each mutant is judged once, by the same claims either way.
 """
 
 from __future__ import annotations
@@ -26,14 +31,10 @@ from typing_extensions import TypeVar
 
 from claims.exits import Exit
 from claims.memo import MEMO_DIR_ENV, shared_memo
+from filerules import write_atomically
 from plugins.mutate.generated.mutmut_bridge import MUTANTS_DIR, GeneratedMutant
-from plugins.mutate.generated.survey import (
-    BUDGET_FACTOR,
-    BUDGET_SECONDS,
-    MUTANT_ENV,
-    SettledClaim,
-    SurveyRequest,
-)
+from plugins.mutate.generated.survey import MUTANT_ENV, SettledClaim, SurveyRequest, mutant_budget
+from plugins.mutate.waiting import mostly_waiting
 
 M = TypeVar("M", default=GeneratedMutant)
 """What a survey's mutants are: mutmut's by default, value sites for ``--values``."""
@@ -42,6 +43,8 @@ STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 """The signals that stop a survey where it is (:meth:`Pool._stoppable`)."""
 SETUP_SILENCE_SECONDS = 600.0
 MUTANT_SILENCE_SECONDS = 60.0
+HANDOFF = ".survey-handoff.json"
+"""The pool's hand-off file in the scratch directory (:attr:`.survey.SurveyRequest.handoff`)."""
 
 
 class SurveyFailed(RuntimeError):
@@ -74,6 +77,8 @@ class Survey(Generic[M]):
 
     claims: list[dict[str, Any]] = field(default_factory=list)
     baseline_seconds: dict[str, float] = field(default_factory=dict)
+    baseline_cpu: dict[str, float] = field(default_factory=dict)
+    """Claim -> its CPU seconds in the first baseline (none of a settled claim)."""
     coverage: dict[str, list[str]] = field(default_factory=dict)
     forced_fail_red: list[str] = field(default_factory=list)
     results: dict[str, MutantResult[M]] = field(default_factory=dict)
@@ -92,6 +97,10 @@ class Survey(Generic[M]):
     """Witness -> what importing it and its ``setup()`` ran (:class:`.survey.SetupFound`)."""
     trampoline: str = ""
     """How the workers' trampolines dispatched: ``faster`` (:mod:`.dispatch`) or ``mutmut``."""
+    waiting: list[str] = field(default_factory=list)
+    """The mutants whose covering claims mostly waited in the baseline, judged by the
+    waiting workers (:mod:`..waiting`)."""
+    waiting_workers: int = 0
     restarts: int = 0
     resumed: int = 0
     """Restarted workers that took the first baseline instead of running it again."""
@@ -177,9 +186,18 @@ class WorkerProcess:
     handle on a :class:`.survey.Worker` (or a subclass) running in that process."""
 
     def __init__(
-        self, index: int, launch: Launch, request: SurveyRequest, events: queue.Queue[Any]
+        self,
+        index: int,
+        launch: Launch,
+        request: SurveyRequest,
+        events: queue.Queue[Any],
+        waiting: bool = False,
+        restarted: bool = False,
     ):
         self.index, self.launch, self.events = index, launch, events
+        self.waiting = waiting
+        """Whether it judges the mutants whose claims mostly wait (see :class:`Pool`)."""
+        self.restarted = restarted
         self.pending = list(request.mutants)
         self.request = request
         self.ready = False
@@ -217,13 +235,29 @@ class WorkerProcess:
             print(f"survey pool: {text}", file=log)
 
     def kill(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
+        """Kill the worker and what it started in its group, then reap it."""
+        self._kill_group()
         self.process.wait()
+
+    def reap(self) -> int:
+        """Wait for the worker to exit, kill what it left running in its group (processes of
+        claims a mutant left hanging), then reap it; its exit code."""
+        with contextlib.suppress(ChildProcessError):
+            os.waitid(os.P_PID, self.process.pid, os.WEXITED | os.WNOWAIT)  # not reaped yet
+        self._kill_group()
+        return self.process.wait()
+
+    def _kill_group(self) -> None:
+        """SIGKILL to the worker's process group (its own: ``start_new_session``); its pid is
+        not reaped yet, so the group is the worker's."""
+        if self.process.returncode is not None:
+            return  # reaped: the number may name another group now
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
 
 
 def _budget(survey: Survey[Any], claims: Sequence[str]) -> float:
-    return BUDGET_SECONDS + BUDGET_FACTOR * sum(survey.baseline_seconds.get(c, 0) for c in claims)
+    return mutant_budget(survey.baseline_seconds.get(c, 0) for c in claims)
 
 
 @dataclass
@@ -245,6 +279,9 @@ class Pool(Generic[M]):
     """Seconds from the start after which the survey stops where it is (``--stop-after``)."""
     received: int | None = None
     """The first stopping signal received while the workers run (a second ends at once)."""
+    waiting_jobs: int = 0
+    """Workers beside ``jobs`` for the mutants whose covering claims mostly waited."""
+    jobs: int = 1
 
     def __post_init__(self) -> None:
         if self.launch is None:
@@ -299,17 +336,55 @@ class Pool(Generic[M]):
                 signal.signal(s, handler)
 
     def start(self, jobs: int) -> None:
-        names = list(self.mutants)
-        for index in range(max(1, min(jobs, len(names) or 1))):
-            self._spawn(index, names[index::jobs])
-
-    def _spawn(self, index: int, names: Sequence[str], restarted: bool = False) -> None:
         assert self.launch is not None
-        update: dict[str, Any] = {"mutants": tuple(names)}
-        if restarted:
+        self.jobs = jobs
+        names = list(self.mutants)
+        handoff = None
+        if self.waiting_jobs > 0:
+            self._handoff.unlink(missing_ok=True)  # an earlier survey's
+            handoff = str(self._handoff)
+        for index in range(max(1, min(jobs, len(names) or 1))):
+            self._spawn(index, names[index::jobs], handoff=handoff)
+
+    @property
+    def _handoff(self) -> Path:
+        assert self.launch is not None
+        return self.launch.scratch / HANDOFF
+
+    def _spawn(
+        self,
+        index: int,
+        names: Sequence[str],
+        restarted: bool = False,
+        handoff: str | None = None,
+        waiting: bool = False,
+    ) -> None:
+        assert self.launch is not None
+        update: dict[str, Any] = {"mutants": tuple(names), "handoff": handoff}
+        if restarted or waiting:
             update["resumed"] = self._kept_baseline()
         request = self.base.model_copy(update=update)
-        self.workers.append(WorkerProcess(index, self.launch, request, self.events))
+        worker = WorkerProcess(index, self.launch, request, self.events, waiting, restarted)
+        self.workers.append(worker)
+
+    def _hand_off(self) -> None:
+        """Give the mutants whose covering claims mostly waited in the baseline to
+        ``waiting_jobs`` workers of their own, and tell the first workers (which judge no
+        mutant before) to leave them out."""
+        self.survey.waiting = waiting = waiting_mutants(
+            list(self.mutants),
+            self._covering,
+            self.survey.baseline_seconds,
+            self.survey.baseline_cpu,
+        )
+        write_atomically(self._handoff, json.dumps(waiting))
+        gone = set(waiting)
+        for worker in self.workers:
+            worker.pending = [m for m in worker.pending if m not in gone]
+        count = min(self.waiting_jobs, len(waiting))
+        self.survey.waiting_workers = count
+        for k in range(count):
+            self._spawn(self.jobs + k, waiting[k::count], waiting=True)
 
     def _kept_baseline(self) -> dict[str, SettledClaim]:
         """What the first baseline found of each claim, for a restarted worker: it then runs
@@ -370,7 +445,7 @@ class Pool(Generic[M]):
                 self._lost(worker, "Timeout", "the worker fell silent past the mutant's budget")
 
     def _ended(self, worker: WorkerProcess) -> None:
-        code = worker.process.wait()
+        code = worker.reap()
         if worker in self.workers and worker.pending:
             self._lost(worker, "RuntimeError", f"the worker died (exit code {code})")
         elif worker in self.workers:
@@ -389,15 +464,17 @@ class Pool(Generic[M]):
         self.survey.results[lost] = MutantResult(self.mutants[lost], status, covered, reason=why)
         self.survey.restarts += 1
         if rest:
-            self._spawn(worker.index, rest, restarted=True)
+            self._spawn(worker.index, rest, restarted=True, waiting=worker.waiting)
 
     def _event(self, worker: WorkerProcess, event: dict[str, Any]) -> None:
         kind = event["event"]
         if kind == "baseline":
-            self._baseline(event)
+            self._baseline(worker, event)
         elif kind == "coverage":
             self.survey.coverage = event["functions"]
             worker.ready = True
+            if self.waiting_jobs > 0 and not self._handoff.exists():  # the first coverage
+                self._hand_off()
         elif kind == "forced_fail":  # a settled claim's was the reused report's
             settled = [c for c in self.survey.forced_fail_red if c in self.survey.settled]
             self.survey.forced_fail_red = sorted({*event["red"], *settled})
@@ -408,7 +485,7 @@ class Pool(Generic[M]):
         elif kind == "canary":
             self._canary(event)
 
-    def _baseline(self, event: dict[str, Any]) -> None:
+    def _baseline(self, worker: WorkerProcess, event: dict[str, Any]) -> None:
         if event["red"]:
             red = "; ".join(f"{c}: {why}" for c, why in event["red"].items())
             raise SurveyFailed(
@@ -416,11 +493,12 @@ class Pool(Generic[M]):
             )
         self.survey.claims = event["claims"]
         self.survey.baseline_seconds = event["seconds"]
+        self.survey.baseline_cpu |= event.get("cpu") or {}
         self.survey.claim_keys = event.get("keys") or self.survey.claim_keys
         self.survey.claim_traces |= event.get("traces") or {}
         self.survey.settled = event.get("settled") or []
         self.survey.replay = merged_replay(self.survey.replay, event.get("replay"))
-        self.survey.resumed += bool(event.get("resumed"))
+        self.survey.resumed += bool(event.get("resumed")) and worker.restarted
         self.survey.setup |= event.get("setup") or {}
         self.survey.trampoline = str(event.get("trampoline") or "")
 
@@ -443,6 +521,24 @@ class Pool(Generic[M]):
     def stop(self) -> None:
         for worker in self.workers:
             worker.kill()
+
+
+def waiting_mutants(
+    names: Sequence[str],
+    covering: Callable[[str], Sequence[str]],
+    seconds: Mapping[str, float],
+    cpu: Mapping[str, float],
+) -> list[str]:
+    """The mutants whose covering claims, together, mostly waited in the baseline (a claim
+    whose CPU time is unknown, a settled one, counts as computing all along)."""
+    found = []
+    for name in names:
+        claims = covering(name)
+        wall = sum(seconds.get(c, 0.0) for c in claims)
+        used = sum(cpu.get(c, seconds.get(c, 0.0)) for c in claims)
+        if mostly_waiting(wall, used):
+            found.append(name)
+    return found
 
 
 def merged_replay(have: Mapping[str, Any], found: object) -> dict[str, Any]:
