@@ -311,12 +311,14 @@ def an_interrupted_step_fails_with_130_and_the_next_one_runs() -> Verdict:
     started, let_go = tmp / "interrupted-stage", tmp / "interrupted-let-go"
     started.unlink(missing_ok=True)
     let_go.unlink(missing_ok=True)
-    # The stage left running holds the lock until this claim lets it go, and prints nothing
+    # The interrupt comes half a second after the stage printed: "begun" must have reached
+    # this process, or it is lost with the killed client (under load it once was not). The
+    # stage left running holds the lock until this claim lets it go, and prints nothing
     # after the interrupt: how long an orphan lives must not depend on how soon its host sees
     # the connection gone (under CI's load one that wrote to it outlived the next step's
     # flock --wait; the stage timeout, not the orphan, then decided the claim).
     script = (
-        "echo begun; touch /tmp/interrupted-stage; "
+        "echo begun; /bin/sleep 0.5; touch /tmp/interrupted-stage; "
         "while [ ! -e /tmp/interrupted-let-go ]; do /bin/sleep 0.05; done"
     )
     # Budgets far past what the claim needs: the next step may authenticate afresh and wait
@@ -571,10 +573,10 @@ def a_signal_abandons_a_forward_step_and_lets_a_rollback_run() -> Verdict:
     started, let_go = tmp / "signalled-stage", tmp / "signalled-let-go"
     started.unlink(missing_ok=True)
     let_go.unlink(missing_ok=True)
-    # the abandoned stage holds the lock until the claim lets it go, printing nothing more
-    # (see an_interrupted_step_fails_with_130_and_the_next_one_runs)
+    # the signal comes half a second after "begun"; the abandoned stage holds the lock until
+    # the claim lets it go, printing nothing more (see an_interrupted_step_fails_with_130_…)
     script = (
-        "echo begun; touch /tmp/signalled-stage; "
+        "echo begun; /bin/sleep 0.5; touch /tmp/signalled-stage; "
         "while [ ! -e /tmp/signalled-let-go ]; do /bin/sleep 0.05; done"
     )
     told: list[str] = []
