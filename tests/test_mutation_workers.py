@@ -42,7 +42,7 @@ def test_non_utf8_output_a_mutant_leaks_does_not_stop_the_survey(
     assert {m: r.status for m, r in survey.results.items()} == dict.fromkeys(MUTANTS, "Killed")
     assert survey.restarts == 0
     logs = "".join(
-        p.read_text(encoding="utf-8", errors="replace") for p in scratch.glob(".survey-*.log")
+        p.read_text(encoding="utf-8", errors="replace") for p in scratch.glob(".survey/*.log")
     )
     assert "leaked by a mutant" in logs
 

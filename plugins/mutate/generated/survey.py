@@ -17,9 +17,9 @@ object per line on stdout:
   trampoline raises (``"fail"``);
 - ``mutant``: per mutant, the claims that call its function (``coveredBy``; every claim
   with ``exhaustive``) and the ones that went red (``killedBy``), all of them — no claim
-  stops the others. A mutant gets a budget of ``2 s + 10 ×`` its claims' baseline time, and
-  each claim the smaller of that and its own, or 30 s (:func:`claim_budgets`), enforced with
-  SIGALRM; a mutant with a claim past its budget is a timeout;
+  stops the others. Each claim gets the smaller of its mutant's budget (``2 s + 10 ×`` its
+  claims' baseline time) and the larger of 30 s and its own (:func:`claim_budgets`),
+  enforced with SIGALRM; a mutant with a claim past its budget is a timeout;
 - ``canary``: every so often and at the end, the claims again with no mutant, to prove no
   mutant left state behind (a red canary ends the worker);
 - ``done``.
@@ -159,7 +159,8 @@ class MutantTimeout(BaseException):
 
 
 def mutant_budget(baselines: Iterable[float]) -> float:
-    """The most a mutant's claims may take together: 2 s + 10 × their baseline time."""
+    """A mutant's budget, 2 s + 10 × its claims' baseline time: the most any one of them may
+    take under it (:func:`claim_budgets`)."""
     return BUDGET_SECONDS + BUDGET_FACTOR * sum(baselines)
 
 

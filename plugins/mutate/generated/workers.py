@@ -43,8 +43,13 @@ STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 """The signals that stop a survey where it is (:meth:`Pool._stoppable`)."""
 SETUP_SILENCE_SECONDS = 600.0
 MUTANT_SILENCE_SECONDS = 60.0
-HANDOFF = ".survey-handoff.json"
-"""The pool's hand-off file in the scratch directory (:attr:`.survey.SurveyRequest.handoff`)."""
+POOL_DIR = ".survey"
+"""Under the scratch directory (the generated survey's workers' working directory), what the
+pool writes: each worker's request and log, and the hand-off. Never the scratch directory
+itself while workers run: a file made there changes its mtime, and Python's import system
+then lists it again inside whichever claim imports next, into that claim's key."""
+HANDOFF = "handoff.json"
+"""The pool's hand-off file (:attr:`.survey.SurveyRequest.handoff`)."""
 
 
 class SurveyFailed(RuntimeError):
@@ -202,8 +207,8 @@ class WorkerProcess:
         self.request = request
         self.ready = False
         self.started = self.last = time.monotonic()
-        launch.scratch.mkdir(parents=True, exist_ok=True)
-        path = launch.scratch / f".survey-{index}.json"
+        (launch.scratch / POOL_DIR).mkdir(parents=True, exist_ok=True)  # before any worker
+        path = launch.scratch / POOL_DIR / f"worker-{index}.json"
         path.write_text(request.model_dump_json(), encoding="utf-8")
         log = self.log.open("a", encoding="utf-8")
         self.process = subprocess.Popen(
@@ -227,7 +232,7 @@ class WorkerProcess:
 
     @property
     def log(self) -> Path:
-        return self.launch.scratch / f".survey-{self.index}.log"
+        return self.launch.scratch / POOL_DIR / f"worker-{self.index}.log"
 
     def note(self, text: str) -> None:
         """Add a line to the worker's log (beside its stderr)."""
@@ -349,7 +354,7 @@ class Pool(Generic[M]):
     @property
     def _handoff(self) -> Path:
         assert self.launch is not None
-        return self.launch.scratch / HANDOFF
+        return self.launch.scratch / POOL_DIR / HANDOFF
 
     def _spawn(
         self,
