@@ -193,30 +193,6 @@ def test_sigterm_mid_write_leaves_no_temp_and_ends_the_process(tmp_path: Path, c
     assert target.read_text(encoding="utf-8") == "old\n"
 
 
-def test_sigterm_under_a_handler_runs_that_handler_after_the_cleanup(tmp_path: Path) -> None:
-    """A program that handles SIGTERM itself still gets its handler; the write is abandoned
-    (an OSError naming the path) and no temp file is left."""
-    target = tmp_path / "report.txt"
-    caught: list[int] = []
-    previous = signal.signal(signal.SIGTERM, lambda signum, frame: caught.append(signum))
-    real = os.replace
-
-    def replace(source: str, destination: str) -> None:
-        os.kill(os.getpid(), signal.SIGTERM)
-        real(source, destination)
-
-    try:
-        os.replace = replace  # type: ignore[assignment]
-        with pytest.raises(OSError) as raised:
-            write_text(target, "new\n")
-    finally:
-        os.replace = real
-        signal.signal(signal.SIGTERM, previous)
-    assert caught == [signal.SIGTERM]
-    assert raised.value.errno == errno.EINTR and raised.value.filename == str(target)
-    assert sorted(p.name for p in tmp_path.iterdir()) == []
-
-
 def _targets(tmp: Path) -> dict[str, Path]:
     (tmp / "a-dir").mkdir()
     (tmp / "a-file").write_text("kept\n")

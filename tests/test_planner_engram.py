@@ -2,9 +2,9 @@
 
 The staging steps, the landing's four steps, its refusals of links out of its scope, its
 failures, and the manifest's accepted and refused texts are witnesses/rules/engram_staging.py's
-claims; what stays here is what no claim varies: the placement's paths, a relative path
-with "./", a write's own mode, a link inside the scope, further row-store escapes, and a
-placement other than V4.1's.
+claims, and the placement's paths are its arm's expected values; what stays here is what no
+claim varies: a relative path with "./", a write's own mode, a link inside the scope, further
+row-store escapes, and a placement other than V4.1's.
 """
 
 from __future__ import annotations
@@ -17,8 +17,6 @@ import pytest
 
 from planner.arms.v41_group_a import V41_ENGRAM_PLACEMENT
 from planner.engram import (
-    MANIFEST_ENV,
-    RECEIPT_ENV,
     EngramPlacement,
     FileTreeScope,
     TypedFileWrite,
@@ -37,18 +35,6 @@ def manifest_text(*paths: str) -> str:
 
 
 GOOD = manifest_text(f"{ROW_DIR}/model-00047-of-00048.safetensors")
-
-
-def test_v41_placement_and_env() -> None:
-    placement = V41_ENGRAM_PLACEMENT
-    assert placement.row_store_dir == ROW_DIR
-    assert placement.manifest_path == ("/var/lib/gunbc/engram/v41/manifest/row-store-manifest.json")
-    assert placement.env() == (
-        (MANIFEST_ENV, placement.manifest_path),
-        (RECEIPT_ENV, "/var/lib/gunbc/engram/v41/receipts"),
-    )
-    assert MANIFEST_ENV == "GUNBC_ENGRAM_ROW_STORE_MANIFEST"
-    assert RECEIPT_ENV == "GUNBC_ENGRAM_TOUCH_RECEIPT_DIR"
 
 
 @pytest.mark.parametrize(

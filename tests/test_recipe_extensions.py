@@ -45,13 +45,6 @@ def _lines(recipe: Recipe) -> list[str]:
     return [finding.line() for finding in stock_parser_findings(recipe)]
 
 
-def test_the_seed_recipe_warns_of_its_flag_and_its_engram_field() -> None:
-    assert _lines(load_recipe(SEED_RECIPE)) == [
-        f"warning: args[15] --prefill-compute-share {STOCK_FLAG}; {SEED_IMAGE} must add it",
-        f"warning: args[35] --engram-config.table_memory {ENGRAM_FIELD}; {SEED_IMAGE} must add it",
-    ]
-
-
 def test_a_declared_extension_is_recorded_and_the_argv_is_unchanged(tmp_path: Path) -> None:
     seed = load_recipe(SEED_RECIPE)
     declared = _load(tmp_path, SEED_RECIPE.read_text(encoding="utf-8") + DECLARED)
@@ -108,12 +101,6 @@ def test_a_prefix_of_a_declared_flag_is_that_flag(tmp_path: Path) -> None:
     ]
 
 
-def test_flags_and_fields_vllm_knows_yield_nothing(tmp_path: Path) -> None:
-    args = ["--max_model_len", "4", "--max-num-seq=2", "--attention-config", '{"backend":"x"}']
-    args += ["--engram-config.use_thp", "false", "--compilation-config.pass_config.x", "1"]
-    assert stock_parser_findings(_load(tmp_path, _tiny(args))) == ()
-
-
 def test_every_bad_declaration_is_a_located_problem(tmp_path: Path) -> None:
     flags = ["--max-model-len", "--max-model", "--foo", "--x_y", "-z", "--zq", "--zq"]
     fields = ["--engram-config.cpu_offload", "--engram-config.zzz", "--engram.table_memory"]
@@ -168,17 +155,3 @@ def test_stock_vllm_refuses_exactly_what_the_findings_name() -> None:
     assert "EngramConfig" in (refused_field.error or "")
     assert "table_memory" in (refused_field.error or "")
     assert accepted.stage != "parse", str(accepted)
-
-
-def test_a_declaration_in_a_recipe_with_no_args_is_stale(tmp_path: Path) -> None:
-    text = TINY_RECIPE.read_text(encoding="utf-8") + DECLARED
-    assert _problems(tmp_path, text) == [
-        (
-            "image_extensions.flags[0]",
-            "no arg sets --prefill-compute-share: a stale declaration (remove it)",
-        ),
-        (
-            "image_extensions.config_fields[0]",
-            "no arg sets --engram-config.table_memory: a stale declaration (remove it)",
-        ),
-    ]
