@@ -8,6 +8,9 @@ worker per shard), so they set ``CLAIMS_MEMO_DIR`` to a directory of their own f
 length of the run, and every process below them reads and adds entries there. The directory
 is made fresh per run and removed after it: nothing is remembered between runs, so a
 changed tool or machine is always seen.
+
+The same runs give their processes a private ``TMPDIR`` (:func:`private_tmpdir`), removed the
+same way.
 """
 
 from __future__ import annotations
@@ -58,15 +61,38 @@ def remember(key: str, value: object) -> None:
 def shared_memo() -> Iterator[Path]:
     """A fresh memo directory for the processes started inside the block; removed after, on
     SIGTERM and SIGHUP too (:func:`claims.files.signals_unwind`)."""
-    previous = os.environ.get(MEMO_DIR_ENV)
+    with _run_directory(MEMO_DIR_ENV, "claims-memo-") as where:
+        yield where
+
+
+@contextmanager
+def private_tmpdir() -> Iterator[Path]:
+    """A fresh ``TMPDIR`` for the processes started inside the block, removed after with all
+    they left in it. Code under a mutant that breaks its own cleanup (a temporary directory
+    made per call, say) then leaves nothing in the operator's ``/tmp``. It sits
+    directly in the system's temporary directory: Unix socket paths made inside must stay
+    under 108 bytes."""
+    with _run_directory("TMPDIR", "claims-tmp-") as where:
+        cached, tempfile.tempdir = tempfile.tempdir, str(where)  # for forked children too
+        try:
+            yield where
+        finally:
+            tempfile.tempdir = cached
+
+
+@contextmanager
+def _run_directory(variable: str, prefix: str) -> Iterator[Path]:
+    """A fresh directory named by ``variable`` in this process's environment (so in every
+    process started inside the block) and removed after, on SIGTERM and SIGHUP too."""
+    previous = os.environ.get(variable)
     with signals_unwind():  # the removal below runs before the signal ends the process
-        where = Path(tempfile.mkdtemp(prefix="claims-memo-"))
-        os.environ[MEMO_DIR_ENV] = str(where)
+        where = Path(tempfile.mkdtemp(prefix=prefix))
+        os.environ[variable] = str(where)
         try:
             yield where
         finally:
             if previous is None:
-                os.environ.pop(MEMO_DIR_ENV, None)
+                os.environ.pop(variable, None)
             else:
-                os.environ[MEMO_DIR_ENV] = previous
+                os.environ[variable] = previous
             shutil.rmtree(where, ignore_errors=True)

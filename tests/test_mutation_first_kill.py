@@ -127,6 +127,8 @@ def test_order_from_needs_first_kill_and_a_readable_report(project: Path) -> Non
     assert alone.returncode == 2 and "it orders a --first-kill run only" in alone.stderr
     missing = run_generated(project, "--first-kill", "--order-from", "nowhere.json")
     assert missing.returncode == 2 and "nowhere.json" in missing.stdout + missing.stderr
+    waiting = run_generated(project, "--first-kill", "--waiting-workers", "1")
+    assert waiting.returncode == 2 and "--waiting-workers 1: a first-kill" in waiting.stderr
 
 
 def _claim(name: str) -> Claim:

@@ -356,7 +356,7 @@ def _plan(**given: Any) -> SurveyPlan:
         evidence=(),
         partial=None,
         stop_after=None,
-        waiting_jobs=0,
+        waiting_workers=0,
     )
     return SurveyPlan(**{**fields, **given})
 

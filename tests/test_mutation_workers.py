@@ -12,7 +12,14 @@ from typing import Any
 
 import pytest
 
-from plugins.mutate.generated.survey import MutantTimeout, SurveyRequest, budget
+from plugins.mutate.generated.survey import (
+    HUNG_SECONDS,
+    MutantTimeout,
+    SurveyRequest,
+    budget,
+    claim_budgets,
+    mutant_budget,
+)
 from plugins.mutate.generated.workers import Launch, Pool, Survey, event_of, waiting_mutants
 from tests.fakes_mutation.leaky_worker import LEAK
 from tests.fakes_mutation.support import REPO, copy_project, run_generated, with_witness
@@ -122,6 +129,19 @@ def test_waiting_workers_judge_the_waiting_mutants_with_the_same_verdicts(
     assert len(judged) > len(admits)
     assert "judged by 1 waiting worker(s) of their own" in said["waiting"]
     assert "waiting worker" not in said["plain"]
+
+
+def test_a_claim_gets_its_own_budget_or_the_floor_and_never_more_than_its_mutants() -> None:
+    """Without the floor, fast ssh claims a mutant made wait on a 4 s timeout read as hung
+    (12 timeouts of 132 on a coordinator shard against 2); without the cap, a hung fast claim
+    beside slow ones held its worker for the slow ones' 10 minutes."""
+    fast, slow = 0.1, 60.0
+    assert mutant_budget([fast]) < HUNG_SECONDS < mutant_budget([slow])
+    whole = mutant_budget([fast, slow])
+    assert claim_budgets([fast, slow]) == [HUNG_SECONDS, mutant_budget([slow])] != [whole] * 2
+    assert claim_budgets([fast]) == [mutant_budget([fast])]  # alone: the mutant's budget
+    pair = mutant_budget([fast, fast])
+    assert pair < HUNG_SECONDS and claim_budgets([fast, fast]) == [pair, pair]
 
 
 def test_code_that_swallows_a_timeout_and_waits_on_is_stopped_again() -> None:

@@ -1,4 +1,5 @@
-"""SIGTERM and SIGHUP during a mutation run leave no temporary directory behind.
+"""SIGTERM and SIGHUP during a mutation run leave no temporary directory behind, not even
+what a claim made in its temporary directory and left (as a mutant breaking cleanup does).
 
 The run is a real ``claims mutate`` in a project of its own. Its one claim writes a marker and
 then waits for a release file, so the signal arrives while the run is surely inside its shared
@@ -19,6 +20,7 @@ from tests.fakes.support import CLAIMS_EXE, signals_at_default
 
 WITNESS = '''\
 import os
+import tempfile
 import time
 from pathlib import Path
 
@@ -30,6 +32,7 @@ from claims import ClaimKind, Verdict, claim, fails, holds
 def waits_for_its_release() -> Verdict:
     """Holds once the test releases it (it marks that it started first)."""
     here = Path(os.environ["SIGNAL_PROBE"])
+    tempfile.mkdtemp(prefix="left-behind-")
     (here / "started").touch()
     for _ in range(600):  # at most a minute, then it goes on
         if (here / "release").exists():
@@ -80,7 +83,7 @@ def _wait_for(path: Path, run: subprocess.Popen[str], seconds: float = 120.0) ->
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
-def test_a_signal_during_a_mutation_run_removes_its_memo_directory(
+def test_a_signal_during_a_mutation_run_removes_its_memo_and_temporary_directories(
     tmp_path: Path, signum: signal.Signals
 ) -> None:
     project, scratch, probe = tmp_path / "p", tmp_path / "tmp", tmp_path / "probe"
@@ -110,7 +113,9 @@ def test_a_signal_during_a_mutation_run_removes_its_memo_directory(
     )
     try:
         _wait_for(probe / "started", run)  # the baseline's child is in the claim: memo is live
-        assert [p.name[:12] for p in scratch.iterdir()] == ["claims-memo-"]
+        made = sorted(p.name.rsplit("-", 1)[0] for p in scratch.iterdir())
+        assert made == ["claims-memo", "claims-tmp"]
+        assert [p.name[:12] for p in scratch.glob("claims-tmp-*/*")] == ["left-behind-"]
         run.send_signal(signum)
         run.communicate(timeout=120)
     finally:
@@ -119,4 +124,4 @@ def test_a_signal_during_a_mutation_run_removes_its_memo_directory(
             run.kill()
             run.wait()
     assert run.returncode == -signum
-    assert not list(scratch.glob("claims-memo-*"))
+    assert not list(scratch.iterdir())

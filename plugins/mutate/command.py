@@ -237,7 +237,7 @@ def _add_generated_options(parser: argparse.ArgumentParser) -> None:
             metavar="N",
             help="workers beside the --jobs ones for the mutants whose covering claims mostly "
             "waited in the baseline (default: twice --jobs; 0: every mutant in the --jobs "
-            "workers; none with --first-kill): the same verdicts",
+            "workers; does not go with --first-kill): the same verdicts",
         )
     )
     both.append(

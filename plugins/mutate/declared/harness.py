@@ -28,7 +28,7 @@ from enum import StrEnum
 
 from claims import ClaimKind
 from claims.exits import Exit
-from claims.memo import shared_memo
+from claims.memo import private_tmpdir, shared_memo
 from plugins.mutate.declared.loading import ClaimBook, Declared
 from plugins.mutate.declared.model import Mutant
 from plugins.mutate.declared.red_sets import RedSets
@@ -354,9 +354,11 @@ def run_harness(
     """Run the baseline, then (if it is green) every planned run; judge them all.
 
     The runs share one memo directory (:mod:`claims.memo`), so a costly claim result keyed by
-    the bytes it depends on is computed once per distinct input, not once per child.
+    the bytes it depends on is computed once per distinct input, not once per child; and one
+    private ``TMPDIR`` (:func:`claims.memo.private_tmpdir`), so what a mutant's broken cleanup
+    leaves goes when the run ends.
     """
-    with shared_memo():
+    with shared_memo(), private_tmpdir():
         return _run_harness(planner, debt, jobs, timeout, progress)
 
 

@@ -50,7 +50,7 @@ from pathlib import Path
 from queue import Queue
 from typing import Any
 
-from claims.memo import MEMO_DIR_ENV
+from claims.memo import MEMO_DIR_ENV, private_tmpdir
 from claims.witness import witness_of
 from plugins.mutate.generated.mutmut_bridge import (
     MUTANTS_DIR,
@@ -494,7 +494,8 @@ def run_audit(
     audit = Audit(seed=seed, cells=len(every), decided=_by_kind(every))
     if not chosen and not timeouts:
         return audit
-    with trees(runner.root, source_paths(runner.root), max(1, min(jobs, len(chosen) or 1))) as free:
+    workers = max(1, min(jobs, len(chosen) or 1))
+    with trees(runner.root, source_paths(runner.root), workers) as free, private_tmpdir():
         probe = chosen[0].claim if chosen else timeouts[0].covered[0]
         auditor = Auditor(runner, survey, mutants, jobs)
         audit.control = control(auditor, free, probe)

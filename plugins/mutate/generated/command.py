@@ -85,7 +85,7 @@ class SurveyPlan:
     """Why this run surveys only part of the planner or part of the claims, if it does."""
     stop_after: float | None
     """``--stop-after``: the seconds the workers may run before the survey stops where it is."""
-    waiting_jobs: int
+    waiting_workers: int
     """Workers beside ``jobs`` for the mutants whose claims mostly wait (:mod:`..waiting`)."""
 
 
@@ -107,7 +107,7 @@ def survey_plan(args: argparse.Namespace, session: Session, report: Path) -> dic
         evidence=tuple(sorted(evidence_files(session, Path.cwd()))),
         partial=partial_survey(args, scope != session.witness_names),
         stop_after=_stop_after(args.stop_after),
-        waiting_jobs=_waiting_workers(args),
+        waiting_workers=_waiting_workers(args),
     )
     return {f.name: getattr(common, f.name) for f in fields(SurveyPlan)}
 
@@ -198,11 +198,16 @@ def reused_report(path: Path | None, first_kill: bool) -> Report:
 
 def _waiting_workers(args: argparse.Namespace) -> int:
     """``--waiting-workers``: twice ``--jobs`` unless given (they mostly wait); none with
-    ``--first-kill``, whose bench against mutmut gives both sides the same processes."""
+    ``--first-kill``, whose bench against mutmut gives both sides the same processes, so
+    giving it there is a usage error."""
     given: int | None = args.waiting_workers
     if given is not None and given < 0:
         raise UsageError(f"--waiting-workers {given}: give 0 or more")
     if args.first_kill:
+        if given is not None:
+            raise UsageError(
+                f"--waiting-workers {given}: a first-kill survey runs --jobs workers only"
+            )
         return 0
     return 2 * args.jobs if given is None else given
 
@@ -380,7 +385,7 @@ def run_survey(plan: Plan, chosen: Sequence[GeneratedMutant]) -> Survey:
         Ticker(),
         launch=launch,
         stop_after=plan.stop_after,
-        waiting_jobs=plan.waiting_jobs,
+        waiting_workers=plan.waiting_workers,
     )
     pool.run_all(plan.jobs)
     return survey
@@ -582,7 +587,7 @@ def survey_health(survey: Survey[Any], target: str, called: str) -> list[str]:
     if survey.waiting:
         lines.append(
             f"{len(survey.waiting)} mutant(s) whose covering claims mostly waited in the "
-            f"baseline: judged by {survey.waiting_workers} waiting worker(s) of their own"
+            f"baseline: judged by {survey.waiting_started} waiting worker(s) of their own"
         )
     blind = [str(c["id"]) for c in survey.claims if c["id"] not in survey.forced_fail_red]
     if len(blind) > BLIND_LISTED:  # a survey of one file: most claims call none of it

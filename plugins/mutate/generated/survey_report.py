@@ -132,7 +132,7 @@ def build_report(plan: Plan, survey: Survey, results: Sequence[MutantResult]) ->
         FIRST_KILL: plan.first_kill,
         "forcedFailRed": survey.forced_fail_red,
         "trampoline": survey.trampoline,
-        "waiting": {"workers": survey.waiting_workers, "mutants": len(survey.waiting)},
+        "waiting": {"workers": survey.waiting_started, "mutants": len(survey.waiting)},
     }
     if survey.stopped:  # it judged part of what it was asked: a merge refuses it
         config["stopped"] = survey.stopped

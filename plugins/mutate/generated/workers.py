@@ -5,7 +5,7 @@ line. A worker that dies mid-mutant, or falls silent past that mutant's budget, 
 the mutant it was on is recorded (RuntimeError or Timeout) and a fresh worker takes the rest
 of its share. A worker that dies before its first mutant fails the survey.
 
-With ``waiting_jobs``, once the first baseline's coverage is in, the mutants whose covering
+With ``waiting_workers``, once the first baseline's coverage is in, the mutants whose covering
 claims mostly waited in it (:mod:`..waiting`) go to that many more workers, started from the
 first baseline as a restarted one is; the first workers leave them out (the pool's hand-off
 file says which), so each mutant is judged once, by the same claims either way.
@@ -30,7 +30,7 @@ from typing import IO, Any, Generic
 from typing_extensions import TypeVar
 
 from claims.exits import Exit
-from claims.memo import MEMO_DIR_ENV, shared_memo
+from claims.memo import MEMO_DIR_ENV, private_tmpdir, shared_memo
 from filerules import write_atomically
 from plugins.mutate.generated.mutmut_bridge import MUTANTS_DIR, GeneratedMutant
 from plugins.mutate.generated.survey import MUTANT_ENV, SettledClaim, SurveyRequest, mutant_budget
@@ -105,7 +105,8 @@ class Survey(Generic[M]):
     waiting: list[str] = field(default_factory=list)
     """The mutants whose covering claims mostly waited in the baseline, judged by the
     waiting workers (:mod:`..waiting`)."""
-    waiting_workers: int = 0
+    waiting_started: int = 0
+    """How many waiting workers judged :attr:`waiting` (at most ``--waiting-workers``)."""
     restarts: int = 0
     resumed: int = 0
     """Restarted workers that took the first baseline instead of running it again."""
@@ -284,9 +285,9 @@ class Pool(Generic[M]):
     """Seconds from the start after which the survey stops where it is (``--stop-after``)."""
     received: int | None = None
     """The first stopping signal received while the workers run (a second ends at once)."""
-    waiting_jobs: int = 0
-    """Workers beside ``jobs`` for the mutants whose covering claims mostly waited."""
-    jobs: int = 1
+    waiting_workers: int = 0
+    """At most this many workers beside ``jobs`` for the mutants whose covering claims
+    mostly waited (``--waiting-workers``)."""
 
     def __post_init__(self) -> None:
         if self.launch is None:
@@ -303,10 +304,12 @@ class Pool(Generic[M]):
 
     def run_all(self, jobs: int) -> None:
         """Start ``jobs`` workers and run them until every mutant is accounted for; they
-        share one memo directory (:mod:`claims.memo`) for the length of the survey."""
+        share one memo directory and one private ``TMPDIR`` (:mod:`claims.memo`) for the
+        length of the survey."""
         assert self.launch is not None
-        with shared_memo() as memo, self._stoppable():
-            self.launch = replace(self.launch, env={**self.launch.env, MEMO_DIR_ENV: str(memo)})
+        with shared_memo() as memo, private_tmpdir() as tmp, self._stoppable():
+            env = {**self.launch.env, MEMO_DIR_ENV: str(memo), "TMPDIR": str(tmp)}
+            self.launch = replace(self.launch, env=env)
             try:
                 self.start(jobs)
                 self.run()
@@ -342,10 +345,9 @@ class Pool(Generic[M]):
 
     def start(self, jobs: int) -> None:
         assert self.launch is not None
-        self.jobs = jobs
         names = list(self.mutants)
         handoff = None
-        if self.waiting_jobs > 0:
+        if self.waiting_workers > 0:
             self._handoff.unlink(missing_ok=True)  # an earlier survey's
             handoff = str(self._handoff)
         for index in range(max(1, min(jobs, len(names) or 1))):
@@ -374,7 +376,7 @@ class Pool(Generic[M]):
 
     def _hand_off(self) -> None:
         """Give the mutants whose covering claims mostly waited in the baseline to
-        ``waiting_jobs`` workers of their own, and tell the first workers (which judge no
+        ``waiting_workers`` workers of their own, and tell the first workers (which judge no
         mutant before) to leave them out."""
         self.survey.waiting = waiting = waiting_mutants(
             list(self.mutants),
@@ -386,10 +388,11 @@ class Pool(Generic[M]):
         gone = set(waiting)
         for worker in self.workers:
             worker.pending = [m for m in worker.pending if m not in gone]
-        count = min(self.waiting_jobs, len(waiting))
-        self.survey.waiting_workers = count
+        count = min(self.waiting_workers, len(waiting))
+        self.survey.waiting_started = count
+        first = 1 + max((worker.index for worker in self.workers), default=-1)
         for k in range(count):
-            self._spawn(self.jobs + k, waiting[k::count], waiting=True)
+            self._spawn(first + k, waiting[k::count], waiting=True)
 
     def _kept_baseline(self) -> dict[str, SettledClaim]:
         """What the first baseline found of each claim, for a restarted worker: it then runs
@@ -478,7 +481,7 @@ class Pool(Generic[M]):
         elif kind == "coverage":
             self.survey.coverage = event["functions"]
             worker.ready = True
-            if self.waiting_jobs > 0 and not self._handoff.exists():  # the first coverage
+            if self.waiting_workers > 0 and not self._handoff.exists():  # the first coverage
                 self._hand_off()
         elif kind == "forced_fail":  # a settled claim's was the reused report's
             settled = [c for c in self.survey.forced_fail_red if c in self.survey.settled]

@@ -270,7 +270,7 @@ def run_values(plan: ValuePlan, chosen: Sequence[ValueMutant]) -> Survey[ValueMu
         Ticker(),
         launch=launch,
         stop_after=plan.stop_after,
-        waiting_jobs=plan.waiting_jobs,
+        waiting_workers=plan.waiting_workers,
     )
     pool.run_all(plan.jobs)
     return survey
