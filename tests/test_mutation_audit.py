@@ -16,6 +16,7 @@ import pytest
 from plugins.mutate.generated.audit import (
     NOT_REACHED,
     RAN,
+    Auditor,
     Cell,
     Runner,
     cells_of,
@@ -135,11 +136,32 @@ def test_a_timeout_that_a_longer_run_does_not_repeat_is_reported_apart(
     survey.baseline_seconds["gate.counting_reaches_n"] = 0.01
     runner = Runner(project, ("gate_plugin",), ())
     chosen = {ADMITS: mutants[ADMITS], hung: mutants[hung]}
-    audit = run_audit(runner, survey, chosen, k=0, seed=1, jobs=1)
+    audit = run_audit(runner, survey, chosen, k=0, seed=1, jobs=2)  # confirmed side by side
     assert (audit.judged, audit.confirmed, audit.unconfirmed) == ([], [hung], {ADMITS: "Killed"})
     assert survey.results[ADMITS].status == "Killed"
     assert set(survey.results[ADMITS].killed) == {ADULT}
     assert survey.results[hung].status == "Timeout"
+
+
+def test_the_claim_that_timed_out_is_rerun_first_and_alone_when_it_times_out_again(
+    project: Path, mutants: dict[str, GeneratedMutant], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAIMS_DISABLE_PLUGIN_AUTOLOAD", "1")
+    hung, counting = "gate.rules.x_count_up__mutmut_5", "gate.counting_reaches_n"
+    covered = (ADULT, MINOR, counting)
+    timeout = MutantResult(mutants[hung], "Timeout", covered, {}, (), timed_out=counting)
+    survey = _survey(mutants, timeout)
+    survey.baseline_seconds[counting] = 0.01
+    judged: list[str] = []
+    judge = Auditor.judge
+
+    def recorded(self: Auditor, free: Any, cell: Cell) -> Any:
+        judged.append(cell.claim)
+        return judge(self, free, cell)
+
+    monkeypatch.setattr(Auditor, "judge", recorded)
+    audit = run_audit(Runner(project, ("gate_plugin",), ()), survey, {hung: mutants[hung]}, 0, 1, 1)
+    assert (audit.confirmed, judged) == ([hung], [counting])  # not the two quick ones first
 
 
 def _audited(

@@ -26,9 +26,10 @@ calls the mutated function is green without a run (``not_reached``). The audit c
    code (whose calls it cannot see): counted and listed apart with both verdicts, not a
    failure. A disagreement setup cannot explain fails as any other.
 5. **Every timeout.** A mutant the survey timed out on is run again the same way, one
-   covering claim at a time, at :data:`CONFIRM_FACTOR` times its budget: a claim that times
-   out again confirms it (Timeout); else the mutant is Killed by the claims that went red, or
-   Survived when none did, and is listed apart as an unconfirmed timeout.
+   covering claim at a time (the one that timed out first), at :data:`CONFIRM_FACTOR` times
+   its budget: a claim that times out again confirms it (Timeout); else the mutant is Killed
+   by the claims that went red, or Survived when none did, and is listed apart as an
+   unconfirmed timeout. Up to ``jobs`` timeouts are confirmed side by side.
 
 Value mutants (``--values``) have no source to write, so only ``--generated`` is audited.
 """
@@ -442,9 +443,12 @@ class Auditor:
             return list(pool.map(lambda c: self.judge(free, c), cells))
 
     def confirm(self, free: Queue[Path], result: MutantResult[Any]) -> MutantResult[Any]:
-        """A timeout rerun one covering claim at a time: Timeout again, or what it gives."""
+        """A timeout rerun one covering claim at a time: Timeout again, or what it gives.
+        The claim the survey saw time out goes first: when it times out again, no other
+        needs its turn (any order gives the same verdict)."""
         red: dict[str, str] = {}
-        for claim in result.covered:
+        first = [c for c in result.covered if c == result.timed_out]
+        for claim in [*first, *(c for c in result.covered if c not in first)]:
             judged = self.judge(free, Cell(result.mutant.name, claim, "red", "timeout"))
             if judged.verdict == "timeout":
                 return result
@@ -494,7 +498,7 @@ def run_audit(
     audit = Audit(seed=seed, cells=len(every), decided=_by_kind(every))
     if not chosen and not timeouts:
         return audit
-    workers = max(1, min(jobs, len(chosen) or 1))
+    workers = max(1, min(jobs, max(len(chosen), len(timeouts))))
     with trees(runner.root, source_paths(runner.root), workers) as free, private_tmpdir():
         probe = chosen[0].claim if chosen else timeouts[0].covered[0]
         auditor = Auditor(runner, survey, mutants, jobs)
@@ -513,8 +517,9 @@ def _confirm_all(
     survey: Survey[Any],
     audit: Audit,
 ) -> None:
-    for result in timeouts:
-        after = auditor.confirm(free, result)
+    with ThreadPoolExecutor(max_workers=auditor.jobs) as pool:  # independent, mostly waiting
+        confirmed = list(pool.map(lambda result: auditor.confirm(free, result), timeouts))
+    for result, after in zip(timeouts, confirmed, strict=True):
         survey.results[result.mutant.name] = after
         if after.status == "Timeout":
             audit.confirmed.append(result.mutant.name)

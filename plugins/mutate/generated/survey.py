@@ -290,6 +290,8 @@ class Worker:
         self.claim_traces: dict[str, dict[str, Any]] = {}
         self.ran: set[str] = set()
         """The claims this worker ran (a settled claim may never run: no canary needs it)."""
+        self.running = ""
+        """The claim :meth:`run` is in, or was in last (the one a timeout stopped)."""
         self.settled = self.request.keys.settled if self.request.keys else {}
         self.reusable = self._reusable()
         self.baseline_seconds: dict[str, float] = {}
@@ -388,6 +390,7 @@ class Worker:
         red: dict[str, str] = {}
         for index, claim in enumerate(claims):
             self.ran.add(claim.id)
+            self.running = claim.id
             seconds = budgets[index] if budgets else None
             with budget(seconds) if seconds is not None else nullcontext():
                 verdict = self.session.run_claim(claim).verdict
@@ -508,12 +511,12 @@ class Worker:
         baselines = [self.baseline_seconds[c.id] for c in chosen]
         seconds = mutant_budget(baselines)
         env, cwd = dict(os.environ), os.getcwd()
-        status, red = "ok", {}
+        status, red, timed_out = "ok", {}, ""
         try:
             self.switch(name)
             red = self.run(chosen, claim_budgets(baselines))
         except MutantTimeout:
-            status = "timeout"
+            status, timed_out = "timeout", self.running
         finally:
             self.switch("")
             _restore(env, cwd)
@@ -530,6 +533,7 @@ class Worker:
             skipped={c: why for c, (why, _) in skipped.items()},
             ms=round((time.perf_counter() - start) * 1000, 1),
             budget=seconds,
+            timed_out=timed_out,
         )
 
     def reused(self, name: str, chosen: Sequence[Claim]) -> Decided:

@@ -74,6 +74,8 @@ class MutantResult(Generic[M]):
     skipped: Mapping[str, str] = field(default_factory=dict)
     """Claim -> why the survey decided its cell without running it (a covering claim only;
     a claim that does not call the mutated function is ``not_reached``)."""
+    timed_out: str = ""
+    """The claim that outlived its budget, when the status is ``Timeout``."""
 
 
 @dataclass
@@ -260,6 +262,11 @@ class WorkerProcess:
             return  # reaped: the number may name another group now
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)
+
+
+def _reasons(red: Mapping[str, str]) -> str:
+    """Each red claim with why (a worker's words, each cut short by the worker)."""
+    return "; ".join(f"{claim}: {why}" for claim, why in sorted(red.items()))
 
 
 def _budget(survey: Survey[Any], claims: Sequence[str]) -> float:
@@ -495,9 +502,9 @@ class Pool(Generic[M]):
 
     def _baseline(self, worker: WorkerProcess, event: dict[str, Any]) -> None:
         if event["red"]:
-            red = "; ".join(f"{c}: {why}" for c, why in event["red"].items())
             raise SurveyFailed(
-                f"baseline NOT green in mutants/ (no mutant applied): {red}", Exit.BASELINE
+                f"baseline NOT green in mutants/ (no mutant applied): {_reasons(event['red'])}",
+                Exit.BASELINE,
             )
         self.survey.claims = event["claims"]
         self.survey.baseline_seconds = event["seconds"]
@@ -513,8 +520,8 @@ class Pool(Generic[M]):
     def _canary(self, event: dict[str, Any]) -> None:
         if event["red"]:
             raise SurveyFailed(
-                f"state leaked: after {event['after']} the claims "
-                f"{sorted(event['red'])} are red with no mutant applied",
+                f"state leaked: after {event['after']} these claims are red with no mutant "
+                f"applied: {_reasons(event['red'])}",
                 Exit.TIMEOUT,
             )
         self.survey.canaries += 1
@@ -581,6 +588,7 @@ def _result(mutant: M, event: Mapping[str, Any]) -> MutantResult[M]:
     else:
         status = "Survived" if covered else "NoCoverage"
     skipped = dict(event.get("skipped", {}))
+    ran, timed_out = tuple(event["ran"]), str(event.get("timed_out") or "")
     return MutantResult(
-        mutant, status, covered, red, tuple(event["ran"]), event["ms"], skipped=skipped
+        mutant, status, covered, red, ran, event["ms"], skipped=skipped, timed_out=timed_out
     )
