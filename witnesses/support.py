@@ -1,22 +1,79 @@
-"""What several witnesses do alike, written once: reading a data file as JSON, a flag's value
-in an argv, the paths under a directory, the C locale, and a command's output captured.
+"""What several witnesses do alike, written once: reading a data file as JSON, the fixtures'
+inventory, scenarios and manifests read raw, a flag's value in an argv, the paths under a
+directory, the C locale, and a bug planted in the command line's report renderer.
+
+The fixture files are read here with plain JSON, never through the planner's readers: a
+claim states what the files say and compares the planner with it.
 
 Not a witness: the witnesses are the modules of the rooms (:mod:`witnesses.plugin`)."""
 
 from __future__ import annotations
 
-import io
 import json
 import locale
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, redirect_stderr, redirect_stdout
+import signal
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+from fixtures.builders import DATA_ROOT
+from planner import cli
+from planner.arm_launch import DryRun
+
+SCENARIOS = DATA_ROOT / "scenarios"
+GIB = 1024**3
+CHECKPOINT_ROOT = "/var/lib/gunbc/checkpoints"
+"""Where the materializer installs every checkpoint (DESIGN §3, one placement rule)."""
 
 
 def read_json(path: Path) -> Any:
     """``path`` read as UTF-8 JSON: a fixture the witness states values of."""
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def fabric_raw() -> dict[str, Any]:
+    """fixtures/fabric.json as written."""
+    return dict(read_json(DATA_ROOT / "fabric.json"))
+
+
+def group_raw(group: str) -> dict[str, Any]:
+    """Group ``group`` of fixtures/fabric.json as written: its name, subject and hosts."""
+    return dict(next(g for g in fabric_raw()["groups"] if g["name"] == group))
+
+
+def hosts_raw(names: Iterable[str]) -> list[dict[str, Any]]:
+    """The hosts ``names`` as fixtures/fabric.json lists them, in the order given."""
+    by_name = {h["name"]: h for h in fabric_raw()["hosts"]}
+    return [by_name[n] for n in names]
+
+
+def group_hosts(group: str) -> list[dict[str, Any]]:
+    """A group's hosts as fixtures/fabric.json lists them: that order is node-rank order."""
+    return hosts_raw(group_raw(group)["hosts"])
+
+
+def scenario_raw(name: str, file: str) -> Any:
+    """A JSON ``file`` of scenario ``name`` (``inputs.json``, ``scenario.json``) as written."""
+    return read_json(SCENARIOS / name / file)
+
+
+def scenario_now(name: str) -> datetime:
+    """The time a scenario's log is read at (its scenario.json)."""
+    return datetime.fromisoformat(scenario_raw(name, "scenario.json")["now"])
+
+
+def manifest_weight_gib(raw: dict[str, Any]) -> int:
+    """A manifest's weights: the bytes of every file whose role is weights, rounded up to
+    whole GiB once (DESIGN: one byte count, rounded once)."""
+    return -(-sum(int(f["bytes"]) for f in raw["files"] if f["role"] == "weights") // GIB)
+
+
+def placement(raw: dict[str, Any]) -> str:
+    """``<root>/<org>--<name>/<revision>``: the materializer's placement rule, for a manifest."""
+    org, name = raw["model"].split("/")
+    return f"{CHECKPOINT_ROOT}/{org}--{name}/{raw['revision']}"
 
 
 def value_after(argv: tuple[str, ...], flag: str) -> str | None:
@@ -40,13 +97,30 @@ def c_locale() -> Iterator[None]:
         locale.setlocale(locale.LC_CTYPE, before)
 
 
-def captured(command: Callable[[], int | str | None]) -> tuple[int | str | None, str, str]:
-    """``command()`` with stdout and stderr captured: its exit code (an argparse usage error's
-    ``SystemExit`` code too), stdout and stderr."""
-    out, err = io.StringIO(), io.StringIO()
+class PlantedBug(Exception):
+    """What a bug in the planner looks like to the command line."""
+
+
+def planted_bug(run: DryRun, *_: object) -> str:
+    """A report renderer with a bug: it raises at :data:`PLANTED_AT`."""
+    raise PlantedBug("the renderer broke")
+
+
+PLANTED_AT = f"{__file__}:{planted_bug.__code__.co_firstlineno + 2} in planted_bug"
+"""Where :func:`planted_bug` raises (its line after the docstring), as an internal-error line
+locates what was raised: ``FILE:LINE in FUNCTION``."""
+
+
+@contextmanager
+def renderer(planted: Callable[..., str]) -> Iterator[None]:
+    """The report renderer the command line calls, replaced for the block by ``planted``:
+    no input reaches a bug, and a Ctrl-C must land while the command runs (Python's own
+    SIGINT handler is in place for the block)."""
+    before = getattr(cli, "render_report")  # noqa: B009 (not exported; set back below)
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    setattr(cli, "render_report", planted)  # noqa: B010
     try:
-        with redirect_stdout(out), redirect_stderr(err):
-            code = command()
-    except SystemExit as exc:
-        code = exc.code
-    return code, out.getvalue(), err.getvalue()
+        yield
+    finally:
+        setattr(cli, "render_report", before)  # noqa: B010
+        signal.signal(signal.SIGINT, handler)

@@ -10,15 +10,15 @@ refused by admission is still checked: these claims are about what is rendered.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from claims import ClaimKind, Verdict, claim, difference, holds_unless
-from fixtures.builders import DATA_ROOT, authority_state, inventory, refusal_codes, v41_inputs
+from fixtures.builders import DATA_ROOT, authority_state, inventory, rendered, v41_inputs
 from planner.apply import Stage
 from planner.arm_launch import DryRun
 from planner.arms import Arm, ArmSources, arms
 from witnesses.arms.expected import Expected, expected
+from witnesses.support import hosts_raw
 
 HEREDOC_END = "GUNBC_UNIT_TEXT"
 RAIL = ("VLLM_HOST_IP", "NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME")
@@ -38,17 +38,7 @@ def _planned(arm: Arm) -> tuple[DryRun, Expected]:
         inputs_source="inputs",
         state=authority_state("supplied"),
     )
-    run = arm.plan(sources)
-    if run.launch is None:
-        raise AssertionError(f"{arm.name} did not render: {refusal_codes(run)}")
-    return run, expected(arm.name)
-
-
-def _inventory(names: tuple[str, ...]) -> list[dict[str, Any]]:
-    """The hosts ``names`` as fixtures/fabric.json lists them."""
-    raw = json.loads((DATA_ROOT / "fabric.json").read_text(encoding="utf-8"))
-    by_name = {h["name"]: h for h in raw["hosts"]}
-    return [by_name[n] for n in names]
+    return rendered(arm.plan(sources), arm.name), expected(arm.name)
 
 
 def _rail(host: dict[str, Any]) -> tuple[str, str, str]:
@@ -72,7 +62,7 @@ def _create(want: Expected, rank: int) -> tuple[str, ...]:
     rank label and its own host's rail address and interface (from the inventory)."""
     if rank == 0:
         return want.head_create
-    host = _inventory(want.hosts)[rank]
+    host = hosts_raw(want.hosts)[rank]
     own = {"gunbc.rank": str(rank), **dict(zip(RAIL, _rail(host), strict=True))}
     return tuple(
         f"{key}={own[key]}" if sep and key in own else arg
@@ -216,7 +206,7 @@ def every_rank_runs_on_its_inventory_host_with_its_env(case: Arm) -> Verdict:
     assert run.launch is not None
     wanted = [
         (rank, host, [*zip(RAIL, _rail(host), strict=True), *want.env])
-        for rank, host in enumerate(_inventory(want.hosts))
+        for rank, host in enumerate(hosts_raw(want.hosts))
     ]
     got = [(r.rank, r.host.model_dump(), [tuple(p) for p in r.env]) for r in run.launch.ranks]
     candidate = (run.candidate.arm, run.candidate.checkpoint, run.candidate.runtime_key)

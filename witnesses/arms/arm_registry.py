@@ -8,7 +8,6 @@ them; each one's group hosts are read from ``fabric.json`` (in node-rank order).
 from __future__ import annotations
 
 import importlib
-import json
 import re
 import sys
 import tempfile
@@ -16,9 +15,8 @@ from pathlib import Path
 
 import planner.arms
 from claims import ClaimKind, Verdict, claim, expect, expect_equal
-from fixtures.builders import DATA_ROOT, working_directory
-from planner.cli import main
-from witnesses.support import captured
+from fixtures.builders import run_planner, working_directory
+from witnesses.support import group_raw
 
 ARMS_DIR = Path(planner.arms.__file__).parent
 
@@ -37,29 +35,20 @@ def _module_names() -> list[str]:
     return sorted(p.stem for p in ARMS_DIR.glob("*.py") if p.name != "__init__.py")
 
 
-def _group_hosts(group: str) -> list[str]:
-    raw = json.loads((DATA_ROOT / "fabric.json").read_text(encoding="utf-8"))
-    return next(g["hosts"] for g in raw["groups"] if g["name"] == group)
-
-
-def _main(*argv: str) -> tuple[int | str | None, str, str]:
-    return captured(lambda: main(list(argv)))
-
-
 def _planned(name: str, work: Path) -> str | None:
     """What is wrong with planning arm ``name`` from the command line, or None."""
     declared = importlib.import_module(f"planner.arms.{name}").ARM
     work.mkdir()
     with working_directory(work):
-        code, out, err = _main("dry-run", name, "--scenario", "supplied")
+        ran = run_planner("dry-run", name, "--scenario", "supplied")
     # a scenario's report is the arm's default path with the scenario's name before .txt
     written = declared.report.removesuffix(".txt") + "-supplied.txt"
     first = f"{name}: report written to {written} (4 hosts rendered)"
-    if code not in (0, 1) or out.splitlines()[:1] != [first]:
-        return f"{name}: exit {code}, {out.splitlines()[:1]}, {err.strip()!r}"
+    if ran.code not in (0, 1) or ran.lines[:1] != [first]:
+        return f"{name}: exit {ran.code}, {ran.lines[:1]}, {ran.err.strip()!r}"
     report = (work / written).read_text(encoding="utf-8")
     hosts = re.findall(r"^host (\S+) — node rank", report, flags=re.MULTILINE)
-    if hosts != _group_hosts(declared.group):
+    if hosts != group_raw(declared.group)["hosts"]:
         return f"{name}: hosts {hosts}, not {declared.group}'s"
     return None
 
@@ -74,10 +63,10 @@ def every_module_of_planner_arms_is_an_arm_the_command_line_plans() -> Verdict:
     names = _module_names()
     with tempfile.TemporaryDirectory() as tmp:
         problems = [p for n in names if (p := _planned(n, Path(tmp) / n)) is not None]
-    code, _, err = _main("dry-run", "no_such_arm", "--scenario", "supplied")
+    ran = run_planner("dry-run", "no_such_arm", "--scenario", "supplied")
     offered = f"(choose from {', '.join(repr(n) for n in names)})"
-    if code != 2 or offered not in err:
-        problems.append(f"an unknown arm: exit {code}, {err.strip()!r}")
+    if ran.code != 2 or offered not in ran.err:
+        problems.append(f"an unknown arm: exit {ran.code}, {ran.err.strip()!r}")
     return expect(not problems, f"arms {names} planned over their groups", "; ".join(problems))
 
 
@@ -87,11 +76,11 @@ def _not_an_arm(name: str, text: str, tmp: Path) -> tuple[int | str | None, str,
     planner.arms.__path__.append(str(tmp))
     try:
         out = tmp / "report.txt"
-        code, _, err = _main("dry-run", "v41_group_a", "--scenario", "supplied", "--out", str(out))
+        ran = run_planner("dry-run", "v41_group_a", "--scenario", "supplied", "--out", out)
     finally:
         planner.arms.__path__.remove(str(tmp))
         sys.modules.pop(f"planner.arms.{name}", None)
-    return code, err, out.exists()
+    return ran.code, ran.err, out.exists()
 
 
 @claim(ClaimKind.REFUSAL)

@@ -12,21 +12,18 @@ import json
 from typing import Any
 
 from claims import ClaimKind, Verdict, claim, expect, expect_equal, fails, holds
-from fixtures.builders import DATA_ROOT, glm_call, glm_dry_run, refusal_codes
+from fixtures.builders import DATA_ROOT, glm_call, glm_dry_run, refusal_codes, rendered
 from planner.arm_launch import DryRun
 from planner.arms.glm_group_b import GLM_GROUP_B_PROFILE
 from planner.arms.v41_group_a import V41_ENGRAM_REQUEST
 from planner.profile import ServingLaunchProfile, VllmEngramConfigRequest
-from witnesses.support import read_json
+from witnesses.support import group_hosts, group_raw, manifest_weight_gib, placement, read_json
 
 GLM_NAMES = ("glm-native-tp4", "glm-native-head.service", "glm-native-rank.service")
 
 
 def _rendered() -> DryRun:
-    run = glm_dry_run()
-    if run.launch is None:
-        raise AssertionError(f"GLM did not render: {refusal_codes(run)}")
-    return run
+    return rendered(glm_dry_run(), "GLM")
 
 
 def _key_as_before_the_engram_field(profile: ServingLaunchProfile) -> str:
@@ -43,22 +40,6 @@ def _key_as_before_the_engram_field(profile: ServingLaunchProfile) -> str:
 
 GLM_RUNTIME_KEY = "gunbc-glm-native"
 GLM_MANIFEST_FILE = DATA_ROOT / "checkpoints" / "glm-4.6-fp8-5c7e1f3b.manifest.json"
-CHECKPOINT_ROOT = "/var/lib/gunbc/checkpoints"
-"""Where the materializer installs every checkpoint (DESIGN §3, one placement rule)."""
-
-
-def _group_b_hosts() -> list[dict[str, Any]]:
-    """Group B's hosts as fixtures/fabric.json lists them: that order is node-rank order."""
-    raw = read_json(DATA_ROOT / "fabric.json")
-    by_name = {h["name"]: h for h in raw["hosts"]}
-    names = next(g["hosts"] for g in raw["groups"] if g["name"] == "group_b")
-    return [by_name[n] for n in names]
-
-
-def _glm_placement() -> str:
-    raw = read_json(GLM_MANIFEST_FILE)
-    org, name = raw["model"].split("/")
-    return f"{CHECKPOINT_ROOT}/{org}--{name}/{raw['revision']}"
 
 
 def artifacts() -> dict[str, str]:
@@ -183,17 +164,6 @@ def the_engram_request_enters_the_key_by_its_content() -> Verdict:
     return expect_equal((recipe, True), got, "(V4.1 key, a changed request changes it)")
 
 
-GIB = 1024**3
-
-
-def _glm_weight_gib() -> int:
-    """GLM's weights from its manifest: the bytes of every file whose role is weights,
-    rounded up to whole GiB once (DESIGN: one byte count, rounded once)."""
-    files = read_json(GLM_MANIFEST_FILE)["files"]
-    weights = sum(int(f["bytes"]) for f in files if f["role"] == "weights")
-    return -(-weights // GIB)
-
-
 @claim(ClaimKind.PLANNED_SHAPE)
 def glm_is_fitted_on_its_manifest_weights_and_group_b_pool() -> Verdict:
     """GLM's row is its manifest's model and revision, weighing its weight files rounded up
@@ -203,9 +173,8 @@ def glm_is_fitted_on_its_manifest_weights_and_group_b_pool() -> Verdict:
     is that weight, no allowance, Group B's whole pool (the sum of its hosts' memory) over
     its four ranks."""
     raw = read_json(GLM_MANIFEST_FILE)
-    hosts = _group_b_hosts()
-    fabric = read_json(DATA_ROOT / "fabric.json")
-    group = next(g for g in fabric["groups"] if g["name"] == "group_b")
+    hosts = group_hosts("group_b")
+    group = group_raw("group_b")
     reference = f"{raw['model']}@{raw['revision']}"
     call = glm_call()
     row = call.row
@@ -220,7 +189,7 @@ def glm_is_fitted_on_its_manifest_weights_and_group_b_pool() -> Verdict:
         ),
     }
     want: dict[str, Any] = {
-        "row": (raw["model"], raw["revision"], _glm_weight_gib(), _glm_placement()),
+        "row": (raw["model"], raw["revision"], manifest_weight_gib(raw), placement(raw)),
         "parsers": ("glm45", "glm45", None),
         "beyond weights": "nothing",
         "group": ("group_b", group["subject"], hosts),
@@ -232,7 +201,7 @@ def glm_is_fitted_on_its_manifest_weights_and_group_b_pool() -> Verdict:
     got["fit"] = None if fit is None else fit.model_dump()
     want["fit"] = {
         "pool_gib": sum(h["memory_gib"] for h in hosts),
-        "weights_gib": _glm_weight_gib(),
+        "weights_gib": manifest_weight_gib(raw),
         "allowance_gib": 0,
         "ranks": len(hosts),
     }

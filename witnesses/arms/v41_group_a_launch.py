@@ -20,6 +20,7 @@ from fixtures.builders import (
     authority_state,
     inventory,
     refusal_codes,
+    rendered,
     v41_call,
     v41_dry_run,
     v41_inputs,
@@ -45,17 +46,23 @@ from planner.fit import serving_arm_admits_under
 from planner.profile import VllmEngramConfigRequest
 from planner.refusal import PlannerInputError
 from planner.report import render_report
-from witnesses.support import read_json, value_after
+from witnesses.support import (
+    CHECKPOINT_ROOT,
+    GIB,
+    group_hosts,
+    manifest_weight_gib,
+    placement,
+    read_json,
+    scenario_raw,
+    value_after,
+)
 
 V41_NAME = "gunbc-v41-tp4"
 FOREIGN_NAMES = ("gunbc-spark-pair", "glm-native")
 
 
 def _supplied() -> DryRun:
-    run = v41_dry_run("supplied")
-    if run.launch is None:
-        raise AssertionError(f"supplied inputs did not render: {refusal_codes(run)}")
-    return run
+    return rendered(v41_dry_run("supplied"), "the supplied inputs")
 
 
 def _serve_argvs() -> tuple[tuple[str, ...], ...]:
@@ -98,33 +105,12 @@ def artifacts() -> dict[str, str]:
 
 # --- expected values, built from the inputs and the specification -------------------------
 
-GIB = 1024**3
-CHECKPOINT_ROOT = "/var/lib/gunbc/checkpoints"
-"""Where the materializer installs every checkpoint (DESIGN §3, one placement rule)."""
 V41_MANIFEST_FILE = DATA_ROOT / "checkpoints" / "deepseek-v41-flash-dba1be0a.manifest.json"
-
-
-def _group_hosts(group: str) -> list[dict[str, Any]]:
-    """A group's hosts as fixtures/fabric.json lists them: that order is node-rank order."""
-    raw = read_json(DATA_ROOT / "fabric.json")
-    by_name = {h["name"]: h for h in raw["hosts"]}
-    names = next(g["hosts"] for g in raw["groups"] if g["name"] == group)
-    return [by_name[n] for n in names]
-
-
-def _placement(manifest: dict[str, Any]) -> str:
-    """``<root>/<org>--<name>/<revision>``: the materializer's placement rule."""
-    org, name = manifest["model"].split("/")
-    return f"{CHECKPOINT_ROOT}/{org}--{name}/{manifest['revision']}"
 
 
 def _decimal(bp: int) -> str:
     """Basis points as the decimal vLLM reads (8000 → 0.8)."""
     return format((Decimal(bp) / 10000).normalize(), "f")
-
-
-def _supplied_inputs() -> dict[str, Any]:
-    return dict(read_json(DATA_ROOT / "scenarios" / "supplied" / "inputs.json"))
 
 
 def _refused_exactly(scenario: str, code: str, where: str) -> Verdict:
@@ -224,12 +210,9 @@ def low_utilization_refuses_naming_the_declared_allowance() -> Verdict:
     """At 0.50 utilization the fit wall refuses and its message states the arithmetic:
     the declared allowance (242 GiB), weights plus allowance times 5/4 rounded up to whole
     GiB, the pool, and the shortfall."""
-    bp = read_json(DATA_ROOT / "scenarios" / "low_utilization" / "inputs.json")["launch_shape"][
-        "gpu_memory_utilization_bp"
-    ]
-    pool = sum(h["memory_gib"] for h in _group_hosts("group_a"))  # 4 × 121
-    raw = read_json(V41_MANIFEST_FILE)
-    weights = -(-sum(f["bytes"] for f in raw["files"] if f["role"] == "weights") // GIB)
+    bp = scenario_raw("low_utilization", "inputs.json")["launch_shape"]["gpu_memory_utilization_bp"]
+    pool = sum(h["memory_gib"] for h in group_hosts("group_a"))  # 4 × 121
+    weights = manifest_weight_gib(read_json(V41_MANIFEST_FILE))
     allowance = -(-pool * GIB * (10000 - bp) // (10000 * GIB))  # pool share outside engine
     required = -(-(weights + allowance) * 5 // 4)
     message = (
@@ -263,7 +246,7 @@ def unprobed_image_is_refused_by_the_arm_wall() -> Verdict:
     """An image with no registry reading is refused, and only that: located at the
     missing reading, saying no registry reading exists for that image's digest, and
     telling the operator to take the reading inside the produced image."""
-    raw = read_json(DATA_ROOT / "scenarios" / "unprobed_image" / "inputs.json")
+    raw = scenario_raw("unprobed_image", "inputs.json")
     digest = raw["produced_image"]["artifact"]["config_digest"]
     got = [(r.code, r.where, r.message, r.hint) for r in v41_dry_run("unprobed_image").refusals]
     want = [
@@ -409,16 +392,15 @@ def the_v41_row_weighs_its_backbone_only() -> Verdict:
     are served from row stores, not loaded), with the recipe's parsers and a page-cache
     allowance beyond its weights."""
     raw = read_json(V41_MANIFEST_FILE)
-    weights = sum(f["bytes"] for f in raw["files"] if f["role"] == "weights")
     expected = CheckpointRow(
         model=raw["model"],
         revision=raw["revision"],
-        weight_gib=-(-weights // GIB),
+        weight_gib=manifest_weight_gib(raw),
         parsers=CheckpointVllmParsers(
             tool_call="deepseek_v41", reasoning="deepseek_v41", tokenizer_mode="deepseek_v41"
         ),
         resident_beyond_weights=PageCacheFromNonKvHeadroom(),
-        placement=_placement(raw),
+        placement=placement(raw),
     )
     row = v41_call("supplied").row
     if expected.weight_gib != 287:
@@ -529,7 +511,7 @@ def the_dry_run_carries_the_fit_it_was_planned_under() -> Verdict:
     pool and rank count from the inventory under the minted profile (the arithmetic itself
     is serving_fit's claims)."""
     call = v41_call("supplied")
-    hosts = _group_hosts("group_a")
+    hosts = group_hosts("group_a")
     pool = sum(h["memory_gib"] for h in hosts)
     assert call.profile is not None
     want, _ = serving_arm_admits_under(call.row, call.profile, pool, len(hosts))
@@ -563,7 +545,7 @@ def every_host_stages_the_supplied_manifest_alike() -> Verdict:
     written as row-store-manifest.json sealed to the manifest dir with mode 0644 (readable
     by the container, written by nobody else)."""
     engram = V41_ENGRAM_PLACEMENT
-    text = _supplied_inputs()["engram_manifest"].encode()
+    text = scenario_raw("supplied", "inputs.json")["engram_manifest"].encode()
     want = [
         ("mkdir", ("mkdir", "-p", "--", engram.manifest_dir)),
         ("mkdir", ("mkdir", "-p", "--", engram.receipt_dir)),

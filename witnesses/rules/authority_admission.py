@@ -32,7 +32,7 @@ from claims import (
     holds,
     holds_unless,
 )
-from fixtures.builders import DATA_ROOT, REORDERINGS, inventory, v41_inputs, v41_manifest
+from fixtures.builders import REORDERINGS, inventory, v41_inputs, v41_manifest
 from planner.admission import Candidate, arm_launch_admission
 from planner.arms.v41_group_a import v41_group_a_launch_dry_run
 from planner.authority import (
@@ -47,25 +47,24 @@ from planner.authority import (
     stream_log,
 )
 from planner.refusal import PlannerInputError, Refusal
-from witnesses.support import c_locale
+from witnesses.support import SCENARIOS, c_locale, group_raw, scenario_now, scenario_raw
 
 Event = dict[str, Any]
 Seen = tuple[str, str, str]
 """A refusal as the command line shows it: (code, location, message)."""
 
-_SCENARIOS = DATA_ROOT / "scenarios"
 _SECOND = timedelta(seconds=1)
 
 
 def _lines(name: str) -> list[Event]:
     """A scenario's authority log, one dict per line, read with plain json."""
-    text = (_SCENARIOS / name / "authority.jsonl").read_text(encoding="utf-8")
+    text = (SCENARIOS / name / "authority.jsonl").read_text(encoding="utf-8")
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
 def _scenario_names() -> list[str]:
     """Every scenario (each has its authority log), in name order."""
-    return sorted(p.name for p in _SCENARIOS.iterdir())
+    return sorted(p.name for p in SCENARIOS.iterdir())
 
 
 def _by_seq(events: list[Event], seq: int) -> Event:
@@ -78,22 +77,9 @@ def _replace(events: list[Event], *replacements: Event) -> list[Event]:
     return [by_seq.get(e["seq"], e) for e in events]
 
 
-def _group_a_subject() -> str:
-    """Group A's subject, from the fabric inventory file."""
-    fabric = json.loads((DATA_ROOT / "fabric.json").read_text(encoding="utf-8"))
-    subject: str = next(g for g in fabric["groups"] if g["name"] == "group_a")["subject"]
-    return subject
-
-
-def _now(name: str) -> datetime:
-    """The time a scenario's log is read at (its scenario.json)."""
-    meta = json.loads((_SCENARIOS / name / "scenario.json").read_text(encoding="utf-8"))
-    return _at(meta["now"])
-
-
 def _image() -> str:
     """The produced image's config digest, as supplied in the scenario's inputs."""
-    inputs = json.loads((_SCENARIOS / "supplied" / "inputs.json").read_text(encoding="utf-8"))
+    inputs = scenario_raw("supplied", "inputs.json")
     digest: str = inputs["produced_image"]["artifact"]["config_digest"]
     return digest
 
@@ -133,9 +119,7 @@ def _state(events: list[Event], now: datetime) -> AuthorityState:
 
 def _admission(events: list[Event], now: datetime) -> list[Seen]:
     """Admission of the V4.1 candidate on Group A with the supplied image, at ``now``."""
-    state = _state(events, now)
-    verdict = arm_launch_admission(state, inventory().group("group_a"), _candidate(), _image())
-    return [(r.code, r.where, r.message) for r in verdict.refusals]
+    return [(r.code, r.where, r.message) for r in _admission_refusals(events, now)]
 
 
 def _dry_run_refusals(events: list[Event], now: datetime) -> list[Seen]:
@@ -161,7 +145,7 @@ def _lease_expired(expiry: datetime, now: datetime) -> Seen:
 
 
 def _not_held(host: str, holder: str | None) -> Seen:
-    message = f"{host} is held by {holder!r}, not {_group_a_subject()!r}"
+    message = f"{host} is held by {holder!r}, not {group_raw('group_a')['subject']!r}"
     return ("admission.host_not_held", f"authority.holdings.{host}", message)
 
 
@@ -299,7 +283,7 @@ def every_failed_conjunct_is_reported_in_conjunct_order() -> Verdict:
     image_elsewhere = _by_seq(events, 13)
     srv7_elsewhere = _by_seq(events, 5)
     trial = _by_seq(events, 16)
-    now = _now("supplied")
+    now = scenario_now("supplied")
     expected = [
         _lease_expired(_at(expired), now),
         (
@@ -337,9 +321,9 @@ def each_admission_refusal_hints_at_the_event_that_clears_it() -> Verdict:
     image_admitted event for this runtime key, a host not held a host_held event for the
     group's subject."""
     unnamed = [e for e in _lines("live") if e.get("group") != "group_a"]
-    cases = ((_every_conjunct_failing(), _now("supplied")), (unnamed, _now("live")))
+    cases = ((_every_conjunct_failing(), scenario_now("supplied")), (unnamed, scenario_now("live")))
     refused = [r for events, now in cases for r in _admission_refusals(events, now)]
-    subject = _group_a_subject()
+    subject = group_raw("group_a")["subject"]
     want = [
         (r.where, CLEARED_BY.get(r.code, "").format(host=r.location[-1], subject=subject))
         for r in refused
@@ -358,7 +342,7 @@ def exactly_the_two_failed_conjuncts_are_reported() -> Verdict:
     events = [*elsewhere, _by_seq(_lines("host_released"), 15)]
     key = _by_seq(elsewhere, 13)["runtime_key"]
     expected = [_image_not_admitted(key), _not_held("srv8", None)]
-    now = _now("supplied")
+    now = scenario_now("supplied")
     return expect_equal(expected, _dry_run_refusals(events, now), "dry-run refusals")
 
 
@@ -376,7 +360,7 @@ def a_group_the_log_never_names_is_refused_as_unknown() -> Verdict:
         ),
         _image_not_admitted(),
     ]
-    now = _now("live")
+    now = scenario_now("live")
     return expect_equal(expected, _dry_run_refusals(events, now), "dry-run refusals")
 
 
@@ -386,9 +370,8 @@ def an_active_group_is_refused_naming_its_incumbent_and_the_way_out() -> Verdict
     incumbent, with the hint to suspend the group for this successor first (#12370)."""
     events = _lines("active_incumbent")
     incumbent = _by_seq(events, 1)["incumbent"]
-    state = _state(events, _now("active_incumbent"))
-    verdict = arm_launch_admission(state, inventory().group("group_a"), _candidate(), _image())
-    seen = [(r.code, r.location, r.message, r.hint) for r in verdict.refusals]
+    refusals = _admission_refusals(events, scenario_now("active_incumbent"))
+    seen = [(r.code, r.location, r.message, r.hint) for r in refusals]
     expected = [
         (
             "admission.active_incumbent",
@@ -634,7 +617,7 @@ def _read_error(lines: list[str]) -> tuple[str, str, str] | None:
     same, naming the file); None when either read succeeds."""
     found: list[tuple[str, str, str]] = []
     with _written(lines) as path:
-        for read in (lambda: read_log(path), lambda: read_state(path, _now("supplied"))):
+        for read in (lambda: read_log(path), lambda: read_state(path, scenario_now("supplied"))):
             try:
                 read()
             except PlannerInputError as exc:
@@ -816,9 +799,9 @@ def the_stream_is_read_to_its_end_and_folds_as_the_whole_read() -> Verdict:
     all, even where its later lines do not count yet."""
     differ = []
     for name in _scenario_names():
-        log = _SCENARIOS / name / "authority.jsonl"
+        log = SCENARIOS / name / "authority.jsonl"
         events = _lines(name)
-        for now in [_now(name), *(_at(e["at"]) for e in events)]:
+        for now in [scenario_now(name), *(_at(e["at"]) for e in events)]:
             if read_state(log, now) != fold(read_log(log), now):
                 differ.append(f"{name} at {now.isoformat()}")
     supplied = _jsonl(_lines("supplied"))
@@ -826,7 +809,7 @@ def the_stream_is_read_to_its_end_and_folds_as_the_whole_read() -> Verdict:
     corrupt = json.dumps({**_RELEASE, "seq": 16, "at": "2026-11-30T00:00:00Z", "host": "srv 8"})
     with _written([*supplied, later, corrupt]) as path:
         try:
-            read_state(path, _now("supplied"))
+            read_state(path, scenario_now("supplied"))
             after = "read without error"
         except PlannerInputError as exc:
             after = exc.where
@@ -858,7 +841,7 @@ def every_record_is_read_as_written_in_file_order() -> Verdict:
     the seq, instant, event kind and fields its line states."""
     problems = []
     for name in _scenario_names():
-        path = _SCENARIOS / name / "authority.jsonl"
+        path = SCENARIOS / name / "authority.jsonl"
         expected = [_plainly(line) for line in _lines(name)]
         readings = {
             "read_log": read_log(path),
@@ -888,7 +871,7 @@ def the_folded_state_names_each_group_and_host_once_in_first_mention_order() -> 
     a second time) is a set of mappings: each group, runtime key and held host appears once,
     in the order the log first names it, with what its last event before the read time
     says."""
-    logs = {name: (_lines(name), _now(name)) for name in _scenario_names()}
+    logs = {name: (_lines(name), scenario_now(name)) for name in _scenario_names()}
     supplied, now = logs["supplied"]
     held = next(e for e in supplied if e["event"] == "host_held")
     last = supplied[-1]
@@ -934,7 +917,7 @@ def a_records_keys_in_any_order_read_as_the_same_event() -> Verdict:
     assumes the order the logs here are written in) is seen."""
     problems: list[str] = []
     for name in _scenario_names():
-        lines, now = _lines(name), _now(name)
+        lines, now = _lines(name), scenario_now(name)
         want_events, want_state = _reading(_jsonl(lines), now)
         for how, reorder in REORDERINGS.items():
             moved = [json.dumps({k: line[k] for k in reorder(list(line))}) for line in lines]

@@ -14,7 +14,7 @@ from typing import Any
 
 import planner.engram
 from claims import ClaimKind, Verdict, claim, expect, expect_equal, fails, holds
-from fixtures.builders import DATA_ROOT, v41_call, v41_dry_run
+from fixtures.builders import v41_call, v41_dry_run
 from planner.arms.v41_group_a import V41_ENGRAM_PLACEMENT
 from planner.engram import (
     FileTreeScope,
@@ -25,6 +25,7 @@ from planner.engram import (
     parse_engram_manifest,
 )
 from planner.refusal import PlannerInputError
+from witnesses.support import scenario_raw
 
 _STORES = V41_ENGRAM_PLACEMENT.row_store_dir
 _SCRATCH = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
@@ -168,20 +169,13 @@ def receipts_are_writable_and_the_manifest_read_only() -> Verdict:
 # --- #12359's manifest: accepted byte for byte, refused located ----------------------------------
 
 
-def _manifest_text() -> str:
-    """The manifest text supplied in the supplied scenario's inputs."""
-    inputs = json.loads((DATA_ROOT / "scenarios" / "supplied" / "inputs.json").read_text())
-    text: str = inputs["engram_manifest"]
-    return text
-
-
 @claim(ClaimKind.PLANNED_SHAPE)
 def an_accepted_manifest_is_returned_byte_for_byte() -> Verdict:
     """A manifest naming row stores inside the row-store directory — the supplied one, one
     with a nested store, extra fields and non-ASCII text, a minimal one — is accepted and
     returned as exactly its UTF-8 bytes (no re-serialization)."""
     texts = (
-        _manifest_text(),
+        scenario_raw("supplied", "inputs.json")["engram_manifest"],  # the supplied one
         '{"note": "Größe", "row_stores": [{"path": "' + _STORES + '/sub/a.safetensors", "x": 1}]}',
         '{"row_stores":[{"path":"' + _STORES + '/a"}]}',
     )

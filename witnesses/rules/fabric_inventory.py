@@ -135,14 +135,10 @@ def _refused_inventories(cases: dict[str, tuple[Edit, Said]]) -> Verdict:
     )
 
 
-def _host(raw: Raw, index: int) -> Raw:
-    host: Raw = raw["hosts"][index]
-    return host
-
-
-def _group(raw: Raw, index: int) -> Raw:
-    group: Raw = raw["groups"][index]
-    return group
+def _entry(raw: Raw, key: str, index: int) -> Raw:
+    """Entry ``index`` of the inventory's list ``key`` (``hosts``, ``groups``)."""
+    entry: Raw = raw[key][index]
+    return entry
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
@@ -237,7 +233,7 @@ def an_unreadable_inventory_is_refused_at_the_file_or_its_lists() -> Verdict:
 
 
 def _set(index: int, **fields: object) -> Edit:
-    return lambda raw: _host(raw, index).update(fields)
+    return lambda raw: _entry(raw, "hosts", index).update(fields)
 
 
 @claim(ClaimKind.REFUSAL)
@@ -249,7 +245,7 @@ def a_bad_host_is_refused_at_its_field_quoting_the_value() -> Verdict:
     srv3 = {"name": "srv3", "rail_address": "10.77.1.13", "rail_interface": "enp1s0f1np1"}
     cases: dict[str, tuple[Edit, Said]] = {
         "no-memory": (
-            lambda raw: _host(raw, 2).pop("memory_gib"),
+            lambda raw: _entry(raw, "hosts", 2).pop("memory_gib"),
             Quoting("hosts[2].memory_gib", "Field required", srv3),
         ),
         "memory-word": (
@@ -302,7 +298,7 @@ def a_bad_host_is_refused_at_its_field_quoting_the_value() -> Verdict:
 
 
 def _members(index: int, *hosts: object) -> Edit:
-    return lambda raw: _group(raw, index).__setitem__("hosts", list(hosts))
+    return lambda raw: _entry(raw, "groups", index).__setitem__("hosts", list(hosts))
 
 
 @claim(ClaimKind.REFUSAL)
@@ -328,27 +324,27 @@ def a_bad_group_is_refused_at_its_field_quoting_the_value() -> Verdict:
             Exact("groups.group_b.hosts", "a group needs at least one host (value [])"),
         ),
         "hosts-missing": (
-            lambda raw: _group(raw, 0).pop("hosts"),
+            lambda raw: _entry(raw, "groups", 0).pop("hosts"),
             Exact("groups.group_a.hosts", "Field required"),
         ),
         "hosts-a-string": (
-            lambda raw: _group(raw, 0).__setitem__("hosts", "srv5"),
+            lambda raw: _entry(raw, "groups", 0).__setitem__("hosts", "srv5"),
             Exact("groups.group_a.hosts", "must be a list (value 'srv5')"),
         ),
         "name-a-number": (
-            lambda raw: _group(raw, 1).__setitem__("name", 7),
+            lambda raw: _entry(raw, "groups", 1).__setitem__("name", 7),
             Quoting("groups[1].name", "valid string", 7),
         ),
         "unsafe-subject": (
-            lambda raw: _group(raw, 0).__setitem__("subject", "group a"),
+            lambda raw: _entry(raw, "groups", 0).__setitem__("subject", "group a"),
             Exact("groups.group_a.subject", _unsafe_name("group a")),
         ),
         "unknown-field": (
-            lambda raw: _group(raw, 1).__setitem__("colour", "red"),
+            lambda raw: _entry(raw, "groups", 1).__setitem__("colour", "red"),
             Quoting("groups.group_b.colour", "Extra inputs are not permitted", "red"),
         ),
         "name-twice": (
-            lambda raw: _group(raw, 1).__setitem__("name", "group_a"),
+            lambda raw: _entry(raw, "groups", 1).__setitem__("name", "group_a"),
             Exact("groups[1].name", "already names groups[0] (value 'group_a')"),
         ),
     }
@@ -462,6 +458,20 @@ def _is_safe_path(value: str) -> bool:
     return value.startswith("/") and normal and set(value) <= _PATH_CHARS
 
 
+def _accepted_iff(
+    check: Callable[[str], str], is_safe: Callable[[str], bool], rule: str, value: str
+) -> None:
+    """``check`` returns ``value`` unchanged exactly when the rule ``is_safe`` holds for it,
+    and otherwise refuses it saying ``rule``."""
+    try:
+        got = check(value)
+    except ValueError as exc:
+        assert not is_safe(value), f"{value!r} refused"
+        assert str(exc) == f"{value!r} {rule}", f"{value!r} refused saying {exc}"
+        return
+    assert is_safe(value) and got == value, f"{value!r} accepted as {got!r}"
+
+
 _FEW = settings(max_examples=40)
 
 
@@ -483,13 +493,7 @@ _FEW = settings(max_examples=40)
 @example("é")
 @example("١")
 def _safe_name_is_the_rule(value: str) -> None:
-    try:
-        got = safe_name(value)
-    except ValueError as exc:
-        assert not _is_safe_name(value), f"{value!r} refused"
-        assert str(exc) == f"{value!r} {_NAME_RULE}", f"{value!r} refused saying {exc}"
-        return
-    assert _is_safe_name(value) and got == value, f"{value!r} accepted as {got!r}"
+    _accepted_iff(safe_name, _is_safe_name, _NAME_RULE, value)
 
 
 _SEGMENTS = ("a", "b1", ".", "..", "", ".x", "..y", "a.b", "x+y@z", "a b", "a;b", "$x", "é", "a:b")
@@ -522,13 +526,7 @@ _SEGMENTS = ("a", "b1", ".", "..", "", ".x", "..y", "a.b", "x+y@z", "a b", "a;b"
 @example("/a:b")
 @example("/a\n")
 def _safe_path_is_the_rule(value: str) -> None:
-    try:
-        got = safe_path(value)
-    except ValueError as exc:
-        assert not _is_safe_path(value), f"{value!r} refused"
-        assert str(exc) == f"{value!r} {_PATH_RULE}", f"{value!r} refused saying {exc}"
-        return
-    assert _is_safe_path(value) and got == value, f"{value!r} accepted as {got!r}"
+    _accepted_iff(safe_path, _is_safe_path, _PATH_RULE, value)
 
 
 @claim(ClaimKind.PROPERTY)
@@ -586,7 +584,7 @@ def a_refusal_renders_its_location_and_one_line() -> Verdict:
 def _copied_root(tmp: Path, memory: int) -> Path:
     """A data root whose inventory gives srv8 ``memory`` GiB and which has a tiny manifest."""
     raw = _inventory()
-    _host(raw, 7)["memory_gib"] = memory
+    _entry(raw, "hosts", 7)["memory_gib"] = memory
     _write(tmp / "fabric.json", json.dumps(raw))
     _write(tmp / "checkpoints" / "tiny.manifest.json", json.dumps(_MANIFEST))
     return tmp

@@ -13,7 +13,6 @@ what its image adds to stock vLLM is a warning line, or a declared extension.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import re
 import shlex
@@ -21,7 +20,7 @@ import subprocess
 import tempfile
 import tomllib
 from collections.abc import Iterator
-from contextlib import contextmanager, redirect_stderr, redirect_stdout
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -32,13 +31,13 @@ from fixtures.builders import (
     SEED_RECIPE,
     TINY_RECIPE,
     inventory,
+    run_planner,
     seed_recipe_plan,
     v41_dry_run,
     v41_manifest,
 )
 from planner.arm_launch import DryRun
 from planner.checkpoint import CheckpointManifest, ManifestFile
-from planner.cli import main
 from planner.fabric import FabricGroup
 from planner.recipe import (
     COMPOSED_DIR_SCRIPT,
@@ -55,7 +54,7 @@ from planner.recipe import (
 from planner.recipe_extensions import stock_parser_findings
 from planner.recipe_launch import RecipeSources, recipe_dry_run
 from planner.refusal import PlannerInputError
-from witnesses.support import value_after
+from witnesses.support import fabric_raw, read_json, value_after
 
 _MINIMAL = TINY_RECIPE.read_text(encoding="utf-8")
 # The seed recipe's vLLM args exactly as the file writes them, its multi-line shell-quoted
@@ -1219,11 +1218,9 @@ def a_recipe_for_another_group_size_is_refused_with_its_hint() -> Verdict:
             # a model whose manifest the data holds: its weight is known, only the size fails
             seed_model = f'model = "{v41_manifest().model}"'
             path.write_text(text.replace('model = "org/tiny"', seed_model), encoding="utf-8")
-            out, err = io.StringIO(), io.StringIO()
-            with redirect_stdout(out), redirect_stderr(err):
-                code = main(["recipe", str(path), "--out", str(Path(tmp) / "plan.txt")])
+            ran = run_planner("recipe", path, "--out", Path(tmp) / "plan.txt")
             left = sorted(p.name for p in Path(tmp).iterdir())
-            found.append((code, out.getvalue().splitlines(), err.getvalue(), left))
+            found.append((ran.code, ran.lines, ran.err, left))
             wanted.append(
                 (
                     1,
@@ -1436,21 +1433,20 @@ def with_a_log_the_recipe_is_admitted_by_its_group_and_hosts() -> Verdict:
             log = _log(Path(tmp) / "log.jsonl", successor, srv8, admitted=admitted)
             out = Path(tmp) / "report.txt"
             argv = ["dry-run", "--recipe", str(recipe), "--authority", str(log)]
-            with redirect_stdout(io.StringIO()) as said, redirect_stderr(io.StringIO()):
-                code = main([*argv, "--now", "2026-11-29T12:00:00Z", "--out", str(out)])
+            ran = run_planner(*argv, "--now", "2026-11-29T12:00:00Z", "--out", out)
             report = out.read_text(encoding="utf-8").splitlines() if out.is_file() else []
-            codes = [ln.split()[1] for ln in said.getvalue().splitlines() if "refused:" in ln]
+            codes = [ln.split()[1] for ln in ran.lines if "refused:" in ln]
             admission = [ln for ln in report if ln.startswith(("admission:", "authority"))]
-            found[case] = (code, codes, admission, report[-1:])
+            found[case] = (ran.code, codes, admission, report[-1:])
         log = _log(Path(tmp) / "log.jsonl", mine, "group-a-serving", "2099-01-01T00:00:00Z")
         before = datetime.now(UTC)
-        with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
-            code = main(["dry-run", "--recipe", str(SEED_RECIPE), "--authority", str(log),
-                         "--out", str(Path(tmp) / "now.txt")])  # fmt: skip
+        ran = run_planner(
+            "dry-run", "--recipe", SEED_RECIPE, "--authority", log, "--out", Path(tmp) / "now.txt"
+        )
         after = datetime.now(UTC)
         read = re.findall(r"^authority read at: (.*)$", (Path(tmp) / "now.txt").read_text(), re.M)
         at = datetime.fromisoformat(read[0]) if read else None
-        found["no --now"] = (code, at is not None and before <= at <= after)
+        found["no --now"] = (ran.code, at is not None and before <= at <= after)
     read_at = "authority read at: 2026-11-29T12:00:00+00:00"
     held = "admission: admitted (every checked conjunct holds)"
     wanted = {
@@ -1481,9 +1477,8 @@ def a_recipe_planned_without_a_log_is_not_applied() -> Verdict:
     with tempfile.TemporaryDirectory() as tmp:
         scripts = Path(tmp) / "scripts"
         argv = ["apply", "--recipe", str(SEED_RECIPE), "--hosts", hosts, "--dry-run"]
-        with redirect_stdout(io.StringIO()) as said, redirect_stderr(io.StringIO()):
-            code = main([*argv, "--scripts", str(scripts)])
-        found = (code, said.getvalue().splitlines()[-1:], scripts.exists())
+        ran = run_planner(*argv, "--scripts", scripts)
+        found = (ran.code, ran.lines[-1:], scripts.exists())
     wanted = (
         1,
         [f"apply {SEED_RECIPE.stem}: REFUSED: the plan is not admitted; nothing ran"],
@@ -1499,7 +1494,7 @@ def _big_root(tmp: Path, hosts: int) -> Path:
     for entry in DATA_ROOT.iterdir():
         if entry.name != "fabric.json":
             (root / entry.name).symlink_to(entry)
-    fabric = json.loads((DATA_ROOT / "fabric.json").read_text(encoding="utf-8"))
+    fabric = fabric_raw()
     extra = [
         {
             "name": f"big{i:02d}",
@@ -1528,14 +1523,14 @@ def a_sixteen_host_group_plans_as_four_do() -> Verdict:
         path = Path(tmp) / "big.toml"
         path.write_text(text, encoding="utf-8")
         out = Path(tmp) / "big.txt"
-        with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()) as err:
-            code = main(["dry-run", "--recipe", str(path), "--group", "group_c", "--data",
-                         str(root), "--out", str(out)])  # fmt: skip
+        ran = run_planner(
+            "dry-run", "--recipe", path, "--group", "group_c", "--data", root, "--out", out
+        )
         report = out.read_text(encoding="utf-8") if out.is_file() else ""
-        group = json.loads((root / "fabric.json").read_text(encoding="utf-8"))["groups"][-1]
+        group = read_json(root / "fabric.json")["groups"][-1]
     names = group["hosts"]
     head = "10.78.1.1"
-    found = (code, err.getvalue(), [
+    found = (ran.code, ran.err, [
         (
             line.split()[1],
             value_after(tuple(argv), "--nnodes"),
@@ -1827,15 +1822,14 @@ def a_composed_model_is_not_mounted_over_the_root_or_the_cache() -> Verdict:
     return expect_equal(wanted, found, "problems per mount")
 
 
-def _named_run(recipe: Path, *name: str) -> tuple[int, str, bool]:
+def _named_run(recipe: Path, *name: str) -> tuple[int | str | None, str, bool]:
     """(exit, stderr, report written) of ``planner dry-run --recipe recipe [--name=…]``."""
     out = recipe.parent / "plan.txt"
     argv = ["dry-run", "--recipe", str(recipe), *(f"--name={n}" for n in name), "--out", str(out)]
-    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()) as err:
-        code = main(argv)
+    ran = run_planner(*argv)
     written = out.exists()
     out.unlink(missing_ok=True)
-    return code, err.getvalue(), written
+    return ran.code, ran.err, written
 
 
 @claim(ClaimKind.REFUSAL)

@@ -9,16 +9,16 @@ lists them (that order is node-rank order).
 
 from __future__ import annotations
 
-import json
 import tempfile
 import tomllib
 from pathlib import Path
 from typing import Any
 
 from claims import ClaimKind, Verdict, claim, expect
-from fixtures.builders import DATA_ROOT, TINY_RECIPE, inventory
+from fixtures.builders import TINY_RECIPE, inventory
 from planner.recipe import load_recipe
 from planner.recipe_launch import RecipeSources, recipe_dry_run
+from witnesses.support import group_raw
 
 EVERY_FIELD = """
 docker_image_dir = "tiny-build"
@@ -49,11 +49,6 @@ host = "/var/tmp/tiny/b.safetensors"
 def _texts() -> dict[str, str]:
     tiny = TINY_RECIPE.read_text(encoding="utf-8")
     return {"tiny.toml": tiny, "tiny with every field": tiny + EVERY_FIELD}
-
-
-def _group_host_names(group: str) -> list[str]:
-    raw = json.loads((DATA_ROOT / "fabric.json").read_text(encoding="utf-8"))
-    return list(next(g["hosts"] for g in raw["groups"] if g["name"] == group))
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
@@ -89,7 +84,7 @@ def each_recipe_node_is_its_group_host_by_rank() -> Verdict:
         state=None,
     )
     plan = recipe_dry_run(sources)
-    hosts = _group_host_names("group_a")
+    hosts = list(group_raw("group_a")["hosts"])
     name = tomllib.loads(TINY_RECIPE.read_text(encoding="utf-8"))["name"]
     want = (f"{TINY_RECIPE} ({name})", "tiny-4x", list(enumerate(hosts)))
     got = (

@@ -27,7 +27,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from claims import ClaimKind, Verdict, claim, difference, fails, holds, holds_unless
-from fixtures.builders import v41_dry_run
+from fixtures.builders import captured, v41_dry_run
 from fixtures.transaction_cases import PREVIOUS_IMAGE
 from planner import coordinator
 from planner.apply import PRESERVE_ROOT, UNIT_DIR
@@ -49,7 +49,6 @@ from planner.check import (
 from planner.check import Verdict as HostVerdict
 from planner.cli import parse
 from planner.transaction import HostAddress
-from witnesses.support import captured
 
 ARM = "v41_group_a"
 RENDERED = v41_dry_run("supplied")
@@ -541,9 +540,9 @@ command line's witnesses'), and the error it must be refused with."""
 
 def _applied(args: argparse.Namespace) -> tuple[int, str, str]:
     """``planner apply`` with ``args`` (a copy): its exit code, stdout and stderr."""
-    code, out, err = captured(lambda: coordinator.run(argparse.Namespace(**vars(args)), _planned))
-    assert isinstance(code, int), code
-    return code, out, err
+    ran = captured(lambda: coordinator.run(argparse.Namespace(**vars(args)), _planned))
+    assert isinstance(ran.code, int), ran.code
+    return ran.code, ran.out, ran.err
 
 
 @claim(ClaimKind.REFUSAL)

@@ -19,17 +19,15 @@ import stat
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 from claims import ClaimKind, Verdict, claim, difference, holds_unless
-from fixtures.builders import v41_dry_run
+from fixtures.builders import Ran, captured, run_planner, v41_dry_run
 from fixtures.live_log import SUPPLIED_INPUTS, append_event, write_live_log
 from planner.cli import build_parser as cli_parser
-from planner.cli import dry_run, main
+from planner.cli import dry_run
 from planner.coordinator import REMOTE_SCRIPT, SshSettings, admission_gate, wait_seconds
 from planner.transaction import parse_hosts, plan_transaction
-from witnesses.support import captured
 
 ARM = "v41_group_a"
 NAMES = ("srv5", "srv6", "srv7", "srv8")
@@ -55,24 +53,10 @@ DEFAULT_STRICT = (
 )  # fmt: skip
 
 
-@dataclass(frozen=True)
-class Ran:
-    """What one command did: exit code, stdout lines, stderr text."""
-
-    code: int | str | None
-    out: list[str]
-    err: str
-
-
-def _main(*argv: str | Path) -> Ran:
-    code, out, err = captured(lambda: main([str(a) for a in argv]))
-    return Ran(code, out.splitlines(), err)
-
-
 def _apply(*extra: str | Path, hosts: str = HOSTS, scenario: str = "supplied") -> Ran:
     """``planner apply``; a dry run with ``-v``, which prints every ssh command in full."""
     verbose = ("-v",) if "--dry-run" in extra else ()
-    return _main("apply", ARM, "--scenario", scenario, "--hosts", hosts, *extra, *verbose)
+    return run_planner("apply", ARM, "--scenario", scenario, "--hosts", hosts, *extra, *verbose)
 
 
 @contextmanager
@@ -170,8 +154,8 @@ def the_dry_run_prints_every_ssh_command_in_run_order_with_the_options_given() -
         ran = _apply("--dry-run", "--scripts", tmp / "s", *OPTIONS)
         want = _expected_dry_run(tmp / "s")
     problems = difference("exit", 0, ran.code) + difference("stderr", "", ran.err)
-    problems += difference("line count", len(want), len(ran.out))
-    for n, (w, g) in enumerate(zip(want, ran.out, strict=False), 1):
+    problems += difference("line count", len(want), len(ran.lines))
+    for n, (w, g) in enumerate(zip(want, ran.lines, strict=False), 1):
         problems += difference(f"line {n}", w, g)
     return holds_unless(problems, f"{len(want)} lines: 8 connection commands and 32 steps exact")
 
@@ -196,7 +180,7 @@ def the_dry_run_writes_every_stage_script_byte_for_byte() -> Verdict:
         problems += difference("default scripts", want, _written(tmp / "target/v41-group-a-apply"))
         problems += difference("nothing else", ["s", "target"], sorted(os.listdir(tmp)))
     first = ["ssh", *DEFAULT_STRICT, "-p", "22", "-M", "-N", "-f", "-o", "ControlPath=CONTROL/srv5"]
-    lines = default.out
+    lines = default.lines
     problems += difference(
         "default connection", shlex.join(first), lines[5][: len(shlex.join(first))]
     )
@@ -254,12 +238,12 @@ def a_bad_hosts_list_exits_2_with_one_located_line_and_writes_nothing() -> Verdi
     with _scratch() as tmp:
         for hosts, message in HOST_ERRORS.items():
             ran = _apply("--dry-run", "--scripts", tmp / "s", hosts=hosts)
-            got = (ran.code, ran.err, ran.out, (tmp / "s").exists())
+            got = (ran.code, ran.err, ran.lines, (tmp / "s").exists())
             want: tuple[object, ...] = (2, f"planner: error: --hosts: {message}\n", [], False)
             problems += difference(repr(hosts), want, got)
         edges = "srv5=root@h5:1,srv6=root@[fd00::6]:65535,srv7=ops@h7,srv8=root@h8:22"
         ran = _apply("--dry-run", "--scripts", tmp / "s", hosts=edges)
-    words = [shlex.split(line) for line in ran.out[5:9]]
+    words = [shlex.split(line) for line in ran.lines[5:9]]
     pairs = [(w[w.index("-p") + 1], w[-1]) for w in words if "-p" in w]
     want_ports = [("1", "root@h5"), ("65535", "root@fd00::6"), ("22", "ops@h7"), ("22", "root@h8")]
     problems += difference("ports 1 and 65535", (0, want_ports), (ran.code, pairs))
@@ -289,14 +273,14 @@ def timeouts_and_attempts_are_whole_numbers_from_1_to_999999() -> Verdict:
                     f"planner apply: error: argument {option}: expected a whole number from 1 "
                     f"to 999999, got {value!r}"
                 )
-                got = (ran.code, _usage(ran), ran.out, (tmp / "s").exists())
+                got = (ran.code, _usage(ran), ran.lines, (tmp / "s").exists())
                 problems += difference(f"{option} {value!r}", (2, message, [], False), got)
         edges = ("--connect-timeout", "1", "--stage-timeout", "999999", "--commit-attempts", "1")
         ran = _apply("--dry-run", "--scripts", tmp / "s", *edges)
     problems += difference("edges: exit", 0, ran.code)
-    problems += difference("edges: connect", True, "-o ConnectTimeout=1 " in ran.out[5])
-    problems += difference("edges: stage", True, ran.out[3].endswith("under timeout 999999 s."))
-    problems += difference("edges: attempts", True, "each up to 1 attempts" in ran.out[34])
+    problems += difference("edges: connect", True, "-o ConnectTimeout=1 " in ran.lines[5])
+    problems += difference("edges: stage", True, ran.lines[3].endswith("under timeout 999999 s."))
+    problems += difference("edges: attempts", True, "each up to 1 attempts" in ran.lines[34])
     waits = [
         wait_seconds(SshSettings()),
         wait_seconds(SshSettings(connect_timeout=7, stage_timeout=60, kill_after=3)),
@@ -330,7 +314,7 @@ def a_plan_that_is_not_admitted_exits_1_and_runs_nothing() -> Verdict:
             ran = _apply(*extra, "--ssh", client, scenario="live", hosts="srv5=root@a")
             label = "dry run" if "--dry-run" in extra else "run"
             problems += difference(f"{label}: exit", 1, ran.code)
-            problems += difference(f"{label}: stdout", want, ran.out)
+            problems += difference(f"{label}: stdout", want, ran.lines)
             problems += difference(f"{label}: stderr", "", ran.err)
             problems += difference(f"{label}: written", [], os.listdir(tmp))
             problems += difference(f"{label}: ssh ran", False, (Path(bin_dir) / "ran").exists())
@@ -357,12 +341,12 @@ def scripts_that_cannot_be_written_exit_2_and_print_no_command() -> Verdict:
         for (option, value), message in PATH_ERRORS.items():
             bad = _apply("--dry-run", option, value)
             want = f"planner apply: error: argument {option}: {message}"
-            got = (bad.code, _usage(bad), bad.out, os.listdir(tmp))
+            got = (bad.code, _usage(bad), bad.lines, os.listdir(tmp))
             problems += difference(f"{option} {value!r}", (2, want, [], []), got)
         (tmp / "file").write_text("")
         ran = _apply("--dry-run", "--scripts", tmp / "file" / "s")
         head = f"planner: error: --scripts {tmp / 'file' / 's'}: cannot write the stage scripts: "
-    problems += difference("exit", 2, ran.code) + difference("stdout", [], ran.out)
+    problems += difference("exit", 2, ran.code) + difference("stdout", [], ran.lines)
     problems += difference("one line", 1, len(ran.err.splitlines()))
     problems += difference("names --scripts", True, ran.err.startswith(head))
     return holds_unless(problems, "an unwritable --scripts is a located error; nothing printed")
@@ -428,8 +412,7 @@ def _fresh_parser(*argv: str) -> Ran:
         cli_parser().parse_args(list(argv))
         return 0
 
-    code, out, err = captured(parsed)
-    return Ran(code, out.splitlines(), err)
+    return captured(parsed)
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
@@ -441,7 +424,7 @@ def the_help_says_what_each_option_does_and_what_each_exit_code_means() -> Verdi
     ``--scenario``/``--now`` only with ``--for-testing``), with its examples laid out as
     written; ``planner --help`` lists it; all three left out is a usage error (exit 2)."""
     ran = _fresh_parser("apply", "--help")
-    text = " ".join(" ".join(ran.out).split())
+    text = " ".join(" ".join(ran.lines).split())
     problems = difference("exit", 0, ran.code)
     problems += [f"the help does not say {phrase!r}" for phrase in HELP if phrase not in text]
     examples = [
@@ -449,8 +432,8 @@ def the_help_says_what_each_option_does_and_what_each_exit_code_means() -> Verdi
         "      --hosts srv5=root@10.0.0.5,srv6=root@10.0.0.6,srv7=root@10.0.0.7,srv8=root@10.0.0.8",
         "  planner apply --resume target/v41-group-a-apply.journal --identity ~/.ssh/id_ed25519",
     ]
-    problems += [f"the help has no line {line!r}" for line in examples if line not in ran.out]
-    top = " ".join(" ".join(_fresh_parser("--help").out).split())
+    problems += [f"the help has no line {line!r}" for line in examples if line not in ran.lines]
+    top = " ".join(" ".join(_fresh_parser("--help").lines).split())
     summary = "apply run the transaction on the hosts over ssh (or print it: --dry-run)"
     problems += difference("planner --help lists apply", True, summary in top)
     missing = _fresh_parser("apply", ARM, "--dry-run")
@@ -478,13 +461,13 @@ def a_real_apply_reads_the_live_log_and_never_a_chosen_time_or_a_fixture() -> Ve
             ("--scenario", ("apply", ARM, "--scenario", "supplied")),
             ("--now", ("apply", ARM, *live, "--now", "2026-11-29T12:00:00Z")),
         ):
-            ran = _main(*argv, "--hosts", HOSTS, "--ssh", client)
+            ran = run_planner(*argv, "--hosts", HOSTS, "--ssh", client)
             message = (
                 f"planner: error: arguments: {option}: a real apply reads --authority at the "
                 f"wall clock; {option} is for --dry-run (or for tests: --for-testing)\n"
             )
-            problems += difference(option, (2, message, []), (ran.code, ran.err, ran.out))
-            dry = _main(*argv, "--hosts", HOSTS, "--dry-run", "--scripts", tmp / "s")
+            problems += difference(option, (2, message, []), (ran.code, ran.err, ran.lines))
+            dry = run_planner(*argv, "--hosts", HOSTS, "--dry-run", "--scripts", tmp / "s")
             problems += difference(f"{option} --dry-run: exit", 0, dry.code)
         problems += difference("ssh ran", False, (Path(bin_dir) / "ran").exists())
         problems += difference("written", ["s"], os.listdir(tmp))
@@ -528,14 +511,14 @@ def a_bad_ssh_client_or_ssh_file_exits_2_before_anything_runs() -> Verdict:
         errors = _ssh_errors(Path(bin_dir))
         for (option, value), message in errors.items():
             ran = _apply(*testing, option, value)
-            got = (ran.code, ran.err, ran.out)
+            got = (ran.code, ran.err, ran.lines)
             problems += difference(
                 f"{option} {value!r}", (2, f"planner: error: {message}\n", []), got
             )
         problems += difference("ssh ran", False, (Path(bin_dir) / "ran").exists())
         problems += difference("written", [], os.listdir(tmp))
         refused = _apply(*testing, "--ssh-config", "none", scenario="live")
-        said = (refused.err, refused.out[-1:])
+        said = (refused.err, refused.lines[-1:])
         verdict = [f"apply {ARM}: REFUSED: the plan is not admitted; nothing ran"]
         problems += difference("--ssh-config none: taken, then refused", ("", verdict), said)
     return holds_unless(problems, f"{len(errors)} bad ssh options refused, located")
@@ -605,7 +588,7 @@ def a_script_set_is_replaced_whole_or_left_as_it_was() -> Verdict:
                 f"{name}, which is not a stage script of a previous set (nothing was written "
                 "or replaced)\n"
             )
-            got_run = (ran.code, ran.err, ran.out, _written(s), os.listdir(tmp))
+            got_run = (ran.code, ran.err, ran.lines, _written(s), os.listdir(tmp))
             problems += difference(name, (2, message, [], before, ["s"]), got_run)
             shutil.rmtree(s)
             _apply("--dry-run", "--scripts", s)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import errno
 import hashlib
-import io
 import json
 import os
 import re
@@ -22,11 +21,8 @@ import shutil
 import signal
 import socket
 import stat
-import sys
 import tempfile
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, redirect_stderr, redirect_stdout
-from dataclasses import dataclass
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from importlib.metadata import entry_points, metadata
 from itertools import takewhile
@@ -37,10 +33,12 @@ from fixtures.builders import (
     DATA_ROOT,
     SEED_RECIPE,
     TINY_RECIPE,
+    Raising,
     authority_state,
     data_root_env,
     glm_dry_run,
     inventory,
+    run_planner,
     scenario,
     seed_recipe_plan,
     v41_dry_run,
@@ -53,7 +51,6 @@ from planner.arms import arms
 from planner.arms.glm_group_b import MANIFEST as GLM_MANIFEST
 from planner.arms.v41_group_a import MANIFEST as V41_MANIFEST
 from planner.arms.v41_group_a import v41_group_a_launch_dry_run
-from planner.cli import main
 from planner.data import snapshot_manifest
 from planner.engram import MkdirStep
 from planner.frontiers import PlanInputs
@@ -64,7 +61,17 @@ from planner.refusal import Refusal
 from planner.report import render_report, write_atomically
 from planner.scenarios import load_inputs
 from planner.version import planner_version
-from witnesses.support import tree
+from witnesses.support import (
+    PLANTED_AT,
+    SCENARIOS,
+    fabric_raw,
+    planted_bug,
+    read_json,
+    renderer,
+    scenario_now,
+    scenario_raw,
+    tree,
+)
 
 # The README the user reads: the checkout's (the mutation survey runs from a copy of the
 # sources in mutants/ inside the checkout, which has no README of its own); in an installed
@@ -74,7 +81,6 @@ README = next(
     None,
 )
 RULE = "=" * 78
-SCENARIOS = DATA_ROOT / "scenarios"
 V41, GLM = "v41_group_a", "glm_group_b"
 ARM_NAMES = sorted(arms())
 """The arms the command line offers: every module of ``planner.arms``."""
@@ -98,48 +104,6 @@ REFUSAL_SCENARIOS = (
     "low_utilization",
     "no_profile",
 )
-
-
-class _Stderr(io.StringIO):
-    """A captured stderr that survives ``close()`` (the broken-pipe path closes stderr)."""
-
-    closed_by_command = False
-
-    def close(self) -> None:
-        self.closed_by_command = True
-
-
-class _BrokenPipe(io.StringIO):
-    """A stdout whose reader went away."""
-
-    def write(self, text: str) -> int:
-        raise BrokenPipeError(32, "Broken pipe")
-
-
-@dataclass(frozen=True)
-class Ran:
-    """What one command did: exit code, stdout lines, stderr text."""
-
-    code: int | str | None
-    out: list[str]
-    err: str
-    stderr_closed: bool = False
-
-
-def _run_main(*argv: str | Path, stdout: io.StringIO | None = None) -> Ran:
-    out, err = stdout or io.StringIO(), _Stderr()
-    try:
-        with redirect_stdout(out), redirect_stderr(err):
-            code: int | str | None = main([str(a) for a in argv])
-    except SystemExit as exc:
-        code = exc.code
-    text = "" if isinstance(out, _BrokenPipe) else out.getvalue()
-    return Ran(code, text.splitlines(), err.getvalue(), err.closed_by_command)
-
-
-def _scenario_now(name: str) -> datetime:
-    meta = json.loads((SCENARIOS / name / "scenario.json").read_text(encoding="utf-8"))
-    return datetime.fromisoformat(meta["now"])
 
 
 def _refusal_line(r: Refusal) -> str:
@@ -174,12 +138,12 @@ def admitted_dry_runs_exit_0_and_say_where_the_report_went() -> Verdict:
     for arm, planned in ((V41, v41_dry_run("supplied")), (GLM, glm_dry_run("supplied"))):
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "reports" / arm / "report.txt"
-            ran = _run_main("dry-run", arm, "--scenario", "supplied", "--out", out)
+            ran = run_planner("dry-run", arm, "--scenario", "supplied", "--out", out)
             want = [f"{arm}: report written to {out} (4 hosts rendered)", f"{arm}: ADMITTED"]
             if not planned.admitted or len(planned.hosts) != 4:
                 problems.append(f"{arm}: the planned supplied run is not 4 hosts, admitted")
-            if (ran.code, ran.out, ran.err) != (0, want, ""):
-                problems.append(f"{arm}: exit {ran.code}, stdout {ran.out}, stderr {ran.err!r}")
+            if (ran.code, ran.lines, ran.err) != (0, want, ""):
+                problems.append(f"{arm}: exit {ran.code}, stdout {ran.lines}, stderr {ran.err!r}")
             written = tree(Path(tmp))
             expected_tree = ["reports", f"reports/{arm}", f"reports/{arm}/report.txt"]
             if written != expected_tree:
@@ -201,14 +165,14 @@ def without_out_each_arm_writes_its_default_report_under_the_working_directory()
     for arm in (V41, GLM):
         for given, want_path in (
             (["--scenario", "supplied"], _scenario_report(arm, "supplied")),
-            ([*live_read, "--now", _scenario_now("supplied").isoformat()], DEFAULT_REPORT[arm]),
+            ([*live_read, "--now", scenario_now("supplied").isoformat()], DEFAULT_REPORT[arm]),
         ):
             with tempfile.TemporaryDirectory() as tmp, working_directory(Path(tmp)):
-                ran = _run_main("dry-run", arm, *given)
+                ran = run_planner("dry-run", arm, *given)
                 want = f"{arm}: report written to {want_path} (4 hosts rendered)"
                 files = [p for p in tree(Path(tmp)) if (Path(tmp) / p).is_file()]
-                if ran.code != 0 or ran.out[:1] != [want] or files != [want_path]:
-                    problems.append(f"{arm}: exit {ran.code}, printed {ran.out[:1]}, wrote {files}")
+                if ran.code != 0 or ran.lines[:1] != [want] or files != [want_path]:
+                    problems.append(f"{arm}: exit {ran.code}, said {ran.lines[:1]}, wrote {files}")
     return expect(
         not problems, f"default reports {sorted(DEFAULT_REPORT.values())}", "; ".join(problems)
     )
@@ -229,12 +193,12 @@ def refused_dry_runs_exit_1_printing_every_refusal_in_order() -> Verdict:
         for name in REFUSAL_SCENARIOS:
             out = Path(tmp) / f"{name}.txt"
             planned = v41_dry_run(name)
-            ran = _run_main("dry-run", V41, "--scenario", name, "--out", out)
+            ran = run_planner("dry-run", V41, "--scenario", name, "--out", out)
             if not planned.refusals:
                 problems.append(f"{name}: the planner refuses nothing")
             want = _dry_run_lines(planned, out)
-            if (ran.code, ran.out, ran.err) != (1, want, "") or not out.is_file():
-                problems.append(f"{name}: exit {ran.code}, stdout {ran.out}, stderr {ran.err!r}")
+            if (ran.code, ran.lines, ran.err) != (1, want, "") or not out.is_file():
+                problems.append(f"{name}: exit {ran.code}, stdout {ran.lines}, stderr {ran.err!r}")
         # a log without an inputs file: nothing supplied, every frontier named
         supplied = scenario("supplied")
         bare = v41_group_a_launch_dry_run(
@@ -242,11 +206,11 @@ def refused_dry_runs_exit_1_printing_every_refusal_in_order() -> Verdict:
         )
         now = supplied.now.isoformat()
         out = Path(tmp) / "bare.txt"
-        ran = _run_main(
+        ran = run_planner(
             "dry-run", V41, "--authority", supplied.authority, "--now", now, "--out", out
         )
-        if len(bare.refusals) < 3 or (ran.code, ran.out) != (1, _dry_run_lines(bare, out)):
-            problems.append(f"no --inputs: exit {ran.code}, stdout {ran.out}")
+        if len(bare.refusals) < 3 or (ran.code, ran.lines) != (1, _dry_run_lines(bare, out)):
+            problems.append(f"no --inputs: exit {ran.code}, stdout {ran.lines}")
     return expect(
         not problems,
         f"{len(REFUSAL_SCENARIOS)} scenarios and a bare log exit 1, each refusal in order",
@@ -263,9 +227,9 @@ def _hints_shown(name: str, tmp: Path) -> list[str]:
     problems = [f"{name}: {r.code} has no hint" for r in refused if not r.hint]
     pairs = [[_refusal_line(r), f"  hint: {r.hint}"] for r in refused]
     out = tmp / f"{name}.txt"
-    printed = _run_main("dry-run", V41, "--scenario", name, "--out", out).out
+    printed = run_planner("dry-run", V41, "--scenario", name, "--out", out).lines
     reported = out.read_text(encoding="utf-8").splitlines() if out.is_file() else []
-    applied = _run_main("apply", V41, "--scenario", name, "--hosts", HOSTS, "--dry-run").out
+    applied = run_planner("apply", V41, "--scenario", name, "--hosts", HOSTS, "--dry-run").lines
     for where, lines in (("stdout", printed), ("report", reported), ("apply", applied)):
         if not all(_follows(lines, pair) for pair in pairs):
             problems.append(f"{name}: {where} {lines[-4:]}")
@@ -329,7 +293,7 @@ def _usage_cases(tmp: Path) -> list[tuple[str, list[str], str]]:
     # naming the inputs file, not "inputs")
     bad_inputs = tmp / "inputs" / "bad.json"
     bad_inputs.parent.mkdir()
-    raw = json.loads(inputs.read_text(encoding="utf-8"))
+    raw = read_json(inputs)
     raw["engram_manifest"] = json.dumps({"row_stores": [{"path": "/etc/passwd"}]})
     bad_inputs.write_text(json.dumps(raw), encoding="utf-8")
     broken_root = _mirror(DATA_ROOT, tmp / "data", "scenarios/broken")
@@ -466,10 +430,10 @@ def usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing() -> Verd
         root.mkdir()
         for what, argv, want in _usage_cases(Path(tmp)):
             out = root / "r.txt"
-            ran = _run_main(*argv, *([] if not argv else ["--out", str(out)]))
+            ran = run_planner(*argv, *([] if not argv else ["--out", str(out)]))
             # argparse prints its usage first; its error is the last line
             err = ran.err.splitlines()[-1] + "\n" if ran.err.startswith("usage:") else ran.err
-            if (ran.code, ran.out, err) != (2, [], want) or tree(root):
+            if (ran.code, ran.lines, err) != (2, [], want) or tree(root):
                 problems.append(f"{what}: exit {ran.code}, stderr {ran.err!r}, left {tree(root)}")
     return expect(
         not problems,
@@ -490,11 +454,11 @@ def an_unwritable_out_exits_2_and_leaves_nothing_behind() -> Verdict:
         occupied.write_text("kept\n", encoding="utf-8")
         (root / "a-directory").mkdir()
         for out in (root / "a-directory", occupied / "report.txt"):
-            ran = _run_main("dry-run", V41, "--scenario", "supplied", "--out", out)
+            ran = run_planner("dry-run", V41, "--scenario", "supplied", "--out", out)
             head = f"planner: error: --out {out}: cannot write the report: "
             lines = ran.err.splitlines()
-            if ran.code != 2 or ran.out or len(lines) != 1 or not lines[0].startswith(head):
-                problems.append(f"{out}: exit {ran.code}, stdout {ran.out}, stderr {ran.err!r}")
+            if ran.code != 2 or ran.lines or len(lines) != 1 or not lines[0].startswith(head):
+                problems.append(f"{out}: exit {ran.code}, stdout {ran.lines}, stderr {ran.err!r}")
         kept = occupied.read_text(encoding="utf-8") == "kept\n"
         if tree(root) != ["a-directory", "occupied.txt"] or not kept:
             problems.append(f"left {tree(root)}")
@@ -524,19 +488,19 @@ def every_data_file_is_read_from_the_data_root() -> Verdict:
     with tempfile.TemporaryDirectory() as tmp:
         for number, (argv, missing, says) in enumerate(cases):
             root = _mirror(DATA_ROOT, Path(tmp) / f"root{number}", missing)
-            ran = _run_main(*argv, "--data", root, "--out", Path(tmp) / "r.txt")
+            ran = run_planner(*argv, "--data", root, "--out", Path(tmp) / "r.txt")
             head = f"planner: error: {root}/{missing}: "
             if ran.code != 2 or not ran.err.startswith(head) or says not in ran.err:
                 problems.append(f"{' '.join(map(str, argv[:2]))} without {missing}: {ran.err!r}")
         # the seed recipe composes DeepSeek-V4.1-Flash's snapshot, whose manifest weighs it
         root = _mirror(DATA_ROOT, Path(tmp) / "no-weight", V41_MANIFEST)
-        ran = _run_main(*seed, "--data", root, "--out", Path(tmp) / "r.txt")
+        ran = run_planner(*seed, "--data", root, "--out", Path(tmp) / "r.txt")
         unknown = "refused: fit.weight_unknown at model: "
-        if ran.code != 1 or not any(line.startswith(unknown) for line in ran.out):
-            problems.append(f"recipe without {V41_MANIFEST}: exit {ran.code}, {ran.out}")
+        if ran.code != 1 or not any(line.startswith(unknown) for line in ran.lines):
+            problems.append(f"recipe without {V41_MANIFEST}: exit {ran.code}, {ran.lines}")
         whole = _mirror(DATA_ROOT, Path(tmp) / "whole", "-")
         for argv, code in ((supplied, 0), (glm, 0), (seed, 0)):
-            ran = _run_main(*argv, "--data", whole, "--out", Path(tmp) / "r.txt")
+            ran = run_planner(*argv, "--data", whole, "--out", Path(tmp) / "r.txt")
             if ran.code != code:
                 problems.append(f"{' '.join(map(str, argv[:2]))} with a whole root: {ran.err!r}")
     return expect(
@@ -559,7 +523,7 @@ def now_overrides_the_scenario_time() -> Verdict:
     non-UTC offset) overrides it: `supplied` read after its lease ends refuses the lease,
     `expired_lease` read before its lease ends admits; --authority without --now reads at the
     current time."""
-    supplied_now = _scenario_now("supplied")
+    supplied_now = scenario_now("supplied")
     after_lease = "2026-11-29T19:30:00+01:00"  # 18:30Z; supplied's lease ends 18:00Z
     before_lease = "2026-11-29T12:30:00+02:00"  # 10:30Z; expired_lease's lease ends 11:00Z
     late = v41_dry_run("supplied", datetime.fromisoformat(after_lease))
@@ -577,7 +541,7 @@ def now_overrides_the_scenario_time() -> Verdict:
             "expired_lease, no --now",
             ["--scenario", "expired_lease"],
             1,
-            _scenario_now("expired_lease").isoformat(),
+            scenario_now("expired_lease").isoformat(),
             None,
         ),
         (
@@ -596,15 +560,15 @@ def now_overrides_the_scenario_time() -> Verdict:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "r.txt"
         for what, argv, code, read_at, planned in cases:
-            ran = _run_main("dry-run", V41, *argv, "--out", out)
-            lines = _dry_run_lines(planned, out) if planned else ran.out
-            if (ran.code, ran.out, _read_at(out)) != (code, lines, read_at):
+            ran = run_planner("dry-run", V41, *argv, "--out", out)
+            lines = _dry_run_lines(planned, out) if planned else ran.lines
+            if (ran.code, ran.lines, _read_at(out)) != (code, lines, read_at):
                 problems.append(
-                    f"{what}: exit {ran.code}, read at {_read_at(out)!r}, stdout {ran.out}"
+                    f"{what}: exit {ran.code}, read at {_read_at(out)!r}, stdout {ran.lines}"
                 )
         supplied = SCENARIOS / "supplied"
         before = datetime.now(UTC)
-        ran = _run_main(
+        ran = run_planner(
             "dry-run", V41, "--authority", supplied / "authority.jsonl",
             "--inputs", supplied / "inputs.json", "--out", out,
         )  # fmt: skip
@@ -827,7 +791,7 @@ def _check_report(
 def _report_of(arm: str, scenario: str) -> str:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "report.txt"
-        _run_main("dry-run", arm, "--scenario", scenario, "--out", out)
+        run_planner("dry-run", arm, "--scenario", scenario, "--out", out)
         return out.read_text(encoding="utf-8") if out.is_file() else ""
 
 
@@ -842,7 +806,7 @@ def the_report_carries_every_planned_host_artifact() -> Verdict:
         if [h.realization.rank for h in run.hosts] != [0, 1, 2, 3]:
             problems.append(f"{arm}: the plan has not ranks 0-3")
         text = _report_of(arm, "supplied")
-        problems += [f"{arm}: {p}" for p in _check_report(text, run, _scenario_now("supplied"))]
+        problems += [f"{arm}: {p}" for p in _check_report(text, run, scenario_now("supplied"))]
     return expect(
         not problems, "2 arms x 4 hosts: argv, unit, staging, 8 stages", "; ".join(problems[:4])
     )
@@ -857,7 +821,7 @@ def the_verdict_section_states_the_decision() -> Verdict:
     for name in ("supplied", "live", "active_incumbent", "low_utilization"):
         run = v41_dry_run(name)
         text = _report_of(V41, name)
-        problems += [f"{name}: {p}" for p in _check_report(text, run, _scenario_now(name))]
+        problems += [f"{name}: {p}" for p in _check_report(text, run, scenario_now(name))]
     return expect(not problems, "4 verdicts as planned", "; ".join(problems[:4]))
 
 
@@ -870,20 +834,20 @@ def scenarios_lists_every_scenario_with_its_description() -> Verdict:
     and exits 0; a data root without scenarios exits 2 naming it; a reader that stops early
     is no error (exit 0, stderr closed quietly)."""
     want = [
-        f"{p.name}: {json.loads((p / 'scenario.json').read_text('utf-8'))['description']}"
+        f"{p.name}: {read_json(p / 'scenario.json')['description']}"
         for p in sorted(SCENARIOS.iterdir())
         if (p / "scenario.json").is_file()
     ]
     problems = []
-    ran = _run_main("scenarios")
-    if (ran.code, ran.out, ran.err) != (0, want, ""):
-        problems.append(f"exit {ran.code}, stdout {ran.out}, stderr {ran.err!r}")
+    ran = run_planner("scenarios")
+    if (ran.code, ran.lines, ran.err) != (0, want, ""):
+        problems.append(f"exit {ran.code}, stdout {ran.lines}, stderr {ran.err!r}")
     with tempfile.TemporaryDirectory() as tmp, data_root_env(Path(tmp)):
-        ran = _run_main("scenarios")
+        ran = run_planner("scenarios")
         err = f"planner: error: {tmp}/scenarios: <dir>: no scenarios directory (check --data)\n"
-        if (ran.code, ran.out, ran.err) != (2, [], err):
+        if (ran.code, ran.lines, ran.err) != (2, [], err):
             problems.append(f"no scenarios: exit {ran.code}, stderr {ran.err!r}")
-    ran = _run_main("scenarios", stdout=_BrokenPipe())
+    ran = run_planner("scenarios", stdout=Raising(BrokenPipeError(32, "Broken pipe")))
     if (ran.code, ran.err, ran.stderr_closed) != (0, "", True):
         problems.append(f"broken pipe: exit {ran.code}, stderr {ran.err!r}")
     return expect(not problems, f"{len(want)} scenarios listed", "; ".join(problems))
@@ -938,15 +902,15 @@ def recipe_prints_its_nodes_and_writes_each_nodes_plan() -> Verdict:
         for argv, path, run, out in _recipe_cases(Path(tmp)):
             recipe = load_recipe(path)
             warnings = [f.line() for f in stock_parser_findings(recipe)]
-            ran = _run_main(*argv)
+            ran = run_planner(*argv)
             shown = out if "--out" in argv else out.relative_to(tmp)
             want = [
                 f"{run.arm}: report written to {shown} ({len(run.hosts)} hosts rendered)",
                 *warnings,
                 f"{run.arm}: PLANNED",
             ]
-            if (ran.code, ran.out, ran.err) != (0, want, ""):
-                problems.append(f"{argv[1]}: exit {ran.code}, stdout {ran.out}, stderr {ran.err!r}")
+            if (ran.code, ran.lines, ran.err) != (0, want, ""):
+                problems.append(f"{argv[1]}: exit {ran.code}, out {ran.lines}, err {ran.err!r}")
                 continue
             text = out.read_text(encoding="utf-8") if out.is_file() else ""
             if [w for w in warnings if f"\n{w}\n" not in text]:
@@ -998,13 +962,13 @@ def recipe_errors_exit_2_with_every_problem_located() -> Verdict:
         ]
         for argv, want in cases:
             before = tree(Path(tmp))
-            ran = _run_main(*argv, "--out", Path(tmp) / "plan.txt")
+            ran = run_planner(*argv, "--out", Path(tmp) / "plan.txt")
             lines = ran.err.splitlines()
             located = len(lines) == len(want) and all(
                 got == w or (w.endswith(": ") and got.startswith(w))
                 for got, w in zip(lines, want, strict=True)
             )
-            if ran.code != 2 or ran.out or not located or tree(Path(tmp)) != before:
+            if ran.code != 2 or ran.lines or not located or tree(Path(tmp)) != before:
                 problems.append(f"{argv[1]}: exit {ran.code}, stderr {ran.err!r}")
     return expect(
         not problems, "4 recipe errors: exit 2, every problem located", "; ".join(problems)
@@ -1063,8 +1027,8 @@ def reports_are_written_atomically() -> Verdict:
 
 
 def _help(*command: str) -> str:
-    ran = _run_main(*command, "--help")
-    return "\n".join(ran.out) if ran.code == 0 else f"<exit {ran.code}: {ran.err}>"
+    ran = run_planner(*command, "--help")
+    return "\n".join(ran.lines) if ran.code == 0 else f"<exit {ran.code}: {ran.err}>"
 
 
 def _described(help_text: str, name: str) -> str:
@@ -1160,7 +1124,7 @@ def help_states_the_defaults_the_commands_use() -> Verdict:
     group = _stated_default(recipe, "--group")
     out_pattern = _stated_default(recipe, "--out")
     with tempfile.TemporaryDirectory() as tmp, working_directory(Path(tmp)):
-        ran = _run_main("recipe", TINY_RECIPE)
+        ran = run_planner("recipe", TINY_RECIPE)
         report = Path(out_pattern.replace("<name>", TINY_RECIPE.stem))
         hosts = (
             re.findall(r"^host (\S+) ", report.read_text("utf-8"), re.M) if report.is_file() else []
@@ -1238,7 +1202,7 @@ def help_states_the_exit_codes_and_its_examples_run() -> Verdict:
         for argv in examples:
             key = next((k for k in promised if k in argv), "?")
             out = argv[argv.index("--out") + 1] if "--out" in argv else None
-            ran = _run_main(*argv)
+            ran = run_planner(*argv)
             if ran.code != promised.get(key) or (out and not Path(out).is_file()):
                 problems.append(f"planner {shlex.join(argv)}: exit {ran.code}, {ran.err!r}")
     return expect(
@@ -1251,28 +1215,6 @@ def help_states_the_exit_codes_and_its_examples_run() -> Verdict:
 _NOW = "2026-11-29T12:00:00Z"
 
 
-class _PlantedBug(RuntimeError):
-    """What a bug in the planner looks like to the command line."""
-
-
-def _planted_bug(run: DryRun, *_: object) -> str:
-    raise _PlantedBug("the renderer broke")
-
-
-@contextmanager
-def _bug_in_the_renderer() -> Iterator[int]:
-    """The command line's report renderer replaced, for the block, by one that raises: the
-    only way to show what a bug does, since no input reaches one. Yields the line it raises
-    at."""
-    module = sys.modules[main.__module__]
-    before = getattr(module, "render_report")  # noqa: B009 (set back below)
-    setattr(module, "render_report", _planted_bug)  # noqa: B010
-    try:
-        yield _planted_bug.__code__.co_firstlineno + 1
-    finally:
-        setattr(module, "render_report", before)  # noqa: B010
-
-
 @claim(ClaimKind.REFUSAL)
 def a_bug_exits_70_in_one_located_line() -> Verdict:
     """A bug (here a planted one: the renderer raises) is not a refusal and not bad input:
@@ -1280,20 +1222,19 @@ def a_bug_exits_70_in_one_located_line() -> Verdict:
     the file, line and function it was raised in; with --debug the traceback comes first and
     the same line last. Nothing is written."""
     seen = []
-    with tempfile.TemporaryDirectory() as tmp, _bug_in_the_renderer() as line:
-        where = f"{__file__}:{line} in _planted_bug"
+    with tempfile.TemporaryDirectory() as tmp, renderer(planted_bug):
         want_line = (
-            f"planner: internal error: _PlantedBug: the renderer broke at {where} (a bug, "
+            f"planner: internal error: PlantedBug: the renderer broke at {PLANTED_AT} (a bug, "
             "not a problem with the input; --debug prints the traceback)"
         )
         for debug in ((), ("--debug",)):
             out = Path(tmp) / "r.txt"
-            ran = _run_main(*debug, "dry-run", V41, "--scenario", "supplied", "--out", out)
+            ran = run_planner(*debug, "dry-run", V41, "--scenario", "supplied", "--out", out)
             lines = ran.err.splitlines()
             seen.append(
                 (
                     ran.code,
-                    ran.out,
+                    ran.lines,
                     lines[-1:] == [want_line],
                     lines[0] if debug else len(lines),
                     tree(Path(tmp)),
@@ -1314,7 +1255,7 @@ def _inputs_with(text: str, tmp: Path, name: str) -> Path:
 
 def _supplied_inputs_text(**replace: str) -> str:
     """The supplied inputs as text, each ``key: value`` of launch_shape replaced as given."""
-    raw = json.loads((SCENARIOS / "supplied" / "inputs.json").read_text(encoding="utf-8"))
+    raw = scenario_raw("supplied", "inputs.json")
     text = json.dumps(raw)
     for key, value in replace.items():
         text = re.sub(rf'"{key}": [^,}}]+', f'"{key}": {value}', text, count=1)
@@ -1379,14 +1320,14 @@ def a_hostile_inputs_file_exits_2_at_its_key() -> Verdict:
             inputs = _inputs_with(text, root, str(number))
             for arm in (V41, GLM):
                 argv: list[str | Path] = ["dry-run", arm, "--authority", log, "--inputs", inputs]
-                ran = _run_main(*argv, "--now", _NOW, "--out", out)
+                ran = run_planner(*argv, "--now", _NOW, "--out", out)
                 head = f"planner: error: {inputs}: {where}: "
                 lines = ran.err.splitlines()
                 located = len(lines) == 1 and lines[0].startswith(head) and fact in lines[0]
-                if (ran.code, ran.out, located, out.parent.exists()) != (2, [], True, False):
+                if (ran.code, ran.lines, located, out.parent.exists()) != (2, [], True, False):
                     problems.append(f"{arm} {case}: exit {ran.code}, {ran.err!r}")
         missing = root / "absent.json"
-        ran = _run_main(
+        ran = run_planner(
             "dry-run", GLM, "--authority", log, "--inputs", missing, "--now", _NOW, "--out", out
         )
         head = f"planner: error: {missing}: <file>: cannot read plan inputs: [Errno 2]"
@@ -1409,13 +1350,13 @@ def empty_and_unplannable_arguments_exit_2_located() -> Verdict:
         root = Path(tmp)
         out = root / "out" / "r.txt"
         no_group = _mirror(DATA_ROOT, root / "no-group", "fabric.json")
-        fabric = json.loads((DATA_ROOT / "fabric.json").read_text(encoding="utf-8"))
+        fabric = fabric_raw()
         renamed = [
             {**g, "name": "group_z"} if g["name"] == "group_b" else g for g in fabric["groups"]
         ]
         (no_group / "fabric.json").write_text(json.dumps({**fabric, "groups": renamed}), "utf-8")
         unplaceable = _mirror(DATA_ROOT, root / "unplaceable", GLM_MANIFEST)
-        manifest = json.loads((DATA_ROOT / GLM_MANIFEST).read_text(encoding="utf-8"))
+        manifest = read_json(DATA_ROOT / GLM_MANIFEST)
         (unplaceable / GLM_MANIFEST).write_text(json.dumps({**manifest, "model": "GLM"}), "utf-8")
         supplied = ("dry-run", GLM, "--scenario", "supplied")
         cases: dict[str, tuple[list[str | Path], str]] = {
@@ -1445,8 +1386,8 @@ def empty_and_unplannable_arguments_exit_2_located() -> Verdict:
         seen: dict[str, object] = {}
         want: dict[str, object] = {}
         for case, (argv, line) in cases.items():
-            ran = _run_main(*argv)
-            seen[case] = (ran.code, ran.out, ran.err.splitlines()[-1:], out.parent.exists())
+            ran = run_planner(*argv)
+            seen[case] = (ran.code, ran.lines, ran.err.splitlines()[-1:], out.parent.exists())
             want[case] = (2, [], [line], False)
     return expect_equal(want, seen, "(exit, stdout, last stderr line, wrote) per argument")
 
@@ -1458,7 +1399,7 @@ def an_image_built_for_another_runtime_is_refused() -> Verdict:
     `refused: runtime.image_for_other_runtime at inputs.produced_image.artifact.runtime_key`,
     quoting the digest, the image's key and the arm's; the refusal's hint says to supply the
     image produced for this arm's runtime key."""
-    raw = json.loads((SCENARIOS / "supplied" / "inputs.json").read_text(encoding="utf-8"))
+    raw = scenario_raw("supplied", "inputs.json")
     artifact = raw["produced_image"]["artifact"]
     key = "gunbc-glm-native"
     raw["produced_image"]["artifact"] = {**artifact, "runtime_key": key}
@@ -1467,7 +1408,7 @@ def an_image_built_for_another_runtime_is_refused() -> Verdict:
         inputs = _inputs_with(json.dumps(raw), Path(tmp), "inputs")
         out = Path(tmp) / "r.txt"
         log = SCENARIOS / "supplied" / "authority.jsonl"
-        ran = _run_main(
+        ran = run_planner(
             "dry-run", V41, "--authority", log, "--inputs", inputs, "--now", _NOW, "--out", out
         )
         planned = v41_group_a_launch_dry_run(
@@ -1484,7 +1425,7 @@ def an_image_built_for_another_runtime_is_refused() -> Verdict:
     ]
     hint = ["supply the image produced for this arm's runtime key"]
     return expect_equal(
-        (1, want, "", hint), (ran.code, ran.out, ran.err, hints), "(exit, stdout, stderr, hint)"
+        (1, want, "", hint), (ran.code, ran.lines, ran.err, hints), "(exit, stdout, stderr, hint)"
     )
 
 
@@ -1506,11 +1447,11 @@ def every_error_is_one_line_whatever_the_input_holds() -> Verdict:
     want: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        fabric = json.loads((DATA_ROOT / "fabric.json").read_text(encoding="utf-8"))
+        fabric = fabric_raw()
         for case, key, shown in (("newline", "a\nb", "a\\nb"), ("U+2028", "a\u2028b", "a\\u2028b")):
             data = _mirror(DATA_ROOT, root / case, "fabric.json")
             (data / "fabric.json").write_text(json.dumps({**fabric, key: []}), encoding="utf-8")
-            ran = _run_main(
+            ran = run_planner(
                 "dry-run", GLM, "--scenario", "supplied", "--data", data, "--out", root / "r"
             )
             seen[case] = ran.err
@@ -1519,7 +1460,7 @@ def every_error_is_one_line_whatever_the_input_holds() -> Verdict:
                 "hosts, groups and _comments\n"
             )
         path = root / "line\nbreak.jsonl"
-        ran = _run_main("dry-run", GLM, "--authority", path, "--now", _NOW, "--out", root / "r")
+        ran = run_planner("dry-run", GLM, "--authority", path, "--now", _NOW, "--out", root / "r")
         shown_path = str(path).replace("\n", "\\n")
         seen["a path"] = (
             ran.err.startswith(f"planner: error: {shown_path}: <file>: ")

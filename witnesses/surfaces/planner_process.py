@@ -14,22 +14,28 @@ raises what the operating system would make Python raise.
 
 from __future__ import annotations
 
-import io
 import json
 import signal
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, redirect_stderr, redirect_stdout
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import planner.arms
 from claims import ClaimKind, Verdict, claim, expect_equal
-from fixtures.builders import DATA_ROOT, TINY_RECIPE, data_root_env, scenario
+from fixtures.builders import (
+    TINY_RECIPE,
+    Raising,
+    Ran,
+    captured,
+    data_root_env,
+    run_planner,
+    scenario,
+)
 from planner import cli
 from planner.arm_launch import DryRun
-from witnesses.support import tree
+from witnesses.support import fabric_raw, planted_bug, renderer, tree
 
 V41 = "v41_group_a"
 DEBUG_HELP = "--debug on an internal error (exit 70), also print the traceback"
@@ -37,79 +43,9 @@ DEBUG_HELP = "--debug on an internal error (exit 70), also print the traceback"
 TRACEBACK = "Traceback (most recent call last):"
 
 
-class _Stderr(io.StringIO):
-    """A captured stderr that notes ``close()`` and stays readable."""
-
-    closed_by_command = False
-
-    def close(self) -> None:
-        self.closed_by_command = True
-
-
-class _Raising(io.StringIO):
-    """A stdout whose every write raises ``error``: a reader gone (BrokenPipeError) or a
-    Ctrl-C landing while the command prints (KeyboardInterrupt)."""
-
-    def __init__(self, error: BaseException) -> None:
-        super().__init__()
-        self.error = error
-
-    def write(self, text: str) -> int:
-        raise self.error
-
-
-@dataclass(frozen=True)
-class Ran:
-    """What one command did: exit code, stdout text, stderr text, stderr closed."""
-
-    code: int | str | None
-    out: str
-    err: str
-    stderr_closed: bool = False
-
-
-def _run(*argv: str | Path, stdout: io.StringIO | None = None) -> Ran:
-    return _run_argv([str(a) for a in argv], stdout)
-
-
-def _run_argv(argv: list[str] | None, stdout: io.StringIO | None = None) -> Ran:
-    out, err = stdout if stdout is not None else io.StringIO(), _Stderr()
-    try:
-        with redirect_stdout(out), redirect_stderr(err):
-            code: int | str | None = cli.main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    except KeyboardInterrupt:  # one that escaped the command: a red claim, not a dead run
-        code = "KeyboardInterrupt"
-    text = "" if isinstance(out, _Raising) else out.getvalue()
-    return Ran(code, text, err.getvalue(), err.closed_by_command)
-
-
-class _PlantedBug(Exception):
-    """What a bug in the planner looks like to the command line."""
-
-
-def _planted_bug(run: DryRun, *_: object) -> str:
-    raise _PlantedBug("the renderer broke")
-
-
 def _interrupted(run: DryRun, *_: object) -> str:
     signal.raise_signal(signal.SIGINT)
     return "not reached: Python raises KeyboardInterrupt for the signal"
-
-
-@contextmanager
-def _renderer(planted: Callable[..., str]) -> Iterator[None]:
-    """The report renderer the command line calls, replaced for the block by ``planted``:
-    no input reaches a bug, and a Ctrl-C must land while the command runs."""
-    before = getattr(cli, "render_report")  # noqa: B009 (not exported; set back below)
-    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
-    setattr(cli, "render_report", planted)  # noqa: B010
-    try:
-        yield
-    finally:
-        setattr(cli, "render_report", before)  # noqa: B010
-        signal.signal(signal.SIGINT, handler)
 
 
 @contextmanager
@@ -140,16 +76,16 @@ def debug_before_or_after_the_command_prints_the_traceback_of_a_bug() -> Verdict
     and ``planner dry-run … --debug`` (and so for ``recipe``) both print the traceback and
     then the one located internal-error line; without ``--debug`` only that line (its exit 70 is
     ``dry_run_cli.a_bug_exits_70_in_one_located_line``)."""
-    head = "planner: internal error: _PlantedBug: the renderer broke"
+    head = "planner: internal error: PlantedBug: the renderer broke"
     got = []
-    with tempfile.TemporaryDirectory() as tmp, _renderer(_planted_bug):
+    with tempfile.TemporaryDirectory() as tmp, renderer(planted_bug):
         out = Path(tmp) / "r.txt"
         for command in (
             ("dry-run", V41, "--scenario", "supplied", "--out", out),
             ("recipe", TINY_RECIPE, "--out", out),
         ):
             for argv in (command, ("--debug", *command), (*command, "--debug")):
-                got.append(_shape(_run(*argv), head))
+                got.append(_shape(run_planner(*argv), head))
     want = ([(False, True, False)] + [(True, True, True)] * 2) * 2
     return expect_equal(want, got, "(traceback first, the internal error last, more than one line)")
 
@@ -166,21 +102,25 @@ def debug_counts_even_when_the_command_line_cannot_be_built() -> Verdict:
     with tempfile.TemporaryDirectory() as tmp, _module_beside_the_arms(Path(tmp)):
         command = ("dry-run", V41, "--scenario", "supplied", "--out", Path(tmp) / "r.txt")
         for argv in (command, ("--debug", *command), (*command, "--debug")):
-            got.append(_shape(_run(*argv), head))
+            got.append(_shape(run_planner(*argv), head))
     want = [(False, True, False)] + [(True, True, True)] * 2
     return expect_equal(want, got, "(traceback first, the internal error last, more than one line)")
 
 
+def _help(*command: str) -> Ran:
+    """``planner COMMAND --help`` from the parser itself (not through ``main``, whose exit
+    codes are ``dry_run_cli``'s); the code is None when it does not exit."""
+
+    def parsed() -> None:
+        cli.build_parser().parse_args([*command, "--help"])
+
+    return captured(parsed)
+
+
 def _help_says(*command: str) -> bool:
-    """Whether ``planner COMMAND --help``, from the parser itself (not through ``main``,
-    whose exit codes are ``dry_run_cli``'s), exits 0 listing ``--debug`` as it should."""
-    out = io.StringIO()
-    try:
-        with redirect_stdout(out), redirect_stderr(io.StringIO()):
-            cli.build_parser().parse_args([*command, "--help"])
-    except SystemExit as exc:
-        return exc.code == 0 and DEBUG_HELP in " ".join(out.getvalue().split())
-    return False
+    """Whether ``planner COMMAND --help`` exits 0 listing ``--debug`` as it should."""
+    ran = _help(*command)
+    return ran.code == 0 and DEBUG_HELP in " ".join(ran.out.split())
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
@@ -194,13 +134,7 @@ def every_commands_help_says_what_debug_does() -> Verdict:
 
 def _inputs_help() -> str:
     """The --inputs paragraph of ``planner dry-run --help``, from the parser itself."""
-    out = io.StringIO()
-    try:
-        with redirect_stdout(out), redirect_stderr(io.StringIO()):
-            cli.build_parser().parse_args(["dry-run", "--help"])
-    except SystemExit:
-        pass
-    text = " ".join(out.getvalue().split())
+    text = " ".join(_help("dry-run").out.split())
     return text.partition("--inputs INPUTS ")[2].partition(" --now")[0]
 
 
@@ -264,10 +198,10 @@ def the_console_script_reads_the_words_after_the_program_name() -> Verdict:
     before = sys.argv
     sys.argv = ["planner", "scenarios"]
     try:
-        ran = _run_argv(None)
+        ran = captured(lambda: cli.main(None))
     finally:
         sys.argv = before
-    listed = _run("scenarios")
+    listed = run_planner("scenarios")
     got = (ran.code, ran.out, ran.err)
     return expect_equal((0, listed.out, ""), got, "(exit, stdout, stderr)")
 
@@ -281,10 +215,10 @@ def an_interrupt_exits_130_and_a_closed_pipe_exits_0() -> Verdict:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "r.txt"
         argv = ("dry-run", V41, "--scenario", "supplied", "--out", out)
-        with _renderer(_interrupted):
-            stopped = _run(*argv)
+        with renderer(_interrupted):
+            stopped = run_planner(*argv)
         left = tree(Path(tmp))
-        gone = _run(*argv, stdout=_Raising(BrokenPipeError(32, "Broken pipe")))
+        gone = run_planner(*argv, stdout=Raising(BrokenPipeError(32, "Broken pipe")))
         written = out.is_file()
     got = [
         (stopped.code, stopped.out, stopped.err, left),
@@ -309,10 +243,10 @@ def a_bad_container_name_is_an_input_error_at_name() -> Verdict:
     file and "the name of its file stem", and told to give --name; nothing is written."""
     name = "two words"
     with tempfile.TemporaryDirectory() as tmp:
-        ran = _run("recipe", TINY_RECIPE, "--name", name, "--out", Path(tmp) / "p.txt")
+        ran = run_planner("recipe", TINY_RECIPE, "--name", name, "--out", Path(tmp) / "p.txt")
         unnamed = Path(tmp) / f"{name}.toml"
         unnamed.write_bytes(TINY_RECIPE.read_bytes())
-        stem = _run("recipe", unnamed, "--out", Path(tmp) / "p.txt")
+        stem = run_planner("recipe", unnamed, "--out", Path(tmp) / "p.txt")
         left = tree(Path(tmp))
     why = (
         f"{name!r} is not a container and unit name: docker takes [a-zA-Z0-9][a-zA-Z0-9_.-]+ "
@@ -343,7 +277,7 @@ def a_composed_model_linking_another_repo_is_located_in_the_recipe() -> Verdict:
     with tempfile.TemporaryDirectory() as tmp:
         recipe = Path(tmp) / "other.toml"
         recipe.write_text(text + composed, encoding="utf-8")
-        ran = _run("recipe", recipe, "--out", Path(tmp) / "p.txt")
+        ran = run_planner("recipe", recipe, "--out", Path(tmp) / "p.txt")
         left = tree(Path(tmp))
     line = (
         f"planner: error: {recipe}: 1 problem(s): composed_model.sources[0].repo: 'org/other' "
@@ -361,7 +295,7 @@ def an_out_that_cannot_take_the_report_says_why() -> Verdict:
     ``dry_run_cli.an_unwritable_out_exits_2_and_leaves_nothing_behind``)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / ("r" * 300)
-        ran = _run("dry-run", V41, "--scenario", "supplied", "--out", out)
+        ran = run_planner("dry-run", V41, "--scenario", "supplied", "--out", out)
     line = f"planner: error: --out {out}: cannot write the report: File name too long\n"
     return expect_equal(("", line), (ran.out, ran.err), "(stdout, stderr)")
 
@@ -371,12 +305,12 @@ def a_data_root_without_the_arms_group_names_it_and_the_groups_it_has() -> Verdi
     """A data root whose fabric.json has no group for the arm prints one line naming that
     file, the group, the arm and the groups it does have — ``none`` when it lists none."""
     supplied = scenario("supplied")
-    raw = json.loads((DATA_ROOT / "fabric.json").read_text(encoding="utf-8"))
+    raw = fabric_raw()
     got, want = [], []
     for groups in ([], [g for g in raw["groups"] if g["name"] != "group_a"]):
         with tempfile.TemporaryDirectory() as tmp, data_root_env(Path(tmp)):
             (Path(tmp) / "fabric.json").write_text(json.dumps({**raw, "groups": groups}))
-            ran = _run(
+            ran = run_planner(
                 "dry-run", V41, "--authority", supplied.authority,
                 "--now", supplied.now.isoformat(), "--out", Path(tmp) / "r.txt",
             )  # fmt: skip

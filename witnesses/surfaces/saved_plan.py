@@ -20,9 +20,9 @@ from typing import Any
 
 import planner
 from claims import ClaimKind, Verdict, claim, difference, holds_unless
-from fixtures.builders import TINY_RECIPE, data_root_env, v41_dry_run
+from fixtures.builders import TINY_RECIPE, data_root_env, run_planner, v41_dry_run
 from fixtures.live_log import append_event
-from fixtures.saved_plans import HOSTS, V41_MANIFEST, SavedPlanFiles, run, scratch
+from fixtures.saved_plans import HOSTS, V41_MANIFEST, SavedPlanFiles, scratch
 from planner.formats import DOCUMENTS
 from planner.realize import HostRealization
 from planner.version import code_digest, planner_version
@@ -113,7 +113,7 @@ def a_saved_plan_states_the_verdict_of_its_dry_run() -> Verdict:
         for name in ("supplied", "live", "active_incumbent"):
             plan = Path(tmp) / f"{name}.json"
             out = ("--out", Path(tmp) / "r.txt", "--plan-out", plan)
-            run("dry-run", "v41_group_a", "--scenario", name, *out)
+            run_planner("dry-run", "v41_group_a", "--scenario", name, *out)
             saved = json.loads(plan.read_text(encoding="utf-8"))["verdict"]
             planned = v41_dry_run(name)
             refusals = [[r.code, r.where, r.message, r.hint] for r in planned.refusals]
@@ -146,7 +146,9 @@ def a_planner_whose_code_changed_has_another_version() -> Verdict:
         digests.append(code_digest(copy))
     problems = difference("the copy", code_digest(source), digests[0])
     problems += difference("distinct digests", 3, len(set(digests)))
-    problems += difference("--version", f"planner {planner_version()}\n", run("--version").out)
+    problems += difference(
+        "--version", f"planner {planner_version()}\n", run_planner("--version").out
+    )
     return holds_unless(problems, "copy equal; an added file and an edit in arms/ each change it")
 
 
@@ -331,8 +333,8 @@ def _planned_only() -> list[str]:
     with scratch("saved-plan-") as tmp:
         plan = Path(tmp) / "plan.json"
         out = ("--out", Path(tmp) / "r.txt", "--plan-out", plan)
-        run("recipe", TINY_RECIPE, "--name", "tiny", *out)
-        ran = run("apply", "--plan", plan, "--dry-run", "--hosts", HOSTS)
+        run_planner("recipe", TINY_RECIPE, "--name", "tiny", *out)
+        ran = run_planner("apply", "--plan", plan, "--dry-run", "--hosts", HOSTS)
     said = (
         f"planner: error: {plan}: verdict: admission no longer holds at no authority log: PLANNED\n"
     )
@@ -371,7 +373,7 @@ def a_bound_plan_applies_as_its_request_applies() -> Verdict:
     plan proves it; it must not change what runs, nor the order it runs in."""
     with _saved() as files:
         bound = files.apply_dry_run("-v")
-        direct = run(
+        direct = run_planner(
             "apply",
             "v41_group_a",
             *("--authority", files.log, "--inputs", files.inputs, "--data", files.data),
@@ -394,7 +396,7 @@ def every_json_document_validates_against_its_schema() -> Verdict:
         printed = {
             "plan": files.save("--format", "json"),
             "apply-dry-run": files.apply_dry_run("--format", "json"),
-            "scenarios": run("scenarios", "--format", "json"),
+            "scenarios": run_planner("scenarios", "--format", "json"),
         }
     for name, ran in printed.items():
         problems += difference(f"{name}: exit", 0, ran.code)
@@ -403,7 +405,7 @@ def every_json_document_validates_against_its_schema() -> Verdict:
         except ValueError as exc:
             problems.append(f"{name}: {str(exc)[:300]}")
         problems += _laid_out(name, ran.out)
-        printed_schema = run("schema", name).out
+        printed_schema = run_planner("schema", name).out
         schema = json.loads(printed_schema or "null")
         problems += difference(f"{name}: schema", DOCUMENTS[name].model_json_schema(), schema)
         problems += _laid_out(f"{name} schema", printed_schema)
@@ -426,8 +428,8 @@ def apply_dry_run_is_one_line_a_step_that_fits_a_terminal() -> Verdict:
     """By default ``apply --dry-run`` prints one line per step (its stage, host and the sha256
     of the script it sends), every line within 120 columns; ``-v`` prints every ssh argv."""
     with _saved() as files:
-        terse = files.apply_dry_run().out.splitlines()
-        verbose = files.apply_dry_run("-v").out.splitlines()
+        terse = files.apply_dry_run().lines
+        verbose = files.apply_dry_run("-v").lines
         saved = [
             (s["stage"], h["host"], s["sha256"])
             for h in files.document()["hosts"]

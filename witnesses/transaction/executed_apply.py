@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from claims import ClaimKind, Verdict, claim, difference, holds_unless
 from fixtures import sandbox
-from fixtures.builders import tiny_recipe_plan, v41_call, v41_dry_run
+from fixtures.builders import rendered, tiny_recipe_plan, v41_call, v41_dry_run
 from fixtures.sandbox import Change, Container, Host, HostSeed, HostState, Mark, Outcome, Run
 from fixtures.transaction_cases import (
     ARM,
@@ -60,10 +60,7 @@ def setup() -> None:
 
 
 def _plan() -> DryRun:
-    run = v41_dry_run("supplied")
-    if run.launch is None or len(run.hosts) != 4:
-        raise AssertionError(f"supplied inputs planned no four-host launch: {run.refusals}")
-    return run
+    return rendered(v41_dry_run("supplied"), "the supplied inputs", 4)
 
 
 def _seed(

@@ -20,25 +20,23 @@ from __future__ import annotations
 import atexit
 import fcntl
 import hashlib
-import io
 import os
 import shlex
 import signal
-import socket
 import subprocess
 import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager, redirect_stderr, redirect_stdout
+from contextlib import contextmanager
 from pathlib import Path
 
 from claims import ClaimKind, Verdict, claim, difference, holds_unless
 from fixtures import fleet
+from fixtures.builders import run_planner
 from fixtures.fleet import Fault, Fleet, Timing
 from fixtures.sandbox import HostSeed
 from planner.apply import Stage
-from planner.cli import main
 from planner.coordinator import REMOTE_SCRIPT, SshSettings, SshTransport, caught
 from planner.transaction import StepResult, TransactionPlan, TransactionStep
 
@@ -396,21 +394,13 @@ def an_unknown_host_key_or_a_closed_port_fails_the_step_with_255() -> Verdict:
         problems += difference("unknown key: sessions", before, _sessions())
     address = _host().addresses[0]
     closed = _plan().model_copy(
-        update={"hosts": (address.model_copy(update={"port": _closed_port(address.address)}),)}
+        update={"hosts": (address.model_copy(update={"port": fleet.free_port(address.address)}),)}
     )
     with SshTransport(closed, _settings()) as transport:
         nobody = transport(_step("echo never"))
     problems += difference("closed port: exit", 255, nobody.exit_code)
     problems += difference("closed port: said", True, "Connection refused" in nobody.stderr)
     return holds_unless(problems, "an unknown key and a closed port each fail with 255")
-
-
-def _closed_port(address: str) -> int:
-    """A port on ``address`` nothing listens on (bound, then let go)."""
-    with socket.socket() as probe:
-        probe.bind((address, 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @contextmanager
@@ -466,18 +456,14 @@ def planner_apply_runs_each_step_over_ssh_and_reports_what_it_left() -> Verdict:
     ]  # fmt: skip
     _arm_next("refuse")
     session = _sessions() + 1
-    out, err = io.StringIO(), io.StringIO()
     # its journal in a directory of its own: runs side by side never share one (a journal
     # is locked while its coordinator runs)
     journals = tempfile.TemporaryDirectory(prefix="ssh-transport-journal-")
     argv += ["--journal", str(Path(journals.name) / "apply.journal")]
-    with journals, _private_tmp() as tmp, redirect_stdout(out), redirect_stderr(err):
+    with journals, _private_tmp() as tmp:
         terminal = Path(tmp) / "terminal"
         with _descriptors_to(terminal):
-            try:
-                code: int | str | None = main(argv)
-            except SystemExit as exc:  # argparse refusing an argument
-                code = exc.code
+            ran = run_planner(*argv)
         children_wrote = terminal.read_text(errors="replace")
         terminal.unlink()
         left = sorted(os.listdir(tmp))
@@ -492,8 +478,8 @@ def planner_apply_runs_each_step_over_ssh_and_reports_what_it_left() -> Verdict:
         *(f"  srv{n} (rank {n - 5}): {untouched}; ran: nothing" for n in (6, 7, 8)),
         f"apply v41_group_a: STOPPED: preflight@srv5 failed (exit 1: {said}); no host was changed",
     ]
-    problems = difference("exit", 10, code) + difference("stderr", "", err.getvalue())
-    problems += difference("stdout", want, out.getvalue().splitlines())
+    problems = difference("exit", 10, ran.code) + difference("stderr", "", ran.err)
+    problems += difference("stdout", want, ran.lines)
     problems += difference("what its ssh processes wrote to the terminal", "", children_wrote)
     problems += difference("sessions", session, _sessions())
     problems += difference("left behind", [], left)

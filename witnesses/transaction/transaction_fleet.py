@@ -46,7 +46,7 @@ from dataclasses import dataclass
 
 from claims import ClaimKind, Verdict, claim, difference, holds_unless
 from fixtures import fleet, transaction_kill
-from fixtures.builders import v41_dry_run
+from fixtures.builders import rendered, v41_dry_run
 from fixtures.fleet import Case, CoordinatorRun, FleetRun, Interrupted
 from fixtures.sandbox import HostSeed
 from fixtures.transaction_cases import (
@@ -129,9 +129,7 @@ def setup() -> None:
     """The fleet runs here (root, sshd, the namespace tools), or the witness is unresolved;
     then every case runs, once (see the module docstring)."""
     fleet.require()
-    run = _RENDERED
-    if run.launch is None or len(run.hosts) != HOSTS:
-        raise AssertionError(f"supplied inputs planned no four-host launch: {run.refusals}")
+    run = rendered(_RENDERED, "the supplied inputs", HOSTS)
     planned = ranks(run)
     seeds = tuple(seed(r) for r in planned)
     cases = [Case(seeds, (f.fault(),) if f else ()) for f in CASES.values()]

@@ -47,6 +47,12 @@ def expected(arm: str) -> Expected:
     return value
 
 
+def bind(path: str, mode: str = ",readonly") -> tuple[str, str]:
+    """A ``docker create`` bind mount of ``path`` at the same path, read-only unless ``mode``
+    says otherwise (``""``: writable)."""
+    return "--mount", f"type=bind,source={path},target={path}{mode}"
+
+
 def unit_text(description: str, container: str, unit: str) -> str:
     """A unit file as the launcher writes every one, literally, for one arm's values."""
     docker = "/usr/bin/docker"

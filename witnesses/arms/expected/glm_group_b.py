@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from witnesses.arms.expected import Expected, unit_text
+from witnesses.arms.expected import Expected, bind, unit_text
 
 _CHECKPOINT = "/var/lib/gunbc/checkpoints/zai-org--GLM-4.6-FP8/5c7e1f3b"
 _CONTAINER = "glm-native-tp4"
@@ -22,7 +22,7 @@ EXPECTED = Expected(
         "--shm-size", "16g",
         "--label", "gunbc.arm=glm_group_b",
         "--label", "gunbc.rank=0",
-        "--mount", f"type=bind,source={_CHECKPOINT},target={_CHECKPOINT},readonly",
+        *bind(_CHECKPOINT),
         "--env", "VLLM_HOST_IP=10.77.1.11",
         "--env", "NCCL_SOCKET_IFNAME=enp1s0f1np1",
         "--env", "GLOO_SOCKET_IFNAME=enp1s0f1np1",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from witnesses.arms.expected import Expected, unit_text
+from witnesses.arms.expected import Expected, bind, unit_text
 
 _CHECKPOINT = "/var/lib/gunbc/checkpoints/deepseek-ai--DeepSeek-V4.1-Flash/dba1be0a"
 _ROW_STORES = "/var/tmp/engram-local/DeepSeek-V4.1-Flash"
@@ -10,10 +10,6 @@ _ENGRAM = "/var/lib/gunbc/engram/v41"
 _MANIFEST = f"{_ENGRAM}/manifest/row-store-manifest.json"
 _CONTAINER = "gunbc-v41-tp4"
 _DESCRIPTION = "DeepSeek-V4.1 TP4 serving arm (Group A)"
-
-
-def _bind(path: str, mode: str = ",readonly") -> tuple[str, str]:
-    return "--mount", f"type=bind,source={path},target={path}{mode}"
 
 
 EXPECTED = Expected(
@@ -30,10 +26,10 @@ EXPECTED = Expected(
         "--shm-size", "32g",
         "--label", "gunbc.arm=v41_group_a",
         "--label", "gunbc.rank=0",
-        *_bind(_CHECKPOINT),
-        *_bind(_ROW_STORES),
-        *_bind(f"{_ENGRAM}/manifest"),
-        *_bind(f"{_ENGRAM}/receipts", ""),  # touch receipts are written
+        *bind(_CHECKPOINT),
+        *bind(_ROW_STORES),
+        *bind(f"{_ENGRAM}/manifest"),
+        *bind(f"{_ENGRAM}/receipts", ""),  # touch receipts are written
         "--env", "VLLM_HOST_IP=10.77.1.15",
         "--env", "NCCL_SOCKET_IFNAME=enp1s0f1np1",
         "--env", "GLOO_SOCKET_IFNAME=enp1s0f1np1",
