@@ -3,33 +3,26 @@ option, subcommand, arm, scenario or recipe key (through the subcommand's own us
 ``--out -``, apply's own ``--name`` help, a scenario's own default report, an IPv6 address
 without brackets, and the lines ``planner apply`` prints on stderr while a step waits.
 
-The command line runs in-process (``planner.cli.main``, as its console script calls it);
-the progress lines are proven on a real fleet step held at a pause (``fixtures/fleet.py``),
-released once its line was seen: nothing here waits for a time to pass."""
+The command line runs in-process (``planner.cli.main``, as its console script calls it).
+That a step held on its host says it still waits, over a real connection, is
+``ssh_transport.a_step_still_running_says_so_at_each_tick``'s."""
 
 from __future__ import annotations
 
-import queue
 import re
-import threading
 from pathlib import Path
 
 import pytest
 
-from fixtures import fleet
 from fixtures.builders import DATA_ROOT, TINY_RECIPE, v41_dry_run
-from fixtures.fleet import Fault, Timing
-from fixtures.sandbox import HostSeed
 from planner.cli import build_parser
 from planner.coordinator import (
-    SshTransport,
     Ticks,
     progress_line,
     progress_of,
     to_stderr,
-    wait_seconds,
 )
-from planner.transaction import StepResult, parse_hosts, plan_transaction
+from planner.transaction import parse_hosts, plan_transaction
 from planner.version import planner_version
 from tests.hostile_support import planner_main
 
@@ -303,39 +296,3 @@ def test_quiet_silences_progress_and_progress_goes_to_stderr(
     assert told is to_stderr
     told("  waiting: x@y: 10 s elapsed, gives up after 20 s")
     assert capsys.readouterr() == ("", "  waiting: x@y: 10 s elapsed, gives up after 20 s\n")
-
-
-_MISSING = fleet.unavailable()
-
-
-@pytest.mark.skipif(_MISSING is not None, reason=f"{_MISSING} (CI runs as root)")
-def test_a_step_held_on_its_host_says_it_still_waits() -> None:
-    """Preflight on the head is held at the fleet's ``pause`` until its progress line was
-    seen: the line comes while the step waits, whatever the machine's speed."""
-    run = v41_dry_run("supplied")
-    assert run.launch is not None
-    names = tuple(h.realization.host_name for h in run.hosts)
-    seeds = tuple(HostSeed() for _ in names)
-    timing = Timing(stage=60)
-    with fleet.started(names, seeds, (run.launch.head.host.rail_address,)) as hosts:
-        hosts.arm(Fault("pause", 0, 1))
-        plan = plan_transaction(run, hosts.addresses)
-        step = plan.forward[0]
-        said: queue.Queue[str] = queue.Queue()
-        ticks = Ticks(first=0.01, every=0.01)
-        results: list[StepResult] = []
-        settings = hosts.settings(timing)
-        with SshTransport(plan, settings, progress=said.put, ticks=ticks) as ssh:
-            worker = threading.Thread(target=lambda: results.append(ssh(step)))
-            worker.start()
-            try:
-                line = said.get(timeout=120)  # the line itself, not a time, is waited for
-            finally:
-                (hosts.host_root(0) / "gate" / "release.1").write_text("run\n")
-                worker.join()
-    limit = wait_seconds(settings)
-    assert re.fullmatch(
-        rf"  waiting: preflight@srv5: \d+ s elapsed, gives up after {limit} s", line
-    )
-    assert step.label == "preflight@srv5"
-    assert results and results[0].exit_code is not None  # released, it ran and answered

@@ -4,6 +4,7 @@ with a defect seen only over a real connection."""
 
 from __future__ import annotations
 
+import math
 import shutil
 import subprocess
 from pathlib import Path
@@ -19,6 +20,7 @@ from planner.coordinator import (
     control_path,
     exit_argv,
     finished_within,
+    progress_line,
     remote_command,
 )
 from planner.transaction import HostAddress, StepResult, TransactionStep
@@ -217,3 +219,21 @@ def run_a_script_that_arrived_incomplete(step: TransactionStep, settings: SshSet
     end = REMOTE_SCRIPT.index("fi; ") + len("fi; ")
     unchecked = REMOTE_SCRIPT[:check] + REMOTE_SCRIPT[end:]
     return remote_command(step, settings).replace(REMOTE_SCRIPT, unchecked)
+
+
+@mutant(
+    replaces="planner.coordinator.SshTransport._waiting",
+    turns_red={f"{W}.a_step_still_running_says_so_at_each_tick"},
+)
+def progress_gives_the_stage_timeout_as_the_wait(
+    self: SshTransport, step: TransactionStep, elapsed: float, tick: float, limit: float
+) -> float:
+    """The progress line says a step gives up after its stage timeout, not after the
+    coordinator's whole wait (the kill grace, the connect timeout and 2 s more): the operator
+    reads a deadline that passes while the step still waits."""
+    if self.progress is None:
+        return math.inf
+    if elapsed < tick:
+        return tick
+    self.progress(progress_line(step, elapsed, self.settings.stage_timeout))
+    return self.ticks.after(elapsed)

@@ -21,6 +21,7 @@ import atexit
 import fcntl
 import hashlib
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -37,7 +38,14 @@ from fixtures.builders import run_planner
 from fixtures.fleet import Fault, Fleet, Timing
 from fixtures.sandbox import HostSeed
 from planner.apply import Stage
-from planner.coordinator import REMOTE_SCRIPT, SshSettings, SshTransport, caught
+from planner.coordinator import (
+    REMOTE_SCRIPT,
+    SshSettings,
+    SshTransport,
+    Ticks,
+    caught,
+    wait_seconds,
+)
 from planner.transaction import StepResult, TransactionPlan, TransactionStep
 
 NAME = "srv5"
@@ -602,3 +610,30 @@ def _signal_ignored(number: signal.Signals) -> Iterator[None]:
         yield
     finally:
         signal.signal(number, before)
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_step_still_running_says_so_at_each_tick() -> Verdict:
+    """While a step runs past a tick, the transport says so through ``progress``: the step's
+    label, the whole seconds elapsed and the wait it gives up after
+    (:func:`planner.coordinator.wait_seconds`, not the stage timeout alone), as in
+    ``  waiting: preflight@srv5: 0 s elapsed, gives up after 11 s``. The step here ends only
+    once a line was said, so the line, not a clock, decides the claim."""
+    let_go = _host().host_root(0) / "tmp" / "progress-let-go"
+    let_go.unlink(missing_ok=True)
+    said: list[str] = []
+
+    def say(line: str) -> None:
+        said.append(line)
+        let_go.touch()
+
+    script = "echo begun; while [ ! -e /tmp/progress-let-go ]; do /bin/sleep 0.05; done; echo ended"
+    settings = _settings(stage=10)
+    ticks = Ticks(first=0.01, every=0.01)
+    with SshTransport(_plan(), settings, progress=say, ticks=ticks) as transport:
+        got = _result(transport(_step(script)))
+    line = rf"  waiting: preflight@{NAME}: \d+ s elapsed, gives up after {wait_seconds(settings)} s"
+    problems = difference("step", (0, "begun\nended\n", ""), got)
+    problems += difference("lines said", True, bool(said))
+    problems += [f"not a progress line: {s!r}" for s in said if not re.fullmatch(line, s)]
+    return holds_unless(problems, f"{len(said)} progress line(s) while the step ran")
