@@ -23,9 +23,7 @@ from planner.recipe import (
     ComposedLocalFile,
     ComposedModel,
     ComposedSource,
-    RecipeInvalid,
     composed_steps,
-    load_recipe,
 )
 from tests.realtools import bash_parses, shellcheck_clean
 
@@ -139,32 +137,3 @@ def test_the_composed_scripts_pass_bash_n_and_shellcheck(script: str) -> None:
     assert bash_parses(script, "compose.sh").ok
     result = shellcheck_clean(script, "compose.sh")
     assert result.ok and result.stdout == "", str(result)
-
-
-TINY = Path(__file__).resolve().parent.parent / "fixtures" / "recipes" / "tiny.toml"
-COMPOSED = '[composed_model]\nmount = "{mount}"\n[[composed_model.sources]]\nrepo = "org/tiny"\n'
-
-
-def _problems(tmp_path: Path, extra: str, mount: str = "/model") -> list[tuple[str, str]]:
-    path = tmp_path / "recipe.toml"
-    path.write_text(TINY.read_text() + COMPOSED.format(mount=mount) + extra)
-    try:
-        load_recipe(path)
-    except RecipeInvalid as invalid:
-        return [(p.where, p.message) for p in invalid.problems]
-    return []
-
-
-def test_two_local_files_at_one_name_are_refused(tmp_path: Path) -> None:
-    """The second hardlink would silently replace the first."""
-    extra = (
-        '[[composed_model.local_files]]\nhost = "/a/shard.bin"\n'
-        '[[composed_model.local_files]]\nhost = "/b/shard.bin"\n'
-    )
-    assert _problems(tmp_path, extra) == [
-        (
-            "composed_model.local_files[1].host",
-            "'/b/shard.bin' links at shard.bin, as local_files[0] does: "
-            "the later would silently replace it",
-        )
-    ]

@@ -363,9 +363,3 @@ def test_a_composed_model_is_not_mounted_over_the_root_or_the_cache(mount: str) 
     collides with the cache mount: each is refused at composed_model.mount."""
     message = _located(BASE + _COMPOSED.format(_toml_string(mount)), "composed_model.mount")
     assert message.startswith(repr(mount))
-
-
-def test_a_composed_model_mounted_beside_the_cache_plans() -> None:
-    ran, _, out = _run((BASE + _COMPOSED.format('"/model"')).encode())
-    assert ran.code == 0, ran.err
-    assert "target=/model,readonly" in (out / "plan.txt").read_text(encoding="utf-8")

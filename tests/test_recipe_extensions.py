@@ -91,16 +91,6 @@ def test_every_spelling_vllm_reads_is_found(
     assert finding.line().endswith("; image tiny:local (no build profile) must add it")
 
 
-def test_a_prefix_of_a_declared_flag_is_that_flag(tmp_path: Path) -> None:
-    text = _tiny(
-        ["--prefill-comp", "1"], '[image_extensions]\nflags = ["--prefill-compute-share"]\n'
-    )
-    assert _lines(_load(tmp_path, text)) == [
-        f"extension: args[0] --prefill-compute-share (written --prefill-comp) {STOCK_FLAG}; "
-        "declared at image_extensions.flags[0] for image tiny:local (no build profile)"
-    ]
-
-
 def test_every_bad_declaration_is_a_located_problem(tmp_path: Path) -> None:
     flags = ["--max-model-len", "--max-model", "--foo", "--x_y", "-z", "--zq", "--zq"]
     fields = ["--engram-config.cpu_offload", "--engram-config.zzz", "--engram.table_memory"]
