@@ -33,6 +33,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from claims import ClaimKind, Verdict, claim, difference, holds_unless
+from claims.memo import private_tmpdir
 from fixtures import fleet
 from fixtures.builders import run_planner
 from fixtures.fleet import Fault, Fleet, Timing
@@ -412,18 +413,6 @@ def an_unknown_host_key_or_a_closed_port_fails_the_step_with_255() -> Verdict:
 
 
 @contextmanager
-def _private_tmp() -> Iterator[Path]:
-    """Make the coordinator's ``mkdtemp`` land in a directory of our own."""
-    before = tempfile.tempdir
-    with tempfile.TemporaryDirectory(prefix="ssh-transport-") as tmp:
-        tempfile.tempdir = tmp
-        try:
-            yield Path(tmp)
-        finally:
-            tempfile.tempdir = before
-
-
-@contextmanager
 def _descriptors_to(sink: Path) -> Iterator[None]:
     """Point file descriptors 1 and 2 at ``sink`` for the block. ``redirect_stdout`` only
     catches what Python prints; a process the coordinator starts inherits the descriptors
@@ -468,7 +457,7 @@ def planner_apply_runs_each_step_over_ssh_and_reports_what_it_left() -> Verdict:
     # is locked while its coordinator runs)
     journals = tempfile.TemporaryDirectory(prefix="ssh-transport-journal-")
     argv += ["--journal", str(Path(journals.name) / "apply.journal")]
-    with journals, _private_tmp() as tmp:
+    with journals, private_tmpdir() as tmp:  # the coordinator's mkdtemp lands in it
         terminal = Path(tmp) / "terminal"
         with _descriptors_to(terminal):
             ran = run_planner(*argv)
