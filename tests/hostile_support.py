@@ -13,12 +13,11 @@
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, redirect_stderr, redirect_stdout
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from claims.cli import main as claims_entry
-from planner.cli import main as planner_entry
+from fixtures.builders import Ran, captured, run_planner
 
 EXAMPLES = int(os.environ.get("HOSTILE_EXAMPLES", "1000"))
 settings.register_profile(
@@ -42,34 +41,8 @@ HOSTILE = settings.get_profile("hostile")
 """``@HOSTILE`` on a ``@given`` test: the boundary's profile."""
 
 
-@dataclass(frozen=True)
-class Ran:
-    code: int
-    out: str
-    err: str
-
-    @property
-    def err_lines(self) -> list[str]:
-        return self.err.splitlines()
-
-
-class _Stderr(io.StringIO):
-    def close(self) -> None:  # the broken-pipe path closes stderr; keep what it said
-        pass
-
-
-def _run(entry: Any, argv: Sequence[str | Path]) -> Ran:
-    out, err = io.StringIO(), _Stderr()
-    try:
-        with redirect_stdout(out), redirect_stderr(err):
-            code = entry([str(a) for a in argv])
-    except SystemExit as exc:  # argparse
-        code = exc.code if isinstance(exc.code, int) else 2
-    return Ran(int(code), out.getvalue(), err.getvalue())
-
-
 def planner_main(*argv: str | Path) -> Ran:
-    return _run(planner_entry, argv)
+    return run_planner(*argv)
 
 
 @contextmanager
@@ -94,7 +67,7 @@ def claims_main(*argv: str | Path) -> Ran:
     """``claims`` with only the built-in plugins and the ``-p`` ones given (no entry points:
     no witness runs, so an example costs milliseconds)."""
     with _environment(CLAIMS_DISABLE_PLUGIN_AUTOLOAD="1"):
-        return _run(claims_entry, argv)
+        return captured(lambda: claims_entry([str(a) for a in argv]))
 
 
 def no_crash(ran: Ran) -> None:
@@ -120,10 +93,6 @@ def located_error(ran: Ran, prog: str, source: str, where: str | re.Pattern[str]
     found = where.match(rest)
     assert found is not None, (where.pattern, rest)
     return rest[found.end() :]
-
-
-def tree(root: Path) -> list[str]:
-    return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
 
 
 # ----------------------------------------------------------------------------- JSON corruption

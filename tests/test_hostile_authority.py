@@ -16,18 +16,17 @@ from pathlib import Path
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from fixtures.builders import DATA_ROOT
+from fixtures.builders import DATA_ROOT, Ran
 from planner.authority import parse_log, read_log
 from tests.hostile_support import (
     HOSTILE,
     Corruption,
-    Ran,
     corruptions,
     located_error,
     no_crash,
     planner_main,
-    tree,
 )
+from witnesses.support import tree
 
 SUPPLIED = DATA_ROOT / "scenarios" / "supplied"
 TEXT = (SUPPLIED / "authority.jsonl").read_text(encoding="utf-8")

@@ -19,18 +19,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fixtures.builders import DATA_ROOT
+from fixtures.builders import DATA_ROOT, Ran
 from planner.arms.glm_group_b import MANIFEST as GLM_MANIFEST
 from planner.arms.v41_group_a import MANIFEST as V41_MANIFEST
 from tests.hostile_support import (
     HOSTILE,
     Corruption,
-    Ran,
     corruptions,
     located_error,
     planner_main,
-    tree,
 )
+from witnesses.support import tree
 
 FABRIC = json.loads((DATA_ROOT / "fabric.json").read_text(encoding="utf-8"))
 MANIFESTS = {

@@ -11,16 +11,15 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fixtures.builders import DATA_ROOT
+from fixtures.builders import DATA_ROOT, Ran
 from tests.hostile_support import (
     HOSTILE,
     Corruption,
-    Ran,
     corruptions,
     located_error,
     planner_main,
-    tree,
 )
+from witnesses.support import tree
 
 SUPPLIED = DATA_ROOT / "scenarios" / "supplied"
 INPUTS = json.loads((SUPPLIED / "inputs.json").read_text(encoding="utf-8"))

@@ -23,18 +23,17 @@ from hypothesis import strategies as st
 import planner.cli
 from claims.cli import build_parser as claims_parser
 from claims.session import Session
-from fixtures.builders import DATA_ROOT, TINY_RECIPE
+from fixtures.builders import DATA_ROOT, TINY_RECIPE, Ran
 from planner.values import path_argument, printable
 from tests.hostile_support import (
     HOSTILE,
-    Ran,
     claims_main,
     no_crash,
     null_device,
     planner_main,
-    tree,
 )
 from tests.test_hostile_reports import REPORT
+from witnesses.support import tree
 
 # `claims run` loads its own hypothesis profile around the claims it runs, which hypothesis
 # warns about inside a @given test; the warning says nothing about the paths.

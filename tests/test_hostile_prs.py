@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 
-from fixtures.builders import DATA_ROOT
-from tests.hostile_support import HOSTILE, Corruption, Ran, claims_main, corruptions, no_crash
+from fixtures.builders import DATA_ROOT, Ran
+from tests.hostile_support import HOSTILE, Corruption, claims_main, corruptions, no_crash
 
 PRS = json.loads((DATA_ROOT / "prs" / "all_open.json").read_text(encoding="utf-8"))
 NULLABLE = frozenset((i, "mergedAt") for i in range(len(PRS)))

@@ -20,8 +20,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fixtures.builders import TINY_RECIPE
-from tests.hostile_support import HOSTILE, Ran, located_error, no_crash, planner_main, tree
+from fixtures.builders import TINY_RECIPE, Ran
+from tests.hostile_support import HOSTILE, located_error, no_crash, planner_main
+from witnesses.support import tree
 
 TINY = TINY_RECIPE.read_text(encoding="utf-8")
 BASE = "\n".join(line for line in TINY.splitlines() if not line.startswith("#")) + "\n"
