@@ -117,6 +117,24 @@ def test_the_audit_agrees_and_confirms_every_timeout(full: Survey) -> None:
     )
 
 
+def test_the_timing_adds_up_and_states_the_ideal_the_workers_are_held_to(full: Survey) -> None:
+    timing = full.report["timing"]
+    mutants = full.mutants().values()
+    assert timing["mutantRuns"] == pytest.approx(
+        sum(m["duration"] for m in mutants) / 1000, abs=0.01
+    )
+    assert timing["after"] == pytest.approx(full.report["audit"]["seconds"], abs=0.05)
+    parts = timing["before"] + timing["workers"] + timing["after"]
+    assert timing["total"] == pytest.approx(parts, abs=0.01)
+    claims = timing["baselineClaims"] + timing["mutantRuns"]
+    assert timing["ideal"] == pytest.approx(timing["start"] + claims / timing["jobs"], abs=0.01)
+    # the first baseline (a start and its claims) arrived while the workers ran
+    assert 0 < timing["baselineClaims"] and timing["start"] + timing["baselineClaims"] <= (
+        timing["workers"] + 0.01
+    )
+    assert f"time: {timing['total']:.0f} s in all: mutmut " in full.done.stdout
+
+
 def test_the_summary_scores_the_witness_and_shows_survivor_diffs(full: Survey) -> None:
     out = full.done.stdout
     # the crashing mutant's worker is restarted from the first baseline, not a rerun of it

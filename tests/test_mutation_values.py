@@ -507,6 +507,9 @@ def test_the_summary_counts_every_site_and_tables_the_module(full: Run) -> None:
     assert row.split()[1:4] == [str(killed), str(survived), "1"]
     assert killed + survived + 1 == sites + 1
     assert "desk.plan.book:unit#2:rekey" in out
+    timing = full.report["timing"]
+    assert timing["after"] == 0 and timing["jobs"] == 2
+    assert f"time: {timing['total']:.0f} s in all: enumeration " in out
 
 
 def test_a_capped_run_says_how_many_it_surveyed_and_shards_partition(desk: Path, full: Run) -> None:

@@ -339,6 +339,8 @@ class SurveyRun:
     ran: int
     phase: float
     wall: float
+    timing: dict[str, Any] | None = None
+    """Ours only: the report's ``timing`` (:mod:`plugins.mutate.generated.timing`)."""
 
 
 @functools.cache
@@ -370,10 +372,11 @@ def _ours_side(files: Sequence[str], jobs: int, *options: str) -> SurveyRun:
         argv += [a for name in files for a in ("--file", name)] + ["--report", str(report)]
         wall, out = _twice(ours, argv)
         ran = _ours_ran(report, files)
+        timing = json.loads(report.read_text(encoding="utf-8"))["timing"]
     phase = OURS_PHASE.search(out)
     if phase is None:
         raise RuntimeError(f"the survey printed no mutant phase: {out[-400:]}")
-    return SurveyRun(ran, int(phase.group(1)) / float(phase.group(2)), wall)
+    return SurveyRun(ran, int(phase.group(1)) / float(phase.group(2)), wall, timing)
 
 
 def bench_survey_vs_mutmut(files: Sequence[str], jobs: int) -> list[Figure]:
@@ -388,7 +391,19 @@ def bench_survey_vs_mutmut(files: Sequence[str], jobs: int) -> list[Figure]:
     theirs = _mutmut_side(tuple(files), jobs)
     ours = _ours_side(files, jobs)
     shown = ", ".join(files)
+    timing = ours.timing or {}
     return [
+        Figure(
+            f"full-matrix survey vs its ideal ({shown})",
+            timing["workers"],
+            timing["ideal"],
+            "s",
+            1.5,
+            f"the workers' wall time / one start ({timing['start']:.0f} s) + the claims' "
+            f"in-process time ({timing['baselineClaims'] + timing['mutantRuns']:.0f} s: the "
+            f"baseline's and each mutant's) ÷ {timing['jobs']} jobs; outside both, mutmut's "
+            f"generation {timing['before']:.0f} s and the audit {timing['after']:.0f} s",
+        ),
         Figure(
             f"survey vs mutmut, mutant phase ({shown})",
             ours.phase,

@@ -54,6 +54,7 @@ from plugins.mutate.generated.mutmut_bridge import (
 from plugins.mutate.generated.selection import parse_shard, shard, since
 from plugins.mutate.generated.survey import CellKeys, SettledClaim, SurveyRequest
 from plugins.mutate.generated.survey_report import build_report, score, summarize_report
+from plugins.mutate.generated.timing import survey_timing
 from plugins.mutate.generated.workers import MutantResult, Pool, Survey, SurveyFailed, mutmut_key
 from plugins.mutate.ledgers import Equivalence, load_equivalents
 from plugins.mutate.stryker import Report, is_first_kill, merge, read_report, write_report
@@ -479,10 +480,13 @@ def survey_command(args: argparse.Namespace, session: Session) -> int:
     ]
     notes += _blind_kills(judged)
     report = build_report(plan, survey, judged)
+    timing = survey_timing(survey, plan.jobs, generation, audit.seconds if audit else 0.0)
+    report["timing"] = timing.as_json()  # an extension: where the time went, the ideal
     if audit is not None:
         report["audit"] = audit.as_json()
     write_report(report, plan.report)
     print("\n".join(_header(plan, survey, len(mutants), len(chosen), generation, seconds)))
+    print(timing.line("mutmut", "audit"))
     print(summarize_report(report, plan.show_survivors))
     print("\n".join(notes + (audit.lines() if audit is not None else [])))
     print(f"report: {plan.report}")

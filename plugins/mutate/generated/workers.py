@@ -113,6 +113,12 @@ class Survey(Generic[M]):
     resumed: int = 0
     """Restarted workers that took the first baseline instead of running it again."""
     canaries: int = 0
+    started: float | None = None
+    """When the pool started the first workers (``time.monotonic``)."""
+    ended: float | None = None
+    """When the last worker was stopped."""
+    start_seconds: float = 0.0
+    """The first worker's start: spawn to baseline, less the baseline's claims (:mod:`.timing`)."""
     first_ready: float | None = None
     """When the first worker finished its forced-fail run (``time.monotonic``)."""
     last_result: float | None = None
@@ -318,10 +324,12 @@ class Pool(Generic[M]):
             env = {**self.launch.env, MEMO_DIR_ENV: str(memo), "TMPDIR": str(tmp)}
             self.launch = replace(self.launch, env=env)
             try:
+                self.survey.started = time.monotonic()
                 self.start(jobs)
                 self.run()
             finally:
                 self.stop()
+                self.survey.ended = time.monotonic()
 
     @contextlib.contextmanager
     def _stoppable(self) -> Iterator[None]:
@@ -506,6 +514,10 @@ class Pool(Generic[M]):
                 f"baseline NOT green in mutants/ (no mutant applied): {_reasons(event['red'])}",
                 Exit.BASELINE,
             )
+        if self.survey.started is not None and not self.survey.baseline_seconds:  # the first
+            settled = set(event.get("settled") or ())
+            ran = sum(s for c, s in event["seconds"].items() if c not in settled)
+            self.survey.start_seconds = max(0.0, worker.last - self.survey.started - ran)
         self.survey.claims = event["claims"]
         self.survey.baseline_seconds = event["seconds"]
         self.survey.baseline_cpu |= event.get("cpu") or {}

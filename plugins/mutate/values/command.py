@@ -43,6 +43,7 @@ from plugins.mutate.generated.command import (
 from plugins.mutate.generated.mutmut_bridge import source_paths
 from plugins.mutate.generated.selection import shard
 from plugins.mutate.generated.survey import MUTANT_ENV
+from plugins.mutate.generated.timing import survey_timing
 from plugins.mutate.generated.workers import (
     Launch,
     MutantResult,
@@ -313,8 +314,11 @@ def values_command(args: argparse.Namespace, session: Session) -> int:
     ]
     config = plan.config() | ({"stopped": survey.stopped} if survey.stopped else {})
     report = build_value_report(config, plan.root, survey, results)
+    timing = survey_timing(survey, plan.jobs, found.seconds)
+    report["timing"] = timing.as_json()
     write_report(report, plan.report)
     print("\n".join(_header(plan, survey, found, selected, len(run), seconds)))
+    print(timing.line("enumeration"))
     print(summarize_values(report, plan.show_survivors))
     print("\n".join(_blind_kills(results)))
     print(f"report: {plan.report}")
