@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from plugins.mutate.generated.command import PROGRESS_EVERY_SECONDS, Ticker
 from plugins.mutate.generated.survey import (
     HUNG_SECONDS,
     MutantTimeout,
@@ -20,7 +21,14 @@ from plugins.mutate.generated.survey import (
     claim_budgets,
     mutant_budget,
 )
-from plugins.mutate.generated.workers import Launch, Pool, Survey, event_of, waiting_mutants
+from plugins.mutate.generated.workers import (
+    Launch,
+    MutantResult,
+    Pool,
+    Survey,
+    event_of,
+    waiting_mutants,
+)
 from tests.fakes_mutation.leaky_worker import LEAK
 from tests.fakes_mutation.support import REPO, copy_project, run_generated, with_witness
 
@@ -52,6 +60,27 @@ def test_non_utf8_output_a_mutant_leaks_does_not_stop_the_survey(
         p.read_text(encoding="utf-8", errors="replace") for p in scratch.glob(".survey/*.log")
     )
     assert "leaked by a mutant" in logs
+    assert (survey.baseline_done, survey.baseline_total) == (1, 1)
+    assert survey.started is not None and survey.ended is not None
+    assert 0 <= survey.start_seconds <= survey.ended - survey.started
+
+
+def test_progress_shows_the_baseline_then_the_rate_since_the_first_worker_was_ready(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    ticker, survey = Ticker(), Survey[str]()
+    survey.baseline_done, survey.baseline_total = 40, 319
+    ticker.last -= PROGRESS_EVERY_SECONDS
+    ticker(survey, 3)
+    assert capsys.readouterr().err.startswith("[baseline] 40/319 claims (")
+    survey.baseline_seconds = {"a.c": 1.0, "b.c": 2.0}
+    survey.first_ready = time.monotonic() - 10.0  # a baseline of minutes is no mutant's time
+    survey.results = {"m": MutantResult("m", "Killed")}
+    ticker.last -= PROGRESS_EVERY_SECONDS
+    ticker(survey, 3)
+    head, line = capsys.readouterr().err.splitlines()
+    assert head.startswith("baseline and forced fail done after ") and "(2 claims)" in head
+    assert line.startswith("[1/3] Killed 1 (0.10 mutants/s, about 0 min left)"), line
 
 
 def test_a_line_that_is_no_event_is_none() -> None:

@@ -332,21 +332,37 @@ def select(plan: Plan, mutants: list[GeneratedMutant]) -> list[GeneratedMutant]:
 
 
 class Ticker:
-    """A progress line on stderr every few seconds."""
+    """A progress line on stderr every few seconds: the first workers' baseline, then the
+    mutants judged, at the rate since the first worker was ready."""
 
     def __init__(self) -> None:
         self.start = self.last = time.monotonic()
-        self.shown = -1
+        self.shown: tuple[int, int] = (-1, -1)
+        self.ready = False
 
     def __call__(self, survey: Survey[Any], total: int) -> None:
         now = time.monotonic()
+        if survey.first_ready is not None and not self.ready:
+            self.ready = True
+            _say(
+                f"baseline and forced fail done after {survey.first_ready - self.start:.0f} s "
+                f"({len(survey.baseline_seconds)} claims); judging {total} mutants"
+            )
         due = now - self.last >= PROGRESS_EVERY_SECONDS or len(survey.results) == total
-        if not due or len(survey.results) == self.shown:
+        shown = (survey.baseline_done, len(survey.results))
+        if not due or shown == self.shown:
             return
-        self.last, self.shown = now, len(survey.results)
+        self.last, self.shown = now, shown
+        if not survey.results and not self.ready:
+            if survey.baseline_total:
+                _say(
+                    f"[baseline] {survey.baseline_done}/{survey.baseline_total} claims "
+                    f"({now - self.start:.0f} s)"
+                )
+            return
         counts = _counts(survey.results.values())
         done = len(survey.results)
-        rate = done / max(now - self.start, 1e-9)
+        rate = done / max(now - (survey.first_ready or self.start), 1e-9)
         left = f", about {(total - done) / rate / 60:.0f} min left" if 0 < done < total else ""
         tally = "".join(f"{k} {v}, " for k, v in counts.items()).removesuffix(", ")
         _say(f"[{done}/{total}] {tally}{' ' if tally else ''}({rate:.2f} mutants/s{left})")

@@ -11,6 +11,7 @@ object per line on stdout:
   mutated functions called then, and whether a process was started. Setup runs once, with
   no mutant, so a claim that reads what setup computed is judged on it as the original made
   it: a fresh run on the mutated source may differ there (the audit names such cells);
+- ``baseline_progress``: every few seconds during the baseline, how many claims it has run;
 - ``coverage``: per mutated function, the claims that call it, recorded in the baseline's
   own pass (mutmut's ``stats`` mode calls the originals, so its verdicts are the baseline's);
 - ``forced_fail``: which of the claims that call a mutated function go red when every
@@ -69,6 +70,9 @@ from plugins.mutate.profile import load_verdict_profile
 from plugins.mutate.waiting import cpu_seconds
 
 STATS = "stats"
+BASELINE_PROGRESS_SECONDS = 10.0
+"""How often a worker says how far its baseline is (``baseline_progress``)."""
+
 MUTANT_ENV = "MUTANT_UNDER_TEST"
 BUDGET_SECONDS = 2.0
 BUDGET_FACTOR = 10.0
@@ -415,10 +419,14 @@ class Worker:
         self.switch(self.baseline_mode)
         red: dict[str, str] = {}
         ran = 0
+        said = time.perf_counter()
         if self.infection is not None:
             self.infection.install()
         try:
-            for claim in self.claims:
+            for done, claim in enumerate(self.claims):
+                if time.perf_counter() - said >= BASELINE_PROGRESS_SECONDS:
+                    self.emit("baseline_progress", done=done, total=len(self.claims))
+                    said = time.perf_counter()
                 known = self.settled.get(claim.id) or self.request.resumed.get(claim.id)
                 if known is not None:
                     self._settle(claim.id, known)

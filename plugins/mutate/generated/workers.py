@@ -117,6 +117,9 @@ class Survey(Generic[M]):
     """When the pool started the first workers (``time.monotonic``)."""
     ended: float | None = None
     """When the last worker was stopped."""
+    baseline_done: int = 0
+    baseline_total: int = 0
+    """How far the furthest first worker's baseline is, of how many claims (progress only)."""
     start_seconds: float = 0.0
     """The first worker's start: spawn to baseline, less the baseline's claims (:mod:`.timing`)."""
     first_ready: float | None = None
@@ -491,7 +494,11 @@ class Pool(Generic[M]):
 
     def _event(self, worker: WorkerProcess, event: dict[str, Any]) -> None:
         kind = event["event"]
-        if kind == "baseline":
+        if kind == "baseline_progress":
+            if not worker.waiting and not worker.restarted:
+                self.survey.baseline_done = max(self.survey.baseline_done, event["done"])
+                self.survey.baseline_total = event["total"]
+        elif kind == "baseline":
             self._baseline(worker, event)
         elif kind == "coverage":
             self.survey.coverage = event["functions"]
