@@ -4,6 +4,8 @@ Each figure is a ratio of two costs measured here, now, on this machine; none is
 ``make bench`` prints the table and writes ``target/bench.json`` (one entry per figure: its
 value, its baseline, the ratio, the goal and its direction, whether it holds on this run).
 
+- Lines, not time: the Python lines of the planner's verification (``witnesses/``,
+  ``mutation/``, ``tests/``) against ``planner/``'s (goal ≤ 3×).
 - ``claims run W`` against its realistic floor, per witness: a fresh ``python`` that imports
   W's module and calls its claims (goal ≤ 1.15×). Medians of paired, interleaved runs.
 - ``claims mutate --all`` against its ideal: one interpreter start plus, for every run the
@@ -698,6 +700,35 @@ def bench_kernel(repeats: int) -> list[Figure]:
     ]
 
 
+VERIFICATION = ("witnesses", "mutation", "tests")
+"""What issue 22 counts as the planner's verification, against ``planner/`` (Python lines)."""
+
+
+def _python_lines(folder: str) -> int:
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--", f"{folder}/*.py"], cwd=ROOT, capture_output=True, check=True
+    ).stdout.decode()
+    files = [ROOT / name for name in filter(None, listed.split("\0"))]
+    return sum(len(f.read_bytes().splitlines()) for f in files if f.is_file())
+
+
+def bench_sizes() -> list[Figure]:
+    """Lines, not time: the verification's Python lines against the planner's (tracked files
+    as the working tree holds them)."""
+    parts = {folder: _python_lines(folder) for folder in VERIFICATION}
+    shown = " + ".join(f"{folder} {n:,}" for folder, n in parts.items())
+    return [
+        Figure(
+            "verification lines / planner lines",
+            sum(parts.values()),
+            _python_lines("planner"),
+            "lines",
+            3.0,
+            f"Python lines of {shown} / planner (tracked files)",
+        )
+    ]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="fewer repeats, smaller sizes")
@@ -721,6 +752,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     session = Session.start()
     figures: list[Figure] = []
     steps: list[tuple[str, Callable[[], list[Figure]]]] = [
+        ("sizes", bench_sizes),
         ("claims run", lambda: bench_claims_run(session, repeats)),
         ("planning at scale", lambda: [bench_scale(repeats, 64 if args.quick else 1024)]),
         (
