@@ -13,16 +13,14 @@ import json
 from mutation import mutant
 from planner.arm_launch import ArmCall
 from planner.arms.glm_group_b import glm_group_b_call, glm_row
-from planner.arms.v41_group_a import V41_ENGRAM_REQUEST, V41_UNITS
-from planner.checkpoint import CheckpointManifest, CheckpointRow, CheckpointVllmParsers
+from planner.arms.v41_group_a import V41_UNITS
+from planner.checkpoint import CheckpointManifest, CheckpointRow
 from planner.fabric import Fabric
 from planner.profile import ServingLaunchProfile
 
 W = "glm_group_b_launch"
 CALL_SITE = "planner.arms.glm_group_b.glm_group_b_call"
 CONTENT_KEY = "planner.profile.ServingLaunchProfile.content_key"
-PARSER_FLAGS = CheckpointVllmParsers.flags
-PROFILE_FLAGS = ServingLaunchProfile.flags
 KEY = f"{W}.the_engram_request_enters_the_key_by_its_content"
 FIT = f"{W}.glm_is_fitted_on_its_manifest_weights_and_group_b_pool"
 
@@ -58,26 +56,6 @@ def glm_asks_under_another_arm_name(fabric: Fabric, manifest: CheckpointManifest
 
 
 @mutant(
-    replaces="planner.checkpoint.CheckpointVllmParsers.flags",
-    turns_red={f"{W}.glm_parsers_render_and_no_tokenizer_flag"},
-)
-def absent_tokenizer_mode_renders_auto(self: CheckpointVllmParsers) -> tuple[str, ...]:
-    """An absent tokenizer mode renders --tokenizer-mode auto instead of no flag at all."""
-    flags = PARSER_FLAGS(self)
-    return flags if self.tokenizer_mode is not None else (*flags, "--tokenizer-mode", "auto")
-
-
-@mutant(
-    replaces="planner.profile.ServingLaunchProfile.flags",
-    turns_red={f"{W}.glm_carries_no_engram_request"},
-)
-def unset_engram_request_renders_the_v41_one(self: ServingLaunchProfile) -> tuple[str, ...]:
-    """A profile with no Engram request renders V4.1's request anyway."""
-    flags = PROFILE_FLAGS(self)
-    return flags if self.engram is not None else (*flags, *V41_ENGRAM_REQUEST.flags())
-
-
-@mutant(
     replaces=CONTENT_KEY,
     turns_red={f"{W}.glm_subject_key_is_unchanged_by_the_engram_field"},
 )
@@ -96,16 +74,6 @@ def engram_request_left_out_of_the_key(self: ServingLaunchProfile) -> str:
     """The content key never carries the Engram request, so setting one leaves the key as
     it was."""
     return _digest(self.model_dump(exclude={"engram"}))
-
-
-@mutant(
-    replaces="planner.profile.ServingLaunchProfile.flags",
-    turns_red={f"{W}.glm_enables_prefix_caching"},
-    independent=False,
-)
-def prefix_caching_on_renders_no_flag(self: ServingLaunchProfile) -> tuple[str, ...]:
-    """A profile with prefix caching on renders no flag for it, leaving it to vLLM's default."""
-    return tuple(f for f in PROFILE_FLAGS(self) if f != "--enable-prefix-caching")
 
 
 @mutant(replaces=CONTENT_KEY, turns_red={KEY}, independent=False)

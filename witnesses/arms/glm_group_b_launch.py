@@ -73,36 +73,6 @@ def glm_keeps_its_own_names_on_four_hosts() -> Verdict:
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
-def glm_parsers_render_and_no_tokenizer_flag() -> Verdict:
-    """GLM's glm45 tool and reasoning parsers render; no --tokenizer-mode flag at all."""
-    launch = _rendered().launch
-    assert launch is not None
-    seen = {
-        (
-            a[a.index("--tool-call-parser") + 1],
-            a[a.index("--reasoning-parser") + 1],
-            "--tokenizer-mode" in a,
-        )
-        for a in (r.serve_argv for r in launch.ranks)
-    }
-    return expect_equal({("glm45", "glm45", False)}, seen, "(tool, reasoning, tokenizer flag)")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def glm_carries_no_engram_request() -> Verdict:
-    """No GLM rank carries an --engram-config flag or Engram env."""
-    launch = _rendered().launch
-    assert launch is not None
-    leaked = [
-        a
-        for r in launch.ranks
-        for a in (*r.serve_argv, *(k for k, _ in r.env))
-        if "engram" in a.lower()
-    ]
-    return expect(not leaked, "no Engram flag or env on 4 ranks", f"Engram leaked: {leaked}")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
 def glm_subject_key_is_unchanged_by_the_engram_field() -> Verdict:
     """GLM's subject key equals the key of its profile computed without the Engram field."""
     before = _key_as_before_the_engram_field(GLM_GROUP_B_PROFILE)
@@ -119,18 +89,6 @@ def an_explicit_engram_request_enters_the_key() -> Verdict:
         "setting the Engram request changes the key",
         "an explicit Engram request left the key unchanged",
     )
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def glm_enables_prefix_caching() -> Verdict:
-    """GLM's profile keeps prefix caching on: every rank says --enable-prefix-caching."""
-    launch = _rendered().launch
-    assert launch is not None
-    on = [
-        ("--enable-prefix-caching" in r.serve_argv, "--no-enable-prefix-caching" in r.serve_argv)
-        for r in launch.ranks
-    ]
-    return expect_equal([(True, False)] * 4, on, "(enable, no-enable) per rank")
 
 
 @claim(ClaimKind.POSITIVE_CONTROL)

@@ -41,7 +41,7 @@ from planner.checkpoint import (
     load_manifest,
     local_checkpoint_directory,
 )
-from planner.engram import MANIFEST_ENV, RECEIPT_ENV, MkdirStep, TypedFileWrite
+from planner.engram import MkdirStep, TypedFileWrite
 from planner.fit import serving_arm_admits_under
 from planner.profile import VllmEngramConfigRequest
 from planner.refusal import PlannerInputError
@@ -56,9 +56,6 @@ from witnesses.support import (
     scenario_raw,
     value_after,
 )
-
-V41_NAME = "gunbc-v41-tp4"
-FOREIGN_NAMES = ("gunbc-spark-pair", "glm-native")
 
 
 def _supplied() -> DryRun:
@@ -126,13 +123,6 @@ def _refused_exactly(scenario: str, code: str, where: str) -> Verdict:
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
-def kv_cache_dtype_is_fp8_ds_mla() -> Verdict:
-    """Every rank is told --kv-cache-dtype fp8_ds_mla."""
-    dtypes = {value_after(a, "--kv-cache-dtype") for a in _serve_argvs()}
-    return expect_equal({"fp8_ds_mla"}, dtypes, "kv-cache dtypes across ranks")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
 def engram_request_renders_both_dotted_flags() -> Verdict:
     """Every rank carries --engram-config.cpu_offload true and .dp_shared_memory false."""
     pairs = {
@@ -143,63 +133,6 @@ def engram_request_renders_both_dotted_flags() -> Verdict:
         for a in _serve_argvs()
     }
     return expect_equal({("true", "false")}, pairs, "(cpu_offload, dp_shared_memory)")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def one_serve_covers_the_staircase() -> Verdict:
-    """Max model len is the measurement's 262144 and max num seqs the staircase's 16."""
-    lengths = {
-        (value_after(a, "--max-model-len"), value_after(a, "--max-num-seqs"))
-        for a in _serve_argvs()
-    }
-    return expect_equal({("262144", "16")}, lengths, "(max-model-len, max-num-seqs)")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def recipe_parsers_and_tokenizer_mode_are_rendered() -> Verdict:
-    """The recipe's deepseek_v41 tool and reasoning parsers and tokenizer mode are rendered."""
-    flags = {
-        tuple(
-            value_after(a, f)
-            for f in ("--tool-call-parser", "--reasoning-parser", "--tokenizer-mode")
-        )
-        for a in _serve_argvs()
-    }
-    return expect_equal({("deepseek_v41",) * 3}, flags, "(tool, reasoning, tokenizer mode)")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def prefix_caching_is_explicitly_off() -> Verdict:
-    """Every rank says --no-enable-prefix-caching, and none enables it."""
-    argvs = _serve_argvs()
-    off = all(
-        "--no-enable-prefix-caching" in a and "--enable-prefix-caching" not in a for a in argvs
-    )
-    return expect(
-        off,
-        "--no-enable-prefix-caching on all 4 ranks",
-        "prefix caching is not explicitly off on every rank",
-    )
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def engram_env_and_mounts_under_v41_names_only() -> Verdict:
-    """Engram env and three mounts are present under gunbc-v41-tp4; no foreign arm named."""
-    problems: list[str] = []
-    for host in _supplied().hosts:
-        argv = host.realization.create_argv
-        text = " ".join(argv) + host.realization.unit_text
-        mounts = [argv[i + 1] for i, a in enumerate(argv) if a == "--mount"]
-        engram = [m for m in mounts if "/engram" in m]
-        envs = {argv[i + 1].split("=", 1)[0] for i, a in enumerate(argv) if a == "--env"}
-        if value_after(argv, "--name") != V41_NAME:
-            problems.append(f"{host.realization.host_name}: name {value_after(argv, '--name')}")
-        if len(engram) != 3 or not {MANIFEST_ENV, RECEIPT_ENV} <= envs:
-            problems.append(f"{host.realization.host_name}: engram mounts {engram}, env {envs}")
-        problems += [f"{host.realization.host_name} names {n}" for n in FOREIGN_NAMES if n in text]
-    if problems:
-        return fails("; ".join(problems))
-    return holds(f"4 hosts × {V41_NAME}: 3 Engram mounts, {MANIFEST_ENV}, {RECEIPT_ENV}")
 
 
 # --- the allowance pair ----------------------------------------------------------------
