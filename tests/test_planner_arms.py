@@ -272,8 +272,8 @@ def test_adding_an_arm_is_adding_its_module_its_values_and_its_floors(tmp_path: 
     claimed = run(CLAIMS, "run", "arm_registry", "arm_launch", cwd=REPO)
     assert claimed.returncode == 0, claimed.stdout + claimed.stderr
     assert "arm_registry: 2/2 PASS" in claimed.stdout
-    assert "arm_launch: 18/18 PASS" in claimed.stdout
+    assert "arm_launch: 21/21 PASS" in claimed.stdout
     assert "arm_launch[glm_group_a].every_rank_serve_argv_is_planned_whole" in claimed.stdout
     mutated = run(CLAIMS, "mutate", "arm_launch", cwd=REPO)
     assert mutated.returncode == 0, mutated.stdout[-3000:] + mutated.stderr
-    assert "claims witnessed 18/18" in mutated.stdout
+    assert "claims witnessed 21/21" in mutated.stdout

@@ -8,13 +8,22 @@ flag, for the arms whose expected serve argv has (or lacks) that flag.
 from __future__ import annotations
 
 from mutation import mutant
-from planner.apply import ApplyContext, Stage, apply_body
+from planner.apply import (
+    ApplyContext,
+    ApplyStep,
+    FrontDoor,
+    Stage,
+    apply_body,
+    apply_steps,
+    preflight_body,
+)
 from planner.arm_launch import ArmCall, DryRun, arm_mounts, plan_arm
 from planner.arms import arms
 from planner.arms.glm_group_b import glm_group_b_call, glm_group_b_launch_dry_run
 from planner.arms.v41_group_a import (
     V41_ENGRAM_REQUEST,
     V41_STAIRCASE_CONCURRENCIES,
+    V41_UNITS,
     deepseek_v41_measurement_profile,
     v41_group_a_call,
     v41_group_a_launch_dry_run,
@@ -44,6 +53,7 @@ UNIT = "every_unit_is_planned_whole"
 LANDS = "apply_lands_each_hosts_whole_unit"
 ORDER = "the_apply_order_is_every_stage_head_first"
 ENV = "every_rank_runs_on_its_inventory_host_with_its_env"
+FOREIGN = "no_rendered_artifact_names_another_arm"
 MINT = "planner.arms.v41_group_a.deepseek_v41_measurement_profile"
 V41_CALL = "planner.arms.v41_group_a.v41_group_a_call"
 V41_DRY_RUN = "planner.arms.v41_group_a.v41_group_a_launch_dry_run"
@@ -53,6 +63,7 @@ PROFILE_FLAGS_AT = "planner.profile.ServingLaunchProfile.flags"
 PARSER_FLAGS = CheckpointVllmParsers.flags
 PROFILE_FLAGS = ServingLaunchProfile.flags
 V4_PAIR_CONTAINER = "gunbc-spark-pair"
+STAGE_ORDER = {stage: index for index, stage in enumerate(Stage)}
 
 
 def _every(*claims: str) -> set[str]:
@@ -477,6 +488,12 @@ def v41_runs_under_the_v4_pair_container_name(
     return call.model_copy(update={"container": container})
 
 
+@mutant(replaces=CALL_SITE, turns_red={GLM + UNIT, GLM + LANDS, GLM + ORDER, GLM + FOREIGN})
+def glm_runs_under_the_v41_units(fabric: Fabric, manifest: CheckpointManifest) -> ArmCall:
+    """GLM's call site passes V4.1's unit identity, so GLM's hosts run gunbc-v41 units."""
+    return glm_group_b_call(fabric, manifest).model_copy(update={"units": V41_UNITS})
+
+
 @mutant(
     replaces="planner.checkpoint.CheckpointVllmParsers.flags",
     turns_red=_serving("--tokenizer-mode", False),
@@ -502,3 +519,28 @@ def unset_engram_request_renders_the_v41_one(self: ServingLaunchProfile) -> tupl
 def prefix_caching_on_renders_no_flag(self: ServingLaunchProfile) -> tuple[str, ...]:
     """A profile with prefix caching on renders no flag for it, leaving it to vLLM's default."""
     return tuple(f for f in PROFILE_FLAGS(self) if f != "--enable-prefix-caching")
+
+
+@mutant(replaces="planner.apply.apply_steps", turns_red=_every(ORDER))
+def followers_go_before_the_head(contexts: tuple[ApplyContext, ...]) -> tuple[ApplyStep, ...]:
+    """Within each stage the followers run before node rank 0."""
+    steps = apply_steps(contexts)
+    return tuple(sorted(steps, key=lambda s: (STAGE_ORDER[s.stage], -s.rank)))
+
+
+@mutant(replaces="planner.apply.front_door", turns_red=_every(ORDER))
+def followers_get_the_head_health_check(ctx: ApplyContext) -> FrontDoor:
+    """Every rank's front door is /health on its host, which a headless follower never
+    answers."""
+    url = f"http://{ctx.launch.host.rail_address}:{ctx.serve_port}/health"
+    return FrontDoor(
+        check=("curl", "-fsS", "--max-time", "5", url), log_path=ctx.realization.log_path
+    )
+
+
+@mutant(replaces="planner.apply.preflight_body", turns_red=_every(FOREIGN) - {GLM + FOREIGN})
+def occupancy_check_spells_the_glm_arm(ctx: ApplyContext) -> list[str]:
+    """Preflight's occupancy check keeps the GLM launcher's literal arm label, so it only
+    sees GLM containers."""
+    old, new = "--filter label=gunbc.arm ", "--filter label=gunbc.arm=glm_group_b "
+    return [line.replace(old, new) for line in preflight_body(ctx)]

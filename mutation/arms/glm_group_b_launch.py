@@ -13,7 +13,6 @@ import json
 from mutation import mutant
 from planner.arm_launch import ArmCall
 from planner.arms.glm_group_b import glm_group_b_call, glm_row
-from planner.arms.v41_group_a import V41_UNITS
 from planner.checkpoint import CheckpointManifest, CheckpointRow
 from planner.fabric import Fabric
 from planner.profile import ServingLaunchProfile
@@ -28,17 +27,6 @@ FIT = f"{W}.glm_is_fitted_on_its_manifest_weights_and_group_b_pool"
 def _digest(body: dict[str, object]) -> str:
     canonical = json.dumps(body, sort_keys=True, separators=(",", ":"))
     return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
-
-
-@mutant(
-    replaces=CALL_SITE,
-    turns_red={
-        f"{W}.glm_keeps_its_own_names_on_four_hosts",
-    },
-)
-def glm_runs_under_the_v41_units(fabric: Fabric, manifest: CheckpointManifest) -> ArmCall:
-    """GLM's call site passes V4.1's unit identity, so GLM's hosts run gunbc-v41 units."""
-    return glm_group_b_call(fabric, manifest).model_copy(update={"units": V41_UNITS})
 
 
 @mutant(

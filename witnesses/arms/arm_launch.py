@@ -13,11 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 from claims import ClaimKind, Verdict, claim, difference, holds_unless
-from fixtures.builders import DATA_ROOT, authority_state, inventory, rendered, v41_inputs
+from fixtures.builders import rendered
 from planner.apply import Stage
 from planner.arm_launch import DryRun
-from planner.arms import Arm, ArmSources, arms
-from witnesses.arms.expected import Expected, expected
+from planner.arms import Arm, arms
+from witnesses.arms.expected import Expected, expected, supplied
 from witnesses.support import hosts_raw
 
 HEREDOC_END = "GUNBC_UNIT_TEXT"
@@ -31,14 +31,7 @@ def cases() -> dict[str, Arm]:
 
 def _planned(arm: Arm) -> tuple[DryRun, Expected]:
     """The arm's supplied dry run, rendered, and its expected values."""
-    sources = ArmSources(
-        fabric=inventory(),
-        root=DATA_ROOT,
-        inputs=v41_inputs("supplied"),
-        inputs_source="inputs",
-        state=authority_state("supplied"),
-    )
-    return rendered(arm.plan(sources), arm.name), expected(arm.name)
+    return rendered(supplied(arm), arm.name), expected(arm.name)
 
 
 def _rail(host: dict[str, Any]) -> tuple[str, str, str]:
@@ -216,3 +209,30 @@ def every_rank_runs_on_its_inventory_host_with_its_env(case: Arm) -> Verdict:
         *difference("candidate", want.candidate, candidate),
     ]
     return holds_unless(problems, f"{len(got)} ranks on {want.hosts}, each with its whole env")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def no_rendered_artifact_names_another_arm(case: Arm) -> Verdict:
+    """No host's create argv, unit text or stage script names another arm of the registry:
+    neither its name, nor its container, nor its units."""
+    run, _ = _planned(case)
+    others = [
+        name
+        for arm in arms()
+        if arm != case.name
+        for want in [expected(arm)]
+        for name in (arm, want.container, want.head_unit, want.rank_unit)
+    ]
+    found = [
+        f"{real.host_name} {what} names {name}"
+        for host in run.hosts
+        for real in [host.realization]
+        for what, text in (
+            ("create argv", " ".join(real.create_argv)),
+            ("unit", real.unit_text),
+            *((f"{s.stage.value}.sh", s.script) for s in host.steps),
+        )
+        for name in others
+        if name in text
+    ]
+    return holds_unless(found, f"{len(run.hosts)} hosts name none of {others}")

@@ -11,15 +11,13 @@ import hashlib
 import json
 from typing import Any
 
-from claims import ClaimKind, Verdict, claim, expect, expect_equal, fails, holds
+from claims import ClaimKind, Verdict, claim, expect, expect_equal
 from fixtures.builders import DATA_ROOT, glm_call, glm_dry_run, refusal_codes, rendered
 from planner.arm_launch import DryRun
 from planner.arms.glm_group_b import GLM_GROUP_B_PROFILE
 from planner.arms.v41_group_a import V41_ENGRAM_REQUEST
 from planner.profile import ServingLaunchProfile, VllmEngramConfigRequest
 from witnesses.support import group_hosts, group_raw, manifest_weight_gib, placement, read_json
-
-GLM_NAMES = ("glm-native-tp4", "glm-native-head.service", "glm-native-rank.service")
 
 
 def _rendered() -> DryRun:
@@ -53,23 +51,6 @@ def artifacts() -> dict[str, str]:
         for step in host.steps:
             found[f"{real.host_name}/{step.stage.value}.sh"] = step.script
     return found
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def glm_keeps_its_own_names_on_four_hosts() -> Verdict:
-    """Four Group B hosts run glm-native-tp4 under glm-native units; nothing names V4.1."""
-    problems: list[str] = []
-    for host in _rendered().hosts:
-        real = host.realization
-        text = " ".join(real.create_argv) + real.unit_text + "".join(s.script for s in host.steps)
-        if real.container_name != GLM_NAMES[0] or real.unit_name not in GLM_NAMES[1:]:
-            problems.append(f"{real.host_name}: {real.container_name}, {real.unit_name}")
-        if "v41" in text:
-            problems.append(f"{real.host_name}: names v41")
-    hosts = [h.realization.host_name for h in _rendered().hosts]
-    if problems or hosts != ["srv1", "srv2", "srv3", "srv4"]:
-        return fails(f"hosts {hosts}; " + "; ".join(problems))
-    return holds(f"srv1-4 × {GLM_NAMES[0]}, head unit {GLM_NAMES[1]}")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
