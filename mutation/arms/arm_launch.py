@@ -19,11 +19,12 @@ from planner.apply import (
 )
 from planner.arm_launch import ArmCall, DryRun, arm_mounts, plan_arm
 from planner.arms import arms
-from planner.arms.glm_group_b import glm_group_b_call, glm_group_b_launch_dry_run
+from planner.arms.glm_group_b import glm_group_b_call, glm_group_b_launch_dry_run, glm_row
 from planner.arms.v41_group_a import (
     V41_ENGRAM_REQUEST,
     V41_STAIRCASE_CONCURRENCIES,
     V41_UNITS,
+    deepseek_v41_flash_row,
     deepseek_v41_measurement_profile,
     v41_group_a_call,
     v41_group_a_launch_dry_run,
@@ -54,6 +55,8 @@ LANDS = "apply_lands_each_hosts_whole_unit"
 ORDER = "the_apply_order_is_every_stage_head_first"
 ENV = "every_rank_runs_on_its_inventory_host_with_its_env"
 FOREIGN = "no_rendered_artifact_names_another_arm"
+ROW = "the_row_is_the_manifests_model_weighed_once"
+FIT = "the_fit_is_the_groups_pool_over_its_ranks"
 MINT = "planner.arms.v41_group_a.deepseek_v41_measurement_profile"
 V41_CALL = "planner.arms.v41_group_a.v41_group_a_call"
 V41_DRY_RUN = "planner.arms.v41_group_a.v41_group_a_launch_dry_run"
@@ -477,6 +480,14 @@ def prefix_caching_forced_on(
     )
 
 
+@mutant(replaces="planner.arms.v41_group_a.deepseek_v41_flash_row", turns_red={V41 + SERVE})
+def tokenizer_mode_dropped_from_the_v41_row(manifest: CheckpointManifest) -> CheckpointRow:
+    """The V4.1 row loses the recipe's tokenizer mode, so no --tokenizer-mode renders."""
+    row = deepseek_v41_flash_row(manifest)
+    parsers = row.parsers.model_copy(update={"tokenizer_mode": None})
+    return row.model_copy(update={"parsers": parsers})
+
+
 @mutant(replaces=V41_CALL, turns_red={V41 + CREATE, V41 + UNIT, V41 + LANDS, V41 + ORDER})
 def v41_runs_under_the_v4_pair_container_name(
     fabric: Fabric, manifest: CheckpointManifest, inputs: PlanInputs, source: str = "inputs"
@@ -492,6 +503,13 @@ def v41_runs_under_the_v4_pair_container_name(
 def glm_runs_under_the_v41_units(fabric: Fabric, manifest: CheckpointManifest) -> ArmCall:
     """GLM's call site passes V4.1's unit identity, so GLM's hosts run gunbc-v41 units."""
     return glm_group_b_call(fabric, manifest).model_copy(update={"units": V41_UNITS})
+
+
+@mutant(replaces=CALL_SITE, turns_red={GLM + CREATE, GLM + ENV}, independent=False)
+def glm_asks_under_another_arm_name(fabric: Fabric, manifest: CheckpointManifest) -> ArmCall:
+    """GLM's call site names its arm glm_native, so its candidate is not the one Group B
+    was suspended for."""
+    return glm_group_b_call(fabric, manifest).model_copy(update={"arm": "glm_native"})
 
 
 @mutant(
@@ -544,3 +562,16 @@ def occupancy_check_spells_the_glm_arm(ctx: ApplyContext) -> list[str]:
     sees GLM containers."""
     old, new = "--filter label=gunbc.arm ", "--filter label=gunbc.arm=glm_group_b "
     return [line.replace(old, new) for line in preflight_body(ctx)]
+
+
+@mutant(replaces="planner.arms.glm_group_b.glm_row", turns_red={GLM + ROW, GLM + FIT})
+def glm_weight_rounded_down(manifest: CheckpointManifest) -> CheckpointRow:
+    """GLM's weight is rounded down to whole GiB, so the fit under-counts it."""
+    row = glm_row(manifest)
+    return row.model_copy(update={"weight_gib": manifest.weight_bytes // 1024**3})
+
+
+@mutant(replaces="planner.arm_launch.plan_arm", turns_red=_every(ROW, FIT), independent=False)
+def the_dry_run_drops_its_fit(call: ArmCall, state: AuthorityState) -> DryRun:
+    """The dry run drops the fit it computed, so the report shows no fit line."""
+    return plan_arm(call, state).model_copy(update={"fit": None})

@@ -20,7 +20,6 @@ from planner.apply import ApplyContext, cleanup_body
 from planner.arm_launch import ArmCall, DryRun, plan_arm
 from planner.arms.v41_group_a import (
     V41_STAIRCASE_CONCURRENCIES,
-    deepseek_v41_flash_row,
     deepseek_v41_measurement_profile,
     v41_group_a_call,
     v41_group_a_launch_dry_run,
@@ -80,17 +79,6 @@ def engram_request_dropped_from_the_mint(
 
 
 # --- the row, the launch shape and the realization ----------------------------------------
-
-
-@mutant(
-    replaces="planner.arms.v41_group_a.deepseek_v41_flash_row",
-    turns_red={f"{W}.the_v41_row_weighs_its_backbone_only"},
-)
-def tokenizer_mode_dropped_from_the_v41_row(manifest: CheckpointManifest) -> CheckpointRow:
-    """The V4.1 row loses the recipe's tokenizer mode, so no --tokenizer-mode renders."""
-    row = deepseek_v41_flash_row(manifest)
-    parsers = row.parsers.model_copy(update={"tokenizer_mode": None})
-    return row.model_copy(update={"parsers": parsers})
 
 
 @mutant(
@@ -391,16 +379,6 @@ def ceiling_division_left_fractional(numerator: int, denominator: int) -> int:
     """Ceiling division divides as floats, so the wall's ×5/4 requirement is reported as
     661.25 GiB instead of whole GiB."""
     return -(-numerator / denominator)  # type: ignore[return-value]
-
-
-@mutant(
-    replaces="planner.arm_launch.plan_arm",
-    turns_red={f"{W}.the_dry_run_carries_the_fit_it_was_planned_under"},
-    independent=False,
-)
-def the_dry_run_drops_its_fit(call: ArmCall, state: AuthorityState) -> DryRun:
-    """The dry run drops the fit it computed, so the report shows no fit line."""
-    return plan_arm(call, state).model_copy(update={"fit": None})
 
 
 V41_DRY_RUN = "planner.arms.v41_group_a.v41_group_a_launch_dry_run"

@@ -21,7 +21,6 @@ from fixtures.builders import (
     inventory,
     refusal_codes,
     rendered,
-    v41_call,
     v41_dry_run,
     v41_inputs,
     v41_manifest,
@@ -35,14 +34,10 @@ from planner.arms.v41_group_a import (
     v41_group_a_launch_dry_run,
 )
 from planner.checkpoint import (
-    CheckpointRow,
-    CheckpointVllmParsers,
-    PageCacheFromNonKvHeadroom,
     load_manifest,
     local_checkpoint_directory,
 )
 from planner.engram import MkdirStep, TypedFileWrite
-from planner.fit import serving_arm_admits_under
 from planner.profile import VllmEngramConfigRequest
 from planner.refusal import PlannerInputError
 from planner.report import render_report
@@ -51,7 +46,6 @@ from witnesses.support import (
     GIB,
     group_hosts,
     manifest_weight_gib,
-    placement,
     read_json,
     scenario_raw,
     value_after,
@@ -318,31 +312,6 @@ def dry_run_renders_every_host_artifact() -> Verdict:
 # --- the row, the Engram request, the inputs ----------------------------------------------
 
 
-@claim(ClaimKind.PLANNED_SHAPE)
-def the_v41_row_weighs_its_backbone_only() -> Verdict:
-    """The V4.1 row is the manifest's model at its revision, placed by the placement rule,
-    weighing the 287 GiB backbone (weights files rounded up once; the Engram table shards
-    are served from row stores, not loaded), with the recipe's parsers and a page-cache
-    allowance beyond its weights."""
-    raw = read_json(V41_MANIFEST_FILE)
-    expected = CheckpointRow(
-        model=raw["model"],
-        revision=raw["revision"],
-        weight_gib=manifest_weight_gib(raw),
-        parsers=CheckpointVllmParsers(
-            tool_call="deepseek_v41", reasoning="deepseek_v41", tokenizer_mode="deepseek_v41"
-        ),
-        resident_beyond_weights=PageCacheFromNonKvHeadroom(),
-        placement=placement(raw),
-    )
-    row = v41_call("supplied").row
-    if expected.weight_gib != 287:
-        return fails(f"the manifest's backbone rounds to {expected.weight_gib} GiB, not 287")
-    return expect_equal(
-        (expected, f"{raw['model']}@{raw['revision']}"), (row, row.reference), "(row, ref)"
-    )
-
-
 @claim(ClaimKind.REFUSAL)
 def a_checkpoint_is_placed_only_from_org_name_and_plain_revision() -> Verdict:
     """``org/name`` at an alphanumeric revision is placed at <root>/org--name/revision;
@@ -436,19 +405,6 @@ def an_engram_manifest_error_names_the_file_it_came_from() -> Verdict:
     where = "engram_manifest.row_stores[0].path"
     want = [("inputs", where), (named, where), ("inputs", where)]
     return expect_equal(want, got, "(source, where): dry run unnamed, named; call unnamed")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def the_dry_run_carries_the_fit_it_was_planned_under() -> Verdict:
-    """The supplied dry run carries, for its report, the wall's own arithmetic for Group A's
-    pool and rank count from the inventory under the minted profile (the arithmetic itself
-    is serving_fit's claims)."""
-    call = v41_call("supplied")
-    hosts = group_hosts("group_a")
-    pool = sum(h["memory_gib"] for h in hosts)
-    assert call.profile is not None
-    want, _ = serving_arm_admits_under(call.row, call.profile, pool, len(hosts))
-    return expect_equal(want, _supplied().fit, "the dry run's fit")
 
 
 # --- the apply order, each rank's host and env, staging, the candidate, the obligations ----

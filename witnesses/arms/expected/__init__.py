@@ -42,6 +42,13 @@ class Expected:
     """The head's front door: the URL its /health answers on."""
     candidate: tuple[str, str, str]
     """(arm, checkpoint reference, runtime key) the admission is asked for."""
+    manifest: str
+    """The checkpoint manifest it plans from, under the data root."""
+    weight_gib: int
+    """Its weights in GiB, as the fit charges them."""
+    allowance_gib: int
+    """What the fit charges beyond the weights: 0 for a row that keeps nothing else resident,
+    the pool's share outside the engine for one that keeps a page cache."""
 
 
 def expected(arm: str) -> Expected:
