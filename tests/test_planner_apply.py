@@ -1,11 +1,12 @@
 """planner.apply: what the scripts' behaviour cannot show, and the order of the contexts.
 
-What each stage script does, its order, front doors, readback and rollback, are
-witnesses/transaction/native_serving_apply.py's claims, and
-witnesses/transaction/executed_apply.py runs them on a sandboxed host; a header assigning a
-value its body never reads is shellcheck's SC2034 in tests/test_planner_real_tools.py. What
-stays here is a container name never spelled outside the guard and the unit, the log tail of a
-front door that never answered, and contexts given out of rank order."""
+What each stage script does, readback and rollback are
+witnesses/transaction/native_serving_apply.py's claims, the order and front doors
+witnesses/arms/arm_launch.py's, and witnesses/transaction/executed_apply.py runs them on a
+sandboxed host; a header assigning a value its body never reads is shellcheck's SC2034 in
+tests/test_planner_real_tools.py. What stays here is a container name never spelled outside
+the guard and the unit, the log tail of a front door that never answered, and contexts given
+out of rank order."""
 
 from __future__ import annotations
 

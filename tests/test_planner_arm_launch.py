@@ -1,7 +1,7 @@
 """planner.arm_launch: two rules of the shared launcher no arm's claim can reach.
 
 The plan, its rendering, staging, apply order, fit and admission through the launcher are
-the claims of witnesses/arms/v41_group_a_launch.py and glm_group_b_launch.py; the report of a
+the claims of witnesses/arms/arm_launch.py and v41_group_a_launch.py; the report of a
 dry run (planner.report) is witnesses/surfaces/dry_run_cli.py's.
 """
 

@@ -140,6 +140,9 @@ EXPECTED = Expected(
     rank_unit_text=unit_text(f"{_DESCRIPTION}: follower", "glm-a-tp4", "glm-a-tp4-rank"),
     health="http://10.77.1.15:8200/health",
     candidate=("glm_group_a", "zai-org/GLM-4.6-FP8@5c7e1f3b", "gunbc-glm-group-a"),
+    manifest="checkpoints/glm-4.6-fp8-5c7e1f3b.manifest.json",
+    weight_gib=331,
+    allowance_gib=0,
 )
 '''
 """The third arm's expected values, beside the two arms' in witnesses/arms/expected/."""
@@ -272,8 +275,8 @@ def test_adding_an_arm_is_adding_its_module_its_values_and_its_floors(tmp_path: 
     claimed = run(CLAIMS, "run", "arm_registry", "arm_launch", cwd=REPO)
     assert claimed.returncode == 0, claimed.stdout + claimed.stderr
     assert "arm_registry: 2/2 PASS" in claimed.stdout
-    assert "arm_launch: 18/18 PASS" in claimed.stdout
+    assert "arm_launch: 27/27 PASS" in claimed.stdout
     assert "arm_launch[glm_group_a].every_rank_serve_argv_is_planned_whole" in claimed.stdout
     mutated = run(CLAIMS, "mutate", "arm_launch", cwd=REPO)
     assert mutated.returncode == 0, mutated.stdout[-3000:] + mutated.stderr
-    assert "claims witnessed 18/18" in mutated.stdout
+    assert "claims witnessed 27/27" in mutated.stdout

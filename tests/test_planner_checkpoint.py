@@ -2,8 +2,7 @@
 
 The manifests, the rows (weights rounded once, the Engram shards left out, parsers, what
 stays resident), the placement rule's refusals and bad manifests are the claims of
-witnesses/arms/v41_group_a_launch.py, glm_group_b_launch.py, serving_fit.py and
-fabric_inventory.py.
+witnesses/arms/arm_launch.py, v41_group_a_launch.py, serving_fit.py and fabric_inventory.py.
 """
 
 from __future__ import annotations

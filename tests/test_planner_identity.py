@@ -1,7 +1,7 @@
 """planner.identity: the safe-name and safe-path types on identities and mounts.
 
 The V4.1 and GLM identities themselves (names, ports, shm sizes, units, log paths) are
-stated whole by witnesses/arms/v41_group_a_launch.py's and glm_group_b_launch.py's claims.
+stated whole by witnesses/arms/arm_launch.py's claims, against each arm's expected values.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """planner.profile: the utilization over its whole range, the fields' bounds, the axes.
 
 The flags each profile renders, the content key and the Engram request's place in it, and
-the utilization at its named points are the claims of witnesses/arms/v41_group_a_launch.py,
-glm_group_b_launch.py and serving_fit.py.
+the utilization at its named points are the claims of witnesses/arms/arm_launch.py,
+v41_group_a_launch.py, glm_group_b_launch.py and serving_fit.py.
 """
 
 from __future__ import annotations

@@ -1,19 +1,36 @@
 """Declared mutants of the claims every arm shares (witness ``arm_launch``).
 
 A defect in the shared launcher turns a claim red for every arm (``arm_launch[<arm>].<claim>``
-for each); a defect in one arm's values, for that arm alone.
+for each); a defect in one arm's values, for that arm alone; a shared defect that keys on a
+flag, for the arms whose expected serve argv has (or lacks) that flag.
 """
 
 from __future__ import annotations
 
 from mutation import mutant
-from planner.apply import ApplyContext, Stage, apply_body
+from planner.apply import (
+    ApplyContext,
+    ApplyStep,
+    FrontDoor,
+    Stage,
+    apply_body,
+    apply_steps,
+    preflight_body,
+)
 from planner.arm_launch import ArmCall, DryRun, arm_mounts, plan_arm
 from planner.arms import arms
-from planner.arms.glm_group_b import glm_group_b_call, glm_group_b_launch_dry_run
-from planner.arms.v41_group_a import v41_group_a_call, v41_group_a_launch_dry_run
+from planner.arms.glm_group_b import glm_group_b_call, glm_group_b_launch_dry_run, glm_row
+from planner.arms.v41_group_a import (
+    V41_ENGRAM_REQUEST,
+    V41_STAIRCASE_CONCURRENCIES,
+    V41_UNITS,
+    deepseek_v41_flash_row,
+    deepseek_v41_measurement_profile,
+    v41_group_a_call,
+    v41_group_a_launch_dry_run,
+)
 from planner.authority import AuthorityState
-from planner.checkpoint import CheckpointManifest, CheckpointRow
+from planner.checkpoint import CheckpointManifest, CheckpointRow, CheckpointVllmParsers
 from planner.fabric import Fabric, FabricGroup, Host
 from planner.frontiers import PlanInputs
 from planner.identity import ArmContainerIdentity, ArmUnitIdentity, BindMount
@@ -27,6 +44,7 @@ from planner.launch import (
 )
 from planner.profile import ServingLaunchProfile
 from planner.realize import STOP_GRACE_SECONDS, create_argv, unit_text
+from witnesses.arms.expected import expected
 
 W = "arm_launch"
 V41, GLM = f"{W}[v41_group_a].", f"{W}[glm_group_b]."
@@ -36,15 +54,33 @@ UNIT = "every_unit_is_planned_whole"
 LANDS = "apply_lands_each_hosts_whole_unit"
 ORDER = "the_apply_order_is_every_stage_head_first"
 ENV = "every_rank_runs_on_its_inventory_host_with_its_env"
+FOREIGN = "no_rendered_artifact_names_another_arm"
+ROW = "the_row_is_the_manifests_model_weighed_once"
+FIT = "the_fit_is_the_groups_pool_over_its_ranks"
+MINT = "planner.arms.v41_group_a.deepseek_v41_measurement_profile"
+V41_CALL = "planner.arms.v41_group_a.v41_group_a_call"
 V41_DRY_RUN = "planner.arms.v41_group_a.v41_group_a_launch_dry_run"
 CALL_SITE = "planner.arms.glm_group_b.glm_group_b_call"
 DRY_RUN = "planner.arms.glm_group_b.glm_group_b_launch_dry_run"
+PROFILE_FLAGS_AT = "planner.profile.ServingLaunchProfile.flags"
+PARSER_FLAGS = CheckpointVllmParsers.flags
+PROFILE_FLAGS = ServingLaunchProfile.flags
+V4_PAIR_CONTAINER = "gunbc-spark-pair"
+STAGE_ORDER = {stage: index for index, stage in enumerate(Stage)}
 
 
 def _every(*claims: str) -> set[str]:
     """``claims`` of every arm of the registry: a defect of the shared launcher turns them red
     for an arm added later too, with no edit here."""
     return {f"{W}[{arm}].{claim}" for arm in arms() for claim in claims}
+
+
+def _serving(flag: str, present: bool) -> set[str]:
+    """The serve argv claim of every arm whose expected serve argv has ``flag`` (``present``)
+    or has none: a shared defect that keys on that flag reaches those arms."""
+    return {
+        f"{W}[{arm}].{SERVE}" for arm in arms() if (flag in expected(arm).head_serve) is present
+    }
 
 
 def _with(call: ArmCall, **update: object) -> ArmCall:
@@ -95,7 +131,7 @@ def followers_rendezvous_on_the_serve_port(
 
 
 @mutant(
-    replaces="planner.arms.v41_group_a.v41_group_a_call",
+    replaces=V41_CALL,
     turns_red={V41 + CREATE},
     independent=False,
 )
@@ -400,3 +436,142 @@ def each_host_renders_the_next_hosts_steps(call: ArmCall, state: AuthorityState)
         for i, h in enumerate(hosts)
     )
     return run.model_copy(update={"hosts": shifted})
+
+
+@mutant(replaces=MINT, turns_red={V41 + SERVE}, independent=False)
+def kv_cache_dtype_left_to_auto(
+    gpu_memory_utilization_bp: int,
+    max_num_batched_tokens: int,
+    prefix_caching: bool,
+    staircase: tuple[int, ...] = V41_STAIRCASE_CONCURRENCIES,
+) -> ServingLaunchProfile:
+    """The mint leaves the KV-cache dtype to vLLM (auto) instead of fixing fp8_ds_mla."""
+    minted = deepseek_v41_measurement_profile(
+        gpu_memory_utilization_bp, max_num_batched_tokens, prefix_caching, staircase
+    )
+    return minted.model_copy(update={"kv_cache_dtype": "auto"})
+
+
+@mutant(replaces=MINT, turns_red={V41 + SERVE}, independent=False)
+def max_num_seqs_from_the_first_step(
+    gpu_memory_utilization_bp: int,
+    max_num_batched_tokens: int,
+    prefix_caching: bool,
+    staircase: tuple[int, ...] = V41_STAIRCASE_CONCURRENCIES,
+) -> ServingLaunchProfile:
+    """Max num seqs is the staircase's first concurrency, not its largest, so one serve
+    cannot cover the staircase."""
+    minted = deepseek_v41_measurement_profile(
+        gpu_memory_utilization_bp, max_num_batched_tokens, prefix_caching, staircase
+    )
+    return minted.model_copy(update={"max_num_seqs": staircase[0]})
+
+
+@mutant(replaces=MINT, turns_red={V41 + SERVE}, independent=False)
+def prefix_caching_forced_on(
+    gpu_memory_utilization_bp: int,
+    max_num_batched_tokens: int,
+    prefix_caching: bool,
+    staircase: tuple[int, ...] = V41_STAIRCASE_CONCURRENCIES,
+) -> ServingLaunchProfile:
+    """The mint ignores #12371's prefix-caching axis and always enables prefix caching."""
+    return deepseek_v41_measurement_profile(
+        gpu_memory_utilization_bp, max_num_batched_tokens, True, staircase
+    )
+
+
+@mutant(replaces="planner.arms.v41_group_a.deepseek_v41_flash_row", turns_red={V41 + SERVE})
+def tokenizer_mode_dropped_from_the_v41_row(manifest: CheckpointManifest) -> CheckpointRow:
+    """The V4.1 row loses the recipe's tokenizer mode, so no --tokenizer-mode renders."""
+    row = deepseek_v41_flash_row(manifest)
+    parsers = row.parsers.model_copy(update={"tokenizer_mode": None})
+    return row.model_copy(update={"parsers": parsers})
+
+
+@mutant(replaces=V41_CALL, turns_red={V41 + CREATE, V41 + UNIT, V41 + LANDS, V41 + ORDER})
+def v41_runs_under_the_v4_pair_container_name(
+    fabric: Fabric, manifest: CheckpointManifest, inputs: PlanInputs, source: str = "inputs"
+) -> ArmCall:
+    """V4.1 runs under the V4 pair's container name, so a running V4 pair would read as
+    this arm instead of as occupancy."""
+    call = v41_group_a_call(fabric, manifest, inputs, source)
+    container = call.container.model_copy(update={"name": V4_PAIR_CONTAINER})
+    return call.model_copy(update={"container": container})
+
+
+@mutant(replaces=CALL_SITE, turns_red={GLM + UNIT, GLM + LANDS, GLM + ORDER, GLM + FOREIGN})
+def glm_runs_under_the_v41_units(fabric: Fabric, manifest: CheckpointManifest) -> ArmCall:
+    """GLM's call site passes V4.1's unit identity, so GLM's hosts run gunbc-v41 units."""
+    return glm_group_b_call(fabric, manifest).model_copy(update={"units": V41_UNITS})
+
+
+@mutant(replaces=CALL_SITE, turns_red={GLM + CREATE, GLM + ENV}, independent=False)
+def glm_asks_under_another_arm_name(fabric: Fabric, manifest: CheckpointManifest) -> ArmCall:
+    """GLM's call site names its arm glm_native, so its candidate is not the one Group B
+    was suspended for."""
+    return glm_group_b_call(fabric, manifest).model_copy(update={"arm": "glm_native"})
+
+
+@mutant(
+    replaces="planner.checkpoint.CheckpointVllmParsers.flags",
+    turns_red=_serving("--tokenizer-mode", False),
+)
+def absent_tokenizer_mode_renders_auto(self: CheckpointVllmParsers) -> tuple[str, ...]:
+    """An absent tokenizer mode renders --tokenizer-mode auto instead of no flag at all."""
+    flags = PARSER_FLAGS(self)
+    return flags if self.tokenizer_mode is not None else (*flags, "--tokenizer-mode", "auto")
+
+
+@mutant(replaces=PROFILE_FLAGS_AT, turns_red=_serving("--engram-config.cpu_offload", False))
+def unset_engram_request_renders_the_v41_one(self: ServingLaunchProfile) -> tuple[str, ...]:
+    """A profile with no Engram request renders V4.1's request anyway."""
+    flags = PROFILE_FLAGS(self)
+    return flags if self.engram is not None else (*flags, *V41_ENGRAM_REQUEST.flags())
+
+
+@mutant(
+    replaces=PROFILE_FLAGS_AT,
+    turns_red=_serving("--enable-prefix-caching", True),
+    independent=False,
+)
+def prefix_caching_on_renders_no_flag(self: ServingLaunchProfile) -> tuple[str, ...]:
+    """A profile with prefix caching on renders no flag for it, leaving it to vLLM's default."""
+    return tuple(f for f in PROFILE_FLAGS(self) if f != "--enable-prefix-caching")
+
+
+@mutant(replaces="planner.apply.apply_steps", turns_red=_every(ORDER))
+def followers_go_before_the_head(contexts: tuple[ApplyContext, ...]) -> tuple[ApplyStep, ...]:
+    """Within each stage the followers run before node rank 0."""
+    steps = apply_steps(contexts)
+    return tuple(sorted(steps, key=lambda s: (STAGE_ORDER[s.stage], -s.rank)))
+
+
+@mutant(replaces="planner.apply.front_door", turns_red=_every(ORDER))
+def followers_get_the_head_health_check(ctx: ApplyContext) -> FrontDoor:
+    """Every rank's front door is /health on its host, which a headless follower never
+    answers."""
+    url = f"http://{ctx.launch.host.rail_address}:{ctx.serve_port}/health"
+    return FrontDoor(
+        check=("curl", "-fsS", "--max-time", "5", url), log_path=ctx.realization.log_path
+    )
+
+
+@mutant(replaces="planner.apply.preflight_body", turns_red=_every(FOREIGN) - {GLM + FOREIGN})
+def occupancy_check_spells_the_glm_arm(ctx: ApplyContext) -> list[str]:
+    """Preflight's occupancy check keeps the GLM launcher's literal arm label, so it only
+    sees GLM containers."""
+    old, new = "--filter label=gunbc.arm ", "--filter label=gunbc.arm=glm_group_b "
+    return [line.replace(old, new) for line in preflight_body(ctx)]
+
+
+@mutant(replaces="planner.arms.glm_group_b.glm_row", turns_red={GLM + ROW, GLM + FIT})
+def glm_weight_rounded_down(manifest: CheckpointManifest) -> CheckpointRow:
+    """GLM's weight is rounded down to whole GiB, so the fit under-counts it."""
+    row = glm_row(manifest)
+    return row.model_copy(update={"weight_gib": manifest.weight_bytes // 1024**3})
+
+
+@mutant(replaces="planner.arm_launch.plan_arm", turns_red=_every(ROW, FIT), independent=False)
+def the_dry_run_drops_its_fit(call: ArmCall, state: AuthorityState) -> DryRun:
+    """The dry run drops the fit it computed, so the report shows no fit line."""
+    return plan_arm(call, state).model_copy(update={"fit": None})

@@ -1,8 +1,6 @@
-"""Declared mutants of Group B's GLM arm (witness ``glm_group_b_launch``).
-
-GLM goes through the same launcher as V4.1, so these defects sit in the shared pieces GLM
-relies on differently: an absent tokenizer mode, an unset Engram request, the content key,
-the serving head, and GLM's own call site.
+"""Declared mutants of Group B's GLM arm (witness ``glm_group_b_launch``): defects of the
+content key, which GLM's subject key and a set Engram request rely on differently. What GLM
+renders, the mutants of ``arm_launch`` break.
 """
 
 from __future__ import annotations
@@ -11,70 +9,16 @@ import hashlib
 import json
 
 from mutation import mutant
-from planner.arm_launch import ArmCall
-from planner.arms.glm_group_b import glm_group_b_call, glm_row
-from planner.arms.v41_group_a import V41_ENGRAM_REQUEST, V41_UNITS
-from planner.checkpoint import CheckpointManifest, CheckpointRow, CheckpointVllmParsers
-from planner.fabric import Fabric
 from planner.profile import ServingLaunchProfile
 
 W = "glm_group_b_launch"
-CALL_SITE = "planner.arms.glm_group_b.glm_group_b_call"
 CONTENT_KEY = "planner.profile.ServingLaunchProfile.content_key"
-PARSER_FLAGS = CheckpointVllmParsers.flags
-PROFILE_FLAGS = ServingLaunchProfile.flags
 KEY = f"{W}.the_engram_request_enters_the_key_by_its_content"
-FIT = f"{W}.glm_is_fitted_on_its_manifest_weights_and_group_b_pool"
 
 
 def _digest(body: dict[str, object]) -> str:
     canonical = json.dumps(body, sort_keys=True, separators=(",", ":"))
     return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
-
-
-@mutant(
-    replaces=CALL_SITE,
-    turns_red={
-        f"{W}.glm_keeps_its_own_names_on_four_hosts",
-    },
-)
-def glm_runs_under_the_v41_units(fabric: Fabric, manifest: CheckpointManifest) -> ArmCall:
-    """GLM's call site passes V4.1's unit identity, so GLM's hosts run gunbc-v41 units."""
-    return glm_group_b_call(fabric, manifest).model_copy(update={"units": V41_UNITS})
-
-
-@mutant(
-    replaces=CALL_SITE,
-    turns_red={
-        f"{W}.glm_supplied_admits",
-        FIT,
-    },
-    independent=False,
-)
-def glm_asks_under_another_arm_name(fabric: Fabric, manifest: CheckpointManifest) -> ArmCall:
-    """GLM's call site names its arm glm_native, so its candidate is not the one Group B
-    was suspended for."""
-    return glm_group_b_call(fabric, manifest).model_copy(update={"arm": "glm_native"})
-
-
-@mutant(
-    replaces="planner.checkpoint.CheckpointVllmParsers.flags",
-    turns_red={f"{W}.glm_parsers_render_and_no_tokenizer_flag"},
-)
-def absent_tokenizer_mode_renders_auto(self: CheckpointVllmParsers) -> tuple[str, ...]:
-    """An absent tokenizer mode renders --tokenizer-mode auto instead of no flag at all."""
-    flags = PARSER_FLAGS(self)
-    return flags if self.tokenizer_mode is not None else (*flags, "--tokenizer-mode", "auto")
-
-
-@mutant(
-    replaces="planner.profile.ServingLaunchProfile.flags",
-    turns_red={f"{W}.glm_carries_no_engram_request"},
-)
-def unset_engram_request_renders_the_v41_one(self: ServingLaunchProfile) -> tuple[str, ...]:
-    """A profile with no Engram request renders V4.1's request anyway."""
-    flags = PROFILE_FLAGS(self)
-    return flags if self.engram is not None else (*flags, *V41_ENGRAM_REQUEST.flags())
 
 
 @mutant(
@@ -87,25 +31,11 @@ def unset_engram_request_enters_the_key(self: ServingLaunchProfile) -> str:
     return _digest(self.model_dump())
 
 
-@mutant(
-    replaces=CONTENT_KEY,
-    turns_red={f"{W}.an_explicit_engram_request_enters_the_key", KEY},
-    independent=False,
-)
+@mutant(replaces=CONTENT_KEY, turns_red={KEY}, independent=False)
 def engram_request_left_out_of_the_key(self: ServingLaunchProfile) -> str:
     """The content key never carries the Engram request, so setting one leaves the key as
     it was."""
     return _digest(self.model_dump(exclude={"engram"}))
-
-
-@mutant(
-    replaces="planner.profile.ServingLaunchProfile.flags",
-    turns_red={f"{W}.glm_enables_prefix_caching"},
-    independent=False,
-)
-def prefix_caching_on_renders_no_flag(self: ServingLaunchProfile) -> tuple[str, ...]:
-    """A profile with prefix caching on renders no flag for it, leaving it to vLLM's default."""
-    return tuple(f for f in PROFILE_FLAGS(self) if f != "--enable-prefix-caching")
 
 
 @mutant(replaces=CONTENT_KEY, turns_red={KEY}, independent=False)
@@ -116,10 +46,3 @@ def engram_request_entered_as_null(self: ServingLaunchProfile) -> str:
     if self.engram is not None:
         body["engram"] = None
     return _digest(body)
-
-
-@mutant(replaces="planner.arms.glm_group_b.glm_row", turns_red={FIT})
-def glm_weight_rounded_down(manifest: CheckpointManifest) -> CheckpointRow:
-    """GLM's weight is rounded down to whole GiB, so the fit under-counts it."""
-    row = glm_row(manifest)
-    return row.model_copy(update={"weight_gib": manifest.weight_bytes // 1024**3})

@@ -20,7 +20,6 @@ from planner.apply import ApplyContext, cleanup_body
 from planner.arm_launch import ArmCall, DryRun, plan_arm
 from planner.arms.v41_group_a import (
     V41_STAIRCASE_CONCURRENCIES,
-    deepseek_v41_flash_row,
     deepseek_v41_measurement_profile,
     v41_group_a_call,
     v41_group_a_launch_dry_run,
@@ -55,7 +54,6 @@ STALE = f"{W}.expired_lease_is_refused"
 ALLOWANCE = f"{W}.low_utilization_refuses_naming_the_declared_allowance"
 MINT = "planner.arms.v41_group_a.deepseek_v41_measurement_profile"
 CONJUNCT_1 = "planner.admission.successor_may_launch"
-V4_PAIR_CONTAINER = "gunbc-spark-pair"
 ENGRAM_FLAGS = VllmEngramConfigRequest.flags
 
 
@@ -80,79 +78,7 @@ def engram_request_dropped_from_the_mint(
     return minted.model_copy(update={"engram": None})
 
 
-@mutant(replaces=MINT, turns_red={f"{W}.kv_cache_dtype_is_fp8_ds_mla"}, independent=False)
-def kv_cache_dtype_left_to_auto(
-    gpu_memory_utilization_bp: int,
-    max_num_batched_tokens: int,
-    prefix_caching: bool,
-    staircase: tuple[int, ...] = V41_STAIRCASE_CONCURRENCIES,
-) -> ServingLaunchProfile:
-    """The mint leaves the KV-cache dtype to vLLM (auto) instead of fixing fp8_ds_mla."""
-    minted = deepseek_v41_measurement_profile(
-        gpu_memory_utilization_bp, max_num_batched_tokens, prefix_caching, staircase
-    )
-    return minted.model_copy(update={"kv_cache_dtype": "auto"})
-
-
-@mutant(replaces=MINT, turns_red={f"{W}.one_serve_covers_the_staircase"}, independent=False)
-def max_num_seqs_from_the_first_step(
-    gpu_memory_utilization_bp: int,
-    max_num_batched_tokens: int,
-    prefix_caching: bool,
-    staircase: tuple[int, ...] = V41_STAIRCASE_CONCURRENCIES,
-) -> ServingLaunchProfile:
-    """Max num seqs is the staircase's first concurrency, not its largest, so one serve
-    cannot cover the staircase."""
-    minted = deepseek_v41_measurement_profile(
-        gpu_memory_utilization_bp, max_num_batched_tokens, prefix_caching, staircase
-    )
-    return minted.model_copy(update={"max_num_seqs": staircase[0]})
-
-
-@mutant(replaces=MINT, turns_red={f"{W}.prefix_caching_is_explicitly_off"}, independent=False)
-def prefix_caching_forced_on(
-    gpu_memory_utilization_bp: int,
-    max_num_batched_tokens: int,
-    prefix_caching: bool,
-    staircase: tuple[int, ...] = V41_STAIRCASE_CONCURRENCIES,
-) -> ServingLaunchProfile:
-    """The mint ignores #12371's prefix-caching axis and always enables prefix caching."""
-    return deepseek_v41_measurement_profile(
-        gpu_memory_utilization_bp, max_num_batched_tokens, True, staircase
-    )
-
-
 # --- the row, the launch shape and the realization ----------------------------------------
-
-
-@mutant(
-    replaces="planner.arms.v41_group_a.deepseek_v41_flash_row",
-    turns_red={
-        f"{W}.recipe_parsers_and_tokenizer_mode_are_rendered",
-        f"{W}.the_v41_row_weighs_its_backbone_only",
-    },
-)
-def tokenizer_mode_dropped_from_the_v41_row(manifest: CheckpointManifest) -> CheckpointRow:
-    """The V4.1 row loses the recipe's tokenizer mode, so no --tokenizer-mode renders."""
-    row = deepseek_v41_flash_row(manifest)
-    parsers = row.parsers.model_copy(update={"tokenizer_mode": None})
-    return row.model_copy(update={"parsers": parsers})
-
-
-@mutant(
-    replaces="planner.arms.v41_group_a.v41_group_a_call",
-    turns_red={
-        f"{W}.engram_env_and_mounts_under_v41_names_only",
-    },
-)
-def v41_runs_under_the_v4_pair_container_name(
-    fabric: Fabric, manifest: CheckpointManifest, inputs: PlanInputs, source: str = "inputs"
-) -> ArmCall:
-    """V4.1 runs under the V4 pair's container name, so a running V4 pair would read as
-    this arm instead of as occupancy."""
-    call = v41_group_a_call(fabric, manifest, inputs, source)
-    container = call.container.model_copy(update={"name": V4_PAIR_CONTAINER})
-    return call.model_copy(update={"container": container})
 
 
 @mutant(
@@ -453,16 +379,6 @@ def ceiling_division_left_fractional(numerator: int, denominator: int) -> int:
     """Ceiling division divides as floats, so the wall's ×5/4 requirement is reported as
     661.25 GiB instead of whole GiB."""
     return -(-numerator / denominator)  # type: ignore[return-value]
-
-
-@mutant(
-    replaces="planner.arm_launch.plan_arm",
-    turns_red={f"{W}.the_dry_run_carries_the_fit_it_was_planned_under"},
-    independent=False,
-)
-def the_dry_run_drops_its_fit(call: ArmCall, state: AuthorityState) -> DryRun:
-    """The dry run drops the fit it computed, so the report shows no fit line."""
-    return plan_arm(call, state).model_copy(update={"fit": None})
 
 
 V41_DRY_RUN = "planner.arms.v41_group_a.v41_group_a_launch_dry_run"

@@ -12,13 +12,9 @@ import shlex
 from mutation import mutant
 from planner.apply import (
     ApplyContext,
-    ApplyStep,
-    FrontDoor,
     Stage,
     apply_body,
     apply_contexts,
-    apply_steps,
-    preflight_body,
     readback_body,
     rollback_body,
     stage_script,
@@ -27,30 +23,6 @@ from planner.launch import LaunchPlan
 from planner.realize import HostRealization
 
 W = "native_serving_apply"
-STAGE_ORDER = {stage: index for index, stage in enumerate(Stage)}
-
-
-@mutant(
-    replaces="planner.apply.apply_steps",
-    turns_red={f"{W}.every_stage_runs_head_first"},
-)
-def followers_go_before_the_head(contexts: tuple[ApplyContext, ...]) -> tuple[ApplyStep, ...]:
-    """Within each stage the followers run before node rank 0."""
-    steps = apply_steps(contexts)
-    return tuple(sorted(steps, key=lambda s: (STAGE_ORDER[s.stage], -s.rank)))
-
-
-@mutant(
-    replaces="planner.apply.front_door",
-    turns_red={f"{W}.each_step_has_its_own_front_door_and_log"},
-)
-def followers_get_the_head_health_check(ctx: ApplyContext) -> FrontDoor:
-    """Every rank's front door is /health on its host, which a headless follower never
-    answers."""
-    url = f"http://{ctx.launch.host.rail_address}:{ctx.serve_port}/health"
-    return FrontDoor(
-        check=("curl", "-fsS", "--max-time", "5", url), log_path=ctx.realization.log_path
-    )
 
 
 @mutant(
@@ -85,14 +57,6 @@ def apply_creates_under_the_literal_name(ctx: ApplyContext) -> list[str]:
     the name the script is invoked with ($1)."""
     literal = f"--name {shlex.quote(ctx.realization.container_name)}"
     return [line.replace('--name "$container_name"', literal) for line in apply_body(ctx)]
-
-
-@mutant(replaces="planner.apply.preflight_body", turns_red={f"{W}.no_stage_script_names_glm"})
-def occupancy_check_spells_the_glm_arm(ctx: ApplyContext) -> list[str]:
-    """Preflight's occupancy check keeps the GLM launcher's literal arm label, so it only
-    sees GLM containers."""
-    old, new = "--filter label=gunbc.arm ", "--filter label=gunbc.arm=glm_group_b "
-    return [line.replace(old, new) for line in preflight_body(ctx)]
 
 
 @mutant(

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from claims import ClaimKind, Verdict, claim, difference, holds_unless
-from fixtures.builders import DATA_ROOT, authority_state, inventory, rendered, v41_inputs
+from claims import ClaimKind, Verdict, claim, difference, expect_equal, holds_unless
+from fixtures.builders import DATA_ROOT, rendered
 from planner.apply import Stage
 from planner.arm_launch import DryRun
-from planner.arms import Arm, ArmSources, arms
-from witnesses.arms.expected import Expected, expected
-from witnesses.support import hosts_raw
+from planner.arms import Arm, arms
+from witnesses.arms.expected import Expected, expected, supplied
+from witnesses.support import hosts_raw, manifest_weight_gib, placement, read_json
 
 HEREDOC_END = "GUNBC_UNIT_TEXT"
 RAIL = ("VLLM_HOST_IP", "NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME")
@@ -31,14 +31,7 @@ def cases() -> dict[str, Arm]:
 
 def _planned(arm: Arm) -> tuple[DryRun, Expected]:
     """The arm's supplied dry run, rendered, and its expected values."""
-    sources = ArmSources(
-        fabric=inventory(),
-        root=DATA_ROOT,
-        inputs=v41_inputs("supplied"),
-        inputs_source="inputs",
-        state=authority_state("supplied"),
-    )
-    return rendered(arm.plan(sources), arm.name), expected(arm.name)
+    return rendered(supplied(arm), arm.name), expected(arm.name)
 
 
 def _rail(host: dict[str, Any]) -> tuple[str, str, str]:
@@ -216,3 +209,70 @@ def every_rank_runs_on_its_inventory_host_with_its_env(case: Arm) -> Verdict:
         *difference("candidate", want.candidate, candidate),
     ]
     return holds_unless(problems, f"{len(got)} ranks on {want.hosts}, each with its whole env")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def no_rendered_artifact_names_another_arm(case: Arm) -> Verdict:
+    """No host's create argv, unit text or stage script names another arm of the registry:
+    neither its name, nor its container, nor its units."""
+    run, _ = _planned(case)
+    others = [
+        name
+        for arm in arms()
+        if arm != case.name
+        for want in [expected(arm)]
+        for name in (arm, want.container, want.head_unit, want.rank_unit)
+    ]
+    found = [
+        f"{real.host_name} {what} names {name}"
+        for host in run.hosts
+        for real in [host.realization]
+        for what, text in (
+            ("create argv", " ".join(real.create_argv)),
+            ("unit", real.unit_text),
+            *((f"{s.stage.value}.sh", s.script) for s in host.steps),
+        )
+        for name in others
+        if name in text
+    ]
+    return holds_unless(found, f"{len(run.hosts)} hosts name none of {others}")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_row_is_the_manifests_model_weighed_once(case: Arm) -> Verdict:
+    """The arm plans the checkpoint of its manifest: its candidate names the manifest's model
+    at its revision, every rank serves it from the placement rule's directory
+    (<root>/<org>--<name>/<revision>), and the fit weighs it at the arm's weight, which is
+    the bytes of its weights files (no other role) rounded up to whole GiB once."""
+    run, want = _planned(case)
+    assert run.launch is not None
+    raw = read_json(DATA_ROOT / want.manifest)
+    wanted = (
+        f"{raw['model']}@{raw['revision']}",
+        {placement(raw)},
+        want.weight_gib,
+        want.weight_gib,
+    )
+    got = (
+        run.candidate.checkpoint,
+        {r.serve_argv[1] for r in run.launch.ranks},
+        manifest_weight_gib(raw),
+        None if run.fit is None else run.fit.weights_gib,
+    )
+    return expect_equal(wanted, got, "(checkpoint, ranks' model paths, weight, fit's weight)")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_fit_is_the_groups_pool_over_its_ranks(case: Arm) -> Verdict:
+    """The dry run carries the fit it was planned under: the pool is the sum of the arm's
+    hosts' memory as the inventory lists it, over one rank per host, charged the arm's
+    weight and allowance."""
+    run, want = _planned(case)
+    wanted = {
+        "pool_gib": sum(h["memory_gib"] for h in hosts_raw(want.hosts)),
+        "weights_gib": want.weight_gib,
+        "allowance_gib": want.allowance_gib,
+        "ranks": len(want.hosts),
+    }
+    got = None if run.fit is None else run.fit.model_dump()
+    return expect_equal(wanted, got, "the dry run's fit")

@@ -1,4 +1,6 @@
-"""Witness: Group B's GLM arm through the same launcher, with GLM's own values.
+"""Witness: Group B's GLM arm, through the same launcher: its subject key is its profile's
+key as it was before the Engram field, and a set Engram request enters a key by its content.
+What it renders, the claims every arm shares state (``arm_launch``).
 
 Its rendered artifacts (:func:`artifacts`) are the regression control for any refactor
 of the shared launcher: ``claims identity glm_group_b_launch --base REV`` compares them
@@ -9,42 +11,28 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
 
-from claims import ClaimKind, Verdict, claim, expect, expect_equal, fails, holds
-from fixtures.builders import DATA_ROOT, glm_call, glm_dry_run, refusal_codes, rendered
-from planner.arm_launch import DryRun
+from claims import ClaimKind, Verdict, claim, expect_equal
+from fixtures.builders import glm_dry_run, rendered
 from planner.arms.glm_group_b import GLM_GROUP_B_PROFILE
-from planner.arms.v41_group_a import V41_ENGRAM_REQUEST
 from planner.profile import ServingLaunchProfile, VllmEngramConfigRequest
-from witnesses.support import group_hosts, group_raw, manifest_weight_gib, placement, read_json
-
-GLM_NAMES = ("glm-native-tp4", "glm-native-head.service", "glm-native-rank.service")
 
 
-def _rendered() -> DryRun:
-    return rendered(glm_dry_run(), "GLM")
-
-
-def _key_as_before_the_engram_field(profile: ServingLaunchProfile) -> str:
-    """The content key of the profile as it was before the Engram field existed: the
-    documented recipe (sha256 over the canonical JSON of the other fields), recomputed here
-    independently of ``content_key``. Across revisions, ``claims identity`` compares the
-    subject key against the earlier revision's own rendering."""
+def _recipe_key(profile: ServingLaunchProfile, engram: dict[str, bool] | None = None) -> str:
+    """A profile's content key by the documented recipe, recomputed here independently of
+    ``content_key``: sha256 over the canonical JSON of its fields but the Engram request,
+    with ``engram`` under "engram" when given. Across revisions, ``claims identity`` compares
+    the subject key against the earlier revision's own rendering."""
     body = profile.model_dump(exclude={"engram"})
+    if engram is not None:
+        body["engram"] = engram
     canonical = json.dumps(body, sort_keys=True, separators=(",", ":"))
     return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
 
 
-# --- GLM's own values, stated; the rest built from the inputs ----------------------------
-
-GLM_RUNTIME_KEY = "gunbc-glm-native"
-GLM_MANIFEST_FILE = DATA_ROOT / "checkpoints" / "glm-4.6-fp8-5c7e1f3b.manifest.json"
-
-
 def artifacts() -> dict[str, str]:
     """Group B's rendered bytes: units, create argvs, every apply stage's script, subject key."""
-    run = _rendered()
+    run = rendered(glm_dry_run(), "GLM")
     found: dict[str, str] = {"subject_key": GLM_GROUP_B_PROFILE.content_key()}
     for host in run.hosts:
         real = host.realization
@@ -56,88 +44,10 @@ def artifacts() -> dict[str, str]:
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
-def glm_keeps_its_own_names_on_four_hosts() -> Verdict:
-    """Four Group B hosts run glm-native-tp4 under glm-native units; nothing names V4.1."""
-    problems: list[str] = []
-    for host in _rendered().hosts:
-        real = host.realization
-        text = " ".join(real.create_argv) + real.unit_text + "".join(s.script for s in host.steps)
-        if real.container_name != GLM_NAMES[0] or real.unit_name not in GLM_NAMES[1:]:
-            problems.append(f"{real.host_name}: {real.container_name}, {real.unit_name}")
-        if "v41" in text:
-            problems.append(f"{real.host_name}: names v41")
-    hosts = [h.realization.host_name for h in _rendered().hosts]
-    if problems or hosts != ["srv1", "srv2", "srv3", "srv4"]:
-        return fails(f"hosts {hosts}; " + "; ".join(problems))
-    return holds(f"srv1-4 × {GLM_NAMES[0]}, head unit {GLM_NAMES[1]}")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def glm_parsers_render_and_no_tokenizer_flag() -> Verdict:
-    """GLM's glm45 tool and reasoning parsers render; no --tokenizer-mode flag at all."""
-    launch = _rendered().launch
-    assert launch is not None
-    seen = {
-        (
-            a[a.index("--tool-call-parser") + 1],
-            a[a.index("--reasoning-parser") + 1],
-            "--tokenizer-mode" in a,
-        )
-        for a in (r.serve_argv for r in launch.ranks)
-    }
-    return expect_equal({("glm45", "glm45", False)}, seen, "(tool, reasoning, tokenizer flag)")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def glm_carries_no_engram_request() -> Verdict:
-    """No GLM rank carries an --engram-config flag or Engram env."""
-    launch = _rendered().launch
-    assert launch is not None
-    leaked = [
-        a
-        for r in launch.ranks
-        for a in (*r.serve_argv, *(k for k, _ in r.env))
-        if "engram" in a.lower()
-    ]
-    return expect(not leaked, "no Engram flag or env on 4 ranks", f"Engram leaked: {leaked}")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
 def glm_subject_key_is_unchanged_by_the_engram_field() -> Verdict:
     """GLM's subject key equals the key of its profile computed without the Engram field."""
-    before = _key_as_before_the_engram_field(GLM_GROUP_B_PROFILE)
+    before = _recipe_key(GLM_GROUP_B_PROFILE)
     return expect_equal(before, GLM_GROUP_B_PROFILE.content_key(), "GLM subject key")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def an_explicit_engram_request_enters_the_key() -> Verdict:
-    """The same profile with an Engram request set has a different content key."""
-    with_engram = GLM_GROUP_B_PROFILE.model_copy(update={"engram": V41_ENGRAM_REQUEST})
-    differs = with_engram.content_key() != GLM_GROUP_B_PROFILE.content_key()
-    return expect(
-        differs,
-        "setting the Engram request changes the key",
-        "an explicit Engram request left the key unchanged",
-    )
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def glm_enables_prefix_caching() -> Verdict:
-    """GLM's profile keeps prefix caching on: every rank says --enable-prefix-caching."""
-    launch = _rendered().launch
-    assert launch is not None
-    on = [
-        ("--enable-prefix-caching" in r.serve_argv, "--no-enable-prefix-caching" in r.serve_argv)
-        for r in launch.ranks
-    ]
-    return expect_equal([(True, False)] * 4, on, "(enable, no-enable) per rank")
-
-
-@claim(ClaimKind.POSITIVE_CONTROL)
-def glm_supplied_admits() -> Verdict:
-    """Group B suspended for exactly the GLM candidate, image and hosts right: admitted."""
-    run = glm_dry_run()
-    return expect(run.admitted, f"admitted {run.candidate.key}", f"refused: {refusal_codes(run)}")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
@@ -154,59 +64,8 @@ def the_engram_request_enters_the_key_by_its_content() -> Verdict:
         prefix_caching=False,
         engram=VllmEngramConfigRequest(cpu_offload=True, dp_shared_memory=False),
     )
-    body = minted.model_dump(exclude={"engram"})
-    body["engram"] = {"cpu_offload": True, "dp_shared_memory": False}
-    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"))
-    recipe = "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+    recipe = _recipe_key(minted, {"cpu_offload": True, "dp_shared_memory": False})
     other = VllmEngramConfigRequest(cpu_offload=True, dp_shared_memory=True)
     shared = minted.model_copy(update={"engram": other})
     got = (minted.content_key(), shared.content_key() != minted.content_key())
     return expect_equal((recipe, True), got, "(V4.1 key, a changed request changes it)")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def glm_is_fitted_on_its_manifest_weights_and_group_b_pool() -> Verdict:
-    """GLM's row is its manifest's model and revision, weighing its weight files rounded up
-    to GiB once, decoded by glm45 with no tokenizer mode and keeping nothing resident beyond
-    its weights; its call names Group B as the inventory lists it; its candidate is
-    glm_group_b with that checkpoint and the gunbc-glm-native runtime; and the dry run's fit
-    is that weight, no allowance, Group B's whole pool (the sum of its hosts' memory) over
-    its four ranks."""
-    raw = read_json(GLM_MANIFEST_FILE)
-    hosts = group_hosts("group_b")
-    group = group_raw("group_b")
-    reference = f"{raw['model']}@{raw['revision']}"
-    call = glm_call()
-    row = call.row
-    got: dict[str, Any] = {
-        "row": (row.model, row.revision, row.weight_gib, row.placement),
-        "parsers": (row.parsers.tool_call, row.parsers.reasoning, row.parsers.tokenizer_mode),
-        "beyond weights": row.resident_beyond_weights.kind,
-        "group": (
-            call.group.name,
-            call.group.subject,
-            [h.model_dump() for h in call.group.hosts],
-        ),
-    }
-    want: dict[str, Any] = {
-        "row": (raw["model"], raw["revision"], manifest_weight_gib(raw), placement(raw)),
-        "parsers": ("glm45", "glm45", None),
-        "beyond weights": "nothing",
-        "group": ("group_b", group["subject"], hosts),
-    }
-    run = _rendered()
-    fit = run.fit
-    got["candidate"] = (run.candidate.arm, run.candidate.checkpoint, run.candidate.runtime_key)
-    want["candidate"] = ("glm_group_b", reference, GLM_RUNTIME_KEY)
-    got["fit"] = None if fit is None else fit.model_dump()
-    want["fit"] = {
-        "pool_gib": sum(h["memory_gib"] for h in hosts),
-        "weights_gib": manifest_weight_gib(raw),
-        "allowance_gib": 0,
-        "ranks": len(hosts),
-    }
-    wrong = [f"{k}: {got[k]} != {want[k]}" for k in want if got[k] != want[k]]
-    summary = (
-        f"{reference}: {want['fit']['weights_gib']} GiB on a {want['fit']['pool_gib']} GiB pool"
-    )
-    return expect(not wrong, summary, "; ".join(wrong))

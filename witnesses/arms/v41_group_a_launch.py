@@ -21,7 +21,6 @@ from fixtures.builders import (
     inventory,
     refusal_codes,
     rendered,
-    v41_call,
     v41_dry_run,
     v41_inputs,
     v41_manifest,
@@ -35,14 +34,10 @@ from planner.arms.v41_group_a import (
     v41_group_a_launch_dry_run,
 )
 from planner.checkpoint import (
-    CheckpointRow,
-    CheckpointVllmParsers,
-    PageCacheFromNonKvHeadroom,
     load_manifest,
     local_checkpoint_directory,
 )
-from planner.engram import MANIFEST_ENV, RECEIPT_ENV, MkdirStep, TypedFileWrite
-from planner.fit import serving_arm_admits_under
+from planner.engram import MkdirStep, TypedFileWrite
 from planner.profile import VllmEngramConfigRequest
 from planner.refusal import PlannerInputError
 from planner.report import render_report
@@ -51,14 +46,10 @@ from witnesses.support import (
     GIB,
     group_hosts,
     manifest_weight_gib,
-    placement,
     read_json,
     scenario_raw,
     value_after,
 )
-
-V41_NAME = "gunbc-v41-tp4"
-FOREIGN_NAMES = ("gunbc-spark-pair", "glm-native")
 
 
 def _supplied() -> DryRun:
@@ -126,13 +117,6 @@ def _refused_exactly(scenario: str, code: str, where: str) -> Verdict:
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
-def kv_cache_dtype_is_fp8_ds_mla() -> Verdict:
-    """Every rank is told --kv-cache-dtype fp8_ds_mla."""
-    dtypes = {value_after(a, "--kv-cache-dtype") for a in _serve_argvs()}
-    return expect_equal({"fp8_ds_mla"}, dtypes, "kv-cache dtypes across ranks")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
 def engram_request_renders_both_dotted_flags() -> Verdict:
     """Every rank carries --engram-config.cpu_offload true and .dp_shared_memory false."""
     pairs = {
@@ -143,63 +127,6 @@ def engram_request_renders_both_dotted_flags() -> Verdict:
         for a in _serve_argvs()
     }
     return expect_equal({("true", "false")}, pairs, "(cpu_offload, dp_shared_memory)")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def one_serve_covers_the_staircase() -> Verdict:
-    """Max model len is the measurement's 262144 and max num seqs the staircase's 16."""
-    lengths = {
-        (value_after(a, "--max-model-len"), value_after(a, "--max-num-seqs"))
-        for a in _serve_argvs()
-    }
-    return expect_equal({("262144", "16")}, lengths, "(max-model-len, max-num-seqs)")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def recipe_parsers_and_tokenizer_mode_are_rendered() -> Verdict:
-    """The recipe's deepseek_v41 tool and reasoning parsers and tokenizer mode are rendered."""
-    flags = {
-        tuple(
-            value_after(a, f)
-            for f in ("--tool-call-parser", "--reasoning-parser", "--tokenizer-mode")
-        )
-        for a in _serve_argvs()
-    }
-    return expect_equal({("deepseek_v41",) * 3}, flags, "(tool, reasoning, tokenizer mode)")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def prefix_caching_is_explicitly_off() -> Verdict:
-    """Every rank says --no-enable-prefix-caching, and none enables it."""
-    argvs = _serve_argvs()
-    off = all(
-        "--no-enable-prefix-caching" in a and "--enable-prefix-caching" not in a for a in argvs
-    )
-    return expect(
-        off,
-        "--no-enable-prefix-caching on all 4 ranks",
-        "prefix caching is not explicitly off on every rank",
-    )
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def engram_env_and_mounts_under_v41_names_only() -> Verdict:
-    """Engram env and three mounts are present under gunbc-v41-tp4; no foreign arm named."""
-    problems: list[str] = []
-    for host in _supplied().hosts:
-        argv = host.realization.create_argv
-        text = " ".join(argv) + host.realization.unit_text
-        mounts = [argv[i + 1] for i, a in enumerate(argv) if a == "--mount"]
-        engram = [m for m in mounts if "/engram" in m]
-        envs = {argv[i + 1].split("=", 1)[0] for i, a in enumerate(argv) if a == "--env"}
-        if value_after(argv, "--name") != V41_NAME:
-            problems.append(f"{host.realization.host_name}: name {value_after(argv, '--name')}")
-        if len(engram) != 3 or not {MANIFEST_ENV, RECEIPT_ENV} <= envs:
-            problems.append(f"{host.realization.host_name}: engram mounts {engram}, env {envs}")
-        problems += [f"{host.realization.host_name} names {n}" for n in FOREIGN_NAMES if n in text]
-    if problems:
-        return fails("; ".join(problems))
-    return holds(f"4 hosts × {V41_NAME}: 3 Engram mounts, {MANIFEST_ENV}, {RECEIPT_ENV}")
 
 
 # --- the allowance pair ----------------------------------------------------------------
@@ -385,31 +312,6 @@ def dry_run_renders_every_host_artifact() -> Verdict:
 # --- the row, the Engram request, the inputs ----------------------------------------------
 
 
-@claim(ClaimKind.PLANNED_SHAPE)
-def the_v41_row_weighs_its_backbone_only() -> Verdict:
-    """The V4.1 row is the manifest's model at its revision, placed by the placement rule,
-    weighing the 287 GiB backbone (weights files rounded up once; the Engram table shards
-    are served from row stores, not loaded), with the recipe's parsers and a page-cache
-    allowance beyond its weights."""
-    raw = read_json(V41_MANIFEST_FILE)
-    expected = CheckpointRow(
-        model=raw["model"],
-        revision=raw["revision"],
-        weight_gib=manifest_weight_gib(raw),
-        parsers=CheckpointVllmParsers(
-            tool_call="deepseek_v41", reasoning="deepseek_v41", tokenizer_mode="deepseek_v41"
-        ),
-        resident_beyond_weights=PageCacheFromNonKvHeadroom(),
-        placement=placement(raw),
-    )
-    row = v41_call("supplied").row
-    if expected.weight_gib != 287:
-        return fails(f"the manifest's backbone rounds to {expected.weight_gib} GiB, not 287")
-    return expect_equal(
-        (expected, f"{raw['model']}@{raw['revision']}"), (row, row.reference), "(row, ref)"
-    )
-
-
 @claim(ClaimKind.REFUSAL)
 def a_checkpoint_is_placed_only_from_org_name_and_plain_revision() -> Verdict:
     """``org/name`` at an alphanumeric revision is placed at <root>/org--name/revision;
@@ -503,19 +405,6 @@ def an_engram_manifest_error_names_the_file_it_came_from() -> Verdict:
     where = "engram_manifest.row_stores[0].path"
     want = [("inputs", where), (named, where), ("inputs", where)]
     return expect_equal(want, got, "(source, where): dry run unnamed, named; call unnamed")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def the_dry_run_carries_the_fit_it_was_planned_under() -> Verdict:
-    """The supplied dry run carries, for its report, the wall's own arithmetic for Group A's
-    pool and rank count from the inventory under the minted profile (the arithmetic itself
-    is serving_fit's claims)."""
-    call = v41_call("supplied")
-    hosts = group_hosts("group_a")
-    pool = sum(h["memory_gib"] for h in hosts)
-    assert call.profile is not None
-    want, _ = serving_arm_admits_under(call.row, call.profile, pool, len(hosts))
-    return expect_equal(want, _supplied().fit, "the dry run's fit")
 
 
 # --- the apply order, each rank's host and env, staging, the candidate, the obligations ----

@@ -2,7 +2,8 @@
 :class:`Expected`, ``EXPECTED``, stated literally (never computed by the planner it checks).
 
 The ``arm_launch`` witness runs its claims once per arm of the registry and reads the arm's
-values here; an arm with no module here leaves that witness unresolved, naming the file.
+values here, against the dry run :func:`supplied` plans; an arm with no module here leaves
+that witness unresolved, naming the file.
 What differs between a head and a follower is the launcher's rule, stated once by the
 witness: a follower's serve argv is the head's with its own ``--node-rank`` and
 ``--headless`` for the head's ``--host``/``--port``, and its create argv the head's with its
@@ -13,6 +14,10 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+
+from fixtures.builders import DATA_ROOT, authority_state, inventory, v41_inputs
+from planner.arm_launch import DryRun
+from planner.arms import Arm, ArmSources
 
 
 @dataclass(frozen=True)
@@ -37,6 +42,13 @@ class Expected:
     """The head's front door: the URL its /health answers on."""
     candidate: tuple[str, str, str]
     """(arm, checkpoint reference, runtime key) the admission is asked for."""
+    manifest: str
+    """The checkpoint manifest it plans from, under the data root."""
+    weight_gib: int
+    """Its weights in GiB, as the fit charges them."""
+    allowance_gib: int
+    """What the fit charges beyond the weights: 0 for a row that keeps nothing else resident,
+    the pool's share outside the engine for one that keeps a page cache."""
 
 
 def expected(arm: str) -> Expected:
@@ -45,6 +57,19 @@ def expected(arm: str) -> Expected:
     if not isinstance(value, Expected):
         raise TypeError(f"witnesses/arms/expected/{arm}.py: EXPECTED must be an Expected")
     return value
+
+
+def supplied(arm: Arm) -> DryRun:
+    """``arm``'s dry run under the ``supplied`` scenario, as the command line plans it: what
+    its expected values describe."""
+    sources = ArmSources(
+        fabric=inventory(),
+        root=DATA_ROOT,
+        inputs=v41_inputs("supplied"),
+        inputs_source="inputs",
+        state=authority_state("supplied"),
+    )
+    return arm.plan(sources)
 
 
 def bind(path: str, mode: str = ",readonly") -> tuple[str, str]:

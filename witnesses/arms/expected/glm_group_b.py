@@ -55,4 +55,7 @@ EXPECTED = Expected(
     rank_unit_text=unit_text(f"{_DESCRIPTION}: follower", _CONTAINER, "glm-native-rank"),
     health="http://10.77.1.11:8100/health",
     candidate=("glm_group_b", "zai-org/GLM-4.6-FP8@5c7e1f3b", "gunbc-glm-native"),
+    manifest="checkpoints/glm-4.6-fp8-5c7e1f3b.manifest.json",
+    weight_gib=331,
+    allowance_gib=0,
 )  # fmt: skip

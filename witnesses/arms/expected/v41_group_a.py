@@ -76,4 +76,7 @@ EXPECTED = Expected(
         "deepseek-ai/DeepSeek-V4.1-Flash@dba1be0a",
         "gunbc-deepseek-v41-engram-produced",
     ),
+    manifest="checkpoints/deepseek-v41-flash-dba1be0a.manifest.json",
+    weight_gib=287,
+    allowance_gib=97,
 )  # fmt: skip
