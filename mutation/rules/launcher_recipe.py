@@ -77,17 +77,6 @@ from planner.vllm_serve_options import CONFIG_FIELDS, SERVE_ACTIONS
 
 W = "launcher_recipe"
 STRICT = f"{W}.a_recipe_is_read_strictly_and_every_place_named"
-SEED_PLAN_CLAIMS = frozenset(
-    f"{W}.{name}"
-    for name in (
-        "the_launcher_adds_the_multi_node_flags_per_rank",
-        "the_recipe_args_arrive_unquoted",
-        "each_node_gets_the_recipe_env_and_its_own_fabric_env",
-        "the_seed_recipe_is_accepted",
-        "every_seed_rank_gets_its_whole_create_argv",
-        "the_seed_composed_model_is_the_snapshot_then_the_local_shards",
-    )
-)
 WHOLE_ARGV = f"{W}.every_seed_rank_gets_its_whole_create_argv"
 SEED_STEPS = f"{W}.the_seed_composed_model_is_the_snapshot_then_the_local_shards"
 PLAIN = f"{W}.a_plain_recipe_serves_its_model_id_with_nothing_composed"
@@ -120,7 +109,6 @@ KNOWN_SILENT = f"{W}.flags_and_fields_vllm_knows_yield_nothing"
     replaces="planner.recipe.recipe_serve_argv",
     turns_red={
         "launcher_recipe.a_sixteen_host_group_plans_as_four_do",
-        f"{W}.the_launcher_adds_the_multi_node_flags_per_rank",
         WHOLE_ARGV,
         PLAIN,
         PARALLEL,  # its rank 1 serves on a port instead of being headless
@@ -137,7 +125,7 @@ def every_node_told_it_is_rank_zero(
 @mutant(
     replaces="planner.recipe.normalized_args",
     # the seed's quoted Engram JSON is not read as JSON, so its table_memory is not found
-    turns_red={f"{W}.the_recipe_args_arrive_unquoted", WHOLE_ARGV, QUOTING, SEED_WARNS, DECLARED},
+    turns_red={WHOLE_ARGV, QUOTING, SEED_WARNS, DECLARED},
 )
 def recipe_args_passed_with_their_shell_quotes(recipe: Recipe) -> tuple[str, ...]:
     """The args keep the recipe's shell quoting, so vLLM receives '...' around its JSON."""
@@ -148,7 +136,6 @@ def recipe_args_passed_with_their_shell_quotes(recipe: Recipe) -> tuple[str, ...
     replaces="planner.recipe_launch.recipe_launch_plan",
     turns_red={
         "launcher_recipe.the_profile_key_digests_what_the_recipe_tells_the_engine",
-        f"{W}.each_node_gets_the_recipe_env_and_its_own_fabric_env",
         WHOLE_ARGV,
     },
 )
@@ -199,7 +186,9 @@ def launcher_owned_settings_let_through(args: object, env: object) -> tuple[Reci
         "launcher_recipe.readback_compares_a_tag_with_the_name_created_from",
         "launcher_recipe.the_fit_weighs_the_manifest_at_the_recipes_utilization",
         "launcher_recipe.with_a_log_the_recipe_is_admitted_by_its_group_and_hosts",
-        *SEED_PLAN_CLAIMS,
+        f"{W}.the_seed_recipe_is_accepted",
+        WHOLE_ARGV,
+        SEED_STEPS,
         f"{W}.every_recipe_problem_is_reported_together",
         IN_ORDER,
         QUOTING,

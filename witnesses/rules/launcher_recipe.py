@@ -180,45 +180,6 @@ def _create_argv(
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
-def the_launcher_adds_the_multi_node_flags_per_rank() -> Verdict:
-    """Each node gets --nnodes 4, its own --node-rank, the head's rail address and the
-    rendezvous port; rank 0 serves on a port, the others are --headless."""
-    plan = seed_recipe_plan()
-    head = inventory().group("group_a").hosts[0].rail_address
-    shape = [
-        (
-            value_after(argv, "--nnodes"),
-            value_after(argv, "--node-rank"),
-            value_after(argv, "--master-addr"),
-            "--headless" in argv,
-        )
-        for argv in _argvs(plan)
-    ]
-    expected = [("4", str(r), head, r != 0) for r in range(4)]
-    return expect_equal(expected, shape, "(nnodes, node rank, master addr, headless) per node")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def the_recipe_args_arrive_unquoted() -> Verdict:
-    """Multi-line, shell-quoted JSON values reach vLLM as plain JSON."""
-    argv = _argvs(seed_recipe_plan())[0]
-    config = value_after(argv, "--compilation-config")
-    return expect_equal('{"cudagraph_mode":"FULL_AND_PIECEWISE"}', config, "--compilation-config")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def each_node_gets_the_recipe_env_and_its_own_fabric_env() -> Verdict:
-    """The recipe's env reaches every node, and each node's VLLM_HOST_IP is its own."""
-    plan = seed_recipe_plan()
-    hosts = inventory().group("group_a").hosts
-    seen = [
-        ("NCCL_NCHANNELS=16" in argv, f"VLLM_HOST_IP={h.rail_address}" in argv)
-        for argv, h in zip(_argvs(plan), hosts, strict=True)
-    ]
-    return expect_equal([(True, True)] * 4, seen, "(recipe env, own host IP) per node")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
 def local_files_win_over_the_snapshot() -> Verdict:
     """Running the planned composed-model steps for real: the snapshot is symlinked and a
     local file at the same name replaces its link as a hardlink."""
