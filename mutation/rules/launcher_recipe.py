@@ -95,7 +95,6 @@ SHAPE_WITH_OTHERS = f"{W}.a_tp_that_does_not_cover_the_nodes_is_reported_with_th
 TP_PP_ACCEPTED = f"{W}.tp_times_pp_covering_the_nodes_is_accepted"
 MESSAGE = f"{W}.the_refusal_names_the_file_and_lists_every_problem"
 FILES = f"{W}.unreadable_and_malformed_files_are_located"
-NODE_COUNT = f"{W}.a_recipe_plans_over_exactly_its_node_count"
 SNAPSHOT = f"{W}.a_composed_model_is_not_planned_without_its_own_snapshot"
 LINKS = f"{W}.composed_links_resolve_into_the_hf_cache_folder_of_the_repo"
 SEED_WARNS = f"{W}.the_seed_recipe_warns_of_each_flag_and_field_stock_vllm_refuses"
@@ -162,7 +161,6 @@ def local_files_linked_before_the_snapshot(
     turns_red={
         "launcher_recipe.a_utilization_the_fit_cannot_read_is_refused_where_it_stands",
         "launcher_recipe.env_and_entrypoint_that_would_break_the_argv_are_refused",
-        f"{W}.launcher_owned_flags_and_env_are_refused_where_they_stand",
         SPELLINGS,
         IN_ORDER,
         SHAPE_WITH_OTHERS,
@@ -189,7 +187,6 @@ def launcher_owned_settings_let_through(args: object, env: object) -> tuple[Reci
         f"{W}.the_seed_recipe_is_accepted",
         WHOLE_ARGV,
         SEED_STEPS,
-        f"{W}.every_recipe_problem_is_reported_together",
         IN_ORDER,
         QUOTING,
         TWICE,
@@ -216,7 +213,6 @@ def every_json_config_value_refused(args: object, env: object) -> tuple[RecipePr
     replaces="planner.recipe.load_recipe",
     # the hostile-positional and sealed-path claims also pair a type problem with their own
     turns_red={
-        f"{W}.every_recipe_problem_is_reported_together",
         IN_ORDER,
         STRICT,
         POSITIONALS,
@@ -238,7 +234,7 @@ def argument_problems_hidden_behind_structure(path: Path) -> Recipe:
 
 @mutant(
     replaces="planner.recipe.shape_problems",
-    turns_red={f"{W}.every_recipe_problem_is_reported_together", SHAPE_WITH_OTHERS},
+    turns_red={SHAPE_WITH_OTHERS},
     independent=False,
 )
 def tp_not_checked_against_the_nodes(recipe: Recipe) -> tuple[RecipeProblem, ...]:
@@ -261,7 +257,7 @@ def hf_cache_mounted_for_a_plain_recipe(recipe: Recipe) -> tuple[BindMount, ...]
 
 @mutant(
     replaces="planner.recipe_launch.recipe_dry_run",
-    turns_red={NODE_COUNT, f"{W}.a_recipe_for_another_group_size_is_refused_with_its_hint"},
+    turns_red={GROUP},
     independent=False,
 )
 def a_smaller_recipe_planned_on_the_first_hosts(sources: RecipeSources) -> DryRun:
@@ -720,7 +716,7 @@ def hardlinked_local_files_are_not_checked(
     return steps[:-1] if composed.local_files else steps
 
 
-@mutant(replaces="planner.recipe.group_refusals", turns_red={GROUP, NODE_COUNT})
+@mutant(replaces="planner.recipe.group_refusals", turns_red={GROUP})
 def any_group_size_is_planned(
     recipe: Recipe, group: FabricGroup, source: str
 ) -> tuple[Refusal, ...]:
