@@ -31,9 +31,7 @@ from planner.refusal import Refusal
 
 W = "serving_fit"
 EXACT = f"{W}.the_wall_refuses_exactly_when_resident_times_five_fourths_exceeds_pool"
-MONOTONE = f"{W}.the_fit_is_monotone_in_utilization"
 HALF_BP = 5000
-LOW = f"{W}.low_utilization_is_refused_with_the_walls_exact_arithmetic"
 SUMMARY = f"{W}.the_fit_summary_states_the_arithmetic_and_the_verdict"
 BOUNDARY = f"{W}.resident_times_five_fourths_equal_to_the_pool_fits_by_zero"
 NO_PROFILE = f"{W}.without_a_profile_a_page_cache_row_is_refused_as_unknown"
@@ -56,7 +54,7 @@ def allowance_rounded_down(pool_gib: int, utilization_bp: int) -> int:
     return pool_gib * GIB * (10000 - utilization_bp) // 10000 // GIB
 
 
-@mutant(replaces="planner.fit.allowance_gib", turns_red={EXACT, MONOTONE})
+@mutant(replaces="planner.fit.allowance_gib", turns_red={EXACT})
 def engine_share_charged_below_half_utilization(
     row: CheckpointRow, profile: ServingLaunchProfile, pool_gib: int
 ) -> int:
@@ -87,7 +85,6 @@ def weight_rounded_to_the_nearest_gib(
     replaces="planner.fit.Fit.margin_gib",
     turns_red={
         f"{W}.group_a_fits_by_four_gib_at_eighty_percent",
-        LOW,
         SUMMARY,
         BOUNDARY,
         PLAIN,
@@ -130,10 +127,7 @@ def per_rank_bets_compared_with_the_whole_allowance(
 
 @mutant(
     replaces="planner.fit.serving_arm_admits_under",
-    turns_red={
-        LOW,
-        BOUNDARY,
-    },
+    turns_red={BOUNDARY},
 )
 def refusal_forgets_the_utilization(
     row: CheckpointRow, profile: ServingLaunchProfile, pool_gib: int, ranks: int
@@ -150,7 +144,6 @@ def refusal_forgets_the_utilization(
     replaces="planner.fit.Fit.summary",
     turns_red={
         SUMMARY,
-        LOW,
         BOUNDARY,
         PLAIN,
         UNPROFILED_ARM,
