@@ -288,7 +288,6 @@ def _encoded(data: bytes | str) -> bytes:
     replaces="filerules.writing.write_atomically",
     turns_red={
         f"{W}.an_unwritable_out_exits_2_and_leaves_nothing_behind",
-        f"{W}.reports_are_written_atomically",
         WHERE,
         SIGTERM,
         WHY,
@@ -305,7 +304,7 @@ def temp_file_left_when_the_rename_fails(target: Path, data: bytes | str) -> Non
 
 @mutant(
     replaces="filerules.writing.write_atomically",
-    turns_red={f"{W}.reports_are_written_atomically", WHERE, SIGTERM, WHY, HIDDEN},
+    turns_red={SIGTERM, WHY, HIDDEN},
     independent=False,
 )
 def written_in_place(target: Path, data: bytes | str) -> None:
@@ -491,7 +490,6 @@ def whatever_is_at_the_target_is_replaced(target: Path, data: bytes | str) -> No
         SIGTERM,
         WHERE,
         f"{W}.an_unwritable_out_exits_2_and_leaves_nothing_behind",
-        f"{W}.reports_are_written_atomically",
         WHY,
         HIDDEN,
     },
