@@ -44,7 +44,6 @@ BET_EDGE = f"{W}.a_bet_exactly_at_the_allowance_is_not_watched"
     replaces="planner.fit.page_cache_allowance_gib",
     turns_red={
         EXACT,
-        f"{W}.group_a_fits_by_four_gib_at_eighty_percent",
         f"{W}.the_allowance_is_about_24_gib_per_rank",
         SUMMARY,
     },
@@ -84,7 +83,6 @@ def weight_rounded_to_the_nearest_gib(
 @mutant(
     replaces="planner.fit.Fit.margin_gib",
     turns_red={
-        f"{W}.group_a_fits_by_four_gib_at_eighty_percent",
         SUMMARY,
         BOUNDARY,
         PLAIN,

@@ -108,23 +108,6 @@ def one_byte_count_is_rounded_once() -> Verdict:
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
-def group_a_fits_by_four_gib_at_eighty_percent() -> Verdict:
-    """Group A at 0.80: 287 + 97 = 384 resident, × 5/4 = 480 ≤ 484, fits by 4 GiB."""
-    fit = _group_a_fit_at(8000)
-    numbers = (
-        fit.pool_gib,
-        fit.weights_gib,
-        fit.allowance_gib,
-        fit.required_gib,
-        fit.margin_gib,
-        fit.fits,
-    )
-    return expect_equal(
-        (484, 287, 97, 480, 4, True), numbers, "(pool, weights, allowance, required, margin, fits)"
-    )
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
 def the_allowance_is_about_24_gib_per_rank() -> Verdict:
     """The 97 GiB allowance spreads over four ranks: 24.25 GiB a rank, the exact quotient
     (97 / 4, not rounded)."""
@@ -174,10 +157,10 @@ def _arithmetic(weights: int, allowance: int, pool: int) -> str:
 def the_fit_summary_states_the_arithmetic_and_the_verdict() -> Verdict:
     """Fit.summary at 0.80 reads "(287 weights + 97 allowance) x 5/4 = 480 GiB vs pool 484
     GiB: fits by 4 GiB"; at 0.50 "(287 weights + 242 allowance) x 5/4 = 662 GiB vs pool 484
-    GiB: does not fit by 178 GiB"."""
-    seen = [_group_a_fit_at(8000).summary(), _group_a_fit_at(5000).summary()]
-    expected = [_arithmetic(287, 97, 484), _arithmetic(287, 242, 484)]
-    return expect_equal(expected, seen, "summaries at 0.80 and 0.50")
+    GiB: does not fit by 178 GiB" (its margin 4 and -178 GiB)."""
+    seen = [(f.summary(), f.fits, f.margin_gib) for f in map(_group_a_fit_at, (8000, 5000))]
+    expected = [(_arithmetic(287, 97, 484), True, 4), (_arithmetic(287, 242, 484), False, -178)]
+    return expect_equal(expected, seen, "(summary, fits, margin) at 0.80 and 0.50")
 
 
 @claim(ClaimKind.REFUSAL)
