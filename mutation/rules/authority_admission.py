@@ -51,7 +51,6 @@ from planner.values import strict_json
 
 W = "authority_admission"
 LEASE = f"{W}.a_lease_is_live_strictly_before_its_expiry"
-AT_READ = f"{W}.an_event_logged_at_the_read_time_is_seen_and_one_a_second_later_is_not"
 OFFSETS = f"{W}.times_with_offsets_compare_as_instants"
 EVERY = f"{W}.every_failed_conjunct_is_reported_in_conjunct_order"
 TWO = f"{W}.exactly_the_two_failed_conjuncts_are_reported"
@@ -90,7 +89,7 @@ def a_lease_gets_a_second_of_grace(self: SuspendedForAuthorizedSuccessor, now: d
     return now <= self.lease_expires_at + timedelta(seconds=1)
 
 
-@mutant(replaces="planner.authority.fold", turns_red={AT_READ, OFFSETS})
+@mutant(replaces="planner.authority.fold", turns_red={OFFSETS})
 def an_event_at_the_read_time_is_not_yet_seen(
     events: Iterable[AuthorityEvent], now: datetime
 ) -> AuthorityState:

@@ -24,7 +24,6 @@ W = "input_readers"
 @mutant(
     replaces="planner.checkpoint.load_manifest",
     turns_red={
-        f"{W}.a_manifest_is_read_entry_by_entry",
         f"{W}.the_data_root_readers_return_the_files_they_name",
         f"{W}.a_file_changed_on_disk_is_read_as_it_is_now_however_often_it_was_read",
     },

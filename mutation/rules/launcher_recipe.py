@@ -77,17 +77,6 @@ from planner.vllm_serve_options import CONFIG_FIELDS, SERVE_ACTIONS
 
 W = "launcher_recipe"
 STRICT = f"{W}.a_recipe_is_read_strictly_and_every_place_named"
-SEED_PLAN_CLAIMS = frozenset(
-    f"{W}.{name}"
-    for name in (
-        "the_launcher_adds_the_multi_node_flags_per_rank",
-        "the_recipe_args_arrive_unquoted",
-        "each_node_gets_the_recipe_env_and_its_own_fabric_env",
-        "the_seed_recipe_is_accepted",
-        "every_seed_rank_gets_its_whole_create_argv",
-        "the_seed_composed_model_is_the_snapshot_then_the_local_shards",
-    )
-)
 WHOLE_ARGV = f"{W}.every_seed_rank_gets_its_whole_create_argv"
 SEED_STEPS = f"{W}.the_seed_composed_model_is_the_snapshot_then_the_local_shards"
 PLAIN = f"{W}.a_plain_recipe_serves_its_model_id_with_nothing_composed"
@@ -106,7 +95,6 @@ SHAPE_WITH_OTHERS = f"{W}.a_tp_that_does_not_cover_the_nodes_is_reported_with_th
 TP_PP_ACCEPTED = f"{W}.tp_times_pp_covering_the_nodes_is_accepted"
 MESSAGE = f"{W}.the_refusal_names_the_file_and_lists_every_problem"
 FILES = f"{W}.unreadable_and_malformed_files_are_located"
-NODE_COUNT = f"{W}.a_recipe_plans_over_exactly_its_node_count"
 SNAPSHOT = f"{W}.a_composed_model_is_not_planned_without_its_own_snapshot"
 LINKS = f"{W}.composed_links_resolve_into_the_hf_cache_folder_of_the_repo"
 SEED_WARNS = f"{W}.the_seed_recipe_warns_of_each_flag_and_field_stock_vllm_refuses"
@@ -120,7 +108,6 @@ KNOWN_SILENT = f"{W}.flags_and_fields_vllm_knows_yield_nothing"
     replaces="planner.recipe.recipe_serve_argv",
     turns_red={
         "launcher_recipe.a_sixteen_host_group_plans_as_four_do",
-        f"{W}.the_launcher_adds_the_multi_node_flags_per_rank",
         WHOLE_ARGV,
         PLAIN,
         PARALLEL,  # its rank 1 serves on a port instead of being headless
@@ -137,7 +124,7 @@ def every_node_told_it_is_rank_zero(
 @mutant(
     replaces="planner.recipe.normalized_args",
     # the seed's quoted Engram JSON is not read as JSON, so its table_memory is not found
-    turns_red={f"{W}.the_recipe_args_arrive_unquoted", WHOLE_ARGV, QUOTING, SEED_WARNS, DECLARED},
+    turns_red={WHOLE_ARGV, QUOTING, SEED_WARNS, DECLARED},
 )
 def recipe_args_passed_with_their_shell_quotes(recipe: Recipe) -> tuple[str, ...]:
     """The args keep the recipe's shell quoting, so vLLM receives '...' around its JSON."""
@@ -148,7 +135,6 @@ def recipe_args_passed_with_their_shell_quotes(recipe: Recipe) -> tuple[str, ...
     replaces="planner.recipe_launch.recipe_launch_plan",
     turns_red={
         "launcher_recipe.the_profile_key_digests_what_the_recipe_tells_the_engine",
-        f"{W}.each_node_gets_the_recipe_env_and_its_own_fabric_env",
         WHOLE_ARGV,
     },
 )
@@ -175,7 +161,6 @@ def local_files_linked_before_the_snapshot(
     turns_red={
         "launcher_recipe.a_utilization_the_fit_cannot_read_is_refused_where_it_stands",
         "launcher_recipe.env_and_entrypoint_that_would_break_the_argv_are_refused",
-        f"{W}.launcher_owned_flags_and_env_are_refused_where_they_stand",
         SPELLINGS,
         IN_ORDER,
         SHAPE_WITH_OTHERS,
@@ -199,8 +184,9 @@ def launcher_owned_settings_let_through(args: object, env: object) -> tuple[Reci
         "launcher_recipe.readback_compares_a_tag_with_the_name_created_from",
         "launcher_recipe.the_fit_weighs_the_manifest_at_the_recipes_utilization",
         "launcher_recipe.with_a_log_the_recipe_is_admitted_by_its_group_and_hosts",
-        *SEED_PLAN_CLAIMS,
-        f"{W}.every_recipe_problem_is_reported_together",
+        f"{W}.the_seed_recipe_is_accepted",
+        WHOLE_ARGV,
+        SEED_STEPS,
         IN_ORDER,
         QUOTING,
         TWICE,
@@ -227,7 +213,6 @@ def every_json_config_value_refused(args: object, env: object) -> tuple[RecipePr
     replaces="planner.recipe.load_recipe",
     # the hostile-positional and sealed-path claims also pair a type problem with their own
     turns_red={
-        f"{W}.every_recipe_problem_is_reported_together",
         IN_ORDER,
         STRICT,
         POSITIONALS,
@@ -249,7 +234,7 @@ def argument_problems_hidden_behind_structure(path: Path) -> Recipe:
 
 @mutant(
     replaces="planner.recipe.shape_problems",
-    turns_red={f"{W}.every_recipe_problem_is_reported_together", SHAPE_WITH_OTHERS},
+    turns_red={SHAPE_WITH_OTHERS},
     independent=False,
 )
 def tp_not_checked_against_the_nodes(recipe: Recipe) -> tuple[RecipeProblem, ...]:
@@ -272,7 +257,7 @@ def hf_cache_mounted_for_a_plain_recipe(recipe: Recipe) -> tuple[BindMount, ...]
 
 @mutant(
     replaces="planner.recipe_launch.recipe_dry_run",
-    turns_red={NODE_COUNT, f"{W}.a_recipe_for_another_group_size_is_refused_with_its_hint"},
+    turns_red={GROUP},
     independent=False,
 )
 def a_smaller_recipe_planned_on_the_first_hosts(sources: RecipeSources) -> DryRun:
@@ -731,7 +716,7 @@ def hardlinked_local_files_are_not_checked(
     return steps[:-1] if composed.local_files else steps
 
 
-@mutant(replaces="planner.recipe.group_refusals", turns_red={GROUP, NODE_COUNT})
+@mutant(replaces="planner.recipe.group_refusals", turns_red={GROUP})
 def any_group_size_is_planned(
     recipe: Recipe, group: FabricGroup, source: str
 ) -> tuple[Refusal, ...]:

@@ -31,9 +31,7 @@ from planner.refusal import Refusal
 
 W = "serving_fit"
 EXACT = f"{W}.the_wall_refuses_exactly_when_resident_times_five_fourths_exceeds_pool"
-MONOTONE = f"{W}.the_fit_is_monotone_in_utilization"
 HALF_BP = 5000
-LOW = f"{W}.low_utilization_is_refused_with_the_walls_exact_arithmetic"
 SUMMARY = f"{W}.the_fit_summary_states_the_arithmetic_and_the_verdict"
 BOUNDARY = f"{W}.resident_times_five_fourths_equal_to_the_pool_fits_by_zero"
 NO_PROFILE = f"{W}.without_a_profile_a_page_cache_row_is_refused_as_unknown"
@@ -46,7 +44,6 @@ BET_EDGE = f"{W}.a_bet_exactly_at_the_allowance_is_not_watched"
     replaces="planner.fit.page_cache_allowance_gib",
     turns_red={
         EXACT,
-        f"{W}.group_a_fits_by_four_gib_at_eighty_percent",
         f"{W}.the_allowance_is_about_24_gib_per_rank",
         SUMMARY,
     },
@@ -56,7 +53,7 @@ def allowance_rounded_down(pool_gib: int, utilization_bp: int) -> int:
     return pool_gib * GIB * (10000 - utilization_bp) // 10000 // GIB
 
 
-@mutant(replaces="planner.fit.allowance_gib", turns_red={EXACT, MONOTONE})
+@mutant(replaces="planner.fit.allowance_gib", turns_red={EXACT})
 def engine_share_charged_below_half_utilization(
     row: CheckpointRow, profile: ServingLaunchProfile, pool_gib: int
 ) -> int:
@@ -86,8 +83,6 @@ def weight_rounded_to_the_nearest_gib(
 @mutant(
     replaces="planner.fit.Fit.margin_gib",
     turns_red={
-        f"{W}.group_a_fits_by_four_gib_at_eighty_percent",
-        LOW,
         SUMMARY,
         BOUNDARY,
         PLAIN,
@@ -130,10 +125,7 @@ def per_rank_bets_compared_with_the_whole_allowance(
 
 @mutant(
     replaces="planner.fit.serving_arm_admits_under",
-    turns_red={
-        LOW,
-        BOUNDARY,
-    },
+    turns_red={BOUNDARY},
 )
 def refusal_forgets_the_utilization(
     row: CheckpointRow, profile: ServingLaunchProfile, pool_gib: int, ranks: int
@@ -150,7 +142,6 @@ def refusal_forgets_the_utilization(
     replaces="planner.fit.Fit.summary",
     turns_red={
         SUMMARY,
-        LOW,
         BOUNDARY,
         PLAIN,
         UNPROFILED_ARM,

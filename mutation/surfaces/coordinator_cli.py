@@ -20,10 +20,12 @@ from planner.coordinator import (
     settings_of,
     write_scripts,
 )
+from planner.refusal import PlannerInputError
 from planner.report import write_atomically
-from planner.transaction import HostAddress, TransactionPlan, parse_hosts
+from planner.transaction import HostAddress, TransactionPlan, ipv6_host, parse_hosts
 
 W = "coordinator_cli"
+HOSTS = f"{W}.a_bad_hosts_list_exits_2_with_one_located_line_and_writes_nothing"
 
 
 # Dependent: ``planner apply``'s own settings also reach the fleet's kill claim, whose
@@ -100,10 +102,39 @@ def the_log_is_read_once_before_preflight(
     return lambda: answer
 
 
-@mutant(
-    replaces="planner.transaction.parse_hosts",
-    turns_red={f"{W}.a_bad_hosts_list_exits_2_with_one_located_line_and_writes_nothing"},
-)
+@mutant(replaces="planner.transaction.parse_hosts", turns_red={HOSTS})
+def a_host_named_twice_is_accepted(text: str) -> tuple[HostAddress, ...]:
+    """A host named twice in --hosts is taken at its last address instead of refused, so a
+    typo sends one host's stages to another machine."""
+    last: dict[str, str] = {}
+    for item in text.split(","):
+        last[item.partition("=")[0].strip()] = item
+    return parse_hosts(",".join(last.values()))
+
+
+@mutant(replaces="planner.transaction.parse_hosts", turns_red={HOSTS}, independent=False)
+def two_hosts_on_one_machine_are_accepted(text: str) -> tuple[HostAddress, ...]:
+    """Two planned hosts on one ssh destination are taken as two machines, so both ranks'
+    stages run on one host: the second's preserve sets aside what the first just applied."""
+    try:
+        return parse_hosts(text)
+    except PlannerInputError as error:
+        if "one ssh destination" not in error.message:
+            raise
+        return tuple(h for item in text.split(",") for h in parse_hosts(item))
+
+
+@mutant(replaces="planner.transaction.ipv6_host", turns_red={HOSTS})
+def any_hex_and_colons_in_brackets_is_an_ipv6_address(item: str, text: str) -> tuple[str, str]:
+    """A bracketed address is taken when it is hex digits, dots and a colon, so ``[:]``
+    reaches ssh as a destination."""
+    address, bracket, rest = text[1:].partition("]")
+    if bracket and ":" in address and all(c in "0123456789abcdefABCDEF:." for c in address):
+        return address, rest
+    return ipv6_host(item, text)
+
+
+@mutant(replaces="planner.transaction.parse_hosts", turns_red={HOSTS})
 def empty_hosts_items_skipped(text: str) -> tuple[HostAddress, ...]:
     """Empty items of ``--hosts`` (a doubled or trailing comma) are dropped before the list
     is read, so the error for a list of nothing but commas no longer quotes what was
@@ -137,7 +168,7 @@ def refused_plan_exits_0(
 @mutant(
     replaces="planner.coordinator._error",
     turns_red={
-        f"{W}.a_bad_hosts_list_exits_2_with_one_located_line_and_writes_nothing",
+        HOSTS,
         f"{W}.scripts_that_cannot_be_written_exit_2_and_print_no_command",
         f"{W}.a_real_apply_reads_the_live_log_and_never_a_chosen_time_or_a_fixture",
         f"{W}.a_bad_ssh_client_or_ssh_file_exits_2_before_anything_runs",

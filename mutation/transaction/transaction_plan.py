@@ -13,7 +13,6 @@ from planner.apply import ApplyStep, Stage
 from planner.arm_launch import DryRun
 from planner.coordinator import SshSettings, common_options, render_dry_run
 from planner.journal import DecidedRecord, JournalState, finish, parse, touched_hosts
-from planner.refusal import PlannerInputError
 from planner.transaction import (
     COMMIT_ATTEMPTS,
     Gate,
@@ -31,56 +30,12 @@ from planner.transaction import (
     ask_gate,
     coordinate,
     forward_order,
-    ipv6_host,
-    parse_hosts,
     plan_transaction,
     step_line,
 )
 from planner.values import printable
 
 W = "transaction_plan"
-
-
-@mutant(
-    replaces="planner.transaction.parse_hosts",
-    turns_red={f"{W}.hosts_parse_into_addresses_or_located_errors"},
-)
-def a_host_named_twice_is_accepted(text: str) -> tuple[HostAddress, ...]:
-    """A host named twice in --hosts is taken at its last address instead of refused, so a
-    typo sends one host's stages to another machine."""
-    last: dict[str, str] = {}
-    for item in text.split(","):
-        last[item.partition("=")[0].strip()] = item
-    return parse_hosts(",".join(last.values()))
-
-
-@mutant(
-    replaces="planner.transaction.parse_hosts",
-    turns_red={f"{W}.hosts_parse_into_addresses_or_located_errors"},
-    independent=False,
-)
-def two_hosts_on_one_machine_are_accepted(text: str) -> tuple[HostAddress, ...]:
-    """Two planned hosts on one ssh destination are taken as two machines, so both ranks'
-    stages run on one host: the second's preserve sets aside what the first just applied."""
-    try:
-        return parse_hosts(text)
-    except PlannerInputError as error:
-        if "one ssh destination" not in error.message:
-            raise
-        return tuple(h for item in text.split(",") for h in parse_hosts(item))
-
-
-@mutant(
-    replaces="planner.transaction.ipv6_host",
-    turns_red={f"{W}.hosts_parse_into_addresses_or_located_errors"},
-)
-def any_hex_and_colons_in_brackets_is_an_ipv6_address(item: str, text: str) -> tuple[str, str]:
-    """A bracketed address is taken when it is hex digits, dots and a colon, so ``[:]``
-    reaches ssh as a destination."""
-    address, bracket, rest = text[1:].partition("]")
-    if bracket and ":" in address and all(c in "0123456789abcdefABCDEF:." for c in address):
-        return address, rest
-    return ipv6_host(item, text)
 
 
 @mutant(

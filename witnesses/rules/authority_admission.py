@@ -38,7 +38,6 @@ from planner.arms.v41_group_a import v41_group_a_launch_dry_run
 from planner.authority import (
     Active,
     AuthorityState,
-    GroupState,
     SuspendedForAuthorizedSuccessor,
     fold,
     parse_log,
@@ -177,37 +176,6 @@ def a_lease_is_live_strictly_before_its_expiry() -> Verdict:
         "expiry + 1 s": [_lease_expired(expiry, expiry + _SECOND)],
     }
     return expect_equal(expected, seen, "admission refusals around the lease's expiry")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def an_event_logged_at_the_read_time_is_seen_and_one_a_second_later_is_not() -> Verdict:
-    """Read at the instant the suspension was logged, Group A is suspended for the candidate
-    and admits; read one second earlier (the event is then a second in the future), the
-    group is still Active with its incumbent and conjunct 1 refuses."""
-    events = _lines("supplied")
-    suspension = _by_seq(events, 14)
-    logged = _at(suspension["at"])
-    incumbent = _by_seq(events, 1)["incumbent"]
-    suspended = SuspendedForAuthorizedSuccessor(
-        candidate=suspension["successor"], lease_expires_at=_at(suspension["lease_expires_at"])
-    )
-    active_refusal = (
-        "admission.active_incumbent",
-        "authority.groups.group_a",
-        f"group_a is Active with incumbent {incumbent!r}",
-    )
-    expected: dict[str, tuple[GroupState | None, list[Seen]]] = {
-        "at the event": (suspended, []),
-        "1 s before": (Active(incumbent=incumbent), [active_refusal]),
-    }
-    seen = {
-        "at the event": (_state(events, logged).group("group_a"), _admission(events, logged)),
-        "1 s before": (
-            _state(events, logged - _SECOND).group("group_a"),
-            _admission(events, logged - _SECOND),
-        ),
-    }
-    return expect_equal(expected, seen, "(group_a state, refusals) read at / before the event")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)

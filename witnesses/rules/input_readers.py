@@ -58,24 +58,6 @@ def _first_difference(label: str, want: dict[str, Any], got: dict[str, Any]) -> 
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
-def a_manifest_is_read_entry_by_entry() -> Verdict:
-    """Every checkpoint manifest under ``checkpoints/`` is read as its file says: the model,
-    the revision and every file entry (path, byte count, role) in the file's order, none
-    dropped, repeated, moved or miscounted by a single byte."""
-    problems: list[str] = []
-    entries = 0
-    for path in _manifest_files():
-        want = _said(read_json(path))
-        entries += len(want["files"])
-        problems += _first_difference(path.name, want, _as_file_says(load_manifest(path)))
-    return expect(
-        not problems,
-        f"{len(_manifest_files())} manifests, {entries} file entries read as written",
-        "; ".join(problems[:4]),
-    )
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
 def the_data_root_readers_return_the_files_they_name() -> Verdict:
     """The data root's readers return the file they name, whole: ``fabric`` the inventory
     ``fabric.json`` (every host and group as the inventory reader reads that file), ``manifest``

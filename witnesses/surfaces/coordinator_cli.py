@@ -214,6 +214,28 @@ HOST_ERRORS = {
         "srv5=root@a@b: 'a@b' is not a host name or IPv4 address "
         "(letters, digits, '.' and '-'; no leading '-')"
     ),
+    "srv5=r;m@h": "srv5=r;m@h: 'r;m' is not a user name",
+    "srv5=root@-oProxyCommand=x": (
+        "srv5=root@-oProxyCommand=x: '-oProxyCommand=x' is not a host name or IPv4 address "
+        "(letters, digits, '.' and '-'; no leading '-')"
+    ),
+    "srv5=root@h:65536": "srv5=root@h:65536: port 65536 is outside 1..65535",
+    "srv5=root@h:0": "srv5=root@h:0: port 0 is outside 1..65535",
+    "srv5=root@h:2x": "srv5=root@h:2x: port '2x' is not a number",
+    "srv5=root@[fd00::7": "srv5=root@[fd00::7: '[fd00::7' is not a bracketed IPv6 address",
+    "srv5=root@[:]": "srv5=root@[:]: '[:]' is not a bracketed IPv6 address",
+    "srv5=root@[]": "srv5=root@[]: '[]' is not a bracketed IPv6 address",
+    "srv5=root@[::1": "srv5=root@[::1: '[::1' is not a bracketed IPv6 address",
+    "srv5=root@10.0.0.256": "srv5=root@10.0.0.256: '10.0.0.256' is not an IPv4 address",
+    "srv5=root@a,srv5=root@b": "srv5=root@b: host srv5 is named twice",
+    "srv5=root@[fd00::7],srv6=ops@[fd00:0::7]:22": (
+        "srv6=ops@[fd00:0::7]:22: srv6 and srv5 are one ssh destination (fd00::7 port 22): "
+        "every planned host is its own machine"
+    ),
+    "srv5=root@H5:2222,srv6=root@h5:2222": (
+        "srv6=root@h5:2222: srv6 and srv5 are one ssh destination (h5 port 2222): "
+        "every planned host is its own machine"
+    ),
     "srv5=root@[fd00::5]:2200,srv9=ops@b,srv10=ops@c": (
         "srv5=root@[fd00::5]:2200,srv9=ops@b:22,srv10=ops@c:22: no address for srv6, srv7, "
         "srv8; srv9, srv10 not in the plan (the plan's hosts: srv5, srv6, srv7, srv8)"
@@ -227,13 +249,16 @@ HOST_ERRORS = {
 
 @claim(ClaimKind.REFUSAL)
 def a_bad_hosts_list_exits_2_with_one_located_line_and_writes_nothing() -> Verdict:
-    """A ``--hosts`` the coordinator cannot use — no user, a bracketed IPv6 address followed
-    by anything but ':PORT' or by a ':' and no port, a bracketed IPv4 address, a port out of
-    1..65535, longer than 5 digits or not in ASCII digits, an item that is no
-    HOST=USER@ADDRESS, an empty list, or a list that leaves out a planned host or names
-    hosts not in the plan — exits 2 with exactly one line on stderr, ``planner: error:
-    --hosts: ITEM: what is wrong``, prints nothing and writes no script; ports 1 and 65535
-    and an omitted port (22) are taken."""
+    """A ``--hosts`` the coordinator cannot use — no user, a bad user or host name, a
+    bracketed IPv6 address followed by anything but ':PORT' or by a ':' and no port, an
+    unclosed bracket or one holding no IPv6 address (``[:]``, ``[]``, a bracketed IPv4
+    address), digits and dots that are no IPv4 address, a port out of 1..65535, longer than
+    5 digits or not in ASCII digits, an item that is no HOST=USER@ADDRESS, an empty list, a
+    host named twice, two hosts on one machine (the same address in any spelling and port,
+    whichever user), or a list that leaves out a planned host or names hosts not in the plan
+    — exits 2 with exactly one line on stderr, ``planner: error: --hosts: ITEM: what is
+    wrong``, prints nothing and writes no script; ports 1 and 65535 and an omitted port (22,
+    after a host name or a bracketed IPv6 address) are taken."""
     problems: list[str] = []
     with _scratch() as tmp:
         for hosts, message in HOST_ERRORS.items():
@@ -241,11 +266,16 @@ def a_bad_hosts_list_exits_2_with_one_located_line_and_writes_nothing() -> Verdi
             got = (ran.code, ran.err, ran.lines, (tmp / "s").exists())
             want: tuple[object, ...] = (2, f"planner: error: --hosts: {message}\n", [], False)
             problems += difference(repr(hosts), want, got)
-        edges = "srv5=root@h5:1,srv6=root@[fd00::6]:65535,srv7=ops@h7,srv8=root@h8:22"
+        edges = "srv5=root@h5:1,srv6=root@[fd00::6]:65535,srv7=ops@[fd00::7],srv8=root@h8"
         ran = _apply("--dry-run", "--scripts", tmp / "s", hosts=edges)
     words = [shlex.split(line) for line in ran.lines[5:9]]
     pairs = [(w[w.index("-p") + 1], w[-1]) for w in words if "-p" in w]
-    want_ports = [("1", "root@h5"), ("65535", "root@fd00::6"), ("22", "ops@h7"), ("22", "root@h8")]
+    want_ports = [
+        ("1", "root@h5"),
+        ("65535", "root@fd00::6"),
+        ("22", "ops@fd00::7"),
+        ("22", "root@h8"),
+    ]
     problems += difference("ports 1 and 65535", (0, want_ports), (ran.code, pairs))
     return holds_unless(problems, f"{len(HOST_ERRORS)} bad --hosts refused, each located")
 
