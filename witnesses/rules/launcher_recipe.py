@@ -1576,8 +1576,9 @@ def the_seed_recipe_warns_of_each_flag_and_field_stock_vllm_refuses() -> Verdict
 def a_declared_extension_is_recorded_instead_of_a_warning() -> Verdict:
     """A recipe that declares what its image adds (``[image_extensions] flags`` and
     ``config_fields``) gets one extension line per declared flag or field, saying where it
-    is declared, and no warning; declaring changes nothing the launcher runs (the seed
-    planned with and without the declaration is the same plan)."""
+    is declared, and no warning, in the findings and in the plan's warnings; declaring
+    changes nothing the launcher runs (the seed planned with and without the declaration is
+    the same plan)."""
     seed_text = SEED_RECIPE.read_text(encoding="utf-8")
     declared = _load(seed_text + _SEED_DECLARED)
     wanted = [
@@ -1591,8 +1592,8 @@ def a_declared_extension_is_recorded_instead_of_a_warning() -> Verdict:
         for r in (load_recipe(SEED_RECIPE), declared)
     ]
     same = (plans[1].launch, plans[1].hosts) == (plans[0].launch, plans[0].hosts)
-    found = (_finding_lines(declared), same)
-    return expect_equal((wanted, True), found, "(findings, plan unchanged)")
+    found = (_finding_lines(declared), list(plans[1].warnings), same)
+    return expect_equal((wanted, wanted, True), found, "(findings, plan warnings, plan unchanged)")
 
 
 @claim(ClaimKind.REFUSAL)
