@@ -1222,11 +1222,12 @@ def _supplied_inputs_text(**replace: str) -> str:
 
 @claim(ClaimKind.REFUSAL)
 def a_hostile_inputs_file_exits_2_at_its_key() -> Verdict:
-    """An inputs file whose launch shape gives a key twice, prefix caching as "off" or 0, the
-    utilization as "8000", 8000.0 or true, a batch of 5,000 digits, or a digest holding a
-    lone surrogate: exit 2, one stderr line naming the file and the key, nothing written —
-    for V4.1 and for glm_group_b, which reads and validates --inputs too (its own inputs are
-    pinned); a missing inputs file given to glm_group_b is an error as well."""
+    """An inputs file whose launch shape lacks a key or gives one twice, prefix caching as
+    "off" or 0, the utilization as "8000", 8000.0 or true, a batch of 5,000 digits, or a
+    digest holding a lone surrogate: exit 2, one stderr line naming the file and the key,
+    nothing written — for V4.1 and for glm_group_b, which reads and validates --inputs too
+    (its own inputs are pinned); a missing inputs file given to glm_group_b is an error as
+    well."""
     problems = []
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -1235,7 +1236,9 @@ def a_hostile_inputs_file_exits_2_at_its_key() -> Verdict:
             '"prefix_caching": false', '"prefix_caching": true, "prefix_caching": false'
         )
         surrogate = _supplied_inputs_text().replace('"sha256:ab10', '"sha256:\\udc00ab10', 1)
+        lacking = _supplied_inputs_text().replace('"gpu_memory_utilization_bp": 8000, ', "")
         cases = {
+            "lacking": (lacking, "launch_shape.gpu_memory_utilization_bp", "Field required"),
             "twice": (twice, "launch_shape.prefix_caching", "is given twice (values true and "),
             '"off"': (
                 _supplied_inputs_text(prefix_caching='"off"'),
@@ -1293,7 +1296,7 @@ def a_hostile_inputs_file_exits_2_at_its_key() -> Verdict:
             problems.append(f"glm_group_b, a missing --inputs: exit {ran.code}, {ran.err!r}")
     return expect(
         not problems,
-        f"8 hostile inputs x {len(ARM_NAMES)} arms, and a missing one: exit 2 at the key",
+        f"9 hostile inputs x {len(ARM_NAMES)} arms, and a missing one: exit 2 at the key",
         "; ".join(problems[:3]),
     )
 
