@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.builders import DATA_ROOT, TINY_RECIPE, v41_dry_run
+from fixtures.builders import TINY_RECIPE, v41_dry_run
 from planner.cli import build_parser
 from planner.coordinator import (
     Ticks,
@@ -231,23 +231,6 @@ def test_a_refused_scenario_never_overwrites_the_admitted_report(
     assert refused.out.startswith(
         "v41_group_a: report written to target/v41-group-a-launch-dry-run-live.txt "
     )
-
-
-def test_a_live_read_keeps_the_arms_default_report(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    supplied = DATA_ROOT / "scenarios" / "supplied"
-    ran = planner_main(
-        "dry-run",
-        "glm_group_b",
-        "--authority",
-        supplied / "authority.jsonl",
-        "--now",
-        "2026-11-29T12:00:00Z",
-    )
-    assert ran.code == 0, ran.err
-    assert _files(tmp_path) == ["target/glm-group-b-launch-dry-run.txt"]
 
 
 # --- 6. an IPv6 address without brackets ----------------------------------------------------

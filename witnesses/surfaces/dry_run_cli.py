@@ -171,25 +171,33 @@ def without_out_each_arm_writes_its_default_report_under_the_working_directory()
     """Without --out a live read (--authority) writes the report at the arm's default path
     under target/ in the working directory, and ``--scenario S`` at that path with ``-S``
     before ``.txt`` (a refused scenario never overwrites an admitted report); the printed
-    line names the path."""
+    line names the path. An arm whose inputs are pinned plans the live read without
+    --inputs as well."""
     problems = []
     supplied = SCENARIOS / "supplied"
-    live_read = ["--authority", supplied / "authority.jsonl", "--inputs", supplied / "inputs.json"]
+    now = scenario_now("supplied").isoformat()
+    log: list[str | Path] = ["--authority", supplied / "authority.jsonl", "--now", now]
     for arm in ARM_NAMES:
         if arm not in DEFAULT_REPORT:
             problems.append(f"{arm}: no default report path stated here")
             continue
-        for given, want_path in (
+        givens: list[tuple[list[str | Path], str]] = [
             (["--scenario", "supplied"], _scenario_report(arm, "supplied")),
-            ([*live_read, "--now", scenario_now("supplied").isoformat()], DEFAULT_REPORT[arm]),
-        ):
+            ([*log, "--inputs", supplied / "inputs.json"], DEFAULT_REPORT[arm]),
+        ]
+        if not arms()[arm].uses_inputs:
+            givens.append((log, DEFAULT_REPORT[arm]))
+        for given, want_path in givens:
             with tempfile.TemporaryDirectory() as tmp, working_directory(Path(tmp)):
                 ran = run_planner("dry-run", arm, *given)
                 hosts = len(expected(arm).hosts)
                 want = f"{arm}: report written to {want_path} ({hosts} hosts rendered)"
                 files = [p for p in tree(Path(tmp)) if (Path(tmp) / p).is_file()]
                 if ran.code != 0 or ran.lines[:1] != [want] or files != [want_path]:
-                    problems.append(f"{arm}: exit {ran.code}, said {ran.lines[:1]}, wrote {files}")
+                    options = [str(o) for o in given if str(o).startswith("--")]
+                    problems.append(
+                        f"{arm} {options}: exit {ran.code}, said {ran.lines[:1]}, wrote {files}"
+                    )
     return expect(
         not problems, f"default reports {sorted(DEFAULT_REPORT.values())}", "; ".join(problems)
     )
