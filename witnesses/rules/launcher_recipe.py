@@ -1725,14 +1725,14 @@ def a_recipe_runs_as_its_name_from_its_own_entrypoint() -> Verdict:
 def a_composed_model_is_not_mounted_over_the_root_or_the_cache() -> Verdict:
     """The composed model's mount is where the container reads it: at ``/`` it would hide
     the image's whole file system, and at the HF cache (/var/lib/gunbc/hf-cache), inside it
-    or around it (``/var``) it collides with the cache's own read-only mount; each is
-    refused at composed_model.mount, and ``/model`` passes."""
+    or around it (``/var``, ``/var/lib/gunbc``) it collides with the cache's own read-only
+    mount; each is refused at composed_model.mount, and ``/model`` passes."""
     composed = '[composed_model]\nmount = "{}"\n[[composed_model.sources]]\nrepo = "org/tiny"\n'
-    mounts = ("/", "/var", _HF_CACHE, f"{_HF_CACHE}/x", "/model")
+    mounts = ("/", "/var", "/var/lib/gunbc", _HF_CACHE, f"{_HF_CACHE}/x", "/model")
     found = {m: _problems(_MINIMAL + composed.format(m)) for m in mounts}
     collides = f"collides with the HF cache's own mount at {_HF_CACHE}"
     wanted: dict[str, list[tuple[str, str]]] = {
-        m: [("composed_model.mount", f"{m!r} {collides}")] for m in mounts[1:4]
+        m: [("composed_model.mount", f"{m!r} {collides}")] for m in mounts[1:5]
     }
     wanted["/"] = [("composed_model.mount", "'/' would hide the image's whole file system")]
     wanted["/model"] = []
