@@ -1451,8 +1451,9 @@ def _null_device(path: Path) -> Path:
 def the_writer_writes_where_the_user_points() -> Verdict:
     """What --out gets (``write_atomically``): a FIFO delivers the report to its reader and
     stays a FIFO; a character device (a private node with /dev/null's numbers) stays a
-    character device; a symlink keeps pointing at its file, whose text is replaced and whose
-    mode is kept; a new report honours the umask (027: rw-r-----); nothing else is left."""
+    character device, and a dry run given it as --out exits 0 with nothing on stderr; a
+    symlink keeps pointing at its file, whose text is replaced and whose mode is kept; a new
+    report honours the umask (027: rw-r-----); nothing else is left."""
     seen: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -1469,7 +1470,8 @@ def the_writer_writes_where_the_user_points() -> Verdict:
         seen["fifo"] = (received, stat.S_ISFIFO(os.lstat(fifo).st_mode))
         device = _null_device(root / "null")
         write_atomically(device, "nothing\n")
-        seen["device"] = stat.S_ISCHR(os.lstat(device).st_mode)
+        ran = run_planner("dry-run", V41, "--scenario", "supplied", "--out", device)
+        seen["device"] = (stat.S_ISCHR(os.lstat(device).st_mode), ran.code, ran.err)
         real = root / "real.txt"
         real.write_text("old\n", encoding="utf-8")
         real.chmod(0o604)
@@ -1487,7 +1489,7 @@ def the_writer_writes_where_the_user_points() -> Verdict:
         seen["left"] = sorted(p.name for p in root.iterdir())
     want = {
         "fifo": (b"through the pipe\n", True),
-        "device": True,
+        "device": (True, 0, ""),
         "symlink": (True, "new\n", 0o604),
         "umask 027": 0o640,
         "left": ["link.txt", "new.txt", "null", "real.txt", "report.fifo"],
