@@ -241,31 +241,19 @@ def _located(recipe: str, where: str) -> str:
 @pytest.mark.parametrize(
     ("words", "at"),
     [
-        (["serve", "--headless"], 2),
-        (["serve", "--config", "x.yaml"], 2),
-        (["serve", "--"], 2),
         (["serve", "--port=9000"], 2),
         (["-m", "vllm.entrypoints.cli.main", "serve"], 1),
-        (["serve", "a\0b"], 2),
-        (["serve", "a\nb"], 2),
         (["serve", "a\u2028b"], 2),
-        (["serve", ""], 2),
     ],
 )
 def test_the_entrypoints_words_hold_no_option_and_no_control(words: list[str], at: int) -> None:
     """entrypoint[1:] reach the argv before the model, where vLLM's parser would read an
     option outside every rule the args are held to: each is one printable word, not an
-    option (vLLM's options go in args)."""
+    option (vLLM's options go in args). The other options and words are launcher_recipe's
+    ``env_and_entrypoint_that_would_break_the_argv_are_refused``."""
     listed = ", ".join(map(_toml_string, ["vllm", *words]))
     message = _located(_with("entrypoint", f"[{listed}]"), f"entrypoint[{at}]")
     assert message.startswith(repr(words[at - 1]))
-
-
-def test_an_entrypoint_of_plain_words_plans() -> None:
-    ran, _, out = _run(_with("entrypoint", '["python3", "/usr/local/bin/vllm", "serve"]').encode())
-    assert ran.code == 0, ran.err
-    report = (out / "plan.txt").read_text(encoding="utf-8")
-    assert "--entrypoint python3 tiny:local /usr/local/bin/vllm serve org/tiny " in report
 
 
 @pytest.mark.parametrize("key", ["build_profile", "docker_image_dir", "parent_model"])
@@ -343,24 +331,12 @@ def test_a_name_docker_or_systemd_would_misread_is_refused(name: str, tmp_path: 
     assert tree(out) == []
 
 
-@pytest.mark.parametrize("name", ["ab", "a.b-c_d", "A1", "a" * 242])
+@pytest.mark.parametrize("name", ["ab", "A1"])
 def test_a_name_both_take_plans(name: str, tmp_path: Path) -> None:
+    """The shortest names and a capital (``a.b-c_d`` and 242 characters are launcher_recipe's
+    ``a_name_docker_or_systemd_would_misread_is_refused``)."""
     recipe = tmp_path / "r.toml"
     recipe.write_text(BASE, encoding="utf-8")
     ran = planner_main("dry-run", "--recipe", recipe, "--name", name, "--out", tmp_path / "p")
     assert ran.code == 0, ran.err
     assert f"## unit {name}-head.service" in (tmp_path / "p").read_text(encoding="utf-8")
-
-
-_COMPOSED = '[composed_model]\nmount = {}\n[[composed_model.sources]]\nrepo = "org/tiny"\n'
-
-
-@pytest.mark.parametrize(
-    "mount", ["/", "/var", "/var/lib/gunbc", "/var/lib/gunbc/hf-cache", "/var/lib/gunbc/hf-cache/m"]
-)
-def test_a_composed_model_is_not_mounted_over_the_root_or_the_cache(mount: str) -> None:
-    """A composed model mounted at ``/`` hides the image's whole file system; one at the HF
-    cache, inside it, or around it (the cache's own mount would nest in a read-only one)
-    collides with the cache mount: each is refused at composed_model.mount."""
-    message = _located(BASE + _COMPOSED.format(_toml_string(mount)), "composed_model.mount")
-    assert message.startswith(repr(mount))

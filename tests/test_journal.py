@@ -51,26 +51,17 @@ def _bodies(path: Path) -> list[dict[str, object]]:
     return [json.loads(line)["body"] for line in path.read_text().splitlines()]
 
 
-def test_a_journal_holds_the_plan_then_each_step_before_and_after_then_the_decision(
+def test_a_step_record_holds_its_attempt_and_summary_and_the_file_is_ascii(
     tmp_path: Path,
 ) -> None:
+    """The records' order and the plan record are transaction_plan's
+    ``a_journal_holds_each_step_on_disk_before_it_is_sent``."""
     path = tmp_path / "j"
     _journaled(path)
     bodies = _bodies(path)
-    assert [b["seq"] for b in bodies] == list(range(len(bodies)))
-    kinds = [b["kind"] for b in bodies]
-    assert kinds == ["plan", *["started", "answered"] * 20, "decided"] + [
-        "started",
-        "answered",
-    ] * 4 + ["finished"]
-    plan = bodies[0]
-    assert TransactionPlan.model_validate(plan["transaction"]) == _plan()
-    assert plan["script_sha256"] == list(journal.script_digests(_plan()))
     assert bodies[1] == {"seq": 1, "kind": "started", "stage": "preflight", "rank": 0,
                          "attempt": 1}  # fmt: skip
     assert bodies[2]["exit_code"] == 0 and bodies[2]["summary"] == "ok: preflight@srv5"
-    assert bodies[-1]["finals"] == ["committed"] * 4
-    # every line is ASCII and carries the sha256 of its body's exact bytes
     assert path.read_bytes().isascii()
 
 
@@ -312,18 +303,13 @@ def test_resume_takes_no_planning_inputs(
     )
 
 
-def test_resume_and_hosts_exclude_each_other_and_one_is_required(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
+def test_resume_and_hosts_exclude_each_other(capsys: pytest.CaptureFixture[str]) -> None:
+    """That one of them is required is coordinator_cli's
+    ``the_help_says_what_each_option_does_and_what_each_exit_code_means``."""
     with pytest.raises(SystemExit) as raised:
         main(["apply", "--resume", "j", "--hosts", HOSTS])
     assert raised.value.code == 2
     assert "argument --hosts: not allowed with argument --resume" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        main(["apply", "v41_group_a"])
-    assert "one of the arguments --hosts --resume --rollback is required" in (
-        capsys.readouterr().err
-    )
 
 
 def test_a_missing_journal_is_a_located_error(

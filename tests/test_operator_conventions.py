@@ -1,7 +1,8 @@
 """The operator conventions of ``planner``: ``--version``, "did you mean" for a misspelled
-option, subcommand, arm, scenario or recipe key (through the subcommand's own usage),
-``--out -``, apply's own ``--name`` help, a scenario's own default report, an IPv6 address
-without brackets, and the lines ``planner apply`` prints on stderr while a step waits.
+option, subcommand, scenario or recipe key (through the subcommand's own usage; an arm's is
+dry_run_cli's claim), ``--out -``, apply's own ``--name`` help, a scenario's own default
+report, an IPv6 address without brackets, and the lines ``planner apply`` prints on stderr
+while a step waits.
 
 The command line runs in-process (``planner.cli.main``, as its console script calls it).
 That a step held on its host says it still waits, over a real connection, is
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.builders import DATA_ROOT, TINY_RECIPE, v41_dry_run
+from fixtures.builders import TINY_RECIPE, v41_dry_run
 from planner.cli import build_parser
 from planner.coordinator import (
     Ticks,
@@ -84,12 +85,6 @@ def test_version_prints_the_planners_version_and_exits_0() -> None:
             "usage: planner [",
             "planner: error: argument command: invalid choice: 'dry-rn' (choose from 'dry-run', "
             "'scenarios', 'schema', 'recipe', 'apply'); did you mean dry-run?",
-        ),
-        (
-            ("dry-run", "v41_group_x", "--scenario", "supplied"),
-            "usage: planner dry-run ",
-            "planner dry-run: error: argument arm: invalid choice: 'v41_group_x' (choose from "
-            "'glm_group_b', 'v41_group_a'); did you mean v41_group_a?",
         ),
         (  # no close option: argparse's message as it was
             ("dry-run", "v41_group_a", "--zzzzzz"),
@@ -231,23 +226,6 @@ def test_a_refused_scenario_never_overwrites_the_admitted_report(
     assert refused.out.startswith(
         "v41_group_a: report written to target/v41-group-a-launch-dry-run-live.txt "
     )
-
-
-def test_a_live_read_keeps_the_arms_default_report(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    supplied = DATA_ROOT / "scenarios" / "supplied"
-    ran = planner_main(
-        "dry-run",
-        "glm_group_b",
-        "--authority",
-        supplied / "authority.jsonl",
-        "--now",
-        "2026-11-29T12:00:00Z",
-    )
-    assert ran.code == 0, ran.err
-    assert _files(tmp_path) == ["target/glm-group-b-launch-dry-run.txt"]
 
 
 # --- 6. an IPv6 address without brackets ----------------------------------------------------

@@ -18,9 +18,7 @@ def test_parsers_refuse_unsafe_names() -> None:
 
 
 def test_local_checkpoint_directory() -> None:
-    assert (
-        local_checkpoint_directory("deepseek-ai/DeepSeek-V4.1-Flash", "dba1be0a")
-        == "/var/lib/gunbc/checkpoints/deepseek-ai--DeepSeek-V4.1-Flash/dba1be0a"
-    )
+    """The placement under the root is v41_group_a_launch's
+    ``a_checkpoint_is_placed_only_from_org_name_and_plain_revision``."""
     assert CHECKPOINT_ROOT == "/var/lib/gunbc/checkpoints"
     assert local_checkpoint_directory("a/b", "r1", root="/srv/ckpt") == "/srv/ckpt/a--b/r1"

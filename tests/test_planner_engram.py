@@ -79,17 +79,11 @@ def _parse_error(text: str) -> PlannerInputError:
 
 @pytest.mark.parametrize(
     "path",
-    [
-        ROW_DIR,
-        f"{ROW_DIR}/",
-        f"{ROW_DIR}/../escape",
-        f"{ROW_DIR}/a/../../b",
-        f"{ROW_DIR}-sibling/x",
-        "relative/x",
-        f"{ROW_DIR}//x",
-    ],
+    [f"{ROW_DIR}/a/../../b", "relative/x", f"{ROW_DIR}//x"],
 )
 def test_row_store_paths_that_escape_are_refused(path: str) -> None:
+    """The directory itself, up one level and a sibling sharing the prefix are
+    engram_staging's claims."""
     assert _parse_error(manifest_text(path)).where == "engram_manifest.row_stores[0].path"
 
 

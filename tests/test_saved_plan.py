@@ -1,5 +1,5 @@
 """``planner apply --plan`` on the sshd fleet, and what no claim of the ``saved_plan`` witness
-states: the code digest, and the options a saved plan refuses beside it."""
+states: the options a saved plan refuses beside it."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from fixtures.fleet import Fleet
 from fixtures.saved_plans import HOSTS, SavedPlanFiles
 from planner.cli import main
 from planner.saved_plan import SavedPlan
-from planner.version import code_digest
 from tests.test_transaction_fleet import fleet_options, hosts  # noqa: F401  # the fleet fixture
 
 
@@ -32,16 +31,6 @@ def test_a_plan_made_from_a_scenario_is_for_dry_runs_and_tests(
     code = main(["apply", "--plan", str(plan), "--hosts", HOSTS, "--ssh", "true"])
     assert code == 2
     assert "the plan was made with --scenario supplied" in capsys.readouterr().err
-
-
-def test_the_code_digest_follows_every_file(tmp_path: Path) -> None:
-    (tmp_path / "a.py").write_text("x = 1\n")
-    first = code_digest(tmp_path)
-    (tmp_path / "sub").mkdir()
-    (tmp_path / "sub" / "b.py").write_text("")
-    second = code_digest(tmp_path)
-    (tmp_path / "a.py").write_text("x = 2\n")
-    assert len({first, second, code_digest(tmp_path)}) == 3
 
 
 def test_the_saved_plan_applies_exactly_on_the_fleet(

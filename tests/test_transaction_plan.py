@@ -23,11 +23,6 @@ from planner.transaction import parse_hosts
         # an IPv6 address without brackets is said to be one, never "port ':1' is not a number"
         ("srv5=root@::1", "srv5=root@::1", "'::1' holds more than one ':': an IPv6 address"),
         ("srv5=root@fd00::7:22", "srv5=root@fd00::7:22", "must be in brackets, as in root@[::1]"),
-        (
-            "srv5=root@10.0.0.5,srv6=root@10.0.0.5:22",
-            "srv6=root@10.0.0.5:22",
-            "srv6 and srv5 are one ssh destination (10.0.0.5 port 22)",
-        ),
     ],
 )
 def test_bad_hosts_are_located_errors(text: str, item: str, message: str) -> None:

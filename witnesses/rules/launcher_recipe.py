@@ -1576,8 +1576,9 @@ def the_seed_recipe_warns_of_each_flag_and_field_stock_vllm_refuses() -> Verdict
 def a_declared_extension_is_recorded_instead_of_a_warning() -> Verdict:
     """A recipe that declares what its image adds (``[image_extensions] flags`` and
     ``config_fields``) gets one extension line per declared flag or field, saying where it
-    is declared, and no warning; declaring changes nothing the launcher runs (the seed
-    planned with and without the declaration is the same plan)."""
+    is declared, and no warning, in the findings and in the plan's warnings; declaring
+    changes nothing the launcher runs (the seed planned with and without the declaration is
+    the same plan)."""
     seed_text = SEED_RECIPE.read_text(encoding="utf-8")
     declared = _load(seed_text + _SEED_DECLARED)
     wanted = [
@@ -1591,8 +1592,8 @@ def a_declared_extension_is_recorded_instead_of_a_warning() -> Verdict:
         for r in (load_recipe(SEED_RECIPE), declared)
     ]
     same = (plans[1].launch, plans[1].hosts) == (plans[0].launch, plans[0].hosts)
-    found = (_finding_lines(declared), same)
-    return expect_equal((wanted, True), found, "(findings, plan unchanged)")
+    found = (_finding_lines(declared), list(plans[1].warnings), same)
+    return expect_equal((wanted, wanted, True), found, "(findings, plan warnings, plan unchanged)")
 
 
 @claim(ClaimKind.REFUSAL)
@@ -1724,14 +1725,14 @@ def a_recipe_runs_as_its_name_from_its_own_entrypoint() -> Verdict:
 def a_composed_model_is_not_mounted_over_the_root_or_the_cache() -> Verdict:
     """The composed model's mount is where the container reads it: at ``/`` it would hide
     the image's whole file system, and at the HF cache (/var/lib/gunbc/hf-cache), inside it
-    or around it (``/var``) it collides with the cache's own read-only mount; each is
-    refused at composed_model.mount, and ``/model`` passes."""
+    or around it (``/var``, ``/var/lib/gunbc``) it collides with the cache's own read-only
+    mount; each is refused at composed_model.mount, and ``/model`` passes."""
     composed = '[composed_model]\nmount = "{}"\n[[composed_model.sources]]\nrepo = "org/tiny"\n'
-    mounts = ("/", "/var", _HF_CACHE, f"{_HF_CACHE}/x", "/model")
+    mounts = ("/", "/var", "/var/lib/gunbc", _HF_CACHE, f"{_HF_CACHE}/x", "/model")
     found = {m: _problems(_MINIMAL + composed.format(m)) for m in mounts}
     collides = f"collides with the HF cache's own mount at {_HF_CACHE}"
     wanted: dict[str, list[tuple[str, str]]] = {
-        m: [("composed_model.mount", f"{m!r} {collides}")] for m in mounts[1:4]
+        m: [("composed_model.mount", f"{m!r} {collides}")] for m in mounts[1:5]
     }
     wanted["/"] = [("composed_model.mount", "'/' would hide the image's whole file system")]
     wanted["/model"] = []

@@ -171,25 +171,33 @@ def without_out_each_arm_writes_its_default_report_under_the_working_directory()
     """Without --out a live read (--authority) writes the report at the arm's default path
     under target/ in the working directory, and ``--scenario S`` at that path with ``-S``
     before ``.txt`` (a refused scenario never overwrites an admitted report); the printed
-    line names the path."""
+    line names the path. An arm whose inputs are pinned plans the live read without
+    --inputs as well."""
     problems = []
     supplied = SCENARIOS / "supplied"
-    live_read = ["--authority", supplied / "authority.jsonl", "--inputs", supplied / "inputs.json"]
+    now = scenario_now("supplied").isoformat()
+    log: list[str | Path] = ["--authority", supplied / "authority.jsonl", "--now", now]
     for arm in ARM_NAMES:
         if arm not in DEFAULT_REPORT:
             problems.append(f"{arm}: no default report path stated here")
             continue
-        for given, want_path in (
+        givens: list[tuple[list[str | Path], str]] = [
             (["--scenario", "supplied"], _scenario_report(arm, "supplied")),
-            ([*live_read, "--now", scenario_now("supplied").isoformat()], DEFAULT_REPORT[arm]),
-        ):
+            ([*log, "--inputs", supplied / "inputs.json"], DEFAULT_REPORT[arm]),
+        ]
+        if not arms()[arm].uses_inputs:
+            givens.append((log, DEFAULT_REPORT[arm]))
+        for given, want_path in givens:
             with tempfile.TemporaryDirectory() as tmp, working_directory(Path(tmp)):
                 ran = run_planner("dry-run", arm, *given)
                 hosts = len(expected(arm).hosts)
                 want = f"{arm}: report written to {want_path} ({hosts} hosts rendered)"
                 files = [p for p in tree(Path(tmp)) if (Path(tmp) / p).is_file()]
                 if ran.code != 0 or ran.lines[:1] != [want] or files != [want_path]:
-                    problems.append(f"{arm}: exit {ran.code}, said {ran.lines[:1]}, wrote {files}")
+                    options = [str(o) for o in given if str(o).startswith("--")]
+                    problems.append(
+                        f"{arm} {options}: exit {ran.code}, said {ran.lines[:1]}, wrote {files}"
+                    )
     return expect(
         not problems, f"default reports {sorted(DEFAULT_REPORT.values())}", "; ".join(problems)
     )
@@ -1222,11 +1230,12 @@ def _supplied_inputs_text(**replace: str) -> str:
 
 @claim(ClaimKind.REFUSAL)
 def a_hostile_inputs_file_exits_2_at_its_key() -> Verdict:
-    """An inputs file whose launch shape gives a key twice, prefix caching as "off" or 0, the
-    utilization as "8000", 8000.0 or true, a batch of 5,000 digits, or a digest holding a
-    lone surrogate: exit 2, one stderr line naming the file and the key, nothing written —
-    for V4.1 and for glm_group_b, which reads and validates --inputs too (its own inputs are
-    pinned); a missing inputs file given to glm_group_b is an error as well."""
+    """An inputs file whose launch shape lacks a key or gives one twice, prefix caching as
+    "off" or 0, the utilization as "8000", 8000.0 or true, a batch of 5,000 digits, or a
+    digest holding a lone surrogate: exit 2, one stderr line naming the file and the key,
+    nothing written — for V4.1 and for glm_group_b, which reads and validates --inputs too
+    (its own inputs are pinned); a missing inputs file given to glm_group_b is an error as
+    well."""
     problems = []
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -1235,7 +1244,9 @@ def a_hostile_inputs_file_exits_2_at_its_key() -> Verdict:
             '"prefix_caching": false', '"prefix_caching": true, "prefix_caching": false'
         )
         surrogate = _supplied_inputs_text().replace('"sha256:ab10', '"sha256:\\udc00ab10', 1)
+        lacking = _supplied_inputs_text().replace('"gpu_memory_utilization_bp": 8000, ', "")
         cases = {
+            "lacking": (lacking, "launch_shape.gpu_memory_utilization_bp", "Field required"),
             "twice": (twice, "launch_shape.prefix_caching", "is given twice (values true and "),
             '"off"': (
                 _supplied_inputs_text(prefix_caching='"off"'),
@@ -1293,7 +1304,7 @@ def a_hostile_inputs_file_exits_2_at_its_key() -> Verdict:
             problems.append(f"glm_group_b, a missing --inputs: exit {ran.code}, {ran.err!r}")
     return expect(
         not problems,
-        f"8 hostile inputs x {len(ARM_NAMES)} arms, and a missing one: exit 2 at the key",
+        f"9 hostile inputs x {len(ARM_NAMES)} arms, and a missing one: exit 2 at the key",
         "; ".join(problems[:3]),
     )
 
@@ -1440,8 +1451,9 @@ def _null_device(path: Path) -> Path:
 def the_writer_writes_where_the_user_points() -> Verdict:
     """What --out gets (``write_atomically``): a FIFO delivers the report to its reader and
     stays a FIFO; a character device (a private node with /dev/null's numbers) stays a
-    character device; a symlink keeps pointing at its file, whose text is replaced and whose
-    mode is kept; a new report honours the umask (027: rw-r-----); nothing else is left."""
+    character device, and a dry run given it as --out exits 0 with nothing on stderr; a
+    symlink keeps pointing at its file, whose text is replaced and whose mode is kept; a new
+    report honours the umask (027: rw-r-----); nothing else is left."""
     seen: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -1458,7 +1470,8 @@ def the_writer_writes_where_the_user_points() -> Verdict:
         seen["fifo"] = (received, stat.S_ISFIFO(os.lstat(fifo).st_mode))
         device = _null_device(root / "null")
         write_atomically(device, "nothing\n")
-        seen["device"] = stat.S_ISCHR(os.lstat(device).st_mode)
+        ran = run_planner("dry-run", V41, "--scenario", "supplied", "--out", device)
+        seen["device"] = (stat.S_ISCHR(os.lstat(device).st_mode), ran.code, ran.err)
         real = root / "real.txt"
         real.write_text("old\n", encoding="utf-8")
         real.chmod(0o604)
@@ -1476,7 +1489,7 @@ def the_writer_writes_where_the_user_points() -> Verdict:
         seen["left"] = sorted(p.name for p in root.iterdir())
     want = {
         "fifo": (b"through the pipe\n", True),
-        "device": True,
+        "device": (True, 0, ""),
         "symlink": (True, "new\n", 0o604),
         "umask 027": 0o640,
         "left": ["link.txt", "new.txt", "null", "real.txt", "report.fifo"],
