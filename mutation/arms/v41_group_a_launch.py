@@ -403,30 +403,6 @@ def the_candidate_names_the_model_without_its_revision(
 
 
 @mutant(
-    replaces=V41_DRY_RUN,
-    turns_red={f"{W}.every_host_stages_the_supplied_manifest_alike"},
-    independent=False,
-)
-def the_last_host_writes_its_manifest_world_writable(
-    fabric: Fabric,
-    manifest: CheckpointManifest,
-    inputs: PlanInputs,
-    state: AuthorityState,
-    source: str = "inputs",
-) -> DryRun:
-    """The last host's manifest write is planned with mode 0666."""
-    run = v41_group_a_launch_dry_run(fabric, manifest, inputs, state, source)
-    if not run.hosts:
-        return run
-    last = run.hosts[-1]
-    staging = tuple(
-        s.model_copy(update={"mode": 0o666}) if s.kind == "write_file" else s for s in last.staging
-    )
-    hosts = (*run.hosts[:-1], last.model_copy(update={"staging": staging}))
-    return run.model_copy(update={"hosts": hosts})
-
-
-@mutant(
     replaces="planner.frontiers.unmet_obligations",
     turns_red={f"{W}.each_open_frontier_refuses_naming_its_owner_and_trigger"},
     independent=False,

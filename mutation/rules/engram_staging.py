@@ -1,7 +1,8 @@
 """Declared mutants of Engram staging (witness ``engram_staging``).
 
 Staging is planned remote steps: two ``mkdir`` argvs and a sealed, readback-verified write.
-Each defect here weakens one of those guarantees or the env and mounts that point at them.
+Each defect here weakens one of those guarantees; the env and mounts that point at them are
+``arm_launch``'s.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from pathlib import Path, PurePosixPath
 
 import planner.engram
 from mutation import mutant
-from planner.arm_launch import ArmCall, arm_mounts
+from planner.arm_launch import DryRun
+from planner.arms.v41_group_a import v41_group_a_launch_dry_run
+from planner.authority import AuthorityState
+from planner.checkpoint import CheckpointManifest
 from planner.engram import (
-    MANIFEST_ENV,
     EngramPlacement,
     FileTreeScope,
     LandingMismatch,
@@ -25,11 +28,12 @@ from planner.engram import (
     land_file_write,
     parse_engram_manifest,
 )
-from planner.identity import BindMount
+from planner.fabric import Fabric
+from planner.frontiers import PlanInputs
 from planner.refusal import PlannerInputError
 
 W = "engram_staging"
-PLACEMENT_ENV = EngramPlacement.env
+STAGED = f"{W}.every_host_stages_the_supplied_manifest_alike"
 SEAL = FileTreeScope.seal
 ESCAPE = f"{W}.a_write_escaping_its_directory_is_refused"
 ACCEPTED = f"{W}.an_accepted_manifest_is_returned_byte_for_byte"
@@ -43,7 +47,7 @@ SAFE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
 
 @mutant(
     replaces="planner.engram.mkdir_step",
-    turns_red={f"{W}.staging_is_two_mkdirs_then_one_sealed_write"},
+    turns_red={STAGED},
 )
 def mkdir_without_parents(path: str) -> MkdirStep:
     """Staging's mkdir loses -p, so a missing parent directory fails the step."""
@@ -52,7 +56,7 @@ def mkdir_without_parents(path: str) -> MkdirStep:
 
 @mutant(
     replaces="planner.engram.engram_staging_steps",
-    turns_red={f"{W}.the_manifest_written_is_the_supplied_text"},
+    turns_red={STAGED},
 )
 def manifest_written_as_reserialized_json(
     placement: EngramPlacement, manifest: bytes
@@ -60,6 +64,30 @@ def manifest_written_as_reserialized_json(
     """The manifest is written re-serialized from its parsed JSON, not as #12359's bytes."""
     reserialized = json.dumps(json.loads(manifest), indent=1).encode()
     return engram_staging_steps(placement, reserialized)
+
+
+@mutant(
+    replaces="planner.arms.v41_group_a.v41_group_a_launch_dry_run",
+    turns_red={STAGED},
+    independent=False,
+)
+def the_last_host_writes_its_manifest_world_writable(
+    fabric: Fabric,
+    manifest: CheckpointManifest,
+    inputs: PlanInputs,
+    state: AuthorityState,
+    source: str = "inputs",
+) -> DryRun:
+    """The last host's manifest write is planned with mode 0666."""
+    run = v41_group_a_launch_dry_run(fabric, manifest, inputs, state, source)
+    if not run.hosts:
+        return run
+    last = run.hosts[-1]
+    staging = tuple(
+        s.model_copy(update={"mode": 0o666}) if s.kind == "write_file" else s for s in last.staging
+    )
+    hosts = (*run.hosts[:-1], last.model_copy(update={"staging": staging}))
+    return run.model_copy(update={"hosts": hosts})
 
 
 @mutant(
@@ -101,24 +129,6 @@ def landing_leaves_its_temp_file(write: TypedFileWrite, filesystem_root: Path) -
     target = land_file_write(write, filesystem_root)
     (filesystem_root / write.temp_target.lstrip("/")).write_bytes(write.content)
     return target
-
-
-@mutant(
-    replaces="planner.engram.EngramPlacement.env",
-    turns_red={f"{W}.the_engram_env_points_at_what_staging_made"},
-)
-def manifest_env_names_the_directory(self: EngramPlacement) -> tuple[tuple[str, str], ...]:
-    """The manifest env names the manifest directory instead of the manifest file."""
-    return tuple((k, self.manifest_dir if k == MANIFEST_ENV else v) for k, v in PLACEMENT_ENV(self))
-
-
-@mutant(
-    replaces="planner.arm_launch.arm_mounts",
-    turns_red={f"{W}.receipts_are_writable_and_the_manifest_read_only"},
-)
-def receipts_mounted_read_only(call: ArmCall) -> tuple[BindMount, ...]:
-    """The touch-receipt directory is mounted read-only like the row stores."""
-    return tuple(m.model_copy(update={"read_only": True}) for m in arm_mounts(call))
 
 
 @mutant(
@@ -171,7 +181,7 @@ def a_json_problem_is_located_inside_the_text(
 
 @mutant(
     replaces="planner.engram.parse_engram_manifest",
-    turns_red={ACCEPTED},
+    turns_red={ACCEPTED, STAGED},
     independent=False,
 )
 def an_accepted_manifest_is_reserialized(
