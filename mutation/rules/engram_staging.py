@@ -43,6 +43,8 @@ STALE = f"{W}.a_landing_replaces_stale_bytes_under_any_sealed_directory"
 LINKS = f"{W}.a_landing_never_follows_a_link_out_of_its_scope"
 FAILED = f"{W}.a_failed_landing_raises_its_own_error_and_leaves_nothing"
 SAFE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
+LAND = "planner.engram.land_file_write"
+PARSE = "planner.engram.parse_engram_manifest"
 
 
 @mutant(
@@ -90,10 +92,7 @@ def the_last_host_writes_its_manifest_world_writable(
     return run.model_copy(update={"hosts": hosts})
 
 
-@mutant(
-    replaces="planner.engram.FileTreeScope.seal",
-    turns_red={f"{W}.a_write_escaping_its_directory_is_refused"},
-)
+@mutant(replaces="planner.engram.FileTreeScope.seal", turns_red={ESCAPE})
 def seal_accepts_absolute_paths(self: FileTreeScope, relative: str) -> str:
     """A sealed write no longer refuses an absolute path, which escapes its directory."""
     pure = PurePosixPath(relative)
@@ -102,13 +101,7 @@ def seal_accepts_absolute_paths(self: FileTreeScope, relative: str) -> str:
     return f"{self.root}/{pure.as_posix()}"
 
 
-@mutant(
-    replaces="planner.engram.parse_engram_manifest",
-    turns_red={
-        f"{W}.a_row_store_outside_its_directory_is_refused",
-        MALFORMED,
-    },
-)
+@mutant(replaces=PARSE, turns_red={f"{W}.a_row_store_outside_its_directory_is_refused", MALFORMED})
 def row_stores_checked_by_prefix_only(text: str, placement: EngramPlacement, source: str) -> bytes:
     """A row store is accepted by its path prefix alone, so ``..`` segments escape the
     row-store directory."""
@@ -121,8 +114,7 @@ def row_stores_checked_by_prefix_only(text: str, placement: EngramPlacement, sou
 
 
 @mutant(
-    replaces="planner.engram.land_file_write",
-    turns_red={f"{W}.the_manifest_lands_as_readback_verified_bytes", STEPS, STALE},
+    replaces=LAND, turns_red={f"{W}.the_manifest_lands_as_readback_verified_bytes", STEPS, STALE}
 )
 def landing_leaves_its_temp_file(write: TypedFileWrite, filesystem_root: Path) -> Path:
     """The landing leaves its temp file beside the target."""
@@ -145,11 +137,7 @@ def escape_refused_without_naming_the_path(self: FileTreeScope, relative: str) -
         raise ValueError("path escapes") from None
 
 
-@mutant(
-    replaces="planner.engram.parse_engram_manifest",
-    turns_red={MALFORMED},
-    independent=False,
-)
+@mutant(replaces=PARSE, turns_red={MALFORMED}, independent=False)
 def an_empty_row_store_list_is_accepted(
     text: str, placement: EngramPlacement, source: str
 ) -> bytes:
@@ -163,7 +151,7 @@ def an_empty_row_store_list_is_accepted(
     return parse_engram_manifest(text, placement, source)
 
 
-@mutant(replaces="planner.engram.parse_engram_manifest", turns_red={MALFORMED}, independent=False)
+@mutant(replaces=PARSE, turns_red={MALFORMED}, independent=False)
 def a_json_problem_is_located_inside_the_text(
     text: str, placement: EngramPlacement, source: str
 ) -> bytes:
@@ -179,11 +167,7 @@ def a_json_problem_is_located_inside_the_text(
         raise PlannerInputError(source, inner or "<root>", exc.message) from None
 
 
-@mutant(
-    replaces="planner.engram.parse_engram_manifest",
-    turns_red={ACCEPTED, STAGED},
-    independent=False,
-)
+@mutant(replaces=PARSE, turns_red={ACCEPTED, STAGED}, independent=False)
 def an_accepted_manifest_is_reserialized(
     text: str, placement: EngramPlacement, source: str
 ) -> bytes:
@@ -233,11 +217,7 @@ def _land(
     return target
 
 
-@mutant(
-    replaces="planner.engram.land_file_write",
-    turns_red={STEPS, STALE, LINKS},
-    independent=False,
-)
+@mutant(replaces=LAND, turns_red={STEPS, STALE, LINKS}, independent=False)
 def temp_opened_following_links_over_stale_bytes(
     write: TypedFileWrite, filesystem_root: Path
 ) -> Path:
@@ -246,22 +226,14 @@ def temp_opened_following_links_over_stale_bytes(
     return _land(write, filesystem_root, flags=os.O_WRONLY | os.O_CREAT)
 
 
-@mutant(
-    replaces="planner.engram.land_file_write",
-    turns_red={STEPS},
-    independent=False,
-)
+@mutant(replaces=LAND, turns_red={STEPS}, independent=False)
 def temp_created_readable_by_all(write: TypedFileWrite, filesystem_root: Path) -> Path:
     """The temp file is created with the final mode, so its partial bytes are readable by
     everyone before the write completes."""
     return _land(write, filesystem_root, creation_mode=write.mode)
 
 
-@mutant(
-    replaces="planner.engram.land_file_write",
-    turns_red={LINKS},
-    independent=False,
-)
+@mutant(replaces=LAND, turns_red={LINKS}, independent=False)
 def a_scope_that_is_a_link_inside_the_root_is_followed(
     write: TypedFileWrite, filesystem_root: Path
 ) -> Path:
@@ -270,32 +242,20 @@ def a_scope_that_is_a_link_inside_the_root_is_followed(
     return _land(write, filesystem_root, link_scope_allowed=True)
 
 
-@mutant(
-    replaces="planner.engram.land_file_write",
-    turns_red={STALE, FAILED},
-    independent=False,
-)
+@mutant(replaces=LAND, turns_red={STALE, FAILED}, independent=False)
 def a_target_in_a_subdirectory_is_refused(write: TypedFileWrite, filesystem_root: Path) -> Path:
     """A target must sit directly in its scope: one in an existing subdirectory of the scope
     is refused as if it resolved outside."""
     return _land(write, filesystem_root, nested_allowed=False)
 
 
-@mutant(
-    replaces="planner.engram.land_file_write",
-    turns_red={FAILED},
-    independent=False,
-)
+@mutant(replaces=LAND, turns_red={FAILED}, independent=False)
 def the_landing_trusts_the_rename(write: TypedFileWrite, filesystem_root: Path) -> Path:
     """The bytes are not read back after the rename, so a corrupted landing passes."""
     return _land(write, filesystem_root, read_back=False)
 
 
-@mutant(
-    replaces="planner.engram.land_file_write",
-    turns_red={FAILED},
-    independent=False,
-)
+@mutant(replaces=LAND, turns_red={FAILED}, independent=False)
 def cleanup_masks_the_failure(write: TypedFileWrite, filesystem_root: Path) -> Path:
     """Cleanup insists the temp file exists, so a temp that was never created raises a
     second error from cleanup on top of the real one."""
