@@ -59,7 +59,7 @@ def test_every_claim_reaches_the_targets_it_calls_and_setup_counts_for_all(
 ) -> None:
     _, runner = planned
     assert runner.reach is not None
-    staged = "engram_staging.staging_is_two_mkdirs_then_one_sealed_write"
+    staged = "engram_staging.every_host_stages_the_supplied_manifest_alike"
     assert "planner.engram.engram_staging_steps" in runner.reach[staged]
     lease = "authority_admission.a_lease_is_live_strictly_before_its_expiry"
     assert not any(t.startswith("planner.engram.") for t in runner.reach[lease])
@@ -92,7 +92,7 @@ def test_a_run_that_mostly_waited_in_the_baseline_is_waiting(
     _, runner = planned
     saved = dict(runner.seconds)
     lease = "authority_admission.a_lease_is_live_strictly_before_its_expiry"
-    staged = "engram_staging.staging_is_two_mkdirs_then_one_sealed_write"
+    staged = "engram_staging.every_host_stages_the_supplied_manifest_alike"
     try:
         runner.seconds.clear()
         runner.seconds.update(

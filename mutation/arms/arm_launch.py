@@ -31,6 +31,7 @@ from planner.arms.v41_group_a import (
 )
 from planner.authority import AuthorityState
 from planner.checkpoint import CheckpointManifest, CheckpointRow, CheckpointVllmParsers
+from planner.engram import MANIFEST_ENV, EngramPlacement
 from planner.fabric import Fabric, FabricGroup, Host
 from planner.frontiers import PlanInputs
 from planner.identity import ArmContainerIdentity, ArmUnitIdentity, BindMount
@@ -64,6 +65,7 @@ CALL_SITE = "planner.arms.glm_group_b.glm_group_b_call"
 DRY_RUN = "planner.arms.glm_group_b.glm_group_b_launch_dry_run"
 PROFILE_FLAGS_AT = "planner.profile.ServingLaunchProfile.flags"
 PARSER_FLAGS = CheckpointVllmParsers.flags
+PLACEMENT_ENV = EngramPlacement.env
 PROFILE_FLAGS = ServingLaunchProfile.flags
 V4_PAIR_CONTAINER = "gunbc-spark-pair"
 STAGE_ORDER = {stage: index for index, stage in enumerate(Stage)}
@@ -381,6 +383,24 @@ def checkpoint_mount_lost_beside_the_engram_mounts(call: ArmCall) -> tuple[BindM
     so the checkpoint is not mounted."""
     mounts = arm_mounts(call)
     return mounts[1:] if call.engram is not None else mounts
+
+
+@mutant(
+    replaces="planner.engram.EngramPlacement.env",
+    turns_red={V41 + CREATE, V41 + ENV},
+)
+def manifest_env_names_the_directory(self: EngramPlacement) -> tuple[tuple[str, str], ...]:
+    """The manifest env names the manifest directory instead of the manifest file."""
+    return tuple((k, self.manifest_dir if k == MANIFEST_ENV else v) for k, v in PLACEMENT_ENV(self))
+
+
+@mutant(
+    replaces="planner.arm_launch.arm_mounts",
+    turns_red={V41 + CREATE},
+)
+def receipts_mounted_read_only(call: ArmCall) -> tuple[BindMount, ...]:
+    """The touch-receipt directory is mounted read-only like the row stores."""
+    return tuple(m.model_copy(update={"read_only": True}) for m in arm_mounts(call))
 
 
 @mutant(

@@ -55,6 +55,12 @@ ALLOWANCE = f"{W}.low_utilization_refuses_naming_the_declared_allowance"
 MINT = "planner.arms.v41_group_a.deepseek_v41_measurement_profile"
 CONJUNCT_1 = "planner.admission.successor_may_launch"
 ENGRAM_FLAGS = VllmEngramConfigRequest.flags
+V41_DRY_RUN = "planner.arms.v41_group_a.v41_group_a_launch_dry_run"
+FRONTIERS = f"{W}.each_open_frontier_refuses_naming_its_owner_and_trigger"
+ARTIFACTS = f"{W}.dry_run_renders_every_host_artifact"
+UNPROBED = f"{W}.unprobed_image_is_refused_by_the_arm_wall"
+READ_AT = f"{W}.the_log_is_read_at_its_time"
+NO_MANIFEST = f"{W}.without_the_engram_manifest_nothing_renders"
 
 
 def _without(refusals: tuple[Refusal, ...], code: str) -> tuple[Refusal, ...]:
@@ -81,12 +87,7 @@ def engram_request_dropped_from_the_mint(
 # --- the row, the launch shape and the realization ----------------------------------------
 
 
-@mutant(
-    replaces="planner.realize.unit_text",
-    turns_red={
-        f"{W}.dry_run_renders_every_host_artifact",
-    },
-)
+@mutant(replaces="planner.realize.unit_text", turns_red={ARTIFACTS})
 def unit_without_a_service_section(
     container: ArmContainerIdentity, units: ArmUnitIdentity, rank: int
 ) -> str:
@@ -108,10 +109,7 @@ def zero_allowance(pool_gib: int, utilization_bp: int) -> int:
 
 @mutant(
     replaces="planner.fit.serving_arm_admits",
-    turns_red={
-        "v41_group_a_launch.each_open_frontier_refuses_naming_its_owner_and_trigger",
-        f"{W}.without_a_profile_the_wall_refuses",
-    },
+    turns_red={FRONTIERS, f"{W}.without_a_profile_the_wall_refuses"},
 )
 def without_a_profile_the_row_fits_on_weights(
     row: CheckpointRow, pool_gib: int, ranks: int
@@ -125,10 +123,7 @@ def without_a_profile_the_row_fits_on_weights(
 # --- the arm wall and admission -------------------------------------------------------------
 
 
-@mutant(
-    replaces="planner.runtime.arm_wall",
-    turns_red={f"{W}.unprobed_image_is_refused_by_the_arm_wall"},
-)
+@mutant(replaces="planner.runtime.arm_wall", turns_red={UNPROBED})
 def unprobed_image_passes_the_arm_wall(image: ProducedImage) -> Refusal | None:
     """The arm wall admits an image nobody took a registry reading inside."""
     return None
@@ -144,12 +139,7 @@ def lease_check_removed(state: AuthorityState, group: FabricGroup) -> tuple[Refu
 
 
 @mutant(
-    replaces=CONJUNCT_1,
-    turns_red={
-        f"{W}.active_incumbent_is_refused",
-        f"{W}.the_log_is_read_at_its_time",
-    },
-    independent=False,
+    replaces=CONJUNCT_1, turns_red={f"{W}.active_incumbent_is_refused", READ_AT}, independent=False
 )
 def active_incumbent_taken_for_a_suspension(
     state: AuthorityState, group: FabricGroup
@@ -207,11 +197,7 @@ def admitted_reads_the_refusals_backwards(self: DryRun) -> bool:
 
 @mutant(
     replaces="planner.frontiers.unmet_obligations",
-    turns_red={
-        "v41_group_a_launch.each_open_frontier_refuses_naming_its_owner_and_trigger",
-        f"{W}.live_inputs_name_exactly_the_open_frontiers",
-        f"{W}.without_the_engram_manifest_nothing_renders",
-    },
+    turns_red={FRONTIERS, f"{W}.live_inputs_name_exactly_the_open_frontiers", NO_MANIFEST},
 )
 def engram_manifest_obligation_forgotten(
     frontiers: tuple[DeclaredFrontier, ...], inputs: PlanInputs
@@ -245,11 +231,7 @@ def released_hosts_stay_held(events: tuple[AuthorityEvent, ...], now: datetime) 
     return fold(tuple(e for e in events if not isinstance(e, HostReleased)), now)
 
 
-@mutant(
-    replaces="planner.authority.fold",
-    turns_red={f"{W}.the_log_is_read_at_its_time"},
-    independent=False,
-)
+@mutant(replaces="planner.authority.fold", turns_red={READ_AT}, independent=False)
 def the_log_is_read_to_its_end(events: Iterable[AuthorityEvent], now: datetime) -> AuthorityState:
     """The fold reads events logged after the read time as if they had already happened."""
     events = tuple(events)
@@ -267,10 +249,7 @@ def a_lease_is_live_at_its_expiry(self: SuspendedForAuthorizedSuccessor, now: da
     return now <= self.lease_expires_at
 
 
-@mutant(
-    replaces="planner.apply.cleanup_body",
-    turns_red={f"{W}.dry_run_renders_every_host_artifact"},
-)
+@mutant(replaces="planner.apply.cleanup_body", turns_red={ARTIFACTS})
 def cleanup_leaves_the_unit_landing_file(ctx: ApplyContext) -> list[str]:
     """Cleanup no longer removes the unit's landing temp file, so a failed apply leaves a
     half-installed unit file beside the real one."""
@@ -329,9 +308,7 @@ def dp_shared_memory_always_rendered_false(self: VllmEngramConfigRequest) -> tup
 
 
 @mutant(
-    replaces="planner.arms.v41_group_a.v41_group_a_call",
-    turns_red={f"{W}.without_the_engram_manifest_nothing_renders"},
-    independent=False,
+    replaces="planner.arms.v41_group_a.v41_group_a_call", turns_red={NO_MANIFEST}, independent=False
 )
 def an_absent_engram_manifest_taken_as_empty(
     fabric: Fabric, manifest: CheckpointManifest, inputs: PlanInputs, source: str = "inputs"
@@ -345,8 +322,7 @@ def an_absent_engram_manifest_taken_as_empty(
 
 
 @mutant(
-    replaces="planner.arms.v41_group_a.v41_group_a_launch_dry_run",
-    turns_red={f"{W}.an_engram_manifest_error_names_the_file_it_came_from"},
+    replaces=V41_DRY_RUN, turns_red={f"{W}.an_engram_manifest_error_names_the_file_it_came_from"}
 )
 def the_dry_run_forgets_the_named_inputs_file(
     fabric: Fabric,
@@ -360,11 +336,7 @@ def the_dry_run_forgets_the_named_inputs_file(
     return plan_arm(v41_group_a_call(fabric, manifest, inputs), state)
 
 
-@mutant(
-    replaces="planner.runtime.arm_wall",
-    turns_red={f"{W}.unprobed_image_is_refused_by_the_arm_wall"},
-    independent=False,
-)
+@mutant(replaces="planner.runtime.arm_wall", turns_red={UNPROBED}, independent=False)
 def arm_wall_refusal_without_its_hint(image: ProducedImage) -> Refusal | None:
     """The arm wall refuses an unprobed image but no longer says what to do about it."""
     refused = arm_wall(image)
@@ -379,9 +351,6 @@ def ceiling_division_left_fractional(numerator: int, denominator: int) -> int:
     """Ceiling division divides as floats, so the wall's ×5/4 requirement is reported as
     661.25 GiB instead of whole GiB."""
     return -(-numerator / denominator)  # type: ignore[return-value]
-
-
-V41_DRY_RUN = "planner.arms.v41_group_a.v41_group_a_launch_dry_run"
 
 
 @mutant(
@@ -402,35 +371,7 @@ def the_candidate_names_the_model_without_its_revision(
     return run.model_copy(update={"candidate": candidate})
 
 
-@mutant(
-    replaces=V41_DRY_RUN,
-    turns_red={f"{W}.every_host_stages_the_supplied_manifest_alike"},
-    independent=False,
-)
-def the_last_host_writes_its_manifest_world_writable(
-    fabric: Fabric,
-    manifest: CheckpointManifest,
-    inputs: PlanInputs,
-    state: AuthorityState,
-    source: str = "inputs",
-) -> DryRun:
-    """The last host's manifest write is planned with mode 0666."""
-    run = v41_group_a_launch_dry_run(fabric, manifest, inputs, state, source)
-    if not run.hosts:
-        return run
-    last = run.hosts[-1]
-    staging = tuple(
-        s.model_copy(update={"mode": 0o666}) if s.kind == "write_file" else s for s in last.staging
-    )
-    hosts = (*run.hosts[:-1], last.model_copy(update={"staging": staging}))
-    return run.model_copy(update={"hosts": hosts})
-
-
-@mutant(
-    replaces="planner.frontiers.unmet_obligations",
-    turns_red={f"{W}.each_open_frontier_refuses_naming_its_owner_and_trigger"},
-    independent=False,
-)
+@mutant(replaces="planner.frontiers.unmet_obligations", turns_red={FRONTIERS}, independent=False)
 def obligations_hint_at_the_owner_not_the_trigger(
     frontiers: tuple[DeclaredFrontier, ...], inputs: PlanInputs
 ) -> tuple[Refusal, ...]:

@@ -1,7 +1,8 @@
 """Declared mutants of Engram staging (witness ``engram_staging``).
 
 Staging is planned remote steps: two ``mkdir`` argvs and a sealed, readback-verified write.
-Each defect here weakens one of those guarantees or the env and mounts that point at them.
+Each defect here weakens one of those guarantees; the env and mounts that point at them are
+``arm_launch``'s.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from pathlib import Path, PurePosixPath
 
 import planner.engram
 from mutation import mutant
-from planner.arm_launch import ArmCall, arm_mounts
+from planner.arm_launch import DryRun
+from planner.arms.v41_group_a import v41_group_a_launch_dry_run
+from planner.authority import AuthorityState
+from planner.checkpoint import CheckpointManifest
 from planner.engram import (
-    MANIFEST_ENV,
     EngramPlacement,
     FileTreeScope,
     LandingMismatch,
@@ -25,11 +28,12 @@ from planner.engram import (
     land_file_write,
     parse_engram_manifest,
 )
-from planner.identity import BindMount
+from planner.fabric import Fabric
+from planner.frontiers import PlanInputs
 from planner.refusal import PlannerInputError
 
 W = "engram_staging"
-PLACEMENT_ENV = EngramPlacement.env
+STAGED = f"{W}.every_host_stages_the_supplied_manifest_alike"
 SEAL = FileTreeScope.seal
 ESCAPE = f"{W}.a_write_escaping_its_directory_is_refused"
 ACCEPTED = f"{W}.an_accepted_manifest_is_returned_byte_for_byte"
@@ -39,11 +43,13 @@ STALE = f"{W}.a_landing_replaces_stale_bytes_under_any_sealed_directory"
 LINKS = f"{W}.a_landing_never_follows_a_link_out_of_its_scope"
 FAILED = f"{W}.a_failed_landing_raises_its_own_error_and_leaves_nothing"
 SAFE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
+LAND = "planner.engram.land_file_write"
+PARSE = "planner.engram.parse_engram_manifest"
 
 
 @mutant(
     replaces="planner.engram.mkdir_step",
-    turns_red={f"{W}.staging_is_two_mkdirs_then_one_sealed_write"},
+    turns_red={STAGED},
 )
 def mkdir_without_parents(path: str) -> MkdirStep:
     """Staging's mkdir loses -p, so a missing parent directory fails the step."""
@@ -52,7 +58,7 @@ def mkdir_without_parents(path: str) -> MkdirStep:
 
 @mutant(
     replaces="planner.engram.engram_staging_steps",
-    turns_red={f"{W}.the_manifest_written_is_the_supplied_text"},
+    turns_red={STAGED},
 )
 def manifest_written_as_reserialized_json(
     placement: EngramPlacement, manifest: bytes
@@ -63,9 +69,30 @@ def manifest_written_as_reserialized_json(
 
 
 @mutant(
-    replaces="planner.engram.FileTreeScope.seal",
-    turns_red={f"{W}.a_write_escaping_its_directory_is_refused"},
+    replaces="planner.arms.v41_group_a.v41_group_a_launch_dry_run",
+    turns_red={STAGED},
+    independent=False,
 )
+def the_last_host_writes_its_manifest_world_writable(
+    fabric: Fabric,
+    manifest: CheckpointManifest,
+    inputs: PlanInputs,
+    state: AuthorityState,
+    source: str = "inputs",
+) -> DryRun:
+    """The last host's manifest write is planned with mode 0666."""
+    run = v41_group_a_launch_dry_run(fabric, manifest, inputs, state, source)
+    if not run.hosts:
+        return run
+    last = run.hosts[-1]
+    staging = tuple(
+        s.model_copy(update={"mode": 0o666}) if s.kind == "write_file" else s for s in last.staging
+    )
+    hosts = (*run.hosts[:-1], last.model_copy(update={"staging": staging}))
+    return run.model_copy(update={"hosts": hosts})
+
+
+@mutant(replaces="planner.engram.FileTreeScope.seal", turns_red={ESCAPE})
 def seal_accepts_absolute_paths(self: FileTreeScope, relative: str) -> str:
     """A sealed write no longer refuses an absolute path, which escapes its directory."""
     pure = PurePosixPath(relative)
@@ -74,13 +101,7 @@ def seal_accepts_absolute_paths(self: FileTreeScope, relative: str) -> str:
     return f"{self.root}/{pure.as_posix()}"
 
 
-@mutant(
-    replaces="planner.engram.parse_engram_manifest",
-    turns_red={
-        f"{W}.a_row_store_outside_its_directory_is_refused",
-        MALFORMED,
-    },
-)
+@mutant(replaces=PARSE, turns_red={f"{W}.a_row_store_outside_its_directory_is_refused", MALFORMED})
 def row_stores_checked_by_prefix_only(text: str, placement: EngramPlacement, source: str) -> bytes:
     """A row store is accepted by its path prefix alone, so ``..`` segments escape the
     row-store directory."""
@@ -93,32 +114,13 @@ def row_stores_checked_by_prefix_only(text: str, placement: EngramPlacement, sou
 
 
 @mutant(
-    replaces="planner.engram.land_file_write",
-    turns_red={f"{W}.the_manifest_lands_as_readback_verified_bytes", STEPS, STALE},
+    replaces=LAND, turns_red={f"{W}.the_manifest_lands_as_readback_verified_bytes", STEPS, STALE}
 )
 def landing_leaves_its_temp_file(write: TypedFileWrite, filesystem_root: Path) -> Path:
     """The landing leaves its temp file beside the target."""
     target = land_file_write(write, filesystem_root)
     (filesystem_root / write.temp_target.lstrip("/")).write_bytes(write.content)
     return target
-
-
-@mutant(
-    replaces="planner.engram.EngramPlacement.env",
-    turns_red={f"{W}.the_engram_env_points_at_what_staging_made"},
-)
-def manifest_env_names_the_directory(self: EngramPlacement) -> tuple[tuple[str, str], ...]:
-    """The manifest env names the manifest directory instead of the manifest file."""
-    return tuple((k, self.manifest_dir if k == MANIFEST_ENV else v) for k, v in PLACEMENT_ENV(self))
-
-
-@mutant(
-    replaces="planner.arm_launch.arm_mounts",
-    turns_red={f"{W}.receipts_are_writable_and_the_manifest_read_only"},
-)
-def receipts_mounted_read_only(call: ArmCall) -> tuple[BindMount, ...]:
-    """The touch-receipt directory is mounted read-only like the row stores."""
-    return tuple(m.model_copy(update={"read_only": True}) for m in arm_mounts(call))
 
 
 @mutant(
@@ -135,11 +137,7 @@ def escape_refused_without_naming_the_path(self: FileTreeScope, relative: str) -
         raise ValueError("path escapes") from None
 
 
-@mutant(
-    replaces="planner.engram.parse_engram_manifest",
-    turns_red={MALFORMED},
-    independent=False,
-)
+@mutant(replaces=PARSE, turns_red={MALFORMED}, independent=False)
 def an_empty_row_store_list_is_accepted(
     text: str, placement: EngramPlacement, source: str
 ) -> bytes:
@@ -153,7 +151,7 @@ def an_empty_row_store_list_is_accepted(
     return parse_engram_manifest(text, placement, source)
 
 
-@mutant(replaces="planner.engram.parse_engram_manifest", turns_red={MALFORMED}, independent=False)
+@mutant(replaces=PARSE, turns_red={MALFORMED}, independent=False)
 def a_json_problem_is_located_inside_the_text(
     text: str, placement: EngramPlacement, source: str
 ) -> bytes:
@@ -169,11 +167,7 @@ def a_json_problem_is_located_inside_the_text(
         raise PlannerInputError(source, inner or "<root>", exc.message) from None
 
 
-@mutant(
-    replaces="planner.engram.parse_engram_manifest",
-    turns_red={ACCEPTED},
-    independent=False,
-)
+@mutant(replaces=PARSE, turns_red={ACCEPTED, STAGED}, independent=False)
 def an_accepted_manifest_is_reserialized(
     text: str, placement: EngramPlacement, source: str
 ) -> bytes:
@@ -223,11 +217,7 @@ def _land(
     return target
 
 
-@mutant(
-    replaces="planner.engram.land_file_write",
-    turns_red={STEPS, STALE, LINKS},
-    independent=False,
-)
+@mutant(replaces=LAND, turns_red={STEPS, STALE, LINKS}, independent=False)
 def temp_opened_following_links_over_stale_bytes(
     write: TypedFileWrite, filesystem_root: Path
 ) -> Path:
@@ -236,22 +226,14 @@ def temp_opened_following_links_over_stale_bytes(
     return _land(write, filesystem_root, flags=os.O_WRONLY | os.O_CREAT)
 
 
-@mutant(
-    replaces="planner.engram.land_file_write",
-    turns_red={STEPS},
-    independent=False,
-)
+@mutant(replaces=LAND, turns_red={STEPS}, independent=False)
 def temp_created_readable_by_all(write: TypedFileWrite, filesystem_root: Path) -> Path:
     """The temp file is created with the final mode, so its partial bytes are readable by
     everyone before the write completes."""
     return _land(write, filesystem_root, creation_mode=write.mode)
 
 
-@mutant(
-    replaces="planner.engram.land_file_write",
-    turns_red={LINKS},
-    independent=False,
-)
+@mutant(replaces=LAND, turns_red={LINKS}, independent=False)
 def a_scope_that_is_a_link_inside_the_root_is_followed(
     write: TypedFileWrite, filesystem_root: Path
 ) -> Path:
@@ -260,32 +242,20 @@ def a_scope_that_is_a_link_inside_the_root_is_followed(
     return _land(write, filesystem_root, link_scope_allowed=True)
 
 
-@mutant(
-    replaces="planner.engram.land_file_write",
-    turns_red={STALE, FAILED},
-    independent=False,
-)
+@mutant(replaces=LAND, turns_red={STALE, FAILED}, independent=False)
 def a_target_in_a_subdirectory_is_refused(write: TypedFileWrite, filesystem_root: Path) -> Path:
     """A target must sit directly in its scope: one in an existing subdirectory of the scope
     is refused as if it resolved outside."""
     return _land(write, filesystem_root, nested_allowed=False)
 
 
-@mutant(
-    replaces="planner.engram.land_file_write",
-    turns_red={FAILED},
-    independent=False,
-)
+@mutant(replaces=LAND, turns_red={FAILED}, independent=False)
 def the_landing_trusts_the_rename(write: TypedFileWrite, filesystem_root: Path) -> Path:
     """The bytes are not read back after the rename, so a corrupted landing passes."""
     return _land(write, filesystem_root, read_back=False)
 
 
-@mutant(
-    replaces="planner.engram.land_file_write",
-    turns_red={FAILED},
-    independent=False,
-)
+@mutant(replaces=LAND, turns_red={FAILED}, independent=False)
 def cleanup_masks_the_failure(write: TypedFileWrite, filesystem_root: Path) -> Path:
     """Cleanup insists the temp file exists, so a temp that was never created raises a
     second error from cleanup on top of the real one."""

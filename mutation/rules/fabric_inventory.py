@@ -25,6 +25,13 @@ from planner.refusal import Location, PlannerInputError
 from planner.values import M, load_json_model, located, safe_name, safe_path
 
 W = "fabric_inventory"
+BAD_HOST = f"{W}.a_bad_host_is_refused_at_its_field_quoting_the_value"
+BAD_MANIFEST = f"{W}.a_bad_manifest_is_refused_at_its_first_bad_field"
+HOSTILE = f"{W}.a_hostile_inventory_is_refused_at_its_place"
+BAD_GROUP = f"{W}.a_bad_group_is_refused_at_its_field_quoting_the_value"
+UNREADABLE = f"{W}.an_unreadable_inventory_is_refused_at_the_file_or_its_lists"
+UNPLACEABLE = f"{W}.a_manifest_the_planner_cannot_place_is_refused_at_its_field"
+SNAPSHOT = f"{W}.a_snapshot_manifest_is_found_by_model_or_known_absent"
 
 
 @mutant(
@@ -49,10 +56,7 @@ def unknown_group_names_no_alternative(self: Fabric, name: str) -> FabricGroup:
     raise KeyError(f"no fabric group {name!r}")
 
 
-@mutant(
-    replaces="planner.fabric._list",
-    turns_red={f"{W}.an_unreadable_inventory_is_refused_at_the_file_or_its_lists"},
-)
+@mutant(replaces="planner.fabric._list", turns_red={UNREADABLE})
 def a_missing_list_is_empty(raw: dict[str, object], key: str, source: str) -> list[object]:
     """An inventory without "hosts" or "groups" loads as one with none (a typo in the key
     silently empties the fabric)."""
@@ -62,13 +66,7 @@ def a_missing_list_is_empty(raw: dict[str, object], key: str, source: str) -> li
     return value
 
 
-@mutant(
-    replaces="planner.fabric._host",
-    turns_red={
-        f"{W}.a_bad_host_is_refused_at_its_field_quoting_the_value",
-        f"{W}.a_hostile_inventory_is_refused_at_its_place",
-    },
-)
+@mutant(replaces="planner.fabric._host", turns_red={BAD_HOST, HOSTILE})
 def bad_host_located_without_its_index(index: int, raw: object, source: str) -> Host:
     """A bad host is located at hosts.<field>, not saying which of the hosts it is."""
     try:
@@ -78,13 +76,7 @@ def bad_host_located_without_its_index(index: int, raw: object, source: str) -> 
         raise PlannerInputError(source, f"hosts.{field}", message) from exc
 
 
-@mutant(
-    replaces="planner.fabric._group",
-    turns_red={
-        f"{W}.a_bad_group_is_refused_at_its_field_quoting_the_value",
-        f"{W}.a_hostile_inventory_is_refused_at_its_place",
-    },
-)
+@mutant(replaces="planner.fabric._group", turns_red={BAD_GROUP, HOSTILE})
 def a_host_named_twice_in_a_group_is_dropped(
     index: int, raw: object, by_name: dict[str, Host], source: str
 ) -> FabricGroup:
@@ -115,24 +107,12 @@ def a_host_named_twice_in_a_group_is_dropped(
         raise PlannerInputError(source, where, message) from exc
 
 
-@mutant(
-    replaces="planner.fabric._named_once",
-    turns_red={
-        f"{W}.a_bad_host_is_refused_at_its_field_quoting_the_value",
-        f"{W}.a_bad_group_is_refused_at_its_field_quoting_the_value",
-    },
-)
+@mutant(replaces="planner.fabric._named_once", turns_red={BAD_HOST, BAD_GROUP})
 def names_given_twice_are_accepted(key: str, names: list[str], source: str) -> None:
     """A host or group named twice is accepted; lookups by name then find only one."""
 
 
-@mutant(
-    replaces="planner.values.located",
-    turns_red={
-        f"{W}.a_bad_host_is_refused_at_its_field_quoting_the_value",
-        f"{W}.a_bad_manifest_is_refused_at_its_first_bad_field",
-    },
-)
+@mutant(replaces="planner.values.located", turns_red={BAD_HOST, BAD_MANIFEST})
 def the_last_bad_field_is_named(exc: ValidationError) -> tuple[str, str]:
     """With several bad fields, the last one is named instead of the first."""
     last = exc.errors()[-1]
@@ -140,13 +120,7 @@ def the_last_bad_field_is_named(exc: ValidationError) -> tuple[str, str]:
     return where, f"{last['msg']} (value {last.get('input')!r})"
 
 
-@mutant(
-    replaces="planner.values.load_json_model",
-    turns_red={
-        f"{W}.a_bad_manifest_is_refused_at_its_first_bad_field",
-        f"{W}.a_manifest_the_planner_cannot_place_is_refused_at_its_field",
-    },
-)
+@mutant(replaces="planner.values.load_json_model", turns_red={BAD_MANIFEST, UNPLACEABLE})
 def a_bad_json_file_is_named_without_its_directory(model: type[M], path: Path, what: str) -> M:
     """A bad JSON model file is named by its base name only, not the path that was read."""
     try:
@@ -157,11 +131,7 @@ def a_bad_json_file_is_named_without_its_directory(model: type[M], path: Path, w
 
 @mutant(
     replaces="planner.values.load_json_model",
-    turns_red={
-        f"{W}.data_files_are_read_as_utf8_whatever_the_locale",
-        f"{W}.a_bad_manifest_is_refused_at_its_first_bad_field",
-        f"{W}.a_manifest_the_planner_cannot_place_is_refused_at_its_field",
-    },
+    turns_red={f"{W}.data_files_are_read_as_utf8_whatever_the_locale", BAD_MANIFEST, UNPLACEABLE},
     independent=False,
 )
 def a_json_file_is_read_in_the_locale_encoding(model: type[M], path: Path, what: str) -> M:
@@ -219,10 +189,7 @@ def the_environment_is_ignored() -> Path:
     return Path(data.__file__).resolve().parent.parent / "fixtures"
 
 
-@mutant(
-    replaces="planner.data.snapshot_manifest",
-    turns_red={f"{W}.a_snapshot_manifest_is_found_by_model_or_known_absent"},
-)
+@mutant(replaces="planner.data.snapshot_manifest", turns_red={SNAPSHOT})
 def an_unknown_model_gets_the_first_manifest(
     model: str, root: Path | None = None
 ) -> CheckpointManifest:
@@ -234,11 +201,7 @@ def an_unknown_model_gets_the_first_manifest(
     return found[0] if found else load_manifest(paths[0])
 
 
-@mutant(
-    replaces="planner.data.snapshot_manifest",
-    turns_red={f"{W}.a_snapshot_manifest_is_found_by_model_or_known_absent"},
-    independent=False,
-)
+@mutant(replaces="planner.data.snapshot_manifest", turns_red={SNAPSHOT}, independent=False)
 def a_model_named_twice_stands_on_the_manifest_that_sorts_first(
     model: str, root: Path | None = None
 ) -> CheckpointManifest | None:
@@ -251,12 +214,7 @@ def a_model_named_twice_stands_on_the_manifest_that_sorts_first(
 
 @mutant(
     replaces="planner.refusal.PlannerInputError.__init__",
-    turns_red={
-        f"{W}.an_unreadable_inventory_is_refused_at_the_file_or_its_lists",
-        f"{W}.a_bad_host_is_refused_at_its_field_quoting_the_value",
-        f"{W}.a_bad_group_is_refused_at_its_field_quoting_the_value",
-        f"{W}.a_bad_manifest_is_refused_at_its_first_bad_field",
-    },
+    turns_red={UNREADABLE, BAD_HOST, BAD_GROUP, BAD_MANIFEST},
 )
 def the_printed_error_drops_the_file(self: Any, source: str, where: str, message: str) -> None:
     """The error the command line prints says where and what, but not in which file."""
@@ -266,10 +224,7 @@ def the_printed_error_drops_the_file(self: Any, source: str, where: str, message
     Exception.__init__(self, f"{where}: {message}")
 
 
-@mutant(
-    replaces="planner.fabric.check_inventory_keys",
-    turns_red={f"{W}.a_hostile_inventory_is_refused_at_its_place"},
-)
+@mutant(replaces="planner.fabric.check_inventory_keys", turns_red={HOSTILE})
 def any_top_level_key_is_accepted(raw: dict[str, object], source: str) -> None:
     """An inventory may hold any top-level key and any comment: a misspelled ``groups`` key
     is silently ignored."""

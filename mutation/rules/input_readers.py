@@ -19,15 +19,11 @@ from planner.scenarios import load_inputs
 from planner.values import M, load_json_model
 
 W = "input_readers"
+DATA_ROOT_READERS = f"{W}.the_data_root_readers_return_the_files_they_name"
+READ_AS_IT_IS = f"{W}.a_file_changed_on_disk_is_read_as_it_is_now_however_often_it_was_read"
 
 
-@mutant(
-    replaces="planner.checkpoint.load_manifest",
-    turns_red={
-        f"{W}.the_data_root_readers_return_the_files_they_name",
-        f"{W}.a_file_changed_on_disk_is_read_as_it_is_now_however_often_it_was_read",
-    },
-)
+@mutant(replaces="planner.checkpoint.load_manifest", turns_red={DATA_ROOT_READERS, READ_AS_IT_IS})
 def config_files_read_one_byte_short(path: Path) -> CheckpointManifest:
     """A config file's byte count is read one byte short (the weights are read right)."""
     manifest = load_manifest(path)
@@ -38,10 +34,7 @@ def config_files_read_one_byte_short(path: Path) -> CheckpointManifest:
     return manifest.model_copy(update={"files": files})
 
 
-@mutant(
-    replaces="planner.data.fabric",
-    turns_red={f"{W}.the_data_root_readers_return_the_files_they_name"},
-)
+@mutant(replaces="planner.data.fabric", turns_red={DATA_ROOT_READERS})
 def inventory_hosts_in_reverse(root: Path | None = None) -> Fabric:
     """The data root's inventory lists its hosts last first (the groups are as written)."""
     fabric = data.fabric(root)
@@ -65,12 +58,7 @@ _KEPT_BY_PATH: dict[tuple[type, str, str], object] = {}
 process, kept for as long as it lives."""
 
 
-@mutant(
-    replaces="planner.values.load_json_model",
-    turns_red={
-        f"{W}.a_file_changed_on_disk_is_read_as_it_is_now_however_often_it_was_read",
-    },
-)
+@mutant(replaces="planner.values.load_json_model", turns_red={READ_AS_IT_IS})
 def a_parse_is_kept_by_path_not_by_text(model: type[M], path: Path, what: str) -> M:
     """The parse of a data file is kept by its path alone: a file changed on disk after its
     first read keeps planning as it was, for the life of the process."""

@@ -102,12 +102,25 @@ DECLARED = f"{W}.a_declared_extension_is_recorded_instead_of_a_warning"
 BAD_DECLARATION = f"{W}.a_stale_or_stock_declaration_is_a_located_problem"
 UNKNOWN_SPELLINGS = f"{W}.an_unknown_flag_or_field_is_found_in_every_spelling_vllm_reads"
 KNOWN_SILENT = f"{W}.flags_and_fields_vllm_knows_yield_nothing"
+IGNORED = f"{W}.composed_sources_that_would_be_ignored_are_refused"
+FIT = f"{W}.the_fit_weighs_the_manifest_at_the_recipes_utilization"
+UTILIZATION = f"{W}.a_utilization_the_fit_cannot_read_is_refused_where_it_stands"
+ADMITTED = f"{W}.with_a_log_the_recipe_is_admitted_by_its_group_and_hosts"
+NOT_APPLIED = f"{W}.a_recipe_planned_without_a_log_is_not_applied"
+SIXTEEN = f"{W}.a_sixteen_host_group_plans_as_four_do"
+READBACK = f"{W}.readback_compares_a_tag_with_the_name_created_from"
+ENV = f"{W}.env_and_entrypoint_that_would_break_the_argv_are_refused"
+KEY = f"{W}.the_profile_key_digests_what_the_recipe_tells_the_engine"
+SEED_ACCEPTED = f"{W}.the_seed_recipe_is_accepted"
+ARG_ENV_PROBLEMS = "planner.recipe.arg_and_env_problems"
+SERVE_ARGV = "planner.recipe.recipe_serve_argv"
+COMPOSED_STEPS = "planner.recipe.composed_steps"
 
 
 @mutant(
-    replaces="planner.recipe.recipe_serve_argv",
+    replaces=SERVE_ARGV,
     turns_red={
-        "launcher_recipe.a_sixteen_host_group_plans_as_four_do",
+        SIXTEEN,
         WHOLE_ARGV,
         PLAIN,
         PARALLEL,  # its rank 1 serves on a port instead of being headless
@@ -131,22 +144,13 @@ def recipe_args_passed_with_their_shell_quotes(recipe: Recipe) -> tuple[str, ...
     return recipe.args
 
 
-@mutant(
-    replaces="planner.recipe_launch.recipe_launch_plan",
-    turns_red={
-        "launcher_recipe.the_profile_key_digests_what_the_recipe_tells_the_engine",
-        WHOLE_ARGV,
-    },
-)
+@mutant(replaces="planner.recipe_launch.recipe_launch_plan", turns_red={KEY, WHOLE_ARGV})
 def recipe_env_dropped(recipe: Recipe, group: FabricGroup) -> LaunchPlan:
     """The recipe's [env] table never reaches the containers."""
     return recipe_launch_plan(recipe.model_copy(update={"env": {}}), group)
 
 
-@mutant(
-    replaces="planner.recipe.composed_steps",
-    turns_red={f"{W}.local_files_win_over_the_snapshot", SEED_STEPS},
-)
+@mutant(replaces=COMPOSED_STEPS, turns_red={f"{W}.local_files_win_over_the_snapshot", SEED_STEPS})
 def local_files_linked_before_the_snapshot(
     composed: ComposedModel, snapshot: CheckpointManifest, composed_dir: str, hf_cache_root: str
 ) -> tuple[tuple[str, ...], ...]:
@@ -157,10 +161,10 @@ def local_files_linked_before_the_snapshot(
 
 
 @mutant(
-    replaces="planner.recipe.arg_and_env_problems",
+    replaces=ARG_ENV_PROBLEMS,
     turns_red={
-        "launcher_recipe.a_utilization_the_fit_cannot_read_is_refused_where_it_stands",
-        "launcher_recipe.env_and_entrypoint_that_would_break_the_argv_are_refused",
+        UTILIZATION,
+        ENV,
         SPELLINGS,
         IN_ORDER,
         SHAPE_WITH_OTHERS,
@@ -175,16 +179,16 @@ def launcher_owned_settings_let_through(args: object, env: object) -> tuple[Reci
 
 
 @mutant(
-    replaces="planner.recipe.arg_and_env_problems",
+    replaces=ARG_ENV_PROBLEMS,
     # the bad JSON args of the all-problems claims are then reported twice, and the quoting
     # claim's JSON value is refused
     turns_red={
-        "launcher_recipe.the_profile_key_digests_what_the_recipe_tells_the_engine",
-        "launcher_recipe.a_recipe_planned_without_a_log_is_not_applied",
-        "launcher_recipe.readback_compares_a_tag_with_the_name_created_from",
-        "launcher_recipe.the_fit_weighs_the_manifest_at_the_recipes_utilization",
-        "launcher_recipe.with_a_log_the_recipe_is_admitted_by_its_group_and_hosts",
-        f"{W}.the_seed_recipe_is_accepted",
+        KEY,
+        NOT_APPLIED,
+        READBACK,
+        FIT,
+        ADMITTED,
+        SEED_ACCEPTED,
         WHOLE_ARGV,
         SEED_STEPS,
         IN_ORDER,
@@ -194,7 +198,7 @@ def launcher_owned_settings_let_through(args: object, env: object) -> tuple[Reci
         DECLARED,
         UNKNOWN_SPELLINGS,
         KNOWN_SILENT,
-        f"{W}.composed_sources_that_would_be_ignored_are_refused",
+        IGNORED,
     },
     independent=False,
 )
@@ -277,11 +281,7 @@ def composed_model_served_by_id_without_a_manifest(sources: RecipeSources) -> Dr
     return recipe_dry_run(sources.model_copy(update={"recipe": recipe}))
 
 
-@mutant(
-    replaces="planner.recipe.composed_steps",
-    turns_red={SEED_STEPS, LINKS},
-    independent=False,
-)
+@mutant(replaces=COMPOSED_STEPS, turns_red={SEED_STEPS, LINKS}, independent=False)
 def snapshot_linked_from_main_not_its_revision(
     composed: ComposedModel, snapshot: CheckpointManifest, composed_dir: str, hf_cache_root: str
 ) -> tuple[tuple[str, ...], ...]:
@@ -301,11 +301,7 @@ def repo_folder_split_at_the_first_slash(manifest: CheckpointManifest, hf_cache_
     return f"{hf_cache_root}/models--{org}--{name}/snapshots/{manifest.revision}"
 
 
-@mutant(
-    replaces="planner.recipe.recipe_serve_argv",
-    turns_red={PARALLEL, FIELDS},
-    independent=False,
-)
+@mutant(replaces=SERVE_ARGV, turns_red={PARALLEL, FIELDS}, independent=False)
 def parallel_sizes_repeated_after_the_args(
     recipe: Recipe, group: FabricGroup, rank: int, model_path: str
 ) -> tuple[str, ...]:
@@ -316,11 +312,7 @@ def parallel_sizes_repeated_after_the_args(
     return (*argv[:at], *args, *argv[at:])
 
 
-@mutant(
-    replaces="planner.recipe.recipe_serve_argv",
-    turns_red={WHOLE_ARGV, PLAIN, PARALLEL, FIELDS},
-    independent=False,
-)
+@mutant(replaces=SERVE_ARGV, turns_red={WHOLE_ARGV, PLAIN, PARALLEL, FIELDS}, independent=False)
 def pipeline_parallel_size_dropped(
     recipe: Recipe, group: FabricGroup, rank: int, model_path: str
 ) -> tuple[str, ...]:
@@ -342,11 +334,7 @@ def every_surrounding_quote_stripped(arg: str) -> str:
     return arg.strip().strip("'")
 
 
-@mutant(
-    replaces="planner.recipe.arg_and_env_problems",
-    turns_red={SPELLINGS},
-    independent=False,
-)
+@mutant(replaces=ARG_ENV_PROBLEMS, turns_red={SPELLINGS}, independent=False)
 def only_the_bare_flag_is_refused(args: object, env: object) -> tuple[RecipeProblem, ...]:
     """--flag=value, a quoted or a whitespace-padded launcher flag slips through."""
     items = args if isinstance(args, list) else []
@@ -358,11 +346,7 @@ def only_the_bare_flag_is_refused(args: object, env: object) -> tuple[RecipeProb
     )
 
 
-@mutant(
-    replaces="planner.recipe.arg_and_env_problems",
-    turns_red={SPELLINGS},
-    independent=False,
-)
+@mutant(replaces=ARG_ENV_PROBLEMS, turns_red={SPELLINGS}, independent=False)
 def gloo_interface_left_to_the_recipe(args: object, env: object) -> tuple[RecipeProblem, ...]:
     """A recipe may set GLOO_SOCKET_IFNAME, so Gloo can rendezvous off the fabric rail."""
     return tuple(p for p in arg_and_env_problems(args, env) if p.where != "env.GLOO_SOCKET_IFNAME")
@@ -372,7 +356,7 @@ def gloo_interface_left_to_the_recipe(args: object, env: object) -> tuple[Recipe
     replaces="planner.recipe.structure_problems",
     # each locates a list item's type problem too
     turns_red={
-        "launcher_recipe.env_and_entrypoint_that_would_break_the_argv_are_refused",
+        ENV,
         IN_ORDER,
         FIELDS,
         SEALED,
@@ -404,7 +388,7 @@ def tp_problem_held_back_until_the_rest_is_clean(path: Path) -> Recipe:
 
 @mutant(
     replaces="planner.recipe.shape_problems",
-    turns_red={"launcher_recipe.a_sixteen_host_group_plans_as_four_do", TP_PP_ACCEPTED, PARALLEL},
+    turns_red={SIXTEEN, TP_PP_ACCEPTED, PARALLEL},
     independent=False,
 )
 def pipeline_stages_not_counted(recipe: Recipe) -> tuple[RecipeProblem, ...]:
@@ -445,9 +429,7 @@ def toml_errors_located_at_the_end_of_file(path: Path) -> Recipe:
 
 
 @mutant(
-    replaces="planner.recipe.structure_problems",
-    turns_red={STRICT, f"{W}.every_problem_of_a_recipe_is_listed_in_order"},
-    independent=False,
+    replaces="planner.recipe.structure_problems", turns_red={STRICT, IN_ORDER}, independent=False
 )
 def recipe_values_read_leniently(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
     """A recipe's values are validated in lax mode: ``"4"``, ``true`` and ``4.0`` are node
@@ -547,11 +529,7 @@ def args_override_the_fields(raw: dict[str, object]) -> tuple[RecipeProblem, ...
     return ()
 
 
-@mutant(
-    replaces="planner.recipe.recipe_serve_argv",
-    turns_red={FIELDS},
-    independent=False,
-)
+@mutant(replaces=SERVE_ARGV, turns_red={FIELDS}, independent=False)
 def the_fields_are_rendered_unless_spelled_in_full(
     recipe: Recipe, group: FabricGroup, rank: int, model_path: str
 ) -> tuple[str, ...]:
@@ -587,11 +565,7 @@ def a_recipe_port_is_left_to_the_launchers(
     return arg_problem(arg, reading, seen)
 
 
-@mutant(
-    replaces="planner.recipe.arg_and_env_problems",
-    turns_red={NOT_SETTABLE},
-    independent=False,
-)
+@mutant(replaces=ARG_ENV_PROBLEMS, turns_red={NOT_SETTABLE}, independent=False)
 def model_config_help_and_double_dash_pass(args: object, env: object) -> tuple[RecipeProblem, ...]:
     """``--model``, ``--config``, ``-h`` and ``--`` are left to vLLM."""
     return tuple(
@@ -601,23 +575,13 @@ def model_config_help_and_double_dash_pass(args: object, env: object) -> tuple[R
     )
 
 
-@mutant(
-    replaces="planner.recipe.arg_and_env_problems",
-    turns_red={NOT_SETTABLE},
-    independent=False,
-)
+@mutant(replaces=ARG_ENV_PROBLEMS, turns_red={NOT_SETTABLE}, independent=False)
 def a_nul_byte_in_an_arg_passes(args: object, env: object) -> tuple[RecipeProblem, ...]:
     """An arg holding a NUL byte is accepted (no argv can carry it)."""
     return tuple(p for p in arg_and_env_problems(args, env) if p.message != "holds a NUL byte")
 
 
-@mutant(
-    replaces="planner.recipe.value_problems",
-    turns_red={
-        "launcher_recipe.env_and_entrypoint_that_would_break_the_argv_are_refused",
-        POSITIONALS,
-    },
-)
+@mutant(replaces="planner.recipe.value_problems", turns_red={ENV, POSITIONALS})
 def the_positionals_are_not_checked(raw: dict[str, object]) -> tuple[RecipeProblem, ...]:
     """The image and the model are taken as written: ``--privileged`` reaches docker."""
     return ()
@@ -655,7 +619,7 @@ def another_repo_linked_as_the_models_snapshot(
     return tuple(p for p in composed_problems(raw) if p.where != _REPO)
 
 
-@mutant(replaces="planner.recipe.composed_steps", turns_red={SEALED}, independent=False)
+@mutant(replaces=COMPOSED_STEPS, turns_red={SEALED}, independent=False)
 def manifest_paths_are_joined_unsealed(
     composed: ComposedModel, snapshot: CheckpointManifest, composed_dir: str, hf_cache_root: str
 ) -> tuple[tuple[str, ...], ...]:
@@ -670,9 +634,6 @@ def manifest_paths_are_joined_unsealed(
     no_files = snapshot.model_copy(update={"files": ()})
     mkdir, *locals_ = composed_steps(composed, no_files, composed_dir, hf_cache_root)
     return (mkdir, *links, *locals_)
-
-
-IGNORED = f"{W}.composed_sources_that_would_be_ignored_are_refused"
 
 
 @mutant(replaces="planner.recipe.composed_source_problems", turns_red={IGNORED})
@@ -696,7 +657,7 @@ def a_local_file_at_a_taken_name_replaces_the_other(
 OTHERS = f"{W}.a_composed_model_another_user_could_change_is_refused"
 
 
-@mutant(replaces="planner.recipe.composed_steps", turns_red={OTHERS, SEED_STEPS}, independent=False)
+@mutant(replaces=COMPOSED_STEPS, turns_red={OTHERS, SEED_STEPS}, independent=False)
 def the_composed_dir_is_made_with_mkdir_p(
     composed: ComposedModel, snapshot: CheckpointManifest, composed_dir: str, hf_cache_root: str
 ) -> tuple[tuple[str, ...], ...]:
@@ -706,7 +667,7 @@ def the_composed_dir_is_made_with_mkdir_p(
     return (("mkdir", "-p", "--", composed_dir), *rest)
 
 
-@mutant(replaces="planner.recipe.composed_steps", turns_red={OTHERS, SEED_STEPS}, independent=False)
+@mutant(replaces=COMPOSED_STEPS, turns_red={OTHERS, SEED_STEPS}, independent=False)
 def hardlinked_local_files_are_not_checked(
     composed: ComposedModel, snapshot: CheckpointManifest, composed_dir: str, hf_cache_root: str
 ) -> tuple[tuple[str, ...], ...]:
@@ -733,14 +694,7 @@ def the_group_refusal_has_no_hint(
 
 
 # ------------------------------------------------------------------------ a recipe as an arm
-FIT = f"{W}.the_fit_weighs_the_manifest_at_the_recipes_utilization"
 UNKNOWN = f"{W}.a_model_without_a_manifest_is_refused_weight_unknown"
-UTILIZATION = f"{W}.a_utilization_the_fit_cannot_read_is_refused_where_it_stands"
-ADMITTED = f"{W}.with_a_log_the_recipe_is_admitted_by_its_group_and_hosts"
-NOT_APPLIED = f"{W}.a_recipe_planned_without_a_log_is_not_applied"
-SIXTEEN = f"{W}.a_sixteen_host_group_plans_as_four_do"
-READBACK = f"{W}.readback_compares_a_tag_with_the_name_created_from"
-ENV = f"{W}.env_and_entrypoint_that_would_break_the_argv_are_refused"
 
 
 @mutant(replaces="planner.recipe_launch.recipe_utilization", turns_red={FIT})
@@ -757,13 +711,7 @@ def engram_recipes_charged_no_page_cache(recipe: Recipe) -> bool:
 
 @mutant(
     replaces="planner.recipe_launch.recipe_weight",
-    turns_red={
-        "launcher_recipe.a_recipe_for_another_group_size_is_refused_with_its_hint",
-        "launcher_recipe.a_sixteen_host_group_plans_as_four_do",
-        "launcher_recipe.the_seed_recipe_is_accepted",
-        "launcher_recipe.with_a_log_the_recipe_is_admitted_by_its_group_and_hosts",
-        FIT,
-    },
+    turns_red={GROUP, SIXTEEN, SEED_ACCEPTED, ADMITTED, FIT},
     independent=False,
 )
 def every_manifest_file_weighed(recipe: Recipe, manifest: CheckpointManifest) -> RecipeWeight:
@@ -772,14 +720,7 @@ def every_manifest_file_weighed(recipe: Recipe, manifest: CheckpointManifest) ->
     return recipe_weight(recipe, manifest.model_copy(update={"files": everything}))
 
 
-@mutant(
-    replaces="planner.recipe_launch.recipe_fit",
-    turns_red={
-        "launcher_recipe.the_fit_weighs_the_manifest_at_the_recipes_utilization",
-        "launcher_recipe.a_composed_model_is_not_planned_without_its_own_snapshot",
-        UNKNOWN,
-    },
-)
+@mutant(replaces="planner.recipe_launch.recipe_fit", turns_red={FIT, SNAPSHOT, UNKNOWN})
 def an_unknown_weight_is_not_refused(sources: RecipeSources) -> tuple[Fit | None, tuple[()]]:
     """A model with no manifest is planned with no fit and no refusal: the wall is skipped."""
     fit, _ = recipe_fit(sources)
@@ -833,10 +774,7 @@ def an_image_by_tag_passes_as_admitted(
 
 @mutant(
     replaces="planner.arm_launch.DryRun.admitted",
-    turns_red={
-        "launcher_recipe.the_seed_recipe_is_accepted",
-        NOT_APPLIED,
-    },
+    turns_red={SEED_ACCEPTED, NOT_APPLIED},
     independent=False,
 )
 def a_plan_with_no_log_counts_as_admitted(self: DryRun) -> bool:
@@ -845,11 +783,7 @@ def a_plan_with_no_log_counts_as_admitted(self: DryRun) -> bool:
     return self.rendered and not self.refusals
 
 
-@mutant(
-    replaces="planner.recipe.recipe_serve_argv",
-    turns_red={"launcher_recipe.parallel_sizes_set_in_the_args_are_not_repeated", SIXTEEN},
-    independent=False,
-)
+@mutant(replaces=SERVE_ARGV, turns_red={PARALLEL, SIXTEEN}, independent=False)
 def nnodes_from_the_tensor_parallel_size(
     recipe: Recipe, group: FabricGroup, rank: int, model_path: str
 ) -> tuple[str, ...]:
@@ -896,21 +830,13 @@ def _args_problems_but(
     )
 
 
-@mutant(
-    replaces="planner.recipe.arg_and_env_problems",
-    turns_red={NOT_SETTABLE},
-    independent=False,
-)
+@mutant(replaces=ARG_ENV_PROBLEMS, turns_red={NOT_SETTABLE}, independent=False)
 def a_line_break_in_an_arg_passes(args: object, env: object) -> tuple[RecipeProblem, ...]:
     """An arg may hold a line break or an escape sequence: it forges a line of the report."""
     return _args_problems_but(args, env, lambda _, p: p.message.startswith("holds U+"))
 
 
-@mutant(
-    replaces="planner.recipe.arg_and_env_problems",
-    turns_red={IN_ORDER},
-    independent=False,
-)
+@mutant(replaces=ARG_ENV_PROBLEMS, turns_red={IN_ORDER}, independent=False)
 def json_is_checked_only_as_the_next_arg(args: object, env: object) -> tuple[RecipeProblem, ...]:
     """``--flag {…}`` is checked, but ``--flag={…}`` (or ``-ac=[…``) reaches vLLM unread."""
     return _args_problems_but(
@@ -1090,9 +1016,6 @@ def the_unit_names_length_is_not_checked(value: str) -> str:
     characters is planned."""
     arm_name(value[:200])  # the grammar, on all of any name its units' length allows
     return value
-
-
-KEY = f"{W}.the_profile_key_digests_what_the_recipe_tells_the_engine"
 
 
 @mutant(replaces="planner.recipe_launch.recipe_identities", turns_red={NAMED})

@@ -38,16 +38,10 @@ NO_PROFILE = f"{W}.without_a_profile_a_page_cache_row_is_refused_as_unknown"
 PLAIN = f"{W}.a_row_with_nothing_beyond_weights_is_fitted_on_its_weights"
 UNPROFILED_ARM = f"{W}.an_arm_called_without_a_profile_is_fitted_on_its_own_group"
 BET_EDGE = f"{W}.a_bet_exactly_at_the_allowance_is_not_watched"
+PER_RANK = f"{W}.the_allowance_is_about_24_gib_per_rank"
 
 
-@mutant(
-    replaces="planner.fit.page_cache_allowance_gib",
-    turns_red={
-        EXACT,
-        f"{W}.the_allowance_is_about_24_gib_per_rank",
-        SUMMARY,
-    },
-)
+@mutant(replaces="planner.fit.page_cache_allowance_gib", turns_red={EXACT, PER_RANK, SUMMARY})
 def allowance_rounded_down(pool_gib: int, utilization_bp: int) -> int:
     """The pool share outside the engine is rounded down to whole GiB instead of up."""
     return pool_gib * GIB * (10000 - utilization_bp) // 10000 // GIB
@@ -94,19 +88,13 @@ def margin_measured_from_resident(self: Fit) -> int:
     return self.pool_gib - self.resident_gib
 
 
-@mutant(
-    replaces="planner.fit.Fit.allowance_per_rank_gib",
-    turns_red={f"{W}.the_allowance_is_about_24_gib_per_rank"},
-)
+@mutant(replaces="planner.fit.Fit.allowance_per_rank_gib", turns_red={PER_RANK})
 def allowance_spread_over_the_followers_only(self: Fit) -> float:
     """The allowance is spread over the followers only, forgetting rank 0's share."""
     return self.allowance_gib / (self.ranks - 1)
 
 
-@mutant(
-    replaces="planner.fit.Fit.allowance_per_rank_gib",
-    turns_red={f"{W}.the_allowance_is_about_24_gib_per_rank"},
-)
+@mutant(replaces="planner.fit.Fit.allowance_per_rank_gib", turns_red={PER_RANK})
 def allowance_per_rank_rounded_down(self: Fit) -> float:
     """The per-rank allowance is floored to whole GiB: 97 GiB over four ranks reads as 24."""
     return float(self.allowance_gib // self.ranks)

@@ -26,6 +26,9 @@ from planner.transaction import HostAddress, TransactionPlan, ipv6_host, parse_h
 
 W = "coordinator_cli"
 HOSTS = f"{W}.a_bad_hosts_list_exits_2_with_one_located_line_and_writes_nothing"
+SCRIPT_SET = f"{W}.a_script_set_is_replaced_whole_or_left_as_it_was"
+LIVE_LOG = f"{W}.a_real_apply_reads_the_live_log_and_never_a_chosen_time_or_a_fixture"
+BAD_SSH = f"{W}.a_bad_ssh_client_or_ssh_file_exits_2_before_anything_runs"
 
 
 # Dependent: ``planner apply``'s own settings also reach the fleet's kill claim, whose
@@ -45,10 +48,7 @@ def known_hosts_option_ignored(args: argparse.Namespace) -> SshSettings:
 
 @mutant(
     replaces="planner.coordinator.write_scripts",
-    turns_red={
-        f"{W}.the_dry_run_writes_every_stage_script_byte_for_byte",
-        f"{W}.a_script_set_is_replaced_whole_or_left_as_it_was",
-    },
+    turns_red={f"{W}.the_dry_run_writes_every_stage_script_byte_for_byte", SCRIPT_SET},
 )
 def undo_scripts_not_written(plan: TransactionPlan, scripts: Path) -> None:
     """``--dry-run`` writes only the forward scripts: the rollback and cleanup scripts its
@@ -58,7 +58,7 @@ def undo_scripts_not_written(plan: TransactionPlan, scripts: Path) -> None:
 
 @mutant(
     replaces="planner.coordinator.write_scripts",
-    turns_red={f"{W}.a_script_set_is_replaced_whole_or_left_as_it_was"},
+    turns_red={SCRIPT_SET},
     independent=False,  # undo_scripts_not_written replaces write_scripts too
 )
 def scripts_written_in_place(plan: TransactionPlan, scripts: Path) -> None:
@@ -68,19 +68,13 @@ def scripts_written_in_place(plan: TransactionPlan, scripts: Path) -> None:
         write_atomically(scripts / step.host_name / f"{step.stage.value}.sh", step.script)
 
 
-@mutant(
-    replaces="planner.coordinator.check_live_read",
-    turns_red={f"{W}.a_real_apply_reads_the_live_log_and_never_a_chosen_time_or_a_fixture"},
-)
+@mutant(replaces="planner.coordinator.check_live_read", turns_red={LIVE_LOG})
 def a_real_apply_admits_at_a_chosen_time(args: argparse.Namespace) -> None:
     """A real apply takes ``--now`` and ``--scenario``: it commits on a lease that expired
     hours ago, or on a fixture's log, as though the authority had admitted it now."""
 
 
-@mutant(
-    replaces="planner.coordinator.check_ssh_options",
-    turns_red={f"{W}.a_bad_ssh_client_or_ssh_file_exits_2_before_anything_runs"},
-)
+@mutant(replaces="planner.coordinator.check_ssh_options", turns_red={BAD_SSH})
 def ssh_files_are_not_looked_for(args: argparse.Namespace, exist: bool) -> None:
     """The ssh client and its files are checked for their spelling only, never looked for:
     a missing client is an internal error (70) once the run starts, and a missing identity
@@ -170,9 +164,9 @@ def refused_plan_exits_0(
     turns_red={
         HOSTS,
         f"{W}.scripts_that_cannot_be_written_exit_2_and_print_no_command",
-        f"{W}.a_real_apply_reads_the_live_log_and_never_a_chosen_time_or_a_fixture",
-        f"{W}.a_bad_ssh_client_or_ssh_file_exits_2_before_anything_runs",
-        f"{W}.a_script_set_is_replaced_whole_or_left_as_it_was",
+        LIVE_LOG,
+        BAD_SSH,
+        SCRIPT_SET,
     },
 )
 def error_printed_on_stdout(message: str) -> int:

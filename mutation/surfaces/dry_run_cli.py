@@ -51,6 +51,21 @@ SIGTERM = f"{W}.a_write_cut_short_by_sigterm_leaves_no_temp_file"
 HINTS = f"{W}.every_refusal_prints_its_hint_on_the_next_line"
 WHY = f"{W}.the_writers_errors_say_why_and_name_the_path"
 HIDDEN = f"{W}.a_report_is_made_in_a_hidden_temp_beside_it_and_keeps_its_owner"
+RECIPE_PLANS = f"{W}.recipe_prints_its_nodes_and_writes_each_nodes_plan"
+USAGE_ERRORS = f"{W}.usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing"
+NOW = f"{W}.now_overrides_the_scenario_time"
+DATA_FILES = f"{W}.every_data_file_is_read_from_the_data_root"
+HELP_DEFAULTS = f"{W}.help_states_the_defaults_the_commands_use"
+HELP_EXITS = f"{W}.help_states_the_exit_codes_and_its_examples_run"
+RECIPE_ERRORS = f"{W}.recipe_errors_exit_2_with_every_problem_located"
+REFUSED = f"{W}.refused_dry_runs_exit_1_printing_every_refusal_in_order"
+VERDICT = f"{W}.the_verdict_section_states_the_decision"
+UNWRITABLE = f"{W}.an_unwritable_out_exits_2_and_leaves_nothing_behind"
+HELP_COMMANDS = f"{W}.help_documents_every_command_and_option"
+SCENARIOS = f"{W}.scenarios_lists_every_scenario_with_its_description"
+MAIN = "planner.cli.main"
+WRITE_ATOMICALLY = "filerules.writing.write_atomically"
+RENDER_REPORT = "planner.report.render_report"
 
 
 def _rewritten(
@@ -83,11 +98,8 @@ def _relay(out: str, err: str) -> bool:
 
 
 @mutant(
-    replaces="planner.cli.main",
-    turns_red={
-        f"{W}.admitted_dry_runs_exit_0_and_say_where_the_report_went",
-        f"{W}.now_overrides_the_scenario_time",
-    },
+    replaces=MAIN,
+    turns_red={f"{W}.admitted_dry_runs_exit_0_and_say_where_the_report_went", NOW},
     independent=False,
 )
 def admitted_printed_in_lower_case(argv: Sequence[str] | None = None) -> int:
@@ -96,13 +108,13 @@ def admitted_printed_in_lower_case(argv: Sequence[str] | None = None) -> int:
 
 
 @mutant(
-    replaces="planner.cli.main",
+    replaces=MAIN,
     turns_red={
-        "dry_run_cli.help_states_the_exit_codes_and_its_examples_run",
+        HELP_EXITS,
         f"{W}.without_out_each_arm_writes_its_default_report_under_the_working_directory",
         # the help now states each default report path, and these claims run them
-        f"{W}.help_documents_every_command_and_option",
-        f"{W}.help_states_the_defaults_the_commands_use",
+        HELP_COMMANDS,
+        HELP_DEFAULTS,
     },
     independent=False,
 )
@@ -115,45 +127,26 @@ def default_report_lands_beside_the_caller(argv: Sequence[str] | None = None) ->
     return _rewritten(words)
 
 
-@mutant(
-    replaces="planner.cli.main",
-    turns_red={
-        "dry_run_cli.every_data_file_is_read_from_the_data_root",
-        f"{W}.refused_dry_runs_exit_1_printing_every_refusal_in_order",
-        f"{W}.now_overrides_the_scenario_time",
-        f"{W}.help_states_the_exit_codes_and_its_examples_run",
-        RUNTIME,
-    },
-)
+@mutant(replaces=MAIN, turns_red={DATA_FILES, REFUSED, NOW, HELP_EXITS, RUNTIME})
 def refused_runs_exit_0(argv: Sequence[str] | None = None) -> int:
     """A refused dry run exits 0, as if admitted: a script gating on the exit code launches."""
     return _rewritten(argv, code=lambda code: 0 if code == 1 else code)
 
 
-@mutant(
-    replaces="planner.cli.main",
-    turns_red={
-        "dry_run_cli.every_data_file_is_read_from_the_data_root",
-        f"{W}.refused_dry_runs_exit_1_printing_every_refusal_in_order",
-        f"{W}.now_overrides_the_scenario_time",
-        RUNTIME,
-        HINTS,
-    },
-    independent=False,
-)
+@mutant(replaces=MAIN, turns_red={DATA_FILES, REFUSED, NOW, RUNTIME, HINTS}, independent=False)
 def refusal_lines_not_printed(argv: Sequence[str] | None = None) -> int:
     """Only the decision is printed; the user is not told which condition refused."""
     return _rewritten(argv, out=lambda text: re.sub(r"(?m)^refused: .*\n", "", text))
 
 
 @mutant(
-    replaces="planner.cli.main",
+    replaces=MAIN,
     turns_red={
-        f"{W}.usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing",
-        f"{W}.an_unwritable_out_exits_2_and_leaves_nothing_behind",
-        f"{W}.every_data_file_is_read_from_the_data_root",
-        f"{W}.scenarios_lists_every_scenario_with_its_description",
-        f"{W}.recipe_errors_exit_2_with_every_problem_located",
+        USAGE_ERRORS,
+        UNWRITABLE,
+        DATA_FILES,
+        SCENARIOS,
+        RECIPE_ERRORS,
         HOSTILE_INPUTS,
         ARGUMENTS,
     },
@@ -165,15 +158,7 @@ def input_errors_exit_1(argv: Sequence[str] | None = None) -> int:
     return _rewritten(argv, code=lambda code: 1 if code == 2 else code)
 
 
-@mutant(
-    replaces="planner.cli.main",
-    turns_red={
-        f"{W}.usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing",
-        f"{W}.now_overrides_the_scenario_time",
-        ARGUMENTS,
-    },
-    independent=False,
-)
+@mutant(replaces=MAIN, turns_red={USAGE_ERRORS, NOW, ARGUMENTS}, independent=False)
 def now_ignored_with_a_scenario(argv: Sequence[str] | None = None) -> int:
     """With --scenario, --now is dropped: the log is always read at the scenario's time."""
     words = list(sys.argv[1:] if argv is None else argv)
@@ -183,11 +168,7 @@ def now_ignored_with_a_scenario(argv: Sequence[str] | None = None) -> int:
     return _rewritten(words)
 
 
-@mutant(
-    replaces="planner.cli.main",
-    turns_red={f"{W}.recipe_errors_exit_2_with_every_problem_located"},
-    independent=False,
-)
+@mutant(replaces=MAIN, turns_red={RECIPE_ERRORS}, independent=False)
 def recipe_errors_stop_at_the_first_problem(argv: Sequence[str] | None = None) -> int:
     """A recipe with several problems reports only the first one."""
     if list(sys.argv[1:] if argv is None else argv)[:1] != ["recipe"]:
@@ -195,15 +176,7 @@ def recipe_errors_stop_at_the_first_problem(argv: Sequence[str] | None = None) -
     return _rewritten(argv, err=lambda text: "".join(text.splitlines(keepends=True)[:1]))
 
 
-@mutant(
-    replaces="planner.cli.main",
-    turns_red={
-        f"{W}.help_documents_every_command_and_option",
-        f"{W}.help_states_the_defaults_the_commands_use",
-        f"{W}.help_states_the_exit_codes_and_its_examples_run",
-    },
-    independent=False,
-)
+@mutant(replaces=MAIN, turns_red={HELP_COMMANDS, HELP_DEFAULTS, HELP_EXITS}, independent=False)
 def help_shows_only_the_usage(argv: Sequence[str] | None = None) -> int:
     """--help prints the usage line alone: no descriptions, defaults, examples or exit
     codes."""
@@ -212,14 +185,7 @@ def help_shows_only_the_usage(argv: Sequence[str] | None = None) -> int:
     return _rewritten(argv, out=lambda text: text.split("\n\n", 1)[0] + "\n")
 
 
-@mutant(
-    replaces="planner.cli.main",
-    turns_red={
-        f"{W}.recipe_prints_its_nodes_and_writes_each_nodes_plan",
-        f"{W}.help_states_the_defaults_the_commands_use",
-    },
-    independent=False,
-)
+@mutant(replaces=MAIN, turns_red={RECIPE_PLANS, HELP_DEFAULTS}, independent=False)
 def recipe_defaults_to_group_b(argv: Sequence[str] | None = None) -> int:
     """A recipe without --group is planned over Group B, not the group_a the help states."""
     words = list(sys.argv[1:] if argv is None else argv)
@@ -228,49 +194,26 @@ def recipe_defaults_to_group_b(argv: Sequence[str] | None = None) -> int:
     return _rewritten(words)
 
 
-@mutant(
-    replaces="planner.cli.dry_run",
-    turns_red={
-        f"{W}.usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing",
-        f"{W}.every_data_file_is_read_from_the_data_root",
-        ARGUMENTS,
-        ONE_LINE,
-    },
-)
+@mutant(replaces="planner.cli.dry_run", turns_red={USAGE_ERRORS, DATA_FILES, ARGUMENTS, ONE_LINE})
 def data_root_ignored(args: argparse.Namespace) -> DryRun:
     """The dry run reads the fixtures whatever --data says."""
     return dry_run(argparse.Namespace(**{**vars(args), "data": None}))
 
 
-@mutant(
-    replaces="planner.report.render_report",
-    turns_red={
-        "dry_run_cli.help_states_the_defaults_the_commands_use",
-        "dry_run_cli.recipe_prints_its_nodes_and_writes_each_nodes_plan",
-        f"{W}.the_verdict_section_states_the_decision",
-    },
-)
+@mutant(replaces=RENDER_REPORT, turns_red={HELP_DEFAULTS, RECIPE_PLANS, VERDICT})
 def hosts_reported_in_reverse_rank_order(run: DryRun, inputs: Inputs = None) -> str:
     """The report lists the followers first and the head last."""
     return render_report(run.model_copy(update={"hosts": tuple(reversed(run.hosts))}), inputs)
 
 
-@mutant(
-    replaces="planner.report.render_report",
-    turns_red={f"{W}.the_verdict_section_states_the_decision"},
-    independent=False,
-)
+@mutant(replaces=RENDER_REPORT, turns_red={VERDICT}, independent=False)
 def refusal_count_dropped(run: DryRun, inputs: Inputs = None) -> str:
     """The verdict says `result: REFUSED` without how many conditions refused."""
     report = render_report(run, inputs)
     return re.sub(r"(?m)^result: REFUSED \(\d+\)$", "result: REFUSED", report)
 
 
-@mutant(
-    replaces="planner.report.render_report",
-    turns_red={f"{W}.recipe_prints_its_nodes_and_writes_each_nodes_plan"},
-    independent=False,
-)
+@mutant(replaces=RENDER_REPORT, turns_red={RECIPE_PLANS}, independent=False)
 def composed_steps_left_out_of_a_recipe_report(run: DryRun, inputs: Inputs = None) -> str:
     """A recipe's report leaves out each host's composed-model section: a reader applying
     it would never build the directory the container mounts."""
@@ -283,16 +226,7 @@ def _encoded(data: bytes | str) -> bytes:
     return data.encode("utf-8") if isinstance(data, str) else data
 
 
-@mutant(
-    replaces="filerules.writing.write_atomically",
-    turns_red={
-        f"{W}.an_unwritable_out_exits_2_and_leaves_nothing_behind",
-        WHERE,
-        SIGTERM,
-        WHY,
-        HIDDEN,
-    },
-)
+@mutant(replaces=WRITE_ATOMICALLY, turns_red={UNWRITABLE, WHERE, SIGTERM, WHY, HIDDEN})
 def temp_file_left_when_the_rename_fails(target: Path, data: bytes | str) -> None:
     """A write that fails at the rename leaves its temp file beside the report."""
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -301,11 +235,7 @@ def temp_file_left_when_the_rename_fails(target: Path, data: bytes | str) -> Non
     os.replace(temp, target)
 
 
-@mutant(
-    replaces="filerules.writing.write_atomically",
-    turns_red={SIGTERM, WHY, HIDDEN},
-    independent=False,
-)
+@mutant(replaces=WRITE_ATOMICALLY, turns_red={SIGTERM, WHY, HIDDEN}, independent=False)
 def written_in_place(target: Path, data: bytes | str) -> None:
     """The report is written in place: a write that fails halfway destroys the old one."""
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -313,7 +243,7 @@ def written_in_place(target: Path, data: bytes | str) -> None:
         handle.write(_encoded(data))
 
 
-@mutant(replaces="filerules.writing.write_atomically", turns_red={WHY}, independent=False)
+@mutant(replaces=WRITE_ATOMICALLY, turns_red={WHY}, independent=False)
 def write_errors_lose_their_reason(target: Path, data: bytes | str) -> None:
     """A write error says only what its errno means: "Is a directory" without "nothing was
     written", "Invalid argument" for a socket or a NUL byte, "Not a directory" without the
@@ -349,13 +279,7 @@ def the_temp_file_is_visible_and_owned_by_the_writer(
         raise
 
 
-@mutant(
-    replaces="planner.scenarios.scenario_names",
-    turns_red={
-        f"{W}.scenarios_lists_every_scenario_with_its_description",
-        f"{W}.usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing",
-    },
-)
+@mutant(replaces="planner.scenarios.scenario_names", turns_red={SCENARIOS, USAGE_ERRORS})
 def scenarios_listed_in_reverse(root: Path) -> tuple[str, ...]:
     """Scenario names come out in reverse order (the listing and the 'known:' hint)."""
     return tuple(reversed(scenario_names(root)))
@@ -364,7 +288,7 @@ def scenarios_listed_in_reverse(root: Path) -> tuple[str, ...]:
 # --- hostile input ---------------------------------------------------------------------------
 
 
-@mutant(replaces="planner.cli.main", turns_red={BUG}, independent=False)
+@mutant(replaces=MAIN, turns_red={BUG}, independent=False)
 def a_bug_exits_1(argv: Sequence[str] | None = None) -> int:
     """A bug exits 1, the code for a refused plan: a script gating on the exit code takes a
     crash for a decision."""
@@ -391,12 +315,12 @@ def inputs_read_leniently(path: Path) -> PlanInputs:
 @mutant(
     replaces="planner.cli.dry_run",
     turns_red={
-        "dry_run_cli.usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing",
-        "dry_run_cli.every_data_file_is_read_from_the_data_root",
-        "dry_run_cli.help_states_the_defaults_the_commands_use",
-        "dry_run_cli.help_states_the_exit_codes_and_its_examples_run",
-        "dry_run_cli.recipe_errors_exit_2_with_every_problem_located",
-        "dry_run_cli.recipe_prints_its_nodes_and_writes_each_nodes_plan",
+        USAGE_ERRORS,
+        DATA_FILES,
+        HELP_DEFAULTS,
+        HELP_EXITS,
+        RECIPE_ERRORS,
+        RECIPE_PLANS,
         HOSTILE_INPUTS,
     },
     independent=False,
@@ -409,7 +333,7 @@ def glm_ignores_its_inputs(args: argparse.Namespace) -> DryRun:
     return dry_run(args)
 
 
-@mutant(replaces="planner.cli.main", turns_red={ARGUMENTS}, independent=False)
+@mutant(replaces=MAIN, turns_red={ARGUMENTS}, independent=False)
 def an_empty_now_reads_the_wall_clock(argv: Sequence[str] | None = None) -> int:
     """``--now ''`` is taken as no --now at all: the log is read at the wall clock (or the
     scenario's time) instead of refusing the empty value."""
@@ -458,16 +382,7 @@ def errors_print_what_the_input_holds(text: object) -> str:
     return str(text)
 
 
-@mutant(
-    replaces="filerules.writing.write_atomically",
-    turns_red={
-        WHERE,
-        SIGTERM,
-        WHY,
-        HIDDEN,
-    },
-    independent=False,
-)
+@mutant(replaces=WRITE_ATOMICALLY, turns_red={WHERE, SIGTERM, WHY, HIDDEN}, independent=False)
 def whatever_is_at_the_target_is_replaced(target: Path, data: bytes | str) -> None:
     """Every report goes through a 0600 temp file renamed over the target: a FIFO or
     /dev/null becomes a regular file, a symlink is replaced by a file, the umask is ignored
@@ -484,14 +399,8 @@ def whatever_is_at_the_target_is_replaced(target: Path, data: bytes | str) -> No
 
 
 @mutant(
-    replaces="filerules.writing.write_atomically",
-    turns_red={
-        SIGTERM,
-        WHERE,
-        f"{W}.an_unwritable_out_exits_2_and_leaves_nothing_behind",
-        WHY,
-        HIDDEN,
-    },
+    replaces=WRITE_ATOMICALLY,
+    turns_red={SIGTERM, WHERE, UNWRITABLE, WHY, HIDDEN},
     independent=False,
 )
 def a_signal_mid_write_is_ignored(target: Path, data: bytes | str) -> None:
@@ -508,16 +417,7 @@ def a_signal_mid_write_is_ignored(target: Path, data: bytes | str) -> None:
 # --- hints ----------------------------------------------------------------------------------
 
 
-@mutant(
-    replaces="planner.refusal.Refusal.lines",
-    turns_red={
-        HINTS,
-        f"{W}.refused_dry_runs_exit_1_printing_every_refusal_in_order",
-        f"{W}.now_overrides_the_scenario_time",
-        f"{W}.the_verdict_section_states_the_decision",
-        f"{W}.an_image_built_for_another_runtime_is_refused",
-    },
-)
+@mutant(replaces="planner.refusal.Refusal.lines", turns_red={HINTS, REFUSED, NOW, VERDICT, RUNTIME})
 def hints_left_unprinted(self: Refusal) -> tuple[str, ...]:
     """A refusal is printed and reported without its hint: the way out is dead data."""
     return (self.line(),)
@@ -534,10 +434,7 @@ def a_host_not_held_refused_without_a_hint(
     return tuple(r.model_copy(update={"hint": ""}) for r in hosts_held_by_subject(state, group))
 
 
-@mutant(
-    replaces="planner.cli._one_of_arm_or_recipe",
-    turns_red={f"{W}.usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing"},
-)
+@mutant(replaces="planner.cli._one_of_arm_or_recipe", turns_red={USAGE_ERRORS})
 def the_other_commands_options_are_ignored(args: argparse.Namespace) -> None:
     """An arm or --recipe is still required, but --scenario/--inputs with a recipe and
     --group/--name with an arm are silently ignored."""
@@ -549,21 +446,14 @@ def the_other_commands_options_are_ignored(args: argparse.Namespace) -> None:
         )
 
 
-@mutant(
-    replaces="planner.cli.print_verdict",
-    turns_red={f"{W}.recipe_prints_its_nodes_and_writes_each_nodes_plan"},
-)
+@mutant(replaces="planner.cli.print_verdict", turns_red={RECIPE_PLANS})
 def warnings_kept_out_of_stdout(run: DryRun) -> int:
     """The flags a recipe's image adds to stock vLLM are in the report only: a user reading
     the terminal never learns the stock parser would refuse them."""
     return print_verdict(run.model_copy(update={"warnings": ()}))
 
 
-@mutant(
-    replaces="planner.report.render_report",
-    turns_red={f"{W}.recipe_prints_its_nodes_and_writes_each_nodes_plan"},
-    independent=False,
-)
+@mutant(replaces=RENDER_REPORT, turns_red={RECIPE_PLANS}, independent=False)
 def warnings_kept_out_of_the_report(run: DryRun, inputs: Inputs = None) -> str:
     """The report leaves out the warnings stdout prints: the record of the dry run does not
     say which flags stock vLLM would refuse."""

@@ -30,20 +30,28 @@ from planner.saved_plan import (
 from planner.transaction import TransactionPlan
 
 W = "saved_plan"
+CHANGED = f"{W}.anything_changed_after_the_plan_was_saved_is_refused_by_name"
+UNCHANGED_APPLIES = f"{W}.an_unchanged_plan_and_one_whose_log_only_grew_apply_their_saved_scripts"
+ONE_LINE = f"{W}.apply_dry_run_is_one_line_a_step_that_fits_a_terminal"
+SCRIPTS = f"{W}.a_saved_plan_holds_every_stage_script_of_every_host_with_its_sha256"
+WALL_CLOCK = f"{W}.a_plan_no_longer_admitted_at_the_wall_clock_is_refused"
+SCHEMA = f"{W}.every_json_document_validates_against_its_schema"
+BOUND = f"{W}.a_bound_plan_applies_as_its_request_applies"
+UNNAMED_FILE = f"{W}.planning_that_reads_a_file_the_plan_does_not_name_is_refused"
 
 
 @mutant(
     replaces="planner.provenance.note",
     turns_red={
         f"{W}.a_saved_plan_names_every_file_it_read_with_the_sha256_of_its_bytes",
-        f"{W}.anything_changed_after_the_plan_was_saved_is_refused_by_name",
+        CHANGED,
         # the saved digests no longer match the files, so no plan binds at all
-        f"{W}.a_plan_no_longer_admitted_at_the_wall_clock_is_refused",
-        f"{W}.an_unchanged_plan_and_one_whose_log_only_grew_apply_their_saved_scripts",
-        f"{W}.every_json_document_validates_against_its_schema",
-        f"{W}.apply_dry_run_is_one_line_a_step_that_fits_a_terminal",
-        f"{W}.planning_that_reads_a_file_the_plan_does_not_name_is_refused",
-        f"{W}.a_bound_plan_applies_as_its_request_applies",
+        WALL_CLOCK,
+        UNCHANGED_APPLIES,
+        SCHEMA,
+        ONE_LINE,
+        UNNAMED_FILE,
+        BOUND,
     },
     independent=False,
 )
@@ -53,10 +61,7 @@ def a_file_is_noted_without_its_last_byte(path: Path, role: str, data: bytes) ->
     provenance.note_digest(path, role, len(data) - 1, digest, prefix=False)
 
 
-@mutant(
-    replaces="planner.provenance.changed",
-    turns_red={f"{W}.anything_changed_after_the_plan_was_saved_is_refused_by_name"},
-)
+@mutant(replaces="planner.provenance.changed", turns_red={CHANGED})
 def a_longer_file_passes_as_its_prefix(read: InputRead) -> str | None:
     """Every input is checked as a prefix: a file that only grew still binds."""
     return provenance.changed(read.model_copy(update={"prefix": True}))
@@ -64,7 +69,7 @@ def a_longer_file_passes_as_its_prefix(read: InputRead) -> str | None:
 
 @mutant(
     replaces="planner.provenance.changed",
-    turns_red={f"{W}.anything_changed_after_the_plan_was_saved_is_refused_by_name"},
+    turns_red={CHANGED},
     independent=False,  # a_longer_file_passes_as_its_prefix replaces changed too
 )
 def a_longer_inputs_file_passes_as_its_prefix(read: InputRead) -> str | None:
@@ -77,11 +82,11 @@ def a_longer_inputs_file_passes_as_its_prefix(read: InputRead) -> str | None:
 @mutant(
     replaces="planner.provenance.changed",
     turns_red={
-        f"{W}.an_unchanged_plan_and_one_whose_log_only_grew_apply_their_saved_scripts",
+        UNCHANGED_APPLIES,
         # the appended release is refused as a changed log, not by admission; a log
         # edited in place is said to differ whole, not in its first bytes
-        f"{W}.a_plan_no_longer_admitted_at_the_wall_clock_is_refused",
-        f"{W}.anything_changed_after_the_plan_was_saved_is_refused_by_name",
+        WALL_CLOCK,
+        CHANGED,
     },
     independent=False,
 )
@@ -90,10 +95,7 @@ def the_log_is_bound_whole(read: InputRead) -> str | None:
     return provenance.changed(read.model_copy(update={"prefix": False}))
 
 
-@mutant(
-    replaces="planner.saved_plan.load_plan",
-    turns_red={f"{W}.anything_changed_after_the_plan_was_saved_is_refused_by_name"},
-)
+@mutant(replaces="planner.saved_plan.load_plan", turns_red={CHANGED})
 def the_scripts_sha256_is_not_checked(path: Path) -> SavedPlan:
     """A plan whose script was edited after it was saved is read as it is."""
     from planner.values import load_json_model
@@ -104,13 +106,13 @@ def the_scripts_sha256_is_not_checked(path: Path) -> SavedPlan:
 @mutant(
     replaces="planner.saved_plan.request_args",
     turns_red={
-        f"{W}.a_plan_no_longer_admitted_at_the_wall_clock_is_refused",
-        f"{W}.an_unchanged_plan_and_one_whose_log_only_grew_apply_their_saved_scripts",
-        f"{W}.every_json_document_validates_against_its_schema",
-        f"{W}.apply_dry_run_is_one_line_a_step_that_fits_a_terminal",
-        f"{W}.a_bound_plan_applies_as_its_request_applies",
+        WALL_CLOCK,
+        UNCHANGED_APPLIES,
+        SCHEMA,
+        ONE_LINE,
+        BOUND,
         # a forged script is then refused by admission, not as a differing plan
-        f"{W}.anything_changed_after_the_plan_was_saved_is_refused_by_name",
+        CHANGED,
     },
     independent=False,
 )
@@ -126,10 +128,10 @@ def the_plan_is_made_again_without_its_inputs(
 @mutant(
     replaces="planner.saved_plan.planned_host",
     turns_red={
-        f"{W}.a_saved_plan_holds_every_stage_script_of_every_host_with_its_sha256",
+        SCRIPTS,
         # the plan made again (through the same function) differs from the dry run's
-        f"{W}.an_unchanged_plan_and_one_whose_log_only_grew_apply_their_saved_scripts",
-        f"{W}.apply_dry_run_is_one_line_a_step_that_fits_a_terminal",
+        UNCHANGED_APPLIES,
+        ONE_LINE,
     },
     independent=False,
 )
@@ -139,11 +141,7 @@ def the_plan_keeps_no_cleanup_script(host: RenderedHost) -> PlannedHost:
     return part.model_copy(update={"steps": part.steps[:-1]})
 
 
-@mutant(
-    replaces="planner.saved_plan.planned_host",
-    turns_red={f"{W}.a_saved_plan_holds_every_stage_script_of_every_host_with_its_sha256"},
-    independent=False,
-)
+@mutant(replaces="planner.saved_plan.planned_host", turns_red={SCRIPTS}, independent=False)
 def the_plan_names_the_unit_as_the_container(host: RenderedHost) -> PlannedHost:
     """A host's container and unit are recorded crossed: the operator reviews names the
     scripts never use."""
@@ -151,11 +149,7 @@ def the_plan_names_the_unit_as_the_container(host: RenderedHost) -> PlannedHost:
     return part.model_copy(update={"container": part.unit, "unit": part.container})
 
 
-@mutant(
-    replaces="planner.saved_plan.planned_host",
-    turns_red={f"{W}.a_saved_plan_holds_every_stage_script_of_every_host_with_its_sha256"},
-    independent=False,
-)
+@mutant(replaces="planner.saved_plan.planned_host", turns_red={SCRIPTS}, independent=False)
 def the_plan_shows_the_create_argv_without_its_environment(host: RenderedHost) -> PlannedHost:
     """The docker create argv the operator reviews is a short form without its ``--env``
     pairs, though the scripts create the container with them."""
@@ -167,10 +161,7 @@ def the_plan_shows_the_create_argv_without_its_environment(host: RenderedHost) -
     return part.model_copy(update={"create_argv": tuple(kept)})
 
 
-@mutant(
-    replaces="planner.cli._list_scenarios",
-    turns_red={f"{W}.every_json_document_validates_against_its_schema"},
-)
+@mutant(replaces="planner.cli._list_scenarios", turns_red={SCHEMA})
 def scenarios_json_ends_with_a_count(args: argparse.Namespace) -> int:
     """``scenarios --format json`` prints a count line after its document."""
     code = cli._list_scenarios(args)
@@ -179,10 +170,7 @@ def scenarios_json_ends_with_a_count(args: argparse.Namespace) -> int:
     return code
 
 
-@mutant(
-    replaces="planner.coordinator.render_terse",
-    turns_red={f"{W}.apply_dry_run_is_one_line_a_step_that_fits_a_terminal"},
-)
+@mutant(replaces="planner.coordinator.render_terse", turns_red={ONE_LINE})
 def the_dry_run_prints_every_argv_by_default(
     plan: TransactionPlan, scripts: Path, attempts: int
 ) -> list[str]:
@@ -191,10 +179,7 @@ def the_dry_run_prints_every_argv_by_default(
     return coordinator.render_dry_run(plan, settings, scripts, attempts)
 
 
-@mutant(
-    replaces="planner.saved_plan.unnamed",
-    turns_red={f"{W}.planning_that_reads_a_file_the_plan_does_not_name_is_refused"},
-)
+@mutant(replaces="planner.saved_plan.unnamed", turns_red={UNNAMED_FILE})
 def files_the_plan_does_not_name_are_read_unseen(
     plan: SavedPlan, reads: list[InputRead]
 ) -> list[InputRead]:
@@ -225,10 +210,7 @@ def refusals_are_saved_without_their_hints(run: DryRun) -> PlanVerdict:
     return verdict.model_copy(update={"refusals": bare})
 
 
-@mutant(
-    replaces="planner.saved_plan.bind",
-    turns_red={f"{W}.a_bound_plan_applies_as_its_request_applies"},
-)
+@mutant(replaces="planner.saved_plan.bind", turns_red={BOUND})
 def a_bound_plan_runs_host_by_host(
     plan: SavedPlan,
     source: str,

@@ -28,12 +28,15 @@ from planner.apply import (
 )
 
 W = "executed_apply"
+PREFLIGHT = f"{W}.preflight_refuses_occupancy_and_missing_inputs"
+FULL = f"{W}.a_full_transaction_leaves_every_host_running_its_plan"
+ROLLBACK = f"{W}.rollback_restores_every_host_byte_for_byte"
+PRESERVE_CUT = f"{W}.rollback_after_a_preserve_cut_short_puts_back_what_was_there"
+READBACK = f"{W}.readback_compares_whole_values"
+READBACK_COMMAND = f"{W}.readback_takes_the_command_as_docker_prints_it"
 
 
-@mutant(
-    replaces="planner.apply.commit_body",
-    turns_red={f"{W}.a_full_transaction_leaves_every_host_running_its_plan"},
-)
+@mutant(replaces="planner.apply.commit_body", turns_red={FULL})
 def commit_keeps_the_preserve_dir(ctx: ApplyContext) -> list[str]:
     """Commit enables the unit and removes the backup container but leaves the preserve
     dir, so the next preserve on this host refuses until someone cleans up by hand."""
@@ -58,13 +61,7 @@ def preserve_stops_the_container_before_its_unit(ctx: ApplyContext) -> list[str]
     ]
 
 
-@mutant(
-    replaces="planner.apply.rollback_body",
-    turns_red={
-        f"{W}.rollback_restores_every_host_byte_for_byte",
-        f"{W}.rollback_after_a_preserve_cut_short_puts_back_what_was_there",
-    },
-)
+@mutant(replaces="planner.apply.rollback_body", turns_red={ROLLBACK, PRESERVE_CUT})
 def rollback_forgets_the_saved_unit_file(ctx: ApplyContext) -> list[str]:
     """Rollback removes the unit file instead of restoring the one preserve saved, so the
     previous arm's unit is gone after a failed apply."""
@@ -84,11 +81,7 @@ def rollback_with_nothing_preserved_fails(ctx: ApplyContext) -> list[str]:
     return ["  exit 1" if line == "  exit 0" else line for line in rollback_body(ctx)]
 
 
-@mutant(
-    replaces="planner.apply.rollback_body",
-    turns_red={f"{W}.rollback_after_a_preserve_cut_short_puts_back_what_was_there"},
-    independent=False,
-)
+@mutant(replaces="planner.apply.rollback_body", turns_red={PRESERVE_CUT}, independent=False)
 def rollback_clears_the_name_whatever_preserve_did(ctx: ApplyContext) -> list[str]:
     """Rollback removes whatever container holds the planned name and whatever unit file
     preserve saved no copy of, without asking whether preserve set anything aside: after a
@@ -112,10 +105,7 @@ def rollback_clears_the_name_whatever_preserve_did(ctx: ApplyContext) -> list[st
     ]
 
 
-@mutant(
-    replaces="planner.apply.preflight_body",
-    turns_red={f"{W}.preflight_refuses_occupancy_and_missing_inputs"},
-)
+@mutant(replaces="planner.apply.preflight_body", turns_red={PREFLIGHT})
 def preflight_ignores_other_arms_containers(ctx: ApplyContext) -> list[str]:
     """Preflight no longer refuses a host where another arm's container runs."""
     return [
@@ -125,7 +115,7 @@ def preflight_ignores_other_arms_containers(ctx: ApplyContext) -> list[str]:
     ]
 
 
-@mutant(replaces="planner.apply.readback_body", turns_red={f"{W}.readback_compares_whole_values"})
+@mutant(replaces="planner.apply.readback_body", turns_red={READBACK})
 def readback_accepts_an_env_prefix(ctx: ApplyContext) -> list[str]:
     """Readback matches each env pair as a substring of the running env, so a value with
     anything appended passes."""
@@ -172,10 +162,7 @@ def followers_do_not_wait_for_the_head(ctx: ApplyContext) -> list[str]:
 
 @mutant(
     replaces="planner.apply.front_door",
-    turns_red={
-        f"{W}.a_full_transaction_leaves_every_host_running_its_plan",
-        f"{W}.front_doors_open_only_when_the_rank_serves",
-    },
+    turns_red={FULL, f"{W}.front_doors_open_only_when_the_rank_serves"},
 )
 def head_front_door_asks_the_wrong_path(ctx: ApplyContext) -> FrontDoor:
     """The head's front door asks /healthz, which vLLM does not serve, so a healthy head
@@ -188,10 +175,7 @@ def head_front_door_asks_the_wrong_path(ctx: ApplyContext) -> FrontDoor:
 
 @mutant(
     replaces="planner.apply.preserve_body",
-    turns_red={
-        f"{W}.preserve_saves_the_unit_file_even_when_it_is_not_running",
-        f"{W}.rollback_restores_every_host_byte_for_byte",
-    },
+    turns_red={f"{W}.preserve_saves_the_unit_file_even_when_it_is_not_running", ROLLBACK},
     independent=False,
 )
 def the_unit_file_is_saved_only_when_it_runs(ctx: ApplyContext) -> list[str]:
@@ -204,11 +188,7 @@ def the_unit_file_is_saved_only_when_it_runs(ctx: ApplyContext) -> list[str]:
     return [*rest[:end], *(f"  {line}" for line in block), *rest[end:]]
 
 
-@mutant(
-    replaces="planner.apply.readback_body",
-    turns_red={f"{W}.readback_compares_whole_values"},
-    independent=False,
-)
+@mutant(replaces="planner.apply.readback_body", turns_red={READBACK}, independent=False)
 def readback_checks_the_image_before_the_command(ctx: ApplyContext) -> list[str]:
     """Readback compares the image before the command, so a container that differs in both
     is reported for its image."""
@@ -218,10 +198,7 @@ def readback_checks_the_image_before_the_command(ctx: ApplyContext) -> list[str]
     return lines
 
 
-@mutant(
-    replaces="planner.apply.go_json",
-    turns_red={f"{W}.readback_takes_the_command_as_docker_prints_it"},
-)
+@mutant(replaces="planner.apply.go_json", turns_red={READBACK_COMMAND})
 def readback_expects_pythons_json(values: tuple[str, ...]) -> str:
     """Readback expects the command as Python's json.dumps writes it (non-ASCII as \\u
     escapes), so a container whose args hold any non-ASCII character never reads back and
@@ -229,11 +206,7 @@ def readback_expects_pythons_json(values: tuple[str, ...]) -> str:
     return json.dumps(list(values), separators=(",", ":"))
 
 
-@mutant(
-    replaces="planner.apply.go_json",
-    turns_red={f"{W}.readback_takes_the_command_as_docker_prints_it"},
-    independent=False,
-)
+@mutant(replaces="planner.apply.go_json", turns_red={READBACK_COMMAND}, independent=False)
 def readback_expects_html_escapes(values: tuple[str, ...]) -> str:
     """Readback expects ``<``, ``>`` and ``&`` escaped, as Go's json.Marshal writes them; the
     docker CLI's ``json`` template turns that escaping off, so an arg holding one never
@@ -242,9 +215,6 @@ def readback_expects_html_escapes(values: tuple[str, ...]) -> str:
     for char, escape in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026")):
         text = text.replace(char, escape)
     return text
-
-
-PREFLIGHT = f"{W}.preflight_refuses_occupancy_and_missing_inputs"
 
 
 @mutant(replaces="planner.apply.source_checks", turns_red={PREFLIGHT})

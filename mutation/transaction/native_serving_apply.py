@@ -23,14 +23,13 @@ from planner.launch import LaunchPlan
 from planner.realize import HostRealization
 
 W = "native_serving_apply"
+CONTEXT = f"{W}.each_apply_context_carries_its_ranks_whole_values"
+ONE_FLAG_A_LINE = f"{W}.create_lists_one_flag_and_its_value_per_line"
 
 
 @mutant(
     replaces="planner.apply.apply_contexts",
-    turns_red={
-        "native_serving_apply.each_apply_context_carries_its_ranks_whole_values",
-        f"{W}.preflight_checks_image_mounts_and_names",
-    },
+    turns_red={CONTEXT, f"{W}.preflight_checks_image_mounts_and_names"},
 )
 def preflight_skips_the_checkpoint_mount(
     plan: LaunchPlan,
@@ -47,10 +46,7 @@ def preflight_skips_the_checkpoint_mount(
 
 @mutant(
     replaces="planner.apply.apply_body",
-    turns_red={
-        f"{W}.stage_scripts_take_the_container_name",
-        f"{W}.create_lists_one_flag_and_its_value_per_line",
-    },
+    turns_red={f"{W}.stage_scripts_take_the_container_name", ONE_FLAG_A_LINE},
 )
 def apply_creates_under_the_literal_name(ctx: ApplyContext) -> list[str]:
     """The apply stage creates the container under its planned literal name instead of
@@ -90,11 +86,7 @@ def rollback_leaves_the_preserved_container(ctx: ApplyContext) -> list[str]:
     return [line for line in rollback_body(ctx) if "docker rename" not in line]
 
 
-@mutant(
-    replaces="planner.apply.apply_body",
-    turns_red={f"{W}.create_lists_one_flag_and_its_value_per_line"},
-    independent=False,
-)
+@mutant(replaces="planner.apply.apply_body", turns_red={ONE_FLAG_A_LINE}, independent=False)
 def create_on_one_line(ctx: ApplyContext) -> list[str]:
     """The apply stage writes the whole ``docker create`` on one line: the same words, but
     a reviewer can no longer read one flag per line."""
@@ -141,11 +133,7 @@ def contexts_drop_unmatched_hosts(
     )
 
 
-@mutant(
-    replaces="planner.apply.apply_contexts",
-    turns_red={f"{W}.each_apply_context_carries_its_ranks_whole_values"},
-    independent=False,
-)
+@mutant(replaces="planner.apply.apply_contexts", turns_red={CONTEXT}, independent=False)
 def followers_carry_the_head_launch(
     plan: LaunchPlan,
     arm: str,

@@ -26,12 +26,13 @@ from planner.coordinator import (
 from planner.transaction import HostAddress, StepResult, TransactionStep
 
 W = "ssh_transport"
+ONE_CONNECTION = f"{W}.a_step_runs_on_its_host_over_one_connection_and_returns_what_it_printed"
+HUNG = f"{W}.a_hung_exit_request_is_killed_and_the_step_fails_with_no_answer"
+OVER_SSH = f"{W}.planner_apply_runs_each_step_over_ssh_and_reports_what_it_left"
+SIGNAL = f"{W}.a_signal_abandons_a_forward_step_and_lets_a_rollback_run"
 
 
-@mutant(
-    replaces="planner.coordinator.SshTransport.close",
-    turns_red={f"{W}.a_step_runs_on_its_host_over_one_connection_and_returns_what_it_printed"},
-)
+@mutant(replaces="planner.coordinator.SshTransport.close", turns_red={ONE_CONNECTION})
 def connections_left_open(self: SshTransport) -> None:
     """Closing the transport removes its control directory but never sends ``ssh -O
     exit``: every host's connection stays up, unreachable, until ControlPersist ends it."""
@@ -43,9 +44,9 @@ def connections_left_open(self: SshTransport) -> None:
 @mutant(
     replaces="planner.coordinator.SshTransport.close",
     turns_red={
-        f"{W}.planner_apply_runs_each_step_over_ssh_and_reports_what_it_left",
+        OVER_SSH,
         # its unbounded exit requests hang on the host that hangs them
-        f"{W}.a_hung_exit_request_is_killed_and_the_step_fails_with_no_answer",
+        HUNG,
     },
     independent=False,
 )
@@ -59,12 +60,7 @@ def ssh_tells_the_terminal_each_connection_it_closed(self: SshTransport) -> None
 
 
 @mutant(
-    replaces="planner.coordinator.SshTransport.__exit__",
-    turns_red={
-        f"{W}.a_step_runs_on_its_host_over_one_connection_and_returns_what_it_printed",
-        f"{W}.planner_apply_runs_each_step_over_ssh_and_reports_what_it_left",
-        f"{W}.a_hung_exit_request_is_killed_and_the_step_fails_with_no_answer",
-    },
+    replaces="planner.coordinator.SshTransport.__exit__", turns_red={ONE_CONNECTION, OVER_SSH, HUNG}
 )
 def leaving_the_transport_closes_nothing(
     self: SshTransport,
@@ -78,10 +74,7 @@ def leaving_the_transport_closes_nothing(
 
 @mutant(
     replaces="planner.coordinator.remote_command",
-    turns_red={
-        f"{W}.a_step_runs_on_its_host_over_one_connection_and_returns_what_it_printed",
-        f"{W}.a_stage_that_outlives_its_timeout_is_killed_with_124",
-    },
+    turns_red={ONE_CONNECTION, f"{W}.a_stage_that_outlives_its_timeout_is_killed_with_124"},
 )
 def stage_timeout_read_as_minutes(step: TransactionStep, settings: SshSettings) -> str:
     """The host reads the stage timeout as minutes (``timeout 60m``): a stage that hangs
@@ -92,10 +85,7 @@ def stage_timeout_read_as_minutes(step: TransactionStep, settings: SshSettings) 
 
 @mutant(
     replaces="planner.coordinator.wait_seconds",
-    turns_red={
-        f"{W}.a_step_that_never_answers_is_abandoned_after_the_wait",
-        f"{W}.a_hung_exit_request_is_killed_and_the_step_fails_with_no_answer",
-    },
+    turns_red={f"{W}.a_step_that_never_answers_is_abandoned_after_the_wait", HUNG},
 )
 def no_margin_in_the_wait(settings: SshSettings) -> int:
     """The coordinator gives up on a step the moment its stage could have been killed, with
@@ -106,10 +96,7 @@ def no_margin_in_the_wait(settings: SshSettings) -> int:
 
 @mutant(
     replaces="planner.coordinator.SshTransport.__call__",
-    turns_red={
-        f"{W}.an_interrupted_step_fails_with_130_and_the_next_one_runs",
-        f"{W}.a_signal_abandons_a_forward_step_and_lets_a_rollback_run",
-    },
+    turns_red={f"{W}.an_interrupted_step_fails_with_130_and_the_next_one_runs", SIGNAL},
 )
 def ctrl_c_reported_as_no_answer(self: SshTransport, step: TransactionStep) -> StepResult:
     """A Ctrl-C (or any signal) during a step is reported as a host that did not answer (no
@@ -151,10 +138,7 @@ def a_failed_connection_is_reported_as_no_answer(
     return None if failed is None else StepResult(exit_code=None)
 
 
-@mutant(
-    replaces="planner.coordinator.finished_within",
-    turns_red={f"{W}.a_hung_exit_request_is_killed_and_the_step_fails_with_no_answer"},
-)
+@mutant(replaces="planner.coordinator.finished_within", turns_red={HUNG})
 def a_hung_exit_request_escapes(
     processes: list[subprocess.Popen[bytes] | None], seconds: float
 ) -> list[bool]:
@@ -183,10 +167,7 @@ def every_byte_a_host_prints_is_kept(self: Kept, data: bytes) -> None:
     self.head += data
 
 
-@mutant(
-    replaces="planner.coordinator.SshTransport._exchange",
-    turns_red={f"{W}.a_signal_abandons_a_forward_step_and_lets_a_rollback_run"},
-)
+@mutant(replaces="planner.coordinator.SshTransport._exchange", turns_red={SIGNAL})
 def a_signal_is_noticed_only_between_steps(
     self: SshTransport,
     process: subprocess.Popen[bytes],
@@ -205,10 +186,7 @@ def a_signal_is_noticed_only_between_steps(
 
 @mutant(
     replaces="planner.coordinator.remote_command",
-    turns_red={
-        f"{W}.a_script_cut_short_in_transit_exits_97_and_never_runs",
-        f"{W}.a_step_runs_on_its_host_over_one_connection_and_returns_what_it_printed",
-    },
+    turns_red={f"{W}.a_script_cut_short_in_transit_exits_97_and_never_runs", ONE_CONNECTION},
     independent=False,
 )
 def run_a_script_that_arrived_incomplete(step: TransactionStep, settings: SshSettings) -> str:

@@ -24,15 +24,15 @@ from planner.transaction import (
 )
 
 W = "transaction_fleet"
+ROLLBACK_ORDER = f"{W}.rollback_reaches_every_touched_host_last_changed_first"
+REPORT = f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in"
+RESTORED_OR_PLANNED = f"{W}.every_host_ends_restored_or_planned_byte_for_byte"
+SIGNAL = f"{W}.a_signal_before_the_decision_abandons_the_step_and_restores_every_host"
+KILLED = f"{W}.a_coordinator_killed_mid_apply_is_resumed_to_every_host_restored"
+DROPPED = f"{W}.a_rollback_whose_connection_dropped_runs_again_and_restores_its_host"
 
 
-@mutant(
-    replaces="planner.transaction.rollback_order",
-    turns_red={
-        f"{W}.a_coordinator_killed_mid_apply_is_resumed_to_every_host_restored",
-        f"{W}.rollback_reaches_every_touched_host_last_changed_first",
-    },
-)
+@mutant(replaces="planner.transaction.rollback_order", turns_red={KILLED, ROLLBACK_ORDER})
 def rollback_in_forward_order(touched: tuple[int, ...]) -> tuple[int, ...]:
     """Rollback runs on the touched hosts in the order they were changed, head first, so the
     head is restored while its followers still run the new arm against it."""
@@ -41,14 +41,7 @@ def rollback_in_forward_order(touched: tuple[int, ...]) -> tuple[int, ...]:
 
 @mutant(
     replaces="planner.transaction.rollback_order",
-    turns_red={
-        f"{W}.a_coordinator_killed_mid_apply_is_resumed_to_every_host_restored",
-        f"{W}.a_signal_before_the_decision_abandons_the_step_and_restores_every_host",
-        f"{W}.a_rollback_whose_connection_dropped_runs_again_and_restores_its_host",
-        f"{W}.rollback_reaches_every_touched_host_last_changed_first",
-        f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
-        f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in",
-    },
+    turns_red={KILLED, SIGNAL, DROPPED, ROLLBACK_ORDER, RESTORED_OR_PLANNED, REPORT},
     independent=False,
 )
 def rollback_skips_the_first_host_changed(touched: tuple[int, ...]) -> tuple[int, ...]:
@@ -60,10 +53,7 @@ def rollback_skips_the_first_host_changed(touched: tuple[int, ...]) -> tuple[int
 
 @mutant(
     replaces="planner.transaction.rollback_order",
-    turns_red={
-        f"{W}.rollback_reaches_every_touched_host_last_changed_first",
-        f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in",
-    },
+    turns_red={ROLLBACK_ORDER, REPORT},
     independent=False,
 )
 def rollback_every_host(touched: tuple[int, ...]) -> tuple[int, ...]:
@@ -75,13 +65,13 @@ def rollback_every_host(touched: tuple[int, ...]) -> tuple[int, ...]:
 @mutant(
     replaces="planner.transaction.stops_the_run",
     turns_red={
-        f"{W}.a_signal_before_the_decision_abandons_the_step_and_restores_every_host",
-        f"{W}.a_rollback_whose_connection_dropped_runs_again_and_restores_its_host",
+        SIGNAL,
+        DROPPED,
         f"{W}.the_run_stops_at_the_first_failure",
-        f"{W}.rollback_reaches_every_touched_host_last_changed_first",
-        f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
+        ROLLBACK_ORDER,
+        RESTORED_OR_PLANNED,
         f"{W}.lost_connections_and_silent_hosts_fail_their_step",
-        f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in",
+        REPORT,
     },
 )
 def continue_after_a_failure(result: StepResult, decided: bool) -> bool:
@@ -92,11 +82,7 @@ def continue_after_a_failure(result: StepResult, decided: bool) -> bool:
 
 @mutant(
     replaces="planner.transaction.touched_after",
-    turns_red={
-        f"{W}.rollback_reaches_every_touched_host_last_changed_first",
-        f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
-        f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in",
-    },
+    turns_red={ROLLBACK_ORDER, RESTORED_OR_PLANNED, REPORT},
 )
 def touched_only_once_preserve_succeeded(
     touched: tuple[int, ...], step: TransactionStep, result: StepResult
@@ -110,11 +96,7 @@ def touched_only_once_preserve_succeeded(
 
 @mutant(
     replaces="planner.transaction.commit_host",
-    turns_red={
-        f"{W}.a_clean_run_commits_every_host_to_its_plan",
-        f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
-        f"{W}.the_report_names_what_ran_and_what_each_host_was_left_in",
-    },
+    turns_red={f"{W}.a_clean_run_commits_every_host_to_its_plan", RESTORED_OR_PLANNED, REPORT},
 )
 def commit_is_not_retried(
     step: TransactionStep, run_step: RunStep, attempts: int
@@ -126,13 +108,7 @@ def commit_is_not_retried(
 
 @mutant(
     replaces="planner.transaction.roll_back",
-    turns_red={
-        f"{W}.a_coordinator_killed_mid_apply_is_resumed_to_every_host_restored",
-        f"{W}.a_signal_before_the_decision_abandons_the_step_and_restores_every_host",
-        f"{W}.a_rollback_whose_connection_dropped_runs_again_and_restores_its_host",
-        f"{W}.rollback_reaches_every_touched_host_last_changed_first",
-        f"{W}.every_host_ends_restored_or_planned_byte_for_byte",
-    },
+    turns_red={KILLED, SIGNAL, DROPPED, ROLLBACK_ORDER, RESTORED_OR_PLANNED},
 )
 def no_cleanup_after_rollback(
     plan: TransactionPlan, order: tuple[int, ...], run_step: RunStep
@@ -157,10 +133,7 @@ def no_cleanup_after_rollback(
 
 @mutant(
     replaces="planner.coordinator.SshTransport._stops",
-    turns_red={
-        f"{W}.a_signal_before_the_decision_abandons_the_step_and_restores_every_host",
-        f"{W}.a_signal_after_the_decision_lets_every_host_commit",
-    },
+    turns_red={SIGNAL, f"{W}.a_signal_after_the_decision_lets_every_host_commit"},
 )
 def a_signal_stops_rollback_and_commit_too(self: SshTransport, step: TransactionStep) -> str | None:
     """A signal stops every step, not only the forward ones: the rollback it should have
@@ -170,10 +143,7 @@ def a_signal_stops_rollback_and_commit_too(self: SshTransport, step: Transaction
     return stopped or (received[0] if received else None)
 
 
-@mutant(
-    replaces="planner.transaction.undo_host",
-    turns_red={f"{W}.a_rollback_whose_connection_dropped_runs_again_and_restores_its_host"},
-)
+@mutant(replaces="planner.transaction.undo_host", turns_red={DROPPED})
 def a_dropped_rollback_is_not_run_again(
     step: TransactionStep, run_step: RunStep, attempts: int
 ) -> tuple[StepRecord, ...]:
@@ -182,10 +152,7 @@ def a_dropped_rollback_is_not_run_again(
     return (StepRecord(step=step, attempt=1, result=run_step(step)),)
 
 
-@mutant(
-    replaces="planner.journal.touched_hosts",
-    turns_red={f"{W}.a_coordinator_killed_mid_apply_is_resumed_to_every_host_restored"},
-)
+@mutant(replaces="planner.journal.touched_hosts", turns_red={KILLED})
 def resume_rolls_back_only_where_apply_started(past: tuple[StepRecord, ...]) -> tuple[int, ...]:
     """The resume rolls back only the hosts an apply was started on: a host whose preserve
     ran (unit stopped, previous container renamed aside) but whose apply never came is left

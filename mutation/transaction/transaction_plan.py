@@ -36,6 +36,12 @@ from planner.transaction import (
 from planner.values import printable
 
 W = "transaction_plan"
+REPORT = f"{W}.the_report_lists_every_step_then_every_host_then_the_verdict"
+COMMIT_ADMISSION = f"{W}.admission_is_asked_again_at_the_commit_point_and_a_refusal_rolls_back"
+DRY_RUN_ORDER = f"{W}.the_dry_run_lists_every_command_in_the_order_it_would_run"
+ROLLBACK = f"{W}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse"
+ESCAPED = f"{W}.what_a_host_prints_reaches_the_report_escaped"
+JOURNAL = f"{W}.a_journal_holds_each_step_on_disk_before_it_is_sent"
 
 
 @mutant(
@@ -51,10 +57,7 @@ def unknown_host_keys_are_accepted(settings: SshSettings, host: HostAddress) -> 
     ]
 
 
-@mutant(
-    replaces="planner.coordinator.render_dry_run",
-    turns_red={f"{W}.the_dry_run_lists_every_command_in_the_order_it_would_run"},
-)
+@mutant(replaces="planner.coordinator.render_dry_run", turns_red={DRY_RUN_ORDER})
 def the_dry_run_lists_rollback_head_first(
     plan: TransactionPlan, settings: SshSettings, scripts: Path, attempts: int
 ) -> list[str]:
@@ -68,10 +71,7 @@ def the_dry_run_lists_rollback_head_first(
     return [*kept, *rollbacks, *cleanups]
 
 
-@mutant(
-    replaces="planner.transaction.step_line",
-    turns_red={f"{W}.the_report_lists_every_step_then_every_host_then_the_verdict"},
-)
+@mutant(replaces="planner.transaction.step_line", turns_red={REPORT})
 def steps_numbered_from_0(n: int, record: StepRecord) -> str:
     """The report numbers the steps from 0, so the count of steps that ran is one off
     wherever an operator reads it from the last number."""
@@ -82,9 +82,9 @@ def steps_numbered_from_0(n: int, record: StepRecord) -> str:
     replaces="planner.transaction.StepResult.describe",
     turns_red={
         f"{W}.a_steps_outcome_reads_as_its_status_and_its_last_line",
-        f"{W}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
+        ROLLBACK,
         f"{W}.a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on",
-        f"{W}.the_report_lists_every_step_then_every_host_then_the_verdict",
+        REPORT,
     },
 )
 def first_line_of_the_output(self: StepResult) -> str:
@@ -148,10 +148,7 @@ def _last_line(text: str) -> str:
     return f"{lines[-1]}\n" if lines else text
 
 
-@mutant(
-    replaces="planner.transaction.coordinate",
-    turns_red={f"{W}.admission_is_asked_again_at_the_commit_point_and_a_refusal_rolls_back"},
-)
+@mutant(replaces="planner.transaction.coordinate", turns_red={COMMIT_ADMISSION})
 def the_gate_is_never_asked(
     plan: TransactionPlan,
     run_step: RunStep,
@@ -166,10 +163,7 @@ def the_gate_is_never_asked(
     return coordinate(plan, run_step, commit_attempts, on_event=on_event)
 
 
-@mutant(
-    replaces="planner.transaction.ask_gate",
-    turns_red={f"{W}.admission_is_asked_again_at_the_commit_point_and_a_refusal_rolls_back"},
-)
+@mutant(replaces="planner.transaction.ask_gate", turns_red={COMMIT_ADMISSION})
 def a_gate_that_cannot_answer_admits(gate: Gate) -> str | None:
     """A gate that raised (the log unreadable, a bug) counts as admitting: the transaction
     commits on an admission nobody could check."""
@@ -179,7 +173,7 @@ def a_gate_that_cannot_answer_admits(gate: Gate) -> str | None:
 
 @mutant(
     replaces="planner.transaction.StepResult.describe",
-    turns_red={f"{W}.what_a_host_prints_reaches_the_report_escaped"},
+    turns_red={ESCAPED},
     independent=False,  # first_line_of_the_output replaces describe too
 )
 def what_a_host_prints_is_quoted_raw(self: StepResult) -> str:
@@ -198,11 +192,7 @@ def what_a_host_prints_is_quoted_raw(self: StepResult) -> str:
 # forked from the claim's; the harness records which targets a claim calls in the claim's own
 # process only, so alone this mutant never runs that claim (not reached), and in the combined
 # run another member that reaches it would show a red no member's solo run recorded.
-@mutant(
-    replaces="planner.transaction.announced",
-    turns_red={f"{W}.a_journal_holds_each_step_on_disk_before_it_is_sent"},
-    independent=False,
-)
+@mutant(replaces="planner.transaction.announced", turns_red={JOURNAL}, independent=False)
 def the_start_is_journaled_once_the_step_answered(run_step: RunStep, on_event: OnEvent) -> RunStep:
     """A step's ``started`` record is written once the step came back, with its answer: a
     coordinator lost while the step ran leaves no trace of it, and the resume takes a host
@@ -256,13 +246,13 @@ def a_torn_last_line_is_refused(data: bytes, source: str) -> JournalState:
     replaces="planner.transaction.forward_order",
     turns_red={
         f"{W}.a_commit_is_retried_and_left_pending_only_after_every_attempt",
-        f"{W}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse",
-        f"{W}.a_journal_holds_each_step_on_disk_before_it_is_sent",
-        f"{W}.the_dry_run_lists_every_command_in_the_order_it_would_run",
+        ROLLBACK,
+        JOURNAL,
+        DRY_RUN_ORDER,
         f"{W}.the_plan_is_the_planners_order_with_commit_last",
-        f"{W}.the_report_lists_every_step_then_every_host_then_the_verdict",
-        f"{W}.admission_is_asked_again_at_the_commit_point_and_a_refusal_rolls_back",
-        f"{W}.what_a_host_prints_reaches_the_report_escaped",
+        REPORT,
+        COMMIT_ADMISSION,
+        ESCAPED,
     },
 )
 def commit_before_readback_everywhere(apply_order: tuple[ApplyStep, ...]) -> tuple[ApplyStep, ...]:

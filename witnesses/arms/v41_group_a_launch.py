@@ -427,32 +427,6 @@ def the_candidate_is_this_arm_its_checkpoint_and_runtime() -> Verdict:
     return expect_equal([want, want], got, "(arm, checkpoint, runtime key), supplied and live")
 
 
-@claim(ClaimKind.PLANNED_SHAPE)
-def every_host_stages_the_supplied_manifest_alike() -> Verdict:
-    """Every host's Engram staging is the same three steps: ``mkdir -p --`` the manifest
-    dir, ``mkdir -p --`` the receipt dir, then the supplied manifest text, byte for byte,
-    written as row-store-manifest.json sealed to the manifest dir with mode 0644 (readable
-    by the container, written by nobody else)."""
-    engram = V41_ENGRAM_PLACEMENT
-    text = scenario_raw("supplied", "inputs.json")["engram_manifest"].encode()
-    want = [
-        ("mkdir", ("mkdir", "-p", "--", engram.manifest_dir)),
-        ("mkdir", ("mkdir", "-p", "--", engram.receipt_dir)),
-        ("write_file", (engram.manifest_dir, "row-store-manifest.json", text, 0o644)),
-    ]
-    problems = []
-    for host in _supplied().hosts:
-        got = [
-            (s.kind, s.argv)
-            if isinstance(s, MkdirStep)
-            else (s.kind, (s.scope.root, s.relative_path, s.content, s.mode))
-            for s in host.staging
-        ]
-        if got != want:
-            problems.append(f"{host.realization.host_name}: {got}")
-    return expect(not problems, "4 hosts stage the manifest alike", "; ".join(problems)[:600])
-
-
 def _obligation(frontier_id: str) -> tuple[str, tuple[str, ...], str, str]:
     """A declared frontier's refusal as the user reads it: its code, the input it blocks,
     who owns it and what happens today, and when it is consumed."""

@@ -14,7 +14,7 @@ from typing import Any
 
 import planner.engram
 from claims import ClaimKind, Verdict, claim, expect, expect_equal, fails, holds
-from fixtures.builders import v41_call, v41_dry_run
+from fixtures.builders import rendered, v41_dry_run
 from planner.arms.v41_group_a import V41_ENGRAM_PLACEMENT
 from planner.engram import (
     FileTreeScope,
@@ -25,6 +25,7 @@ from planner.engram import (
     parse_engram_manifest,
 )
 from planner.refusal import PlannerInputError
+from witnesses.arms.expected.v41_group_a import EXPECTED as V41
 from witnesses.support import scenario_raw
 
 _STORES = V41_ENGRAM_PLACEMENT.row_store_dir
@@ -53,27 +54,32 @@ def _write() -> TypedFileWrite:
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
-def staging_is_two_mkdirs_then_one_sealed_write() -> Verdict:
-    """Staging is mkdir of the manifest dir, mkdir of the receipt dir, then the manifest
-    written sealed to its own directory."""
-    place = V41_ENGRAM_PLACEMENT
-    shape = [
-        s.argv if isinstance(s, MkdirStep) else ("write", s.scope.root, s.target)
-        for s in _staging()
+def every_host_stages_the_supplied_manifest_alike() -> Verdict:
+    """Every host's Engram staging is the same three steps, making what V4.1's literal env
+    names: ``mkdir -p --`` the manifest file's dir, ``mkdir -p --`` the receipt dir, then the
+    supplied manifest text, byte for byte, written as that file sealed to its dir with mode
+    0644 (readable by the container, written by nobody else)."""
+    env = dict(V41.env)
+    manifest = env["GUNBC_ENGRAM_ROW_STORE_MANIFEST"]
+    receipts = env["GUNBC_ENGRAM_TOUCH_RECEIPT_DIR"]
+    directory, name = manifest.rsplit("/", 1)
+    text = scenario_raw("supplied", "inputs.json")["engram_manifest"].encode()
+    want = [
+        ("mkdir", ("mkdir", "-p", "--", directory)),
+        ("mkdir", ("mkdir", "-p", "--", receipts)),
+        ("write_file", (directory, name, manifest, text, 0o644)),
     ]
-    expected = [
-        ("mkdir", "-p", "--", place.manifest_dir),
-        ("mkdir", "-p", "--", place.receipt_dir),
-        ("write", place.manifest_dir, place.manifest_path),
-    ]
-    return expect_equal(expected, shape, "staging steps")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def the_manifest_written_is_the_supplied_text() -> Verdict:
-    """The write carries exactly #12359's manifest text, byte for byte."""
-    call = v41_call("supplied")
-    return expect_equal(call.engram_manifest, _write().content, "manifest bytes")
+    problems = []
+    for host in rendered(v41_dry_run("supplied"), "the supplied inputs").hosts:
+        got = [
+            (s.kind, s.argv)
+            if isinstance(s, MkdirStep)
+            else (s.kind, (s.scope.root, s.relative_path, s.target, s.content, s.mode))
+            for s in host.staging
+        ]
+        if got != want:
+            problems.append(f"{host.realization.host_name}: {got}")
+    return expect(not problems, "every host stages the manifest alike", "; ".join(problems)[:600])
 
 
 @claim(ClaimKind.REFUSAL)
@@ -126,44 +132,6 @@ def the_manifest_lands_as_readback_verified_bytes() -> Verdict:
     if not same or leftovers:
         return fails(f"bytes equal: {same}; left behind: {leftovers}")
     return holds(f"{len(write.content)} bytes landed at {write.target}, nothing left behind")
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def the_engram_env_points_at_what_staging_made() -> Verdict:
-    """The manifest env names the staged file and the receipt env the made receipt dir."""
-    run = v41_dry_run("supplied")
-    mismatched: list[str] = []
-    for host in run.hosts:
-        argv = host.realization.create_argv
-        env = dict(argv[i + 1].split("=", 1) for i, a in enumerate(argv) if a == "--env")
-        made = {s.argv[-1] for s in host.staging if isinstance(s, MkdirStep)}
-        written = {s.target for s in host.staging if isinstance(s, TypedFileWrite)}
-        if env.get("GUNBC_ENGRAM_ROW_STORE_MANIFEST") not in written:
-            mismatched.append(f"{host.realization.host_name}: manifest env")
-        if env.get("GUNBC_ENGRAM_TOUCH_RECEIPT_DIR") not in made:
-            mismatched.append(f"{host.realization.host_name}: receipt env")
-    return expect(
-        not mismatched and len(run.hosts) == 4,
-        "4 hosts: env names the staged manifest and receipt dir",
-        f"mismatched: {mismatched}",
-    )
-
-
-@claim(ClaimKind.PLANNED_SHAPE)
-def receipts_are_writable_and_the_manifest_read_only() -> Verdict:
-    """Row stores and the manifest dir mount read-only; the receipt dir mounts writable."""
-    place = V41_ENGRAM_PLACEMENT
-    argv = v41_dry_run("supplied").hosts[0].realization.create_argv
-    mounts = {
-        m.split(",")[1].removeprefix("source="): m.endswith(",readonly")
-        for m in (argv[i + 1] for i, a in enumerate(argv) if a == "--mount")
-    }
-    seen = (
-        mounts.get(place.row_store_dir),
-        mounts.get(place.manifest_dir),
-        mounts.get(place.receipt_dir),
-    )
-    return expect_equal((True, True, False), seen, "read-only? (row stores, manifest, receipts)")
 
 
 # --- #12359's manifest: accepted byte for byte, refused located ----------------------------------
