@@ -41,13 +41,12 @@ from fixtures.builders import (
     scenario,
     seed_recipe_plan,
     v41_dry_run,
-    v41_inputs,
     v41_manifest,
     working_directory,
 )
 from planner.apply import Stage
 from planner.arm_launch import DryRun
-from planner.arms import ArmSources, arms
+from planner.arms import arms
 from planner.arms.glm_group_b import MANIFEST as GLM_MANIFEST
 from planner.arms.v41_group_a import MANIFEST as V41_MANIFEST
 from planner.arms.v41_group_a import v41_group_a_launch_dry_run
@@ -61,7 +60,7 @@ from planner.refusal import Refusal
 from planner.report import render_report, write_atomically
 from planner.scenarios import load_inputs
 from planner.version import planner_version
-from witnesses.arms.expected import expected
+from witnesses.arms.expected import expected, supplied
 from witnesses.support import (
     PLANTED_AT,
     SCENARIOS,
@@ -128,18 +127,6 @@ def _dry_run_lines(run: DryRun, out: Path | str) -> list[str]:
     ]
 
 
-def _supplied(arm: str) -> DryRun:
-    """The registry arm ``arm`` planned under ``supplied``, as the command line plans it."""
-    sources = ArmSources(
-        fabric=inventory(),
-        root=DATA_ROOT,
-        inputs=v41_inputs("supplied"),
-        inputs_source="inputs",
-        state=authority_state("supplied"),
-    )
-    return arms()[arm].plan(sources)
-
-
 # --------------------------------------------------------------------------- exit codes
 
 
@@ -150,7 +137,7 @@ def admitted_dry_runs_exit_0_and_say_where_the_report_went() -> Verdict:
     nothing else."""
     problems = []
     for arm in ARM_NAMES:
-        planned, hosts = _supplied(arm), len(expected(arm).hosts)
+        planned, hosts = supplied(arms()[arm]), len(expected(arm).hosts)
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "reports" / arm / "report.txt"
             ran = run_planner("dry-run", arm, "--scenario", "supplied", "--out", out)
@@ -829,7 +816,7 @@ def the_verdict_section_states_the_decision() -> Verdict:
     when planned, the admission line, each refusal in order and the result with its count —
     for every arm under `supplied` (admitted), and V4.1 unrendered (live) and refused once
     rendered (active_incumbent, low_utilization)."""
-    cases = [(arm, "supplied", _supplied(arm)) for arm in ARM_NAMES]
+    cases = [(arm, "supplied", supplied(arms()[arm])) for arm in ARM_NAMES]
     cases += [(V41, n, v41_dry_run(n)) for n in ("live", "active_incumbent", "low_utilization")]
     problems = [
         f"{arm} {name}: {p}"
