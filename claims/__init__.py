@@ -29,7 +29,14 @@ of case id to value) runs once per case, with id ``<witness>[<case>].<function>`
 project.
 """
 
-from claims.errors import ClaimsError, FloorViolation, PluginLoadError, UsageError, Violation
+from claims.errors import (
+    ClaimsError,
+    FloorViolation,
+    PassThrough,
+    PluginLoadError,
+    UsageError,
+    Violation,
+)
 from claims.exits import Exit
 from claims.loader import BUILTIN_PLUGINS, ENTRY_POINT_GROUP
 from claims.markers import PROJECT, hookimpl, hookspec
@@ -60,6 +67,7 @@ __all__ = [
     "Exit",
     "FloorViolation",
     "Outcome",
+    "PassThrough",
     "PluginLoadError",
     "RunReport",
     "Selection",

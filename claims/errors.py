@@ -68,3 +68,10 @@ def describe(error: BaseException) -> str:
     """``Type: message`` for an exception, the form every report uses."""
     text = str(error)
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+class PassThrough(BaseException):
+    """Ends a claim's run without a verdict: the runner lets it through to whoever raised it
+    for its own reasons (a mutation survey's per-claim budget). Any other exception a claim
+    lets escape, ``BaseException`` or not, is the claim's red verdict; only
+    ``KeyboardInterrupt`` (the user's Ctrl-C) also goes through."""

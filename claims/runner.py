@@ -2,7 +2,9 @@
 
 A returned :class:`Verdict` is used as it is. An ``AssertionError`` is a FAIL whose reason is
 the assertion message plus its ``__notes__`` (where hypothesis puts the falsifying example).
-Any other exception is an ERROR reading ``Type: message``, and so is a return value that is
+Any other exception is an ERROR reading ``Type: message`` (a ``SystemExit``, and any
+``BaseException`` the code under test raises, too: only ``KeyboardInterrupt`` and
+:class:`~claims.errors.PassThrough` go through), and so is a return value that is
 not a Verdict, except ``None`` from a hypothesis ``@given`` claim (hypothesis requires its
 tests to return None): that passes once hypothesis found no falsifying example. Timing is done
 by the session around the whole ``claims_run_claim`` call.
@@ -14,7 +16,7 @@ import os
 import traceback
 from collections.abc import Callable
 
-from claims.errors import describe
+from claims.errors import PassThrough, describe
 from claims.markers import hookimpl
 from claims.model import Outcome, Verdict
 from claims.profile import deterministic_hypothesis
@@ -28,8 +30,9 @@ def claims_run_claim(claim: Claim) -> Verdict:
 
 
 def execute(function: Callable[[], object]) -> Verdict:
-    """Call a claim function and decide its verdict; never raises for an ``Exception`` or a
-    ``SystemExit`` (a claim that exits is red, and the run goes on)."""
+    """Call a claim function and decide its verdict; never raises but for
+    ``KeyboardInterrupt`` and :class:`~claims.errors.PassThrough` (a claim that exits, or
+    lets any other ``BaseException`` escape, is red, and the run goes on)."""
     __tracebackhide__ = True  # pytest's traceback of a claim that raised starts in the claim
     try:
         with deterministic_hypothesis():
@@ -42,6 +45,11 @@ def execute(function: Callable[[], object]) -> Verdict:
     except SystemExit as error:
         # argparse and sys.exit() in the code under test: a red claim, not the end of the run
         return Verdict(outcome=Outcome.ERROR, reason=f"the claim exited: {_exited(error)}")
+    except (KeyboardInterrupt, PassThrough):
+        raise
+    except BaseException as error:  # code under test raising its own BaseException past it
+        reason = f"{describe(error)} {_raised_at(error)} (a BaseException, not an Exception)"
+        return Verdict(outcome=Outcome.ERROR, reason=reason).with_raised(error)
     if isinstance(returned, Verdict):
         return returned
     if returned is None and getattr(function, "is_hypothesis_test", False):

@@ -10,6 +10,7 @@ from claims import (
     Claim,
     ClaimResult,
     Outcome,
+    PassThrough,
     RunReport,
     Selection,
     Verdict,
@@ -140,6 +141,30 @@ def test_a_claim_that_exits_is_red_and_the_run_goes_on() -> None:
     )
     with pytest.raises(KeyboardInterrupt):
         execute(lambda: (_ for _ in ()).throw(KeyboardInterrupt()))
+
+
+def test_a_base_exception_the_code_raises_is_red_but_a_pass_through_is_not() -> None:
+    # code under test with its own BaseException (a signal turned into one, as the writer's
+    # SIGTERM unwinding does): a claim it escapes is red, and a survey worker lives on
+    class Unwound(BaseException):
+        pass
+
+    def unwound() -> Verdict:
+        raise Unwound("15")
+
+    verdict = execute(unwound)
+    assert verdict.outcome is Outcome.ERROR
+    assert verdict.reason.startswith("Unwound: 15 (raised at tests/test_claims_runner.py:")
+    assert verdict.reason.endswith("(a BaseException, not an Exception)")
+
+    class Budget(PassThrough):
+        pass
+
+    def over_budget() -> Verdict:
+        raise Budget()
+
+    with pytest.raises(Budget):
+        execute(over_budget)
 
 
 def test_a_setup_that_exits_leaves_the_witness_unresolved() -> None:

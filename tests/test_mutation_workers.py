@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import time
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from plugins.mutate.generated.command import PROGRESS_EVERY_SECONDS, Ticker
 from plugins.mutate.generated.survey import (
     HUNG_SECONDS,
     MutantTimeout,
+    ProcessState,
     SurveyRequest,
     budget,
     claim_budgets,
@@ -81,6 +83,19 @@ def test_progress_shows_the_baseline_then_the_rate_since_the_first_worker_was_re
     head, line = capsys.readouterr().err.splitlines()
     assert head.startswith("baseline and forced fail done after ") and "(2 claims)" in head
     assert line.startswith("[1/3] Killed 1 (0.10 mutants/s, about 0 min left)"), line
+
+
+def test_what_a_mutant_leaves_changed_in_the_worker_is_put_back(tmp_path: Path) -> None:
+    # a mutant of a cleanup that forgets to restore a handler left SIGTERM raising in the
+    # worker: the next mutant's claims (and the pool's own SIGTERM) met it
+    kept = ProcessState.now()
+    before = signal.getsignal(signal.SIGTERM)
+    signal.signal(signal.SIGTERM, lambda signum, frame: None)
+    os.environ["LEFT_BY_A_MUTANT"] = "1"
+    os.chdir(tmp_path)
+    kept.restore()
+    assert signal.getsignal(signal.SIGTERM) is before
+    assert "LEFT_BY_A_MUTANT" not in os.environ and os.getcwd() == kept.cwd
 
 
 def test_a_line_that_is_no_event_is_none() -> None:

@@ -138,7 +138,7 @@ class FirstKillWorker(base.Worker):
         past = self.request.past.get(name, ())
         chosen = ordered(covering, past, kills, self.baseline_seconds)
         seconds = base.mutant_budget(self.baseline_seconds[c.id] for c in chosen)
-        env, cwd = dict(os.environ), os.getcwd()
+        kept = base.ProcessState.now()
         start = time.perf_counter()
         status, red, ran = "ok", {}, list[str]()
         try:
@@ -148,7 +148,7 @@ class FirstKillWorker(base.Worker):
             status = "timeout"
         finally:
             self.switch("")
-            base._restore(env, cwd)
+            kept.restore()
         self.emit(
             "mutant",
             name=name,

@@ -42,13 +42,14 @@ import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import Any, TextIO
 
 from pydantic import BaseModel, ConfigDict
 
-from claims import Session, Unresolved
+from claims import PassThrough, Session, Unresolved
 from claims.config import NO_CONFIG
 from claims.exits import Exit
 from claims.memo import memo_dir
@@ -157,7 +158,7 @@ class SurveyRequest(BaseModel):
     its share. It judges no mutant before the file is there."""
 
 
-class MutantTimeout(BaseException):
+class MutantTimeout(PassThrough):
     """Raised by SIGALRM when a claim outlives its budget under a mutant; no claim code
     catches it."""
 
@@ -518,7 +519,7 @@ class Worker:
         chosen = [c for c in chosen if c.id not in skipped]
         baselines = [self.baseline_seconds[c.id] for c in chosen]
         seconds = mutant_budget(baselines)
-        env, cwd = dict(os.environ), os.getcwd()
+        kept = ProcessState.now()
         status, red, timed_out = "ok", {}, ""
         try:
             self.switch(name)
@@ -527,7 +528,7 @@ class Worker:
             status, timed_out = "timeout", self.running
         finally:
             self.switch("")
-            _restore(env, cwd)
+            kept.restore()
         if status == "ok" and self.infection is not None:
             self.infection.remember(name, red, [c.id for c in chosen])
         red |= {c: f"{why}, which this claim turned red" for c, (why, r) in skipped.items() if r}
@@ -562,12 +563,12 @@ class Worker:
         mutant's (:mod:`.infection`); none with skipping off."""
         if self.infection is None:
             return {}
-        env, cwd = dict(os.environ), os.getcwd()
+        kept = ProcessState.now()
         try:
             worth = [c.id for c in chosen if self.baseline_seconds[c.id] >= self.request.skip_worth]
             return self.infection.decide(name, worth, self.switch)
         finally:
-            _restore(env, cwd)
+            kept.restore()
 
 
 def _describe(claim: Claim) -> dict[str, object]:
@@ -581,10 +582,45 @@ def _describe(claim: Claim) -> dict[str, object]:
     }
 
 
-def _restore(env: dict[str, str], cwd: str) -> None:
-    os.environ.clear()
-    os.environ.update(env)
-    os.chdir(cwd)
+KEPT_SIGNALS = tuple(
+    signal.Signals[name]
+    for name in (
+        "SIGTERM",
+        "SIGHUP",
+        "SIGINT",
+        "SIGQUIT",
+        "SIGPIPE",
+        "SIGCHLD",
+        "SIGUSR1",
+        "SIGUSR2",
+    )
+)
+"""The signals whose handlers a mutant's claims may leave changed (``SIGALRM`` is the
+budget's own)."""
+
+
+@dataclass(frozen=True)
+class ProcessState:
+    """What a mutant's claims may leave changed in the worker, put back after each mutant:
+    the environment, the working directory and the signal handlers (a mutant of a cleanup
+    that forgets to restore a handler must not judge the next mutant's claims)."""
+
+    env: dict[str, str]
+    cwd: str
+    handlers: dict[signal.Signals, Any]
+
+    @classmethod
+    def now(cls) -> ProcessState:
+        handlers = {s: signal.getsignal(s) for s in KEPT_SIGNALS}
+        return cls(dict(os.environ), os.getcwd(), handlers)
+
+    def restore(self) -> None:
+        os.environ.clear()
+        os.environ.update(self.env)
+        os.chdir(self.cwd)
+        for signum, handler in self.handlers.items():
+            if handler is not None and signal.getsignal(signum) is not handler:
+                signal.signal(signum, handler)
 
 
 def survey(request: SurveyRequest, out: TextIO, worker: Worker | None = None) -> int:
