@@ -143,6 +143,10 @@ def test_the_summary_scores_the_witness_and_shows_survivor_diffs(full: Survey) -
     assert "-    i = 0\n+    i = 1" in out
     assert "stale equivalence entry gate.rules.x_pairs__mutmut_6" in out
     assert "entry gate.rules.x_renamed_long_ago__mutmut_1 names no mutant" in out
+    assert (
+        "equivalence entry gate.rules.x_pairs__mutmut_30 holds for gate.rules.x_pairs__mutmut_10,"
+        in out
+    )
     assert "x_pairs__mutmut_9" not in out.split("survivors")[1]
 
 

@@ -487,13 +487,9 @@ def survey_command(args: argparse.Namespace, session: Session) -> int:
     audit = audit_survey(plan, survey, chosen)
     seconds = time.monotonic() - start
     results = [survey.results[m.name] for m in chosen if m.name in survey.results]
-    judged, notes = judge_equivalents(results, plan.equivalents)
-    names = {m.name for m in mutants}
-    notes += [
-        f"equivalence entry {name} names no mutant mutmut generated: renumber or remove it"
-        for name in plan.equivalents
-        if name not in names
-    ]
+    vouched, notes = resolve_equivalents(mutants, plan.equivalents)
+    judged, contradicted = judge_equivalents(results, vouched)
+    notes += contradicted
     notes += _blind_kills(judged)
     report = build_report(plan, survey, judged)
     timing = survey_timing(survey, plan.jobs, generation, audit.seconds if audit else 0.0)
@@ -627,28 +623,66 @@ def _blind_kills(results: Sequence[MutantResult]) -> list[str]:
     ]
 
 
+def resolve_equivalents(
+    mutants: Sequence[GeneratedMutant], equivalents: Mapping[str, Equivalence]
+) -> tuple[dict[str, Equivalence], list[str]]:
+    """Mutant name -> the equivalence entry that holds for it, and notes on the entries that
+    hold for none. An entry holds for the mutant it names when that mutant makes its change;
+    else for the one mutant of the same function that does (mutmut numbers a function's
+    mutants anew when the function changes), when exactly one does and no entry names it."""
+    by_name = {m.name: m for m in mutants}
+    held: dict[str, Equivalence] = {}
+    loose: dict[tuple[str, str, str], list[Equivalence]] = {}
+    for name, entry in equivalents.items():
+        m = by_name.get(name)
+        if m is not None and entry.matches(m.original_line, m.mutated_line):
+            held[name] = entry
+        else:
+            loose.setdefault((mutmut_key(name), entry.before, entry.after), []).append(entry)
+    found: dict[tuple[str, str, str], list[GeneratedMutant]] = {}
+    for m in mutants:
+        key = (mutmut_key(m.name), m.original_line.strip(), m.mutated_line.strip())
+        if key in loose and m.name not in held:
+            found.setdefault(key, []).append(m)
+    notes = []
+    for key, entries in loose.items():
+        ms = found.get(key, [])
+        for entry in entries:
+            if len(entries) == 1 and len(ms) == 1:
+                held[ms[0].name] = entry
+                notes.append(
+                    f"equivalence entry {entry.mutant} holds for {ms[0].name}, the same change "
+                    "in the same function (mutmut renumbered it): renumber the entry"
+                )
+            elif entry.mutant in by_name:
+                m = by_name[entry.mutant]
+                notes.append(
+                    f"stale equivalence entry {m.name}: it now changes {m.original_line!r} "
+                    f"into {m.mutated_line!r}; judged like any other mutant"
+                )
+            else:
+                notes.append(
+                    f"equivalence entry {entry.mutant} names no mutant mutmut generated: "
+                    "renumber or remove it"
+                )
+    return held, notes
+
+
 def judge_equivalents(
-    results: Sequence[MutantResult], equivalents: Mapping[str, Equivalence]
+    results: Sequence[MutantResult], held: Mapping[str, Equivalence]
 ) -> tuple[list[MutantResult], list[str]]:
-    """Survivors the ledger vouches for become Ignored; stale or contradicted entries are noted."""
+    """Survivors an entry holds for (:func:`resolve_equivalents`) become Ignored; an entry
+    whose mutant a claim killed is noted as contradicted."""
     judged, notes = [], []
     for result in results:
-        entry = equivalents.get(result.mutant.name)
-        if entry is None:
-            judged.append(result)
-            continue
+        entry = held.get(result.mutant.name)
         m = result.mutant
-        if not entry.matches(m.original_line, m.mutated_line):
-            notes.append(
-                f"stale equivalence entry {m.name}: it now changes {m.original_line!r} "
-                f"into {m.mutated_line!r}; judged like any other mutant"
-            )
-        elif result.status != "Survived":
+        if entry is not None and result.status != "Survived":
             notes.append(
                 f"equivalence entry {m.name} is contradicted: the mutant is "
                 f"{result.status} ({', '.join(sorted(result.killed))})"
             )
-        else:
+        elif entry is not None:
             result = MutantResult(
                 m,
                 "Ignored",
