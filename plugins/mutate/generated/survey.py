@@ -582,18 +582,15 @@ def _describe(claim: Claim) -> dict[str, object]:
     }
 
 
-KEPT_SIGNALS = tuple(
-    signal.Signals[name]
-    for name in (
-        "SIGTERM",
-        "SIGHUP",
-        "SIGINT",
-        "SIGQUIT",
-        "SIGPIPE",
-        "SIGCHLD",
-        "SIGUSR1",
-        "SIGUSR2",
-    )
+KEPT_SIGNALS = (
+    signal.SIGTERM,
+    signal.SIGHUP,
+    signal.SIGINT,
+    signal.SIGQUIT,
+    signal.SIGPIPE,
+    signal.SIGCHLD,
+    signal.SIGUSR1,
+    signal.SIGUSR2,
 )
 """The signals whose handlers a mutant's claims may leave changed (``SIGALRM`` is the
 budget's own)."""
