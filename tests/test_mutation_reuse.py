@@ -19,6 +19,7 @@ from plugins.mutate.generated.cellkeys import (
     cell_key,
     function_digests,
     function_of,
+    imported_modules,
     reuse_table,
     skeleton_digest,
 )
@@ -89,11 +90,33 @@ def test_a_claim_key_moves_with_what_the_claim_touched(tmp_path: Path) -> None:
     assert Keys(tmp_path, "base", "tree").claim_key(trace, Trace()) == key  # grow: untouched
     (tmp_path / "data.json").write_text("[]", encoding="utf-8")
     assert Keys(tmp_path, "base", "tree").claim_key(trace, Trace()) != key
+    scoped = Trace({("m.py", "first")}, {"data.json"}, modules={"m.py"})
+    before = [Keys(tmp_path, "base", "tree").claim_key(t, Trace()) for t in (trace, scoped)]
+    (tmp_path / "m.py").write_text(SOURCE.replace("size = 2", "size = 3"), encoding="utf-8")
+    after = [Keys(tmp_path, "base", "tree").claim_key(t, Trace()) for t in (trace, scoped)]
+    assert after[0] == before[0] and after[1] != before[1]  # a top level in its scope
     opaque = Trace(opaque="it started a process")
     assert keys.claim_key(opaque, Trace()) == keys.claim_key(Trace(), opaque)
     assert Keys(tmp_path, "base", "other tree").claim_key(opaque, Trace()) != keys.claim_key(
         opaque, Trace()
     )
+
+
+def test_a_scope_follows_imports_however_they_are_written() -> None:
+    source = """
+import a.b
+from . import sibling
+from .. import uncle
+from .inner import name
+
+
+def late():
+    from c import d
+"""
+    found = imported_modules(source, "pkg.sub.mod", package=False)
+    assert found >= {"a.b", "pkg.sub", "pkg.sub.sibling", "pkg", "pkg.uncle", "c", "c.d"}
+    assert {"pkg.sub.inner", "pkg.sub.inner.name"} <= found
+    assert "pkg.sub.mod.inner" in imported_modules(source, "pkg.sub.mod", package=True)
 
 
 def test_the_reuse_table_holds_only_cells_a_whole_mutant_decided() -> None:
@@ -113,7 +136,7 @@ def test_the_reuse_table_holds_only_cells_a_whole_mutant_decided() -> None:
 
 def _survey(project: Path, name: str, *args: str) -> tuple[Report, str]:
     report = project / f"{name}.json"
-    done = run_generated(project, "--report", str(report), *args)
+    done = run_generated(project, "--report", str(report), *args, plugins=("lobby_plugin",))
     assert done.returncode == 6, done.stdout + done.stderr  # guard's first mutant crashes
     body: Report = json.loads(report.read_text(encoding="utf-8"))
     return body, done.stdout
@@ -133,13 +156,44 @@ def _matrix(report: Mapping[str, Any]) -> dict[str, tuple[str, list[str], list[s
 CHANGED = ("shouts = [n.upper() for n in names]", "shouts = [str.upper(n) for n in names]")
 """A change of one function's body (``pairs``), behaving the same."""
 
+LOBBY = {
+    "lobby_plugin.py": """from claims import hookimpl
+
+
+@hookimpl
+def claims_register_witnesses(register):
+    register("lobby", "lobby_witness")
+""",
+    "lobby_witness.py": """from claims import ClaimKind, Verdict, claim, expect
+
+SIGN = "welcome"
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_sign_is_lower_case() -> Verdict:
+    \"\"\"The lobby's sign is written in lower case.\"\"\"
+    return expect(SIGN == SIGN.lower(), "lower case", SIGN)
+""",
+}
+"""A second witness whose claim calls nothing of ``gate``: the reusing survey changes its
+module's top level (a witness's new claim does as much), and adds a file no worker loads."""
+
 
 @pytest.fixture(scope="module")
 def surveys(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Report, str]]:
     project = copy_project(tmp_path_factory.mktemp("gate"))
+    for name, text in LOBBY.items():
+        (project / name).write_text(text, encoding="utf-8")
+    config = project / "pyproject.toml"  # mutants/ holds a copy of the witness's files too
+    copied = '"gate_plugin.py"' + "".join(f', "{name}"' for name in LOBBY)
+    text = config.read_text(encoding="utf-8").replace('"gate_plugin.py"', copied)
+    config.write_text(text, encoding="utf-8")
     keyed = _survey(project, "keyed", "--keys", "--audit", "0")
     rules = project / "gate" / "rules.py"
     rules.write_text(rules.read_text(encoding="utf-8").replace(*CHANGED), encoding="utf-8")
+    lobby = project / "lobby_witness.py"
+    lobby.write_text(lobby.read_text(encoding="utf-8").replace("welcome", "hello"), "utf-8")
+    (project / "notes.py").write_text("NOTE = 1\n", encoding="utf-8")
     reused = _survey(project, "reused", "--reuse", str(project / "keyed.json"))
     fresh = _survey(project, "fresh", "--audit", "0")
     again = _survey(project, "again", "--reuse", str(project / "reused.json"), "--audit", "0")
@@ -175,7 +229,9 @@ def test_only_the_cells_of_the_changed_function_run_again(
     reused, out = surveys["reused"]
     keyed = surveys["keyed"][0]
     changed = {c for c, k in reused["claimKeys"].items() if keyed["claimKeys"][c] != k}
-    assert changed == {"gate.names_pair_with_their_shouts"}
+    # the changed function's claim and the claims of the witness whose module changed at its
+    # top level; a file no worker loaded changes nothing
+    assert changed == {"gate.names_pair_with_their_shouts", "lobby.the_sign_is_lower_case"}
     for name, m in _mutants(reused).items():
         skipped = m.get("skippedCells", {})
         was = [c for c, why in skipped.items() if why.startswith(REUSED)]
@@ -185,7 +241,7 @@ def test_only_the_cells_of_the_changed_function_run_again(
             assert was == m["coveredBy"] and m["testsCompleted"] == 0, name
     audit = reused["audit"]
     assert audit["byReason"].get("reused", 0) > 0 and audit["agreed"] == audit["sampled"]
-    assert f"and {len(reused['claimKeys']) - 1} of {len(reused['claimKeys'])} claims'" in out
+    assert f"and {len(reused['claimKeys']) - 2} of {len(reused['claimKeys'])} claims'" in out
 
 
 def test_reuse_refuses_a_report_that_keys_no_cell(

@@ -10,19 +10,26 @@ A cell's key is the digest of
   executed in the baseline (:class:`Tracer`; a function is its definition in the project's
   own source, its nested functions and decorators included, line numbers not), every
   project file it opened and every project directory it listed (their bytes and names), and
-  the survey's **base**: the interpreter and every installed distribution with its version,
-  and the *skeleton* of every Python file of the project — the file with each function's
-  body left out — so a change at a module's top level (a constant, a class attribute, a
-  default, a decorator, an import, a function added or removed) changes every key;
+  the *skeleton* — the file with each function's body left out — of every project module
+  loaded in the worker when the claim ran (its **scope**, :class:`Scope`), so a change at
+  such a module's top level (a constant, a class attribute, a default, a decorator, an
+  import, a function added or removed) changes the key; and the survey's **base**: the
+  interpreter and every installed distribution with its version;
 - for an **opaque** claim — one that started a process or read the survey's shared memo,
   whose execution the tracer cannot see — the digest of every file of the project instead
   of its trace: any change at all reruns its cells.
 
+A claim's scope leaves out the modules of *other* witnesses — unless the claim ran a function
+of one, or its own witness's module imports one (directly or through the modules it imports)
+— and every file the worker never loaded (tests, tools, declared mutants): a claim added to
+one witness changes the keys of that witness's claims only.
+
 What the key leaves out, and why that is judged acceptable: code the mutant's own run
 reaches and the original never did (a branch only the mutant takes) is not in the claim's
-trace; the environment variables and the clock a claim reads are not in it either. The
-verdict audit samples reused cells like every other kind of decided cell and re-judges each
-on the mutated source in a fresh process.
+trace; the environment variables and the clock a claim reads are not in it either; nor is
+what another witness's module does to shared state when it is imported (a registry it fills
+at its top level), which no witness here does. The verdict audit samples reused cells like
+every other kind of decided cell and re-judges each on the mutated source in a fresh process.
 """
 
 from __future__ import annotations
@@ -155,18 +162,11 @@ def _file_digest(path: Path) -> str:
 
 
 def base_key(root: Path) -> tuple[str, str]:
-    """``(base, tree)``: the base every claim key holds (interpreter, distributions, every
-    Python file's skeleton), and the digest of every project file (an opaque claim's)."""
+    """``(base, tree)``: the base every claim key holds (the interpreter and every installed
+    distribution), and the digest of every project file (an opaque claim's)."""
     files = project_files(root)
-    skeletons: list[str] = []
-    for name in files:
-        if name.endswith(".py"):
-            try:
-                skeletons += [name, skeleton_digest((root / name).read_text(encoding="utf-8"))]
-            except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
-                skeletons += [name, _file_digest(root / name)]
     dists = sorted(f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions())
-    base = digest("base", sys.version, sys.platform, *dists, *skeletons)
+    base = digest("base", sys.version, sys.platform, *dists)
     tree = digest("tree", *(part for f in files for part in (f, _file_digest(root / f))))
     return base, tree
 
@@ -202,12 +202,14 @@ def variant_digests(root: Path, path: str, names: Iterable[str]) -> dict[str, st
 @dataclass
 class Trace:
     """What one claim touched: project functions (file, qualified name), files opened,
-    directories listed, and why it is opaque, if it is."""
+    directories listed, why it is opaque (if it is), and the project modules whose top
+    level its key holds (its scope: :meth:`Scope.narrow`)."""
 
     functions: set[tuple[str, str]] = field(default_factory=set)
     files: set[str] = field(default_factory=set)
     dirs: set[str] = field(default_factory=set)
     opaque: str = ""
+    modules: set[str] = field(default_factory=set)
 
     def __or__(self, other: Trace) -> Trace:
         return Trace(
@@ -215,6 +217,7 @@ class Trace:
             self.files | other.files,
             self.dirs | other.dirs,
             self.opaque or other.opaque,
+            self.modules | other.modules,
         )
 
 
@@ -335,6 +338,94 @@ class Tracer:
         return found
 
 
+# --- a claim's scope ------------------------------------------------------------------------
+
+
+def imported_modules(source: str, module: str, package: bool) -> set[str]:
+    """The module names ``source`` (module ``module``, a package's ``__init__`` when
+    ``package``) imports anywhere in it, functions' bodies included: ``from M import N`` as
+    both ``M`` and ``M.N`` (``N`` may be a module), relative imports resolved."""
+    here = module.split(".") if package else module.split(".")[:-1]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = here[: max(0, len(here) - (node.level - 1))]
+                base = ".".join([*parent, *([base] if base else [])])
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return found
+
+
+class Scope:
+    """The project modules whose top level a claim's key holds: every project module loaded
+    in the worker when the claim's key is taken, but the modules of other witnesses that
+    the claim does not reach — none of their functions ran in the claim or in its witness's
+    resolution and ``setup()``, and its own witness's module does not import them (directly
+    or through the project modules it imports). The functions those modules ran while the
+    worker imported them leave the key with them."""
+
+    def __init__(self, tracer: Tracer, root: Path, witnesses: Mapping[str, str]) -> None:
+        self.tracer, self.root = tracer, root
+        self.witnesses = dict(witnesses)
+        """Witness -> the module it registered."""
+        self.project = frozenset(f for f in project_files(root) if f.endswith(".py"))
+
+    def loaded(self) -> dict[str, str]:
+        """Module name -> project file, for every project module loaded now."""
+        found: dict[str, str] = {}
+        for name, module in list(sys.modules.items()):
+            file = getattr(module, "__file__", None)
+            if isinstance(file, str):
+                relative = self.tracer.relative(os.path.abspath(file))
+                if relative in self.project:
+                    found[name] = relative
+        return found
+
+    @functools.cache  # noqa: B019 - one Scope per survey worker
+    def _imports(self, path: str, module: str) -> frozenset[str]:
+        try:
+            source = (self.root / path).read_text(encoding="utf-8")
+            return frozenset(imported_modules(source, module, path.endswith("__init__.py")))
+        except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+            return frozenset()
+
+    def imported(self, start: str, loaded: Mapping[str, str]) -> set[str]:
+        """``start`` and every loaded project file it imports, directly or not."""
+        module_of = {f: m for m, f in loaded.items()}
+        seen, todo = {start}, [start]
+        while todo:
+            path = todo.pop()
+            for name in self._imports(path, module_of.get(path, "")):
+                found = loaded.get(name)
+                if found is not None and found not in seen:
+                    seen.add(found)
+                    todo.append(found)
+        return seen
+
+    def narrow(self, whole: Trace, own: Trace, witness: str) -> Trace:
+        """``whole`` (what the claim, the worker's imports and its witness's ``setup()``
+        ran) with its scope, and without what the modules left out of it ran; ``own``: what
+        the claim and its witness's resolution ran."""
+        loaded = self.loaded()
+        mine = loaded.get(self.witnesses.get(witness, ""))
+        others = {loaded[m] for w, m in self.witnesses.items() if w != witness and m in loaded}
+        reached = {path for path, _ in own.functions}
+        if mine is not None:
+            reached |= self.imported(mine, loaded)
+        out = others - reached
+        return Trace(
+            {(path, name) for path, name in whole.functions if path not in out},
+            set(whole.files),
+            set(whole.dirs),
+            whole.opaque,
+            set(loaded.values()) - out,
+        )
+
+
 # --- a claim's key --------------------------------------------------------------------------
 
 
@@ -356,6 +447,13 @@ class Keys:
         return _file_digest(self.root / path)
 
     @functools.cache  # noqa: B019
+    def skeleton(self, path: str) -> str:
+        try:
+            return skeleton_digest((self.root / path).read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+            return self.file(path)
+
+    @functools.cache  # noqa: B019
     def listing(self, path: str) -> str:
         try:
             names = sorted(
@@ -373,6 +471,8 @@ class Keys:
         if whole.opaque:
             return digest("opaque", self.base, self.tree)
         parts = ["claim", self.base]
+        for path in sorted(whole.modules):
+            parts += ["module", path, self.skeleton(path)]
         for path, name in sorted(whole.functions):
             parts += [path, name, self.functions(path).get(name, ABSENT)]
         for path in sorted(whole.files):
@@ -392,6 +492,7 @@ def trace_json(trace: Trace) -> dict[str, Any]:
         functions.setdefault(path, []).append(name)
     found: dict[str, Any] = {"functions": functions, "files": sorted(trace.files)}
     found["dirs"] = sorted(trace.dirs)
+    found["modules"] = sorted(trace.modules)
     if trace.opaque:
         found["opaque"] = trace.opaque
     return found
@@ -402,9 +503,12 @@ def trace_of(body: object) -> Trace | None:
     if not isinstance(body, dict):
         return None
     functions, files, dirs = body.get("functions"), body.get("files"), body.get("dirs")
+    modules = body.get("modules")
     if not (isinstance(functions, dict) and _strings(files) and _strings(dirs)):
         return None
-    if not all(isinstance(p, str) and _strings(n) for p, n in functions.items()):
+    if not _strings(modules) or not all(
+        isinstance(p, str) and _strings(n) for p, n in functions.items()
+    ):
         return None
     opaque = body.get("opaque", "")
     return Trace(
@@ -412,6 +516,7 @@ def trace_of(body: object) -> Trace | None:
         {str(f) for f in files or ()},
         {str(d) for d in dirs or ()},
         opaque if isinstance(opaque, str) else "opaque",
+        {str(m) for m in modules or ()},
     )
 
 

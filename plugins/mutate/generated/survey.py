@@ -56,7 +56,15 @@ from claims.memo import memo_dir
 from claims.profile import deterministic_hypothesis
 from claims.witness import Claim
 from plugins.mutate.generated import dispatch
-from plugins.mutate.generated.cellkeys import REUSED, Keys, Trace, Tracer, cell_key, trace_json
+from plugins.mutate.generated.cellkeys import (
+    REUSED,
+    Keys,
+    Scope,
+    Trace,
+    Tracer,
+    cell_key,
+    trace_json,
+)
 from plugins.mutate.generated.infection import (
     SPAWN_EVENTS,
     WORTH_SECONDS,
@@ -291,6 +299,7 @@ class Worker:
                 self._import_witnesses()
         self.witness_traces: dict[str, Trace] = {}
         self.claims = self._claims()
+        self.scope = self._scope()
         self.claim_keys: dict[str, str] = {}
         self.claim_traces: dict[str, dict[str, Any]] = {}
         self.ran: set[str] = set()
@@ -313,6 +322,13 @@ class Worker:
         root = Path(self.request.project_root)
         tracer = Tracer([Path.cwd(), root], memo_dir())
         return tracer, Keys(root, keys.base, keys.tree)
+
+    def _scope(self) -> Scope | None:
+        if self.tracer is None:
+            return None
+        wanted = set(self.request.witnesses)
+        modules = {e.name: e.module for e in self.session.registry.witnesses if e.name in wanted}
+        return Scope(self.tracer, Path(self.request.project_root), modules)
 
     def _tracing(self) -> AbstractContextManager[Trace]:
         return nullcontext(Trace()) if self.tracer is None else self.tracer.recording()
@@ -440,8 +456,9 @@ class Worker:
                     red |= self.run([claim])
                 self.baseline_seconds[claim.id] = time.perf_counter() - start
                 self.baseline_cpu[claim.id] = cpu_seconds() - cpu
-                if self.keys is not None:
-                    whole = trace | self.setup_trace | self.witness_traces[claim.witness]
+                if self.keys is not None and self.scope is not None:
+                    own = trace | self.witness_traces[claim.witness]
+                    whole = self.scope.narrow(own | self.setup_trace, own, claim.witness)
                     self.claim_keys[claim.id] = self.keys.claim_key(whole, Trace())
                     self.claim_traces[claim.id] = trace_json(whole)
                 for function in sorted(self.hits()):
