@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test evidence lint typecheck pytest claims frontiers mutate mutation mutation-generated realtools transaction bench clean
+.PHONY: demo test evidence lint typecheck pytest claims frontiers mutate mutation mutation-generated mutation-sitting realtools transaction bench clean
 
 $(STAMP): pyproject.toml constraints.txt
 	test -d $(VENV) || $(PY) -m venv $(VENV)
@@ -102,6 +102,22 @@ mutation-generated: $(STAMP)
 	@rm -f target/mutation-report.json
 	$(BIN)/claims mutate --generated --keys $(MUTATION_ARGS) --report target/mutation-report.json \
 	  --html target/mutation.html; status=$$?; \
+	  if [ -f target/mutation-report.json ]; then $(SCORE_PAGE) target/mutation-report.json; fi; \
+	  exit $$status
+
+# One sitting of the whole generated survey, for a survey longer than one sits: the workers
+# stop after SITTING seconds (an hour unless said), and each cell the last sitting's report
+# decided is reused when nothing it depends on changed (that report is kept as
+# target/mutation-previous.json). The report and page are the ones `make mutation-generated`
+# writes; run it again until the page no longer says the survey stopped early.
+SITTING ?= 3600
+mutation-sitting: $(STAMP)
+	@if [ -f target/mutation-report.json ]; then \
+	  mv -f target/mutation-report.json target/mutation-previous.json; fi
+	@reuse=""; if [ -f target/mutation-previous.json ]; then \
+	  reuse="--reuse target/mutation-previous.json"; fi; \
+	$(BIN)/claims mutate --generated --keys $$reuse --stop-after $(SITTING) $(MUTATION_ARGS) \
+	  --report target/mutation-report.json --html target/mutation.html; status=$$?; \
 	  if [ -f target/mutation-report.json ]; then $(SCORE_PAGE) target/mutation-report.json; fi; \
 	  exit $$status
 

@@ -185,3 +185,8 @@ def test_the_progress_line_says_how_long_is_left_once_it_can(
     ticker(survey, 3)
     line = capsys.readouterr().err
     assert line.startswith("[1/3] Killed 1 (0.0") and line.endswith(" min left)\n")
+    survey.first_ready = time.monotonic()  # a worker just ready: mutants decided without
+    survey.results["b"] = MutantResult("b", "Survived")  # a run would make a rate of them
+    ticker.last -= 60
+    ticker(survey, 3)
+    assert capsys.readouterr().err.splitlines()[-1] == "[2/3] Killed 1, Survived 1"

@@ -184,7 +184,7 @@ class Audit:
             f"cells: {self.cells} ({decided})",
             f"verdict audit (seed {self.seed}): {agreed}/{len(self.judged)} sampled cells of "
             f"{self.cells} agree with a fresh run of the claim on the mutated source "
-            f"({reasons}; {self.seconds:.1f} s)",
+            f"({reasons}{'; ' if reasons else ''}{self.seconds:.1f} s)",
         ]
         if self.setup_bound:
             cells = "; ".join(

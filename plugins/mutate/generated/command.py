@@ -61,6 +61,8 @@ from plugins.mutate.stryker import Report, is_first_kill, merge, read_report, wr
 
 DEFAULT_REPORT = Path("target/mutation-report.json")
 PROGRESS_EVERY_SECONDS = 5.0
+RATE_AFTER_SECONDS = 30.0
+"""How long after the first worker is ready the progress line starts giving a rate."""
 BLIND_LISTED = 10
 """The claims that call no mutated function listed by name; past that, counted."""
 
@@ -362,10 +364,14 @@ class Ticker:
             return
         counts = _counts(survey.results.values())
         done = len(survey.results)
-        rate = done / max(now - (survey.first_ready or self.start), 1e-9)
-        left = f", about {(total - done) / rate / 60:.0f} min left" if 0 < done < total else ""
         tally = "".join(f"{k} {v}, " for k, v in counts.items()).removesuffix(", ")
-        _say(f"[{done}/{total}] {tally}{' ' if tally else ''}({rate:.2f} mutants/s{left})")
+        since = now - (survey.first_ready or self.start)
+        pace = ""
+        if since >= RATE_AFTER_SECONDS:  # sooner, mutants decided without a run skew it
+            rate = done / since
+            left = f", about {(total - done) / rate / 60:.0f} min left" if 0 < done < total else ""
+            pace = f"({rate:.2f} mutants/s{left})"
+        _say(" ".join(part for part in (f"[{done}/{total}]", tally, pace) if part))
 
 
 def _counts(results: Iterable[MutantResult[Any]]) -> dict[str, int]:
