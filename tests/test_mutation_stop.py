@@ -147,6 +147,7 @@ def test_a_terminated_survey_reports_what_it_judged_and_a_reuse_takes_it(
     judged = _mutants(stopped)
     assert why == f"interrupted by SIGTERM: {len(judged)} of 26 mutants judged"
     assert len(judged) < 26  # the interrupting worker had mutants of pairs and unused left
+    assert stopped["config"]["chosen"] == {"gate/rules.py": 26}  # how many it was asked
     taken = {m: judged[m] for m in judged if judged[m]["status"] in {"Killed", "Survived"}}
     assert any(m["status"] == "Killed" for m in taken.values())
 

@@ -58,11 +58,17 @@ def test_each_report_is_a_table_with_its_floors_and_the_run_is_named(tmp_path: P
 
 
 def test_a_page_says_which_part_of_the_survey_a_report_speaks_for(tmp_path: Path) -> None:
-    stopped = "interrupted by SIGINT: 3 of 40 mutants judged"
+    stopped = "interrupted by SIGINT: 4 of 40 mutants judged"
+    config = {"shard": "2/10", "since": None, "files": ["planner/fit.py"], "stopped": stopped}
+    config["chosen"] = {"planner/a.py": 2, "planner/b.py": 30, "planner/fit.py": 1, "c.py": 7}
     part = _report(
         tmp_path / "mutation-report.json",
-        {"planner/fit.py": ["Killed"]},
-        {"shard": "2/10", "since": None, "files": ["planner/fit.py"], "stopped": stopped},
+        {
+            "planner/fit.py": ["Killed"],
+            "planner/a.py": ["Killed", "Survived"],
+            "planner/b.py": ["Killed"],
+        },
+        config,
     )
     page = tmp_path / "score.md"
     assert _run("--page", str(page), str(part)).returncode == 0
@@ -70,6 +76,8 @@ def test_a_page_says_which_part_of_the_survey_a_report_speaks_for(tmp_path: Path
     assert (
         f"Part of the survey: shard 2/10; only planner/fit.py; stopped early ({stopped})." in text
     )
+    assert "Judged whole (2): planner/a.py, planner/fit.py.\n" in text
+    assert "Judged in part (1): planner/b.py (1 of 30).\nNot reached (1): c.py.\n" in text
 
 
 def test_a_report_it_cannot_read_writes_nothing(tmp_path: Path) -> None:

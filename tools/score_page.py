@@ -67,6 +67,7 @@ def section(report: Path, body: dict[str, object], floors: dict[str, Floor] | No
         + (said[deletion] if isinstance(deletion, bool) else "")
         + ".",
         "",
+        *judged_in_part(body, config),
         score_table(scores(body), floors, tablefmt="github"),
         "",
         "On the minimal mutant set (per witness, then per file):",
@@ -75,6 +76,28 @@ def section(report: Path, body: dict[str, object], floors: dict[str, Floor] | No
         "",
         *time_table(body),
     ]
+
+
+def judged_in_part(body: dict[str, object], config: dict[str, object]) -> list[str]:
+    """For a survey that stopped early (its ``config.chosen``: how many mutants of each file
+    it was asked to judge), which files' rows speak for every mutant of the file and which
+    for some; nothing for any other report."""
+    chosen, found = config.get("chosen"), body.get("files")
+    if not isinstance(chosen, dict) or not isinstance(found, dict):
+        return []
+    whole, part, none = [], [], []
+    for path, asked in sorted(chosen.items()):
+        entry = found.get(path)
+        mutants = entry.get("mutants") if isinstance(entry, dict) else None
+        judged = len(mutants) if isinstance(mutants, list) else 0
+        if not isinstance(asked, int) or judged >= asked:
+            whole.append(shown(path))
+        elif judged:
+            part.append(f"{shown(path)} ({judged:,} of {asked:,})")
+        else:
+            none.append(shown(path))
+    said = [("Judged whole", whole), ("Judged in part", part), ("Not reached", none)]
+    return [f"{what} ({len(paths)}): {', '.join(paths)}." for what, paths in said if paths] + [""]
 
 
 def time_table(body: dict[str, object]) -> list[str]:

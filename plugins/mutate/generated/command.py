@@ -497,7 +497,7 @@ def survey_command(args: argparse.Namespace, session: Session) -> int:
     judged, contradicted = judge_equivalents(results, vouched)
     notes += contradicted
     notes += _blind_kills(judged)
-    report = build_report(plan, survey, judged)
+    report = build_report(plan, survey, judged, chosen)
     timing = survey_timing(survey, plan.jobs, generation, audit.seconds if audit else 0.0)
     report["timing"] = timing.as_json()  # an extension: where the time went, the ideal
     if audit is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -120,8 +121,15 @@ def _entry(root: Path, result: MutantResult, variant: str | None) -> dict[str, A
     return entry
 
 
-def build_report(plan: Plan, survey: Survey, results: Sequence[MutantResult]) -> Report:
-    """The survey as a Stryker report: every chosen mutant, every claim."""
+def build_report(
+    plan: Plan,
+    survey: Survey,
+    results: Sequence[MutantResult],
+    chosen: Sequence[GeneratedMutant] = (),
+) -> Report:
+    """The survey as a Stryker report: every judged mutant, every claim; a survey that
+    stopped early also says how many mutants of each file it was asked to judge
+    (``config.chosen``), so a reader tells a file judged whole from one judged in part."""
     config = {
         "scope": list(plan.scope),
         "shard": "/".join(map(str, plan.shard or (1, 1))),
@@ -136,6 +144,7 @@ def build_report(plan: Plan, survey: Survey, results: Sequence[MutantResult]) ->
     }
     if survey.stopped:  # it judged part of what it was asked: a merge refuses it
         config["stopped"] = survey.stopped
+        config["chosen"] = dict(sorted(Counter(m.path for m in chosen).items()))
     kind = "--generated --first-kill" if plan.first_kill else "--generated"
     report = empty_report(f"claims mutate {kind} (mutmut 3.8.1)", config)
     for result in results:
