@@ -14,7 +14,9 @@ import pytest
 from plugins.mutate.generated.cellkeys import (
     REUSED,
     Keys,
+    Scope,
     Trace,
+    Tracer,
     _original_name,
     cell_key,
     function_digests,
@@ -117,6 +119,24 @@ def late():
     assert found >= {"a.b", "pkg.sub", "pkg.sub.sibling", "pkg", "pkg.uncle", "c", "c.d"}
     assert {"pkg.sub.inner", "pkg.sub.inner.name"} <= found
     assert "pkg.sub.mod.inner" in imported_modules(source, "pkg.sub.mod", package=True)
+
+
+def test_a_witness_reaches_what_its_packages_import(tmp_path: Path) -> None:
+    files = {
+        "pkg/__init__.py": "from pkg import other\n",
+        "pkg/mine.py": "from .helper import X\n",
+        "pkg/helper.py": "X = 1\n",
+        "pkg/other.py": "",
+        "pkg/far.py": "",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    loaded = {name.removesuffix(".py").replace("/", "."): name for name in files}
+    loaded["pkg"] = loaded.pop("pkg.__init__")
+    scope = Scope(Tracer([tmp_path]), tmp_path, {})
+    reached = {"pkg/mine.py", "pkg/helper.py", "pkg/__init__.py", "pkg/other.py"}
+    assert scope.imported("pkg/mine.py", loaded) == reached
 
 
 def test_the_reuse_table_holds_only_cells_a_whole_mutant_decided() -> None:

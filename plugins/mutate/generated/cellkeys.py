@@ -394,12 +394,15 @@ class Scope:
             return frozenset()
 
     def imported(self, start: str, loaded: Mapping[str, str]) -> set[str]:
-        """``start`` and every loaded project file it imports, directly or not."""
+        """``start`` and every loaded project file it imports, directly or not (importing a
+        module runs its packages' ``__init__`` first: what those import is reached too)."""
         module_of = {f: m for m, f in loaded.items()}
         seen, todo = {start}, [start]
         while todo:
             path = todo.pop()
-            for name in self._imports(path, module_of.get(path, "")):
+            module = module_of.get(path, "")
+            parents = [module.rsplit(".", k)[0] for k in range(1, module.count(".") + 1)]
+            for name in [*self._imports(path, module), *parents]:
                 found = loaded.get(name)
                 if found is not None and found not in seen:
                     seen.add(found)
