@@ -143,6 +143,9 @@ EXPECTED = Expected(
     manifest="checkpoints/glm-4.6-fp8-5c7e1f3b.manifest.json",
     weight_gib=331,
     allowance_gib=0,
+    pinned=True,
+    admitted=False,
+    report="target/glm-group-a-launch-dry-run.txt",
 )
 '''
 """The third arm's expected values, beside the two arms' in witnesses/arms/expected/."""
@@ -272,9 +275,12 @@ def test_adding_an_arm_is_adding_its_module_its_values_and_its_floors(tmp_path: 
     ), ran.stderr
     # Group A is suspended for V4.1's successor in this scenario: admission refuses it.
     assert (ran.returncode, lines[-1]) == (1, "glm_group_a: REFUSED")
-    claimed = run(CLAIMS, "run", "arm_registry", "arm_launch", cwd=REPO)
+    # every witness that goes over the registry's arms
+    over = ("arm_registry", "arm_launch", "dry_run_cli", "planner_process", "native_serving_apply")
+    claimed = run(CLAIMS, "run", *over, cwd=REPO)
     assert claimed.returncode == 0, claimed.stdout + claimed.stderr
     assert "arm_registry: 2/2 PASS" in claimed.stdout
+    assert "dry_run_cli: 24/24 PASS" in claimed.stdout  # its default report among them
     assert "arm_launch: 27/27 PASS" in claimed.stdout
     assert "arm_launch[glm_group_a].every_rank_serve_argv_is_planned_whole" in claimed.stdout
     mutated = run(CLAIMS, "mutate", "arm_launch", cwd=REPO)

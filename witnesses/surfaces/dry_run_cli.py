@@ -84,13 +84,6 @@ RULE = "=" * 78
 V41, GLM = "v41_group_a", "glm_group_b"
 ARM_NAMES = sorted(arms())
 """The arms the command line offers: every module of ``planner.arms``."""
-# The README's contract: the report's default path for the V4.1 arm ("target/v41-group-a-
-# launch-dry-run.txt by default" for a live read; `--scenario S` ends it -S.txt); the help says
-# "per arm, under target/", so GLM's is its own.
-DEFAULT_REPORT = {
-    V41: "target/v41-group-a-launch-dry-run.txt",
-    GLM: "target/glm-group-b-launch-dry-run.txt",
-}
 # docs/planner.md's named refusal scenarios (a stable contract), and live.
 REFUSAL_SCENARIOS = (
     "live",
@@ -132,11 +125,12 @@ def _dry_run_lines(run: DryRun, out: Path | str) -> list[str]:
 
 @claim(ClaimKind.POSITIVE_CONTROL)
 def admitted_dry_runs_exit_0_and_say_where_the_report_went() -> Verdict:
-    """Every arm under `supplied` exits 0, prints the report's path with its group's hosts
-    rendered and `ARM: ADMITTED`, writes that report (parent directories created) and
-    nothing else."""
+    """Every arm the `supplied` scenario admits (both arms here) exits 0, prints the report's
+    path with its group's hosts rendered and `ARM: ADMITTED`, writes that report (parent
+    directories created) and nothing else."""
     problems = []
-    for arm in ARM_NAMES:
+    admitted = [arm for arm in ARM_NAMES if expected(arm).admitted]
+    for arm in admitted or ["<no arm admitted under supplied>"]:
         planned, hosts = supplied(arms()[arm]), len(expected(arm).hosts)
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "reports" / arm / "report.txt"
@@ -150,7 +144,7 @@ def admitted_dry_runs_exit_0_and_say_where_the_report_went() -> Verdict:
             expected_tree = ["reports", f"reports/{arm}", f"reports/{arm}/report.txt"]
             if written != expected_tree:
                 problems.append(f"{arm}: left {written}")
-    return expect(not problems, f"{', '.join(ARM_NAMES)}: exit 0, ADMITTED", "; ".join(problems))
+    return expect(not problems, f"{', '.join(admitted)}: exit 0, ADMITTED", "; ".join(problems))
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
@@ -158,41 +152,38 @@ def without_out_each_arm_writes_its_default_report_under_the_working_directory()
     """Without --out a live read (--authority) writes the report at the arm's default path
     under target/ in the working directory, and ``--scenario S`` at that path with ``-S``
     before ``.txt`` (a refused scenario never overwrites an admitted report); the printed
-    line names the path. An arm whose inputs are pinned plans the live read without
-    --inputs as well."""
+    line names the path, and the run exits as the arm's admission decides (0 admitted, 1
+    refused). An arm whose inputs are pinned plans the live read without --inputs as well."""
     problems = []
     supplied = SCENARIOS / "supplied"
     now = scenario_now("supplied").isoformat()
     log: list[str | Path] = ["--authority", supplied / "authority.jsonl", "--now", now]
     for arm in ARM_NAMES:
-        if arm not in DEFAULT_REPORT:
-            problems.append(f"{arm}: no default report path stated here")
-            continue
+        report, code = expected(arm).report, 0 if expected(arm).admitted else 1
         givens: list[tuple[list[str | Path], str]] = [
             (["--scenario", "supplied"], _scenario_report(arm, "supplied")),
-            ([*log, "--inputs", supplied / "inputs.json"], DEFAULT_REPORT[arm]),
+            ([*log, "--inputs", supplied / "inputs.json"], report),
         ]
         if not arms()[arm].uses_inputs:
-            givens.append((log, DEFAULT_REPORT[arm]))
+            givens.append((log, report))
         for given, want_path in givens:
             with tempfile.TemporaryDirectory() as tmp, working_directory(Path(tmp)):
                 ran = run_planner("dry-run", arm, *given)
                 hosts = len(expected(arm).hosts)
                 want = f"{arm}: report written to {want_path} ({hosts} hosts rendered)"
                 files = [p for p in tree(Path(tmp)) if (Path(tmp) / p).is_file()]
-                if ran.code != 0 or ran.lines[:1] != [want] or files != [want_path]:
+                if ran.code != code or ran.lines[:1] != [want] or files != [want_path]:
                     options = [str(o) for o in given if str(o).startswith("--")]
                     problems.append(
                         f"{arm} {options}: exit {ran.code}, said {ran.lines[:1]}, wrote {files}"
                     )
-    return expect(
-        not problems, f"default reports {sorted(DEFAULT_REPORT.values())}", "; ".join(problems)
-    )
+    reports = sorted(expected(arm).report for arm in ARM_NAMES)
+    return expect(not problems, f"default reports {reports}", "; ".join(problems))
 
 
 def _scenario_report(arm: str, scenario: str) -> str:
     """The default report of ``--scenario``: the arm's, the scenario's name before .txt."""
-    return DEFAULT_REPORT[arm].removesuffix(".txt") + f"-{scenario}.txt"
+    return expected(arm).report.removesuffix(".txt") + f"-{scenario}.txt"
 
 
 @claim(ClaimKind.REFUSAL)
@@ -1092,8 +1083,6 @@ def help_states_the_defaults_the_commands_use() -> Verdict:
             )
     if not _stated_default(dry, "--out").endswith("under target/"):
         problems.append(f"dry-run --out default {_stated_default(dry, '--out')!r}")
-    if not all(DEFAULT_REPORT[a].startswith("target/") for a in DEFAULT_REPORT):
-        problems.append("a default report is not under target/")
     for text in (recipe, dry):
         if _stated_default(text, "--data") != f"the {DATA_ROOT.name} directory":
             problems.append(f"--data default {_stated_default(text, '--data')!r}")

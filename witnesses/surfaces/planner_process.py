@@ -35,6 +35,7 @@ from fixtures.builders import (
 )
 from planner import cli
 from planner.arm_launch import DryRun
+from witnesses.arms.expected import expected, stated_arms
 from witnesses.support import fabric_raw, planted_bug, renderer, tree
 
 V41 = "v41_group_a"
@@ -179,13 +180,22 @@ def the_inputs_help_names_the_arms_that_do_not_use_the_values() -> Verdict:
     for case, (modules, only) in cases.items():
         with tempfile.TemporaryDirectory() as tmp, _arm_modules(Path(tmp), modules, only=only):
             got[case] = _inputs_help()
-    head = "frontier inputs (JSON)"
+    pinned = [arm for arm in stated_arms() if expected(arm).pinned]
     want = {
-        "the arms": f"{head}; glm_group_b's {PINNED.format('it')}",
-        "with a pinned copy": f"{head}; glm_group_b's and glm_copy's {PINNED.format('them')}",
-        "only v41_group_a": head,
+        "the arms": _pinned_help(pinned),
+        "with a pinned copy": _pinned_help([*pinned, "glm_copy"]),
+        "only v41_group_a": _pinned_help([]),
     }
     return expect_equal(want, got, "the --inputs help")
+
+
+def _pinned_help(arms: list[str]) -> str:
+    """The --inputs help naming ``arms`` (in the registry's order) as pinned."""
+    head = "frontier inputs (JSON)"
+    if not arms:
+        return head
+    whose = " and ".join(f"{arm}'s" for arm in arms)
+    return f"{head}; {whose} {PINNED.format('it' if len(arms) == 1 else 'them')}"
 
 
 # --------------------------------------------------------------------------- the process

@@ -13,6 +13,7 @@ own rank label and its own host's rail address and interface.
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from dataclasses import dataclass
 
 from fixtures.builders import DATA_ROOT, authority_state, inventory, v41_inputs
@@ -49,6 +50,20 @@ class Expected:
     allowance_gib: int
     """What the fit charges beyond the weights: 0 for a row that keeps nothing else resident,
     the pool's share outside the engine for one that keeps a page cache."""
+    pinned: bool
+    """Whether its inputs are all pinned: ``--inputs`` is read and validated, its values not
+    used (the dry run's help names it)."""
+    admitted: bool
+    """Whether the ``supplied`` scenario's authority log admits it (a dry run exits 0)."""
+    report: str
+    """Where a dry run writes its report by default (a live read; ``--scenario S`` ends it
+    ``-S.txt``): under ``target/``, the arm's own file."""
+
+
+def stated_arms() -> list[str]:
+    """The arms whose values this package states (its modules, by name): the arms there
+    should be, independent of the registry the planner builds."""
+    return sorted(m.name for m in pkgutil.iter_modules(__path__))
 
 
 def expected(arm: str) -> Expected:

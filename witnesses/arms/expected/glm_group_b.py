@@ -58,4 +58,7 @@ EXPECTED = Expected(
     manifest="checkpoints/glm-4.6-fp8-5c7e1f3b.manifest.json",
     weight_gib=331,
     allowance_gib=0,
+    pinned=True,
+    admitted=True,
+    report="target/glm-group-b-launch-dry-run.txt",
 )  # fmt: skip

@@ -79,4 +79,7 @@ EXPECTED = Expected(
     manifest="checkpoints/deepseek-v41-flash-dba1be0a.manifest.json",
     weight_gib=287,
     allowance_gib=97,
+    pinned=False,
+    admitted=True,
+    report="target/v41-group-a-launch-dry-run.txt",
 )  # fmt: skip
