@@ -28,6 +28,7 @@ from planner.cli import build_parser as cli_parser
 from planner.cli import dry_run
 from planner.coordinator import REMOTE_SCRIPT, SshSettings, admission_gate, wait_seconds
 from planner.transaction import parse_hosts, plan_transaction
+from witnesses.arms.expected import stated_arms
 
 ARM = "v41_group_a"
 NAMES = ("srv5", "srv6", "srv7", "srv8")
@@ -385,7 +386,7 @@ def scripts_that_cannot_be_written_exit_2_and_print_no_command() -> Verdict:
 HELP = (
     "usage: planner apply [-h] [--scenario SCENARIO]",
     "(--hosts HOSTS | --resume JOURNAL | --rollback JOURNAL) [--journal JOURNAL] [--dry-run]",
-    "{glm_group_b,v41_group_a} which arm to apply",
+    "{" + ",".join(stated_arms()) + "} which arm to apply",
     "Plan the arm as `planner dry-run` does; unless it is admitted, refuse and run nothing. "
     "Then, from this machine, run each host's stage scripts over ssh: preflight, preserve, "
     "apply (head first), readback and front door on every host, then commit everywhere; on "
