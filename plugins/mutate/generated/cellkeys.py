@@ -28,7 +28,8 @@ What the key leaves out, and why that is judged acceptable: code the mutant's ow
 reaches and the original never did (a branch only the mutant takes) is not in the claim's
 trace; the environment variables and the clock a claim reads are not in it either; nor is
 what another witness's module does to shared state when it is imported (a registry it fills
-at its top level), which no witness here does. The verdict audit samples reused cells like
+at its top level): no witness module here calls a function for its effect or assigns into
+another module at its top level. The verdict audit samples reused cells like
 every other kind of decided cell and re-judges each on the mutated source in a fresh process.
 """
 
