@@ -277,8 +277,8 @@ def test_adding_an_arm_is_adding_its_module_its_values_and_its_floors(tmp_path: 
     assert (ran.returncode, lines[-1]) == (1, "glm_group_a: REFUSED")
     # every witness that goes over the arms, or names them (a --all run with this arm passes
     # every witness but one that needs the fixtures beside the copied planner)
-    over = ("arm_registry", "arm_launch", "dry_run_cli", "planner_process", "coordinator_cli")
-    over += ("native_serving_apply",)
+    over: tuple[str, ...] = ("arm_registry", "arm_launch", "dry_run_cli", "planner_process")
+    over += ("coordinator_cli", "native_serving_apply")
     claimed = run(CLAIMS, "run", *over, cwd=REPO)
     assert claimed.returncode == 0, claimed.stdout + claimed.stderr
     assert "arm_registry: 2/2 PASS" in claimed.stdout

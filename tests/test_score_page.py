@@ -59,7 +59,8 @@ def test_each_report_is_a_table_with_its_floors_and_the_run_is_named(tmp_path: P
 
 def test_a_page_says_which_part_of_the_survey_a_report_speaks_for(tmp_path: Path) -> None:
     stopped = "interrupted by SIGINT: 4 of 40 mutants judged"
-    config = {"shard": "2/10", "since": None, "files": ["planner/fit.py"], "stopped": stopped}
+    config: dict[str, object] = {"shard": "2/10", "since": None, "stopped": stopped}
+    config["files"] = ["planner/fit.py"]
     config["chosen"] = {"planner/a.py": 2, "planner/b.py": 30, "planner/fit.py": 1, "c.py": 7}
     part = _report(
         tmp_path / "mutation-report.json",
