@@ -76,13 +76,13 @@ def test_progress_shows_the_baseline_then_the_rate_since_the_first_worker_was_re
     ticker(survey, 3)
     assert capsys.readouterr().err.startswith("[baseline] 40/319 claims (")
     survey.baseline_seconds = {"a.c": 1.0, "b.c": 2.0}
-    survey.first_ready = time.monotonic() - 10.0  # a baseline of minutes is no mutant's time
+    survey.first_ready = time.monotonic() - 50.0  # a baseline of minutes is no mutant's time
     survey.results = {"m": MutantResult("m", "Killed")}
     ticker.last -= PROGRESS_EVERY_SECONDS
     ticker(survey, 3)
     head, line = capsys.readouterr().err.splitlines()
     assert head.startswith("baseline and forced fail done after ") and "(2 claims)" in head
-    assert line.startswith("[1/3] Killed 1 (0.10 mutants/s, about 0 min left)"), line
+    assert line.startswith("[1/3] Killed 1 (0.02 mutants/s, about 2 min left)"), line
 
 
 def test_what_a_mutant_leaves_changed_in_the_worker_is_put_back(tmp_path: Path) -> None:
