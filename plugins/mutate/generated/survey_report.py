@@ -125,7 +125,7 @@ def build_report(
     plan: Plan,
     survey: Survey,
     results: Sequence[MutantResult],
-    chosen: Sequence[GeneratedMutant] = (),
+    chosen: Sequence[GeneratedMutant],
 ) -> Report:
     """The survey as a Stryker report: every judged mutant, every claim; a survey that
     stopped early also says how many mutants of each file it was asked to judge
