@@ -32,6 +32,7 @@ from plugins.mutate.generated.mutmut_bridge import (
     mutant_source,
     read_generated,
 )
+from plugins.mutate.generated.survey import IMPORTED
 from plugins.mutate.generated.workers import MutantResult, Survey
 from tests.fakes_mutation.support import copy_project, run_generated, with_witness
 
@@ -262,6 +263,11 @@ def test_only_a_differing_cell_on_what_setup_ran_is_setup_bound() -> None:
     assert not setup_bound(Cell("p.m.x_f__mutmut_3", "v.c", "green", RAN), "red", setup)
     # a setup that started a process that may run the project: any function
     assert setup_bound(Cell("p.m.x_g__mutmut_1", "s.c", "red", RAN), "crashed", setup)
+    # what importing the witnesses ran (a table made at module level) serves every witness
+    imported = {**setup, IMPORTED: {"functions": ["p.k.xǁKeptǁ__init__"], "spawned": False}}
+    kept = "p.k.xǁKeptǁ__init____mutmut_1"
+    assert setup_bound(Cell(kept, "v.c", "green", NOT_REACHED), "crashed", imported)
+    assert not setup_bound(Cell(kept, "v.c", "green", NOT_REACHED), "crashed", setup)
 
 
 def test_a_setup_that_starts_an_interpreter_a_shell_or_a_fork_may_run_the_project() -> None:

@@ -21,10 +21,12 @@ calls the mutated function is green without a run (``not_reached``). The audit c
    survey (exit 9), after the report is written — with one exception, by definition: the
    survey sets a witness up once, with no mutant, so it judges each claim on what the
    original computed there, and the fresh run sets it up on the mutated source. A cell
-   whose verdicts differ is *setup-bound* when the survey saw that witness's import or
-   ``setup()`` call the mutated function, or start a process that may run the project's
-   code (whose calls it cannot see): counted and listed apart with both verdicts, not a
-   failure. A disagreement setup cannot explain fails as any other.
+   whose verdicts differ is *setup-bound* when the survey saw that witness's ``setup()``,
+   or the import of the witnesses' modules (module-level code runs once per process, for
+   every witness: a table a module makes as it is imported), call the mutated function,
+   or start a process that may run the project's code (whose calls it cannot see): counted
+   and listed apart with both verdicts, not a failure. A disagreement setup cannot explain
+   fails as any other.
 5. **Every timeout.** A mutant the survey timed out on is run again the same way, one
    covering claim at a time (the one that timed out first), at :data:`CONFIRM_FACTOR` times
    its budget: a claim that times out again confirms it (Timeout); else the mutant is Killed
@@ -59,7 +61,7 @@ from plugins.mutate.generated.mutmut_bridge import (
     mutant_source,
     source_paths,
 )
-from plugins.mutate.generated.survey import mutant_budget
+from plugins.mutate.generated.survey import IMPORTED, mutant_budget
 from plugins.mutate.generated.workers import MutantResult, Survey, worker_environment
 
 DEFAULT_CELLS = 50
@@ -114,15 +116,19 @@ class Judged:
 def setup_bound(cell: Cell, verdict: str, setup: Mapping[str, Mapping[str, Any]]) -> bool:
     """Whether a fresh run's ``verdict`` may differ from the survey's on ``cell`` because
     the survey set the claim's witness up with no mutant: they differ, and that witness's
-    setup called the mutated function or started a process that may run the project's code.
+    setup, or the import of any witness's modules (:data:`.survey.IMPORTED`: module-level
+    code runs once, for every witness), called the mutated function or started a process
+    that may run the project's code.
     Either way round: what setup computed with the mutant may make a claim red (it reads a
     wrong value), crash it (setup failed), or green (it compares two values the mutant
     changed alike, where the survey's setup changed only one)."""
     if verdict == cell.verdict:
         return False
-    found = setup.get(witness_of(cell.claim)) or {}
     function = cell.mutant.partition("__mutmut_")[0]
-    return bool(found.get("spawned")) or function in (found.get("functions") or ())
+    for found in (setup.get(witness_of(cell.claim)) or {}, setup.get(IMPORTED) or {}):
+        if found.get("spawned") or function in (found.get("functions") or ()):
+            return True
+    return False
 
 
 @dataclass

@@ -7,10 +7,11 @@ object per line on stdout:
 - ``baseline``: every claim with no mutant and its time, in wall and CPU seconds (the pool
   gives mutants whose claims mostly waited workers of their own: :mod:`..waiting`); a red
   claim stops the survey here;
-  with it, per witness, what importing its module and its ``setup()`` ran (``setup``): the
-  mutated functions called then, and whether a process was started. Setup runs once, with
-  no mutant, so a claim that reads what setup computed is judged on it as the original made
-  it: a fresh run on the mutated source may differ there (the audit names such cells);
+  with it, what importing the witnesses' modules ran (``setup["(import)"]``) and, per
+  witness, what its ``setup()`` ran (``setup``): the mutated functions called then, and
+  whether a process was started. Imports and setup run once, with no mutant, so a claim
+  that reads what they computed is judged on it as the original made it: a fresh run on the
+  mutated source may differ there (the audit names such cells);
 - ``baseline_progress``: every few seconds during the baseline, how many claims it has run;
 - ``coverage``: per mutated function, the claims that call it, recorded in the baseline's
   own pass (mutmut's ``stats`` mode calls the originals, so its verdicts are the baseline's);
@@ -107,8 +108,16 @@ class SettledClaim(BaseModel):
     covers: tuple[str, ...]
 
 
+IMPORTED = "(import)"
+"""The ``setup`` key of what importing the witnesses' modules ran: module-level code runs
+once per process, when the first witness imports the module, and what it made (a table, a
+parser) serves every witness's claims, so it is recorded for all of them, apart from each
+witness's own ``setup()``."""
+
+
 class SetupFound(BaseModel):
-    """What importing a witness and running its ``setup()`` ran, with no mutant."""
+    """What importing the witnesses (key :data:`IMPORTED`) or running one's ``setup()`` ran,
+    with no mutant."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -292,11 +301,11 @@ class Worker:
         # The parent's configuration arrives as plugin arguments: mutants/ holds a copy of it
         # whose paths would lead back to the sources.
         self.setup: dict[str, SetupFound] = {}
-        """Witness -> what importing it and its ``setup()`` ran (the ``baseline`` event's)."""
+        """Witness (or :data:`IMPORTED`) -> what its ``setup()`` (or importing the witnesses'
+        modules) ran: the ``baseline`` event's."""
         with self._tracing() as self.setup_trace:
             self.session = Session.start(request.plugins, config=NO_CONFIG)
-            if self.tracer is not None:
-                self._import_witnesses()
+            self._import_witnesses()
         self.witness_traces: dict[str, Trace] = {}
         self.claims = self._claims()
         self.scope = self._scope()
@@ -356,19 +365,20 @@ class Worker:
 
     def _import_witnesses(self) -> None:
         """Import every witness module (and what it imports) before any is resolved, so the
-        module-level code they run is in every claim's key, not in the first witness's.
-        A module that does not import is left to its resolution, which says why."""
+        module-level code they run is in every claim's key and every witness's setup
+        (:data:`IMPORTED`), not in the first importer's alone. A module that does not import
+        is left to its resolution, which says why."""
         wanted = set(self.request.witnesses)
         for entry in self.session.registry.witnesses:
             if entry.name in wanted:
                 # as the kernel imports them: hypothesis settings made at import are derandomized
-                with self._setting_up(entry.name), contextlib.suppress(Exception):
+                with self._setting_up(IMPORTED), contextlib.suppress(Exception):
                     with deterministic_hypothesis():
                         importlib.import_module(entry.module)
 
     @contextmanager
     def _setting_up(self, witness: str) -> Iterator[None]:
-        """Note what the block (``witness``'s import or ``setup()``) runs: the mutated
+        """Note what the block (``witness``'s ``setup()``, or the imports) runs: the mutated
         functions it calls (in ``stats`` mode, which calls the originals) and whether it
         starts a process that may run the project's code, whose calls no recording sees."""
         stats = self.baseline_mode == STATS

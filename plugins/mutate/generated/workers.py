@@ -101,7 +101,8 @@ class Survey(Generic[M]):
     """What cell skipping had to work with, over every worker's share (:meth:`.infection.
     Infection.summary`): the functions admitted and refused, the claims that spawn."""
     setup: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """Witness -> what importing it and its ``setup()`` ran (:class:`.survey.SetupFound`)."""
+    """Witness -> what its ``setup()`` ran, and ``"(import)"`` -> what importing the
+    witnesses' modules ran (:class:`.survey.SetupFound`)."""
     trampoline: str = ""
     """How the workers' trampolines dispatched: ``faster`` (:mod:`.dispatch`) or ``mutmut``."""
     waiting: list[str] = field(default_factory=list)
