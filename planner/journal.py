@@ -400,7 +400,7 @@ def _body(text: bytes, source: str, line: int) -> Record:
         and decoded.endswith("}")
         and all(c in "0123456789abcdef" for c in digest)
     )
-    if not shaped or len(decoded) < _BODY_AT + 1:
+    if not shaped:  # shaped, a line is longer than _BODY_AT: its "}" follows the middle's ":"
         raise _problem(source, line, 'not a journal line {"sha256":"…","body":…}: corrupt')
     body = decoded[_BODY_AT:-1]
     if hashlib.sha256(body.encode("ascii")).hexdigest() != digest:
@@ -540,12 +540,20 @@ def history(state: JournalState) -> tuple[StepRecord, ...]:
         if not isinstance(record, StartedRecord):
             continue
         nxt = state.records[k + 1] if k + 1 < len(state.records) else None
-        result = lost
-        if isinstance(nxt, AnsweredRecord):
-            result = StepResult(exit_code=nxt.exit_code, stderr=printable(nxt.summary))
+        result = lost if not isinstance(nxt, AnsweredRecord) else _answered(nxt)
         step = _step_of(plan, record.stage, record.rank)
         out.append(StepRecord(step=step, attempt=record.attempt, result=result))
     return tuple(out)
+
+
+def _answered(record: AnsweredRecord) -> StepResult:
+    """A result whose outcome reads as ``record``'s summary: the summary is already an
+    outcome (``exit 1: LINE``), so its line is given back as what the step printed, not
+    described a second time."""
+    summary = printable(record.summary)
+    bare = StepResult(exit_code=record.exit_code).describe()
+    line = summary.removeprefix(f"{bare}: ") if summary != bare else ""
+    return StepResult(exit_code=record.exit_code, stdout=line, stderr=line)
 
 
 def touched_hosts(past: tuple[StepRecord, ...]) -> tuple[int, ...]:

@@ -1,0 +1,143 @@
+"""Declared mutants of the apply journal's rules (witness ``apply_journal``): each is an edit
+a careless change to :mod:`planner.journal` could make. What they turn red in other
+witnesses is recorded in ``mutation/red_sets.lock``."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from mutation import mutant
+from planner.journal import (
+    AnsweredRecord,
+    Journal,
+    JournalState,
+    Record,
+    _body,
+    _check_order,
+    _lock,
+    _shape_problem,
+    create,
+    take_up,
+)
+from planner.transaction import StepResult, TransactionPlan
+from planner.values import printable
+
+W = "apply_journal"
+
+
+@mutant(
+    replaces="planner.journal._body",
+    turns_red={f"{W}.a_line_that_is_not_a_sealed_record_is_refused_with_its_reason"},
+)
+def the_seal_is_read_in_any_case(text: bytes, source: str, line: int) -> Record:
+    """A seal in capitals is read as the same hex (the contract's is lowercase)."""
+    at = len(b'{"sha256":"')
+    return _body(text[:at] + text[at : at + 64].lower() + text[at + 64 :], source, line)
+
+
+@mutant(
+    replaces="planner.journal._check_order",
+    turns_red={f"{W}.a_record_that_does_not_follow_from_the_ones_before_is_refused_located"},
+)
+def what_follows_the_finish_is_not_read(
+    plan: TransactionPlan, records: list[Record], source: str
+) -> None:
+    """The order is checked up to the finished record, and what follows it is let be."""
+    kinds = [r.kind for r in records]
+    end = kinds.index("finished") + 1 if "finished" in kinds else len(records)
+    _check_order(plan, records[:end], source)
+
+
+@mutant(
+    replaces="planner.journal._shape_problem",
+    turns_red={f"{W}.a_plan_record_no_planner_would_write_is_refused"},
+)
+def the_plan_records_steps_are_taken_as_written(plan: TransactionPlan) -> str | None:
+    """Only the preserve dirs are counted; the steps are taken as the record lists them."""
+    problem = _shape_problem(plan)
+    return problem if problem is not None and "preserve dir" in problem else None
+
+
+@mutant(
+    replaces="planner.journal._open_existing",
+    turns_red={f"{W}.a_journal_is_taken_up_only_as_its_owner_left_it"},
+)
+def any_file_is_taken_up(path: Path) -> int:
+    """The journal is opened and locked, whatever it is and whoever can write it."""
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_NONBLOCK | os.O_CLOEXEC)
+    _lock(fd, path)
+    return fd
+
+
+@mutant(
+    replaces="planner.journal._lock",
+    turns_red={f"{W}.one_coordinator_at_a_time_holds_a_journal"},
+)
+def a_taken_up_journal_is_not_locked(fd: int, path: Path) -> None:
+    """A resume takes the journal up without its lock (a new journal is still locked)."""
+
+
+@mutant(
+    replaces="planner.journal.Journal.close",
+    turns_red={
+        f"{W}.one_coordinator_at_a_time_holds_a_journal",
+        f"{W}.a_journal_is_taken_up_only_as_its_owner_left_it",
+        f"{W}.a_new_journal_replaces_only_a_finished_one_whole",
+        f"{W}.a_torn_last_line_is_cut_off_before_a_resume_appends",
+    },
+)
+def a_closed_journal_keeps_its_descriptor(self: Journal) -> None:
+    """Closing a journal forgets its descriptor without closing it: the lock stays held, so
+    whatever takes the journal up next in that process is refused."""
+    self.fd = -1
+
+
+@mutant(
+    replaces="planner.journal.create",
+    turns_red={
+        f"{W}.a_new_journal_replaces_only_a_finished_one_whole",
+        f"{W}.one_coordinator_at_a_time_holds_a_journal",
+    },
+)
+def a_new_journal_replaces_any_old_one(
+    path: Path, plan: TransactionPlan, ssh: dict[str, str | int | None], commit_attempts: int
+) -> Journal:
+    """A new apply removes the journal at its path first, finished or not."""
+    if path.is_file():
+        path.unlink()
+    return create(path, plan, ssh, commit_attempts)
+
+
+@mutant(
+    replaces="planner.journal.take_up",
+    turns_red={f"{W}.a_torn_last_line_is_cut_off_before_a_resume_appends"},
+)
+def the_torn_fragment_is_left_in_place(path: Path) -> tuple[Journal, JournalState]:
+    """The journal is taken up with its torn fragment left where it was (records are then
+    appended after it)."""
+    data = path.read_bytes() if path.is_file() else b""
+    held, state = take_up(path)
+    os.write(held.fd, data[state.length :])
+    return held, state
+
+
+@mutant(
+    replaces="planner.journal._digest",
+    turns_red={f"{W}.an_answer_records_the_size_and_sha256_of_each_stream_and_a_bounded_summary"},
+)
+def a_streams_size_is_counted_in_characters(text: str) -> tuple[int, str]:
+    """What a step printed is measured in characters, not in the bytes the host sent."""
+    data = text.encode("utf-8", errors="surrogateescape")
+    return len(text), hashlib.sha256(data).hexdigest()
+
+
+@mutant(
+    replaces="planner.journal._answered",
+    turns_red={f"{W}.a_resume_says_what_it_finished_from_where_the_run_stopped"},
+)
+def a_recorded_outcome_is_described_again(record: AnsweredRecord) -> StepResult:
+    """The answer's summary, already an outcome, is described a second time when quoted
+    (``exit 1: exit 1: …``)."""
+    return StepResult(exit_code=record.exit_code, stderr=printable(record.summary))
