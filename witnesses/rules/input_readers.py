@@ -16,7 +16,7 @@ from typing import Any
 
 from claims import ClaimKind, Verdict, claim, expect
 from fixtures.builders import DATA_ROOT
-from planner import data
+from planner import data, values
 from planner.checkpoint import CheckpointManifest, load_manifest
 from planner.fabric import load_fabric
 from planner.scenarios import load_inputs
@@ -155,5 +155,42 @@ def a_file_changed_on_disk_is_read_as_it_is_now_however_often_it_was_read() -> V
     return expect(
         not problems,
         f"one path rewritten twice and {DISTINCT_FILES} distinct manifests read as they say",
+        "; ".join(problems[:4]),
+    )
+
+
+@claim(ClaimKind.PROPERTY)
+def a_long_running_caller_reuses_recent_parses_and_keeps_no_more_than_its_table() -> Verdict:
+    """A process that reads many files keeps what it parsed, within bounds: a manifest read
+    again with the same text is the value already parsed (the same object, not parsed
+    again) while it is among the most recently read — its table's size of them, the file
+    just read included, a file read again counting as just read — and the planner never
+    holds more parses than that size, however many distinct files it read."""
+    problems: list[str] = []
+    table = values._PARSED
+    size = table.cache_info().size
+    raw = read_json(TINY)
+    table.cache_clear()
+    with tempfile.TemporaryDirectory(prefix="input-readers-") as name:
+        paths = [Path(name) / f"{n}.manifest.json" for n in range(size + 2)]
+        for n, path in enumerate(paths):
+            path.write_text(json.dumps({**raw, "revision": f"r{n}"}), encoding="utf-8")
+        first = load_manifest(paths[0])
+        for path in paths[1:size]:  # the table is full: the first file and size - 1 others
+            load_manifest(path)
+        if load_manifest(paths[0]) is not first:
+            problems.append(f"file 0, read again among the last {size}: parsed again")
+        newest = load_manifest(paths[size])  # one more: the least recently read goes
+        if load_manifest(paths[0]) is not first:
+            problems.append("file 0, read again before the oldest went: parsed again")
+        if load_manifest(paths[size]) is not newest:
+            problems.append(f"file {size}, just read: parsed again")
+        held = table.cache_info().entries
+        if held != size:
+            problems.append(f"{held} parses held after {size + 1} distinct files; at most {size}")
+    table.cache_clear()
+    return expect(
+        not problems,
+        f"the last {size} parses reused; {size} held after {size + 1} distinct files",
         "; ".join(problems[:4]),
     )
