@@ -223,3 +223,16 @@ def a_bound_plan_runs_host_by_host(
     again = bind(plan, source, args, make)
     order = tuple(sorted(again.apply_order, key=lambda step: step.rank))
     return again.model_copy(update={"apply_order": order})
+
+
+@mutant(
+    replaces="planner.cli._written",
+    turns_red={f"{W}.a_plan_that_cannot_be_saved_stops_the_run_before_the_report"},
+)
+def a_failed_write_is_said_and_the_run_goes_on(
+    out: Path, text: str, option: str = "--out", what: str = "the report"
+) -> bool:
+    """A file that cannot be written is named on stderr, and the run goes on as if it were:
+    the plan said saved, the report written."""
+    cli._written(out, text, option, what)
+    return True

@@ -1387,13 +1387,18 @@ def _by_seq_successor() -> str:
 def every_error_is_one_line_whatever_the_input_holds() -> Verdict:
     """A key holding a newline or U+2028 in the inventory, and an --authority path holding a
     newline: the error is still one line, the characters escaped (\\n, \\u2028), so nothing
-    in a file or a path can start a line of its own on stderr."""
+    in a file or a path can start a line of its own on stderr; a backslash beside them is
+    shown once, as it was given (only what cannot be shown is escaped)."""
     seen: dict[str, object] = {}
     want: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         fabric = fabric_raw()
-        for case, key, shown in (("newline", "a\nb", "a\\nb"), ("U+2028", "a\u2028b", "a\\u2028b")):
+        for case, key, shown in (
+            ("newline", "a\nb", "a\\nb"),
+            ("U+2028", "a\u2028b", "a\\u2028b"),
+            ("a backslash and a newline", "a\\b\nc", "a\\b\\nc"),
+        ):
             data = _mirror(DATA_ROOT, root / case, "fabric.json")
             (data / "fabric.json").write_text(json.dumps({**fabric, key: []}), encoding="utf-8")
             ran = run_planner(

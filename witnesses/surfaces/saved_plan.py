@@ -126,6 +126,29 @@ def a_saved_plan_states_the_verdict_of_its_dry_run() -> Verdict:
     return holds_unless(problems, "3 verdicts saved as planned")
 
 
+@claim(ClaimKind.REFUSAL)
+def a_plan_that_cannot_be_saved_stops_the_run_before_the_report() -> Verdict:
+    """``--plan-out`` is written first and said so (``ARM: plan saved to PATH``, the first
+    line); a path that cannot take the plan (a directory) exits 2 naming it and why, says
+    nothing on stdout and writes no report: no report is reviewed whose plan was not saved."""
+    with scratch("saved-plan-") as tmp:
+        report, plan = Path(tmp) / "r.txt", Path(tmp) / "plan.json"
+        argv = ("dry-run", "v41_group_a", "--scenario", "supplied")
+        ran = run_planner(*argv, "--out", report, "--plan-out", plan)
+        first = ran.out.splitlines()[0] if ran.out else ""
+        problems = difference("saved", (0, f"v41_group_a: plan saved to {plan}"), (ran.code, first))
+        blocked = Path(tmp) / "a-directory"
+        blocked.mkdir()
+        other = Path(tmp) / "r2.txt"
+        ran = run_planner(*argv, "--out", other, "--plan-out", blocked)
+        said = f"planner: error: --plan-out {blocked}: cannot write the plan: Is a directory"
+        said += " (refused: nothing was written)\n"
+        problems += difference(
+            "a directory", (2, "", said, False), (ran.code, ran.out, ran.err, other.exists())
+        )
+    return holds_unless(problems, "the plan saved first and said so; unsaved, nothing after")
+
+
 def _time(text: str | None) -> datetime | None:
     return None if text is None else datetime.fromisoformat(text)
 
