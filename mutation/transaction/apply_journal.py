@@ -9,18 +9,8 @@ import os
 from pathlib import Path
 
 from mutation import mutant
-from planner.journal import (
-    AnsweredRecord,
-    Journal,
-    JournalState,
-    Record,
-    _body,
-    _check_order,
-    _lock,
-    _shape_problem,
-    create,
-    take_up,
-)
+from planner import journal
+from planner.journal import AnsweredRecord, Journal, JournalState, Record, create, take_up
 from planner.transaction import StepResult, TransactionPlan
 from planner.values import printable
 
@@ -34,7 +24,7 @@ W = "apply_journal"
 def the_seal_is_read_in_any_case(text: bytes, source: str, line: int) -> Record:
     """A seal in capitals is read as the same hex (the contract's is lowercase)."""
     at = len(b'{"sha256":"')
-    return _body(text[:at] + text[at : at + 64].lower() + text[at + 64 :], source, line)
+    return journal._body(text[:at] + text[at : at + 64].lower() + text[at + 64 :], source, line)
 
 
 @mutant(
@@ -47,7 +37,7 @@ def what_follows_the_finish_is_not_read(
     """The order is checked up to the finished record, and what follows it is let be."""
     kinds = [r.kind for r in records]
     end = kinds.index("finished") + 1 if "finished" in kinds else len(records)
-    _check_order(plan, records[:end], source)
+    journal._check_order(plan, records[:end], source)
 
 
 @mutant(
@@ -56,7 +46,7 @@ def what_follows_the_finish_is_not_read(
 )
 def the_plan_records_steps_are_taken_as_written(plan: TransactionPlan) -> str | None:
     """Only the preserve dirs are counted; the steps are taken as the record lists them."""
-    problem = _shape_problem(plan)
+    problem = journal._shape_problem(plan)
     return problem if problem is not None and "preserve dir" in problem else None
 
 
@@ -67,7 +57,7 @@ def the_plan_records_steps_are_taken_as_written(plan: TransactionPlan) -> str | 
 def any_file_is_taken_up(path: Path) -> int:
     """The journal is opened and locked, whatever it is and whoever can write it."""
     fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_NONBLOCK | os.O_CLOEXEC)
-    _lock(fd, path)
+    journal._lock(fd, path)
     return fd
 
 
