@@ -139,12 +139,29 @@ class AuthorityState(Frozen):
 
 def log_events(lines: Iterable[str], source: str) -> Iterator[AuthorityEvent]:
     """Each non-blank line parsed in turn (lines numbered from 1, blank ones counted); the
-    first malformed or out-of-order line raises, naming file, line and field."""
-    previous: AuthorityEvent | None = None
+    first malformed or out-of-order line raises, naming file, line and field.
+
+    A line is parsed once, by pydantic, when :func:`_plainly_once` proves strict JSON would
+    read it alike (a log is a million lines: this loop is the reader's whole cost)."""
+    seq, at = 0, None  # every seq is at least 1
     for number, line in enumerate(lines, start=1):
-        if line and not line.isspace():  # as line.strip(), without making a copy of each line
-            previous = _parse_line(line, source, number, previous)
-            yield previous
+        if not line or line.isspace():  # as line.strip(), without making a copy of each line
+            continue
+        try:
+            event: AuthorityEvent = _VALIDATE_JSON(line, strict=True)
+        except ValidationError as exc:
+            raise _refused(line, source, number, exc) from exc
+        if not _plainly_once(line, event):
+            _refuse_unplain_json(line, source, f"line {number}")
+        if event.seq <= seq:
+            raise PlannerInputError(
+                source, f"line {number}, field seq", f"seq {event.seq} does not follow {seq}"
+            )
+        if at is not None and event.at < at:
+            message = f"{event.at.isoformat()} is earlier than line before"
+            raise PlannerInputError(source, f"line {number}, field at", message)
+        seq, at = event.seq, event.at
+        yield event
 
 
 def parse_log(text: str, source: str) -> tuple[AuthorityEvent, ...]:
@@ -152,29 +169,15 @@ def parse_log(text: str, source: str) -> tuple[AuthorityEvent, ...]:
     return tuple(log_events(text.split("\n"), source))
 
 
-def _parse_line(
-    line: str, source: str, number: int, previous: AuthorityEvent | None
-) -> AuthorityEvent:
+def _refused(line: str, source: str, number: int, exc: ValidationError) -> PlannerInputError:
+    """The located error for a line pydantic refused: a JSON problem is named before a
+    value's (raised from here), and a missing or unknown kind names the ``event`` field."""
     where = f"line {number}"
-    try:
-        event: AuthorityEvent = _VALIDATE_JSON(line, strict=True)
-    except ValidationError as exc:
-        _refuse_unplain_json(line, source, where)  # a JSON problem is named before a value's
-        field, message = located(exc)
-        if exc.errors()[0]["type"] in _TAG_ERRORS:
-            field = "event"
-        raise PlannerInputError(source, f"{where}, field {field}", message) from exc
-    if not _plainly_once(line, event):
-        _refuse_unplain_json(line, source, where)
-    if previous is not None and event.seq <= previous.seq:
-        raise PlannerInputError(
-            source, f"{where}, field seq", f"seq {event.seq} does not follow {previous.seq}"
-        )
-    if previous is not None and event.at < previous.at:
-        raise PlannerInputError(
-            source, f"{where}, field at", f"{event.at.isoformat()} is earlier than line before"
-        )
-    return event
+    _refuse_unplain_json(line, source, where)
+    field, message = located(exc)
+    if exc.errors()[0]["type"] in _TAG_ERRORS:
+        field = "event"
+    return PlannerInputError(source, f"{where}, field {field}", message)
 
 
 def _plainly_once(line: str, event: AuthorityEvent) -> bool:
@@ -253,33 +256,59 @@ def fold(events: Iterable[AuthorityEvent], now: datetime) -> AuthorityState:
 
     Every event is consumed (a stream is read to its end, so a corrupt line after ``now``
     still fails the read); events are in time order, so none after the first later one is
-    applied."""
-    groups: dict[str, GroupState] = {}
-    images: dict[str, tuple[str, ...]] = {}
+    applied. A group's state is built once, from the last event that names it."""
+    groups: dict[str, GroupActive | GroupSuspended] = {}
+    images: dict[str, dict[str, None]] = {}  # a dict as an ordered set: first admission first
     holdings: dict[str, str] = {}
-    later = False
-    for event in events:
-        later = later or event.at > now
-        if later:
-            continue
+    stream = iter(events)
+    zone, until = None, now
+    for event in stream:
+        at = event.at
+        if at.tzinfo is not zone:
+            zone, until = at.tzinfo, _on_clock_of(now, at)
+        if at > until:
+            for _ in stream:  # read to the end: a corrupt line after now still fails
+                pass
+            break
         match event:
-            case GroupActive():
-                groups[event.group] = Active(incumbent=event.incumbent)
-            case GroupSuspended():
-                groups[event.group] = SuspendedForAuthorizedSuccessor(
-                    candidate=event.successor, lease_expires_at=event.lease_expires_at
-                )
-            case ImageAdmitted():
-                known = images.get(event.runtime_key, ())
-                if event.config_digest not in known:
-                    images[event.runtime_key] = (*known, event.config_digest)
             case HostHeld():
                 holdings[event.host] = event.subject
             case HostReleased():
                 holdings.pop(event.host, None)
+            case ImageAdmitted():
+                admitted = images.get(event.runtime_key)
+                if admitted is None:
+                    admitted = images[event.runtime_key] = {}
+                admitted.setdefault(event.config_digest)
+            case GroupActive() | GroupSuspended():
+                groups[event.group] = event
     return AuthorityState(
         read_at=now,
-        groups=tuple(groups.items()),
-        admitted_images=tuple(images.items()),
+        groups=tuple((name, _group_state(last)) for name, last in groups.items()),
+        admitted_images=tuple((key, tuple(digests)) for key, digests in images.items()),
         holdings=tuple(holdings.items()),
+    )
+
+
+def _on_clock_of(now: datetime, at: datetime) -> datetime:
+    """``now`` read on ``at``'s clock when that clock is a fixed offset (every clock a log
+    line can name), so that comparing the two compares their readings, Python's fast path
+    for one ``tzinfo``, and means what comparing instants means; ``now`` itself otherwise:
+    a zone whose offset changes, or an instant the clock cannot show (within a day of the
+    calendar's ends)."""
+    zone = at.tzinfo
+    if zone is None or zone.utcoffset(None) is None:
+        return now
+    try:
+        return now.astimezone(zone)
+    except OverflowError:
+        return now
+
+
+def _group_state(last: GroupActive | GroupSuspended) -> GroupState:
+    """What the last event naming a group says of it."""
+    if isinstance(last, GroupActive):
+        return Active(incumbent=last.incumbent)
+    return SuspendedForAuthorizedSuccessor(
+        candidate=last.successor, lease_expires_at=last.lease_expires_at
     )

@@ -134,6 +134,11 @@ def test_scalar_operators_move_by_one_and_negate() -> None:
     minus = apply(_site("at", "minus_1s"), before)
     assert minus == before.model_copy(update={"at": datetime(2026, 1, 2, 8, 59, 59)})
     assert apply(_site("open", "negate"), before) == before.model_copy(update={"open": False})
+    # the calendar's last second has none after it, its first none before: no such site
+    for end, left in ((datetime.max, ["minus_1s"]), (datetime.min, ["plus_1s"])):
+        value = before.model_copy(update={"at": end})
+        found = enumerate_sites("b", value, type(value))
+        assert [f.site.operator for f in found if f.site.path == (Attr("at"),)] == left
 
 
 def test_sibling_fields_and_fixed_tuple_positions_swap() -> None:

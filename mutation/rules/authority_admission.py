@@ -68,6 +68,8 @@ RECORDS = f"{W}.every_record_is_read_as_written_in_file_order"
 ONCE = f"{W}.the_folded_state_names_each_group_and_host_once_in_first_mention_order"
 HINTS = f"{W}.each_admission_refusal_hints_at_the_event_that_clears_it"
 KEY_ORDER = f"{W}.a_records_keys_in_any_order_read_as_the_same_event"
+ONE_CLOCK = f"{W}.the_fold_reads_the_read_time_once_on_the_log_s_own_clock"
+ENDS = f"{W}.a_read_time_at_the_calendar_s_ends_folds_a_log_on_any_clock"
 _LENIENT: TypeAdapter[AuthorityEvent] = TypeAdapter(AuthorityEvent)
 
 
@@ -89,7 +91,7 @@ def a_lease_gets_a_second_of_grace(self: SuspendedForAuthorizedSuccessor, now: d
     return now <= self.lease_expires_at + timedelta(seconds=1)
 
 
-@mutant(replaces="planner.authority.fold", turns_red={OFFSETS})
+@mutant(replaces="planner.authority.fold", turns_red={OFFSETS, ONE_CLOCK})
 def an_event_at_the_read_time_is_not_yet_seen(
     events: Iterable[AuthorityEvent], now: datetime
 ) -> AuthorityState:
@@ -104,7 +106,7 @@ def an_event_at_the_read_time_is_not_yet_seen(
 
 @mutant(
     replaces="planner.authority.fold",
-    turns_red={OFFSETS},
+    turns_red={OFFSETS, ONE_CLOCK},
     independent=False,
 )
 def the_fold_reads_wall_clocks(events: Iterable[AuthorityEvent], now: datetime) -> AuthorityState:
@@ -112,6 +114,21 @@ def the_fold_reads_wall_clocks(events: Iterable[AuthorityEvent], now: datetime) 
     their UTC offsets."""
     shifted = tuple(replace(e, at=_wall_clock(e.at)) for e in events)
     return fold(shifted, _wall_clock(now)).model_copy(update={"read_at": now})
+
+
+@mutant(replaces="planner.authority._on_clock_of", turns_red={ONE_CLOCK})
+def the_read_time_is_compared_across_clocks(now: datetime, at: datetime) -> datetime:
+    """The read time stays on its own clock, so every comparison with an event's time on
+    another asks both clocks their offsets: the same answers, each event slower."""
+    return now
+
+
+@mutant(replaces="planner.authority._on_clock_of", turns_red={ENDS})
+def a_read_time_the_clock_cannot_show_fails_the_read(now: datetime, at: datetime) -> datetime:
+    """The read time is moved onto every fixed clock, even where the calendar ends before
+    that clock could show it (``OverflowError`` out of the fold)."""
+    zone = at.tzinfo
+    return now if zone is None or zone.utcoffset(None) is None else now.astimezone(zone)
 
 
 def _order_checked(
@@ -219,7 +236,7 @@ def active_incumbent_refused_without_its_hint(
 
 @mutant(
     replaces="planner.authority.fold",
-    turns_red={FOLD},
+    turns_red={FOLD, ONE_CLOCK},
     independent=False,
 )
 def a_repeated_admission_is_listed_twice(
@@ -239,7 +256,7 @@ def a_repeated_admission_is_listed_twice(
 
 @mutant(
     replaces="planner.authority.fold",
-    turns_red={FOLD},
+    turns_red={FOLD, ONE_CLOCK},
     independent=False,
 )
 def releasing_an_unheld_host_fails(
@@ -259,7 +276,7 @@ def releasing_an_unheld_host_fails(
     return fold(events, now)
 
 
-@mutant(replaces="planner.authority.fold", turns_red={ONCE}, independent=False)
+@mutant(replaces="planner.authority.fold", turns_red={ONCE, ONE_CLOCK}, independent=False)
 def a_host_held_again_is_listed_again(
     events: Iterable[AuthorityEvent], now: datetime
 ) -> AuthorityState:

@@ -395,5 +395,8 @@ def _scalar(operator: str, value: Any) -> Any:
         if operator in ("plus_one", "minus_one"):
             return value + (1 if operator == "plus_one" else -1)
     elif isinstance(value, datetime) and operator in ("plus_1s", "minus_1s"):
-        return value + timedelta(seconds=1 if operator == "plus_1s" else -1)
+        try:
+            return value + timedelta(seconds=1 if operator == "plus_1s" else -1)
+        except OverflowError:  # the calendar's last (or first) second has none beyond it
+            raise Missing from None
     raise Missing
