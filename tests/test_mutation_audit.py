@@ -6,6 +6,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,11 +17,14 @@ import pytest
 from plugins.mutate.generated.audit import (
     NOT_REACHED,
     RAN,
+    Audit,
     Auditor,
     Cell,
+    Judged,
     Runner,
     cells_of,
     exact_glob,
+    kernel_files,
     run_audit,
     sample,
     setup_bound,
@@ -268,6 +272,29 @@ def test_only_a_differing_cell_on_what_setup_ran_is_setup_bound() -> None:
     kept = "p.k.xǁKeptǁ__init____mutmut_1"
     assert setup_bound(Cell(kept, "v.c", "green", NOT_REACHED), "crashed", imported)
     assert not setup_bound(Cell(kept, "v.c", "green", NOT_REACHED), "crashed", setup)
+
+
+def test_the_kernel_s_own_files_are_those_a_fresh_kernel_imports(tmp_path: Path) -> None:
+    """In a tree holding the kernel and the leaf package it shares, the files the kernel
+    imports by itself are the kernel's and that package's, never the planner's."""
+    repo = Path(__file__).resolve().parents[1]
+    for package in ("claims", "filerules", "planner"):
+        shutil.copytree(repo / package, tmp_path / package)
+    found = kernel_files(Runner(tmp_path, (), ()), tmp_path)
+    assert {"filerules/text.py", "filerules/reading.py", "claims/cli.py"} <= found
+    assert not [f for f in found if f.startswith("planner/")]
+
+
+def test_a_cell_the_kernel_runs_the_mutant_of_is_listed_apart_not_a_failure() -> None:
+    """A fresh run whose kernel crashed on the shared file's mutant is kernel-bound: listed
+    apart with both verdicts; a cell that differs otherwise still fails the audit."""
+    shared = Judged(Cell("filerules.text.x_printable__mutmut_2", "w.c", "red", RAN), "crashed", 1.0)
+    kernel = Judged(shared.cell, "crashed", 1.0, "exit 1", kernel_bound=True)
+    audit = Audit(seed=1, cells=2, judged=[kernel])
+    assert (audit.failed, audit.disagreements, audit.kernel_bound) == (False, [], [kernel])
+    assert audit.as_json()["kernelBound"][0]["audit"] == "crashed"
+    assert any(line.startswith("audit: 1 kernel-bound") for line in audit.lines())
+    assert Audit(seed=1, cells=2, judged=[shared]).failed
 
 
 def test_a_setup_that_starts_an_interpreter_a_shell_or_a_fork_may_run_the_project() -> None:

@@ -25,8 +25,12 @@ calls the mutated function is green without a run (``not_reached``). The audit c
    or the import of the witnesses' modules (module-level code runs once per process, for
    every witness: a table a module makes as it is imported), call the mutated function,
    or start a process that may run the project's code (whose calls it cannot see): counted
-   and listed apart with both verdicts, not a failure. A disagreement setup cannot explain
-   fails as any other.
+   and listed apart with both verdicts, not a failure. A cell whose verdicts differ is
+   *kernel-bound* when its mutant is of a file the claims kernel itself imports (a leaf
+   package both sides share, :func:`kernel_files`): the fresh run's kernel reads its
+   configuration and writes its report through the mutant, so what it says is not the
+   claim's verdict alone, where the survey switches the mutant on only while claims run;
+   listed apart the same way. A disagreement neither explains fails as any other.
 5. **Every timeout.** A mutant the survey timed out on is run again the same way, one
    covering claim at a time (the one that timed out first), at :data:`CONFIRM_FACTOR` times
    its budget: a claim that times out again confirms it (Timeout); else the mutant is Killed
@@ -107,6 +111,14 @@ class Judged:
     setup_bound: bool = False
     """A verdict other than the survey's, on a claim whose witness's setup ran the mutated
     function or started a process (:func:`setup_bound`)."""
+    kernel_bound: bool = False
+    """A verdict other than the survey's, on a mutant of a file the claims kernel imports
+    (:func:`kernel_files`)."""
+
+    @property
+    def explained(self) -> bool:
+        """A disagreement the audit lists apart: setup or the kernel ran the mutant too."""
+        return self.setup_bound or self.kernel_bound
 
     @property
     def agrees(self) -> bool:
@@ -149,12 +161,17 @@ class Audit:
 
     @property
     def disagreements(self) -> list[Judged]:
-        """The cells where the fresh run's verdict is not the survey's, setup aside."""
-        return [j for j in self.judged if not j.agrees and not j.setup_bound]
+        """The cells where the fresh run's verdict is not the survey's, setup-bound and
+        kernel-bound ones aside."""
+        return [j for j in self.judged if not j.agrees and not j.explained]
 
     @property
     def setup_bound(self) -> list[Judged]:
         return [j for j in self.judged if not j.agrees and j.setup_bound]
+
+    @property
+    def kernel_bound(self) -> list[Judged]:
+        return [j for j in self.judged if not j.agrees and j.kernel_bound and not j.setup_bound]
 
     @property
     def agreed(self) -> int:
@@ -176,6 +193,7 @@ class Audit:
             "control": self.control or "passed",
             "disagreements": [_judged_json(j) for j in self.disagreements],
             "setupBound": [_judged_json(j) for j in self.setup_bound],
+            "kernelBound": [_judged_json(j) for j in self.kernel_bound],
             "timeoutsConfirmed": self.confirmed,
             "timeoutsUnconfirmed": self.unconfirmed,
             "seconds": round(self.seconds, 1),
@@ -193,13 +211,16 @@ class Audit:
             f"({reasons}{'; ' if reasons else ''}{self.seconds:.1f} s)",
         ]
         if self.setup_bound:
-            cells = "; ".join(
-                f"{j.cell.mutant} × {j.cell.claim} ({j.cell.verdict}, fresh {j.verdict})"
-                for j in self.setup_bound
-            )
+            cells = _cells(self.setup_bound)
             lines.append(
                 f"audit: {len(self.setup_bound)} setup-bound, the survey's verdict (its witness "
                 f"set up with no mutant) not the fresh run's (set up on the mutant): {cells}"
+            )
+        if self.kernel_bound:
+            lines.append(
+                f"audit: {len(self.kernel_bound)} kernel-bound, the survey's verdict (the mutant "
+                "on while claims run) not the fresh run's (its own kernel reads its "
+                f"configuration and reports through the mutant): {_cells(self.kernel_bound)}"
             )
         if self.control:
             lines.append(f"audit control failed: {self.control}")
@@ -211,6 +232,12 @@ class Audit:
                 + "".join(f"; {m} is {s}" for m, s in sorted(self.unconfirmed.items()))
             )
         return lines
+
+
+def _cells(judged: Sequence[Judged]) -> str:
+    return "; ".join(
+        f"{j.cell.mutant} × {j.cell.claim} ({j.cell.verdict}, fresh {j.verdict})" for j in judged
+    )
 
 
 def _by_reason(judged: Sequence[Judged]) -> dict[str, int]:
@@ -330,6 +357,38 @@ def written(tree: Path, relative: str, text: str) -> Iterator[None]:
         _drop_bytecode(path)
 
 
+KERNEL_PROBE = """
+import importlib, json, pkgutil, sys
+import claims
+for found in pkgutil.walk_packages(claims.__path__, "claims."):
+    importlib.import_module(found.name)
+print(json.dumps([getattr(m, "__file__", None) for m in list(sys.modules.values())]))
+"""
+"""Every module of the claims kernel imported, then the file of every module loaded."""
+
+
+def kernel_files(runner: Runner, tree: Path) -> frozenset[str]:
+    """The files of ``tree`` (relative) that the claims kernel imports by itself, before
+    any plugin or witness: found by a fresh process in the unmutated tree, so it holds what
+    the kernel shares with the code under test (``filerules``) and nothing the kernel never
+    imports. An empty set when the probe fails: then no cell is kernel-bound."""
+    done = subprocess.run(
+        [sys.executable, "-c", KERNEL_PROBE],
+        cwd=tree,
+        env=runner.environment(tree),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    try:
+        files = json.loads(done.stdout)
+    except ValueError:
+        return frozenset()
+    inside = (Path(f).resolve() for f in files if isinstance(f, str))
+    root = tree.resolve()
+    return frozenset(str(f.relative_to(root)) for f in inside if f.is_relative_to(root))
+
+
 # --- one fresh run --------------------------------------------------------------------------
 
 
@@ -409,6 +468,8 @@ class Auditor:
     jobs: int
     startups: dict[str, float] = field(default_factory=dict)
     control_seconds: float = 30.0
+    kernel: frozenset[str] = frozenset()
+    """The files the claims kernel imports by itself (:func:`kernel_files`)."""
 
     def limit(self, claim: str) -> float:
         startup = self.startups.get(witness_of(claim), self.control_seconds)
@@ -442,7 +503,9 @@ class Auditor:
                 verdict, seconds, detail = self.runner.run(tree, cell.claim, self.limit(cell.claim))
         finally:
             free.put(tree)
-        return Judged(cell, verdict, seconds, detail, setup_bound(cell, verdict, self.survey.setup))
+        setup = setup_bound(cell, verdict, self.survey.setup)
+        kernel = verdict != cell.verdict and mutant.path in self.kernel
+        return Judged(cell, verdict, seconds, detail, setup, kernel)
 
     def judge_all(self, free: Queue[Path], cells: Sequence[Cell]) -> list[Judged]:
         with ThreadPoolExecutor(max_workers=self.jobs) as pool:
@@ -508,6 +571,9 @@ def run_audit(
     with trees(runner.root, source_paths(runner.root), workers) as free, private_tmpdir():
         probe = chosen[0].claim if chosen else timeouts[0].covered[0]
         auditor = Auditor(runner, survey, mutants, jobs)
+        tree = free.get()
+        auditor.kernel = kernel_files(runner, tree)
+        free.put(tree)
         audit.control = control(auditor, free, probe)
         if not audit.control:
             audit.judged = auditor.judge_all(free, chosen)
