@@ -576,7 +576,7 @@ def interrupted(plan: TransactionPlan, past: tuple[StepRecord, ...]) -> StepReco
     forward = [r for r in past if r.step.stage not in (Stage.ROLLBACK, Stage.CLEANUP)]
     if forward:
         return forward[-1]
-    never = StepResult(exit_code=None, stderr="never sent: the coordinator was lost before it")
+    never = StepResult(exit_code=None, stderr="the coordinator was lost before it", started=False)
     return StepRecord(step=plan.forward[0], attempt=1, result=never)
 
 

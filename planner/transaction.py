@@ -303,7 +303,9 @@ class StepResult(Frozen):
 
     def describe(self) -> str:
         """The outcome in words, then the step's last line of output."""
-        if self.exit_code is None:
+        if self.exit_code is None and not self.started:
+            what = "never sent"
+        elif self.exit_code is None:
             what = "no answer in time (its effect is unknown)"
         elif self.exit_code == 0:
             what = "ok"

@@ -11,7 +11,7 @@ from pathlib import Path
 from mutation import mutant
 from planner import journal
 from planner.journal import AnsweredRecord, Journal, JournalState, Record, create, take_up
-from planner.transaction import StepResult, TransactionPlan
+from planner.transaction import StepRecord, StepResult, TransactionPlan
 from planner.values import printable
 
 W = "apply_journal"
@@ -131,3 +131,16 @@ def a_recorded_outcome_is_described_again(record: AnsweredRecord) -> StepResult:
     """The answer's summary, already an outcome, is described a second time when quoted
     (``exit 1: exit 1: …``)."""
     return StepResult(exit_code=record.exit_code, stderr=printable(record.summary))
+
+
+@mutant(
+    replaces="planner.journal.interrupted",
+    turns_red={f"{W}.a_resume_says_what_it_finished_from_where_the_run_stopped"},
+)
+def a_step_never_sent_is_said_to_be_unanswered(
+    plan: TransactionPlan, past: tuple[StepRecord, ...]
+) -> StepRecord:
+    """A run lost before its first step is said to have stopped at a step that got no answer
+    in time, its effect unknown: the operator goes looking for an effect that cannot be."""
+    stop = journal.interrupted(plan, past)
+    return stop.model_copy(update={"result": stop.result.model_copy(update={"started": True})})

@@ -76,6 +76,14 @@ def _journal_at(path: Path, fail: tuple[str, int] | None = ("apply", 1), out: st
     return path.read_bytes()
 
 
+def _lost_at(path: Path) -> bytes:
+    """A journal at ``path`` whose coordinator was lost after its first 12 lines, one a
+    resume takes up; its bytes."""
+    cut = b"".join(_journal_at(path).splitlines(keepends=True)[:12])
+    path.write_bytes(cut)
+    return cut
+
+
 def _journaled(fail: tuple[str, int] | None = ("apply", 1), out: str = "") -> bytes:
     with _directory() as directory:
         return _journal_at(directory / "apply.journal", fail, out)
@@ -396,9 +404,7 @@ def a_journal_is_taken_up_only_as_its_owner_left_it() -> Verdict:
     problems: list[str] = []
     with _directory() as directory:
         path = directory / "apply.journal"
-        data = _journal_at(path)
-        cut = b"".join(data.splitlines(keepends=True)[:12])
-        path.write_bytes(cut)
+        cut = _lost_at(path)
         where = str(path)
         problems += difference("mode 600, owned here", ("taken up",), _open_refusal(path))
         for mode in (0o620, 0o606, 0o666):
@@ -449,9 +455,7 @@ def one_coordinator_at_a_time_holds_a_journal() -> Verdict:
     )
     with _directory() as directory:
         path = directory / "apply.journal"
-        data = _journal_at(path)
-        cut = b"".join(data.splitlines(keepends=True)[:12])
-        path.write_bytes(cut)
+        cut = _lost_at(path)
         held, _ = journal.take_up(path)
         with held:
             problems += difference(
@@ -599,8 +603,7 @@ def a_resume_says_what_it_finished_from_where_the_run_stopped() -> Verdict:
             bodies[:1],
             {},
             head + "ROLLED BACK: the run stopped at "
-            "preflight@srv5 (no answer in time (its effect is unknown): never sent: the "
-            "coordinator was lost before it); no "
+            "preflight@srv5 (never sent: the coordinator was lost before it); no "
             "host was changed",
         ),
         "a preflight lost": (
