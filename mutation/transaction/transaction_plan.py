@@ -32,6 +32,7 @@ from planner.transaction import (
     forward_order,
     plan_transaction,
     step_line,
+    undo_host,
 )
 from planner.values import printable
 
@@ -42,6 +43,7 @@ DRY_RUN_ORDER = f"{W}.the_dry_run_lists_every_command_in_the_order_it_would_run"
 ROLLBACK = f"{W}.a_failure_anywhere_rolls_back_exactly_the_touched_hosts_in_reverse"
 ESCAPED = f"{W}.what_a_host_prints_reaches_the_report_escaped"
 JOURNAL = f"{W}.a_journal_holds_each_step_on_disk_before_it_is_sent"
+UNDO_AGAIN = f"{W}.an_unanswered_undo_runs_again_and_an_answered_failure_is_final"
 
 
 @mutant(
@@ -262,3 +264,19 @@ def commit_before_readback_everywhere(apply_order: tuple[ApplyStep, ...]) -> tup
     steps = forward_order(apply_order)
     late = (Stage.READBACK, Stage.FRONT_DOOR)
     return (*(s for s in steps if s.stage not in late), *(s for s in steps if s.stage in late))
+
+
+@mutant(replaces="planner.transaction.undo_host", turns_red={UNDO_AGAIN})
+def an_undo_runs_once_whatever_it_answered(
+    step: TransactionStep, run_step: RunStep, attempts: int
+) -> tuple[StepRecord, ...]:
+    """A rollback or cleanup whose connection dropped is not run again: the host it may have
+    left half undone is reported as failed, though running it again was safe."""
+    return undo_host(step, run_step, 1)
+
+
+@mutant(replaces="planner.transaction.unanswered", turns_red={UNDO_AGAIN})
+def only_a_dropped_connection_counts_as_unanswered(result: StepResult) -> bool:
+    """Only ssh's 255 is taken for no answer: an undo that timed out with no exit status is
+    taken as answered, and never run again."""
+    return result.exit_code == 255

@@ -227,6 +227,13 @@ HOST_ERRORS = {
     "srv5=root@[:]": "srv5=root@[:]: '[:]' is not a bracketed IPv6 address",
     "srv5=root@[]": "srv5=root@[]: '[]' is not a bracketed IPv6 address",
     "srv5=root@[::1": "srv5=root@[::1: '[::1' is not a bracketed IPv6 address",
+    "srv5=root@[fe80::5%e;x]": (
+        "srv5=root@[fe80::5%e;x]: '[fe80::5%e;x]' is not a bracketed IPv6 address"
+    ),
+    "srv5=root@fd00::5": (
+        "srv5=root@fd00::5: 'fd00::5' holds more than one ':': an IPv6 address must be in "
+        "brackets, as in root@[::1]:22"
+    ),
     "srv5=root@10.0.0.256": "srv5=root@10.0.0.256: '10.0.0.256' is not an IPv4 address",
     "srv5=root@a,srv5=root@b": "srv5=root@b: host srv5 is named twice",
     "srv5=root@[fd00::7],srv6=ops@[fd00:0::7]:22": (
@@ -253,13 +260,14 @@ def a_bad_hosts_list_exits_2_with_one_located_line_and_writes_nothing() -> Verdi
     """A ``--hosts`` the coordinator cannot use — no user, a bad user or host name, a
     bracketed IPv6 address followed by anything but ':PORT' or by a ':' and no port, an
     unclosed bracket or one holding no IPv6 address (``[:]``, ``[]``, a bracketed IPv4
-    address), digits and dots that are no IPv4 address, a port out of 1..65535, longer than
+    address) or a zone of other than letters, digits and ``_.-``, an IPv6 address without
+    its brackets, digits and dots that are no IPv4 address, a port out of 1..65535, longer than
     5 digits or not in ASCII digits, an item that is no HOST=USER@ADDRESS, an empty list, a
     host named twice, two hosts on one machine (the same address in any spelling and port,
     whichever user), or a list that leaves out a planned host or names hosts not in the plan
     — exits 2 with exactly one line on stderr, ``planner: error: --hosts: ITEM: what is
     wrong``, prints nothing and writes no script; ports 1 and 65535 and an omitted port (22,
-    after a host name or a bracketed IPv6 address) are taken."""
+    after a host name or a bracketed IPv6 address with its zone) are taken."""
     problems: list[str] = []
     with _scratch() as tmp:
         for hosts, message in HOST_ERRORS.items():
@@ -267,14 +275,14 @@ def a_bad_hosts_list_exits_2_with_one_located_line_and_writes_nothing() -> Verdi
             got = (ran.code, ran.err, ran.lines, (tmp / "s").exists())
             want: tuple[object, ...] = (2, f"planner: error: --hosts: {message}\n", [], False)
             problems += difference(repr(hosts), want, got)
-        edges = "srv5=root@h5:1,srv6=root@[fd00::6]:65535,srv7=ops@[fd00::7],srv8=root@h8"
+        edges = "srv5=root@h5:1,srv6=root@[fd00::6]:65535,srv7=ops@[fe80::7%eth0],srv8=root@h8"
         ran = _apply("--dry-run", "--scripts", tmp / "s", hosts=edges)
     words = [shlex.split(line) for line in ran.lines[5:9]]
     pairs = [(w[w.index("-p") + 1], w[-1]) for w in words if "-p" in w]
     want_ports = [
         ("1", "root@h5"),
         ("65535", "root@fd00::6"),
-        ("22", "ops@fd00::7"),
+        ("22", "ops@fe80::7%eth0"),
         ("22", "root@h8"),
     ]
     problems += difference("ports 1 and 65535", (0, want_ports), (ran.code, pairs))

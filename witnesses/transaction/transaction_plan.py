@@ -200,6 +200,43 @@ def a_commit_is_retried_and_left_pending_only_after_every_attempt() -> Verdict:
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
+def an_unanswered_undo_runs_again_and_an_answered_failure_is_final() -> Verdict:
+    """After apply@srv6 fails (every host's preserve started), a rollback or cleanup that got
+    no answer (ssh's 255, or none in time) runs again, up to 3 runs in all, since undoing is
+    idempotent: a rollback dropped then unanswered, then done, restores its host; one
+    dropped 3 times leaves it 'rollback failed' and gets no cleanup; one the host answered
+    with exit 1 runs once; a cleanup unanswered once, then done, restores its host."""
+    plan = _plan()
+    back = ["srv8", "srv7", "srv6", "srv5"]
+    cases: dict[str, tuple[Codes, list[str], list[str]]] = {
+        "rollback 255, none, done": (
+            {("rollback", 1): [255, None]},
+            ["srv8", "srv7", "srv6", "srv6", "srv6", "srv5"],
+            back,
+        ),
+        "rollback 255 three times": (
+            {("rollback", 1): [255, 255, 255]},
+            ["srv8", "srv7", "srv6", "srv6", "srv6", "srv5"],
+            ["srv8", "srv7", "srv5"],
+        ),
+        "rollback answered 1": ({("rollback", 1): [1]}, back, ["srv8", "srv7", "srv5"]),
+        "cleanup none, done": ({("cleanup", 0): [None]}, back, [*back, "srv5"]),
+    }
+    finals = {
+        "rollback 255 three times": ["restored", "rollback failed", "restored", "restored"],
+        "rollback answered 1": ["restored", "rollback failed", "restored", "restored"],
+    }
+    problems = []
+    for label, (codes, rollbacks, cleanups) in cases.items():
+        ran, report = _answering(plan, {("apply", 1): [1], **codes})
+        want = [f"rollback@{h}" for h in rollbacks] + [f"cleanup@{h}" for h in cleanups]
+        problems += difference(f"{label}: undo ran", want, ran[10:])
+        final = finals.get(label, ["restored"] * 4)
+        problems += difference(f"{label}: finals", final, [f.value for f in report.finals])
+    return holds_unless(problems, f"{len(cases)} undo answers, each run again or final")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
 def a_rollback_or_cleanup_that_fails_is_named_and_the_rest_go_on() -> Verdict:
     """A rollback that fails does not stop the other hosts' rollbacks, and its host gets no
     cleanup; a cleanup that fails is reported too; either makes the exit code 11 and the
