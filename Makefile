@@ -140,9 +140,10 @@ evidence: $(STAMP)
 	$(MAKE) --no-print-directory mutate
 
 # Ratios against a baseline measured in the same run; prints, asserts nothing. Writes
-# target/bench.json and, from it, docs/benchmarks-measured.md with the run's date and commit.
-# BENCH_ARGS go to tools/bench.py, e.g. BENCH_ARGS="--skip-mutmut --skip-mutate" (the page
-# lists the steps left out).
+# target/bench.json and, from it, docs/benchmarks-measured.md (and .json beside it), each
+# figure with its run's date and commit. BENCH_ARGS go to tools/bench.py, e.g.
+# BENCH_ARGS="--skip-mutmut --skip-mutate" or BENCH_ARGS="--only 'authority log'": a step left
+# out keeps on the page the figures of the run that last measured it.
 BENCH_ARGS ?=
 bench: $(STAMP)
 	$(BIN)/python tools/bench.py $(BENCH_ARGS) --page docs/benchmarks-measured.md

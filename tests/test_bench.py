@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from tests.fakes.support import REPO
 
@@ -50,35 +51,69 @@ def _provenance() -> ModuleType:
     return module
 
 
-def test_the_page_says_which_run_it_is_and_shows_every_figure() -> None:
+RUN = {
+    "commit": "0123456789ab",
+    "date": "2026-12-02 14:00 UTC",
+    "cpus": 2,
+    "machine": "x86_64",
+    "python": "3.11.7",
+    "quick": False,
+    "load": [0.25, 3.5],
+}
+
+
+def _shown(bench: ModuleType, run: dict[str, object], *figures: Any) -> list[dict[str, object]]:
+    return [
+        {
+            **vars(f),
+            "ratio": round(f.ratio, 4),
+            "goal_text": f.goal_text,
+            "holds": f.holds,
+            "run": run,
+        }
+        for f in figures
+    ]
+
+
+def test_the_page_says_which_run_measured_each_figure_and_shows_every_figure() -> None:
     bench = _bench()
-    cost = bench.Figure("a | b", 1.2, 1.0, "s", 1.15, "cost\nof a")
-    free = bench.Figure("info", 1.0, 2.0, "s", None, "no goal")
+    cost = bench.Figure("a | b", 1.2, 1.0, "s", 1.15, "cost\nof a", step="sizes")
+    free = bench.Figure("info", 1.0, 2.0, "s", None, "no goal", step="kernel")
+    older = {**RUN, "date": "2026-11-30 09:00 UTC", "commit": "fedcba987654", "load": [1, 2]}
     body = {
-        "provenance": {
-            "commit": "0123456789ab",
-            "date": "2026-12-02 14:00 UTC",
-            "cpus": 2,
-            "machine": "x86_64",
-            "python": "3.11.7",
-        },
         "skipped": ["claims mutate --all (--skip-mutate)"],
-        "quick": False,
-        "load": [0.25, 3.5],
         "failed": {"kernel": "OSError: gone"},
-        "figures": [
-            {**vars(f), "ratio": round(f.ratio, 4), "goal_text": f.goal_text, "holds": f.holds}
-            for f in (cost, free)
-        ],
+        "figures": [*_shown(bench, RUN, cost), *_shown(bench, older, free)],
     }
-    text = bench.page(body, "target/bench.json")
-    assert "Run 2026-12-02 14:00 UTC on commit `0123456789ab`, 2 cores" in text
+    text = bench.page(body, "docs/benchmarks-measured.json")
+    assert "- Run A: 2026-12-02 14:00 UTC on commit `0123456789ab`, 2 cores, x86_64, " in text
     assert "Python 3.11.7, load average 0.25 at the start and 3.5 at the end." in text
-    assert "from `target/bench.json`; do not edit by hand" in text
-    assert "| a \\| b | 1.2 s | 1 s | 1.20× | <= 1.15× | **MISSED** |" in text
-    assert "| info | 1 s | 2 s | 0.50× | - |  |" in text
+    assert "- Run B: 2026-11-30 09:00 UTC on commit `fedcba987654`" in text
+    assert "from `docs/benchmarks-measured.json`; do not edit by hand" in text
+    assert "| a \\| b | 1.2 s | 1 s | 1.20× | <= 1.15× | **MISSED** | A |" in text
+    assert "| info | 1 s | 2 s | 0.50× | - |  | B |" in text
     assert "- a \\| b: cost of a" in text
     assert "- kernel: OSError: gone" in text and "- claims mutate --all (--skip-mutate)" in text
+
+
+def test_a_step_left_out_or_failed_keeps_its_last_figures_and_one_that_ran_replaces_them() -> None:
+    bench = _bench()
+    older = {**RUN, "date": "2026-11-30 09:00 UTC"}
+    earlier = _shown(
+        bench,
+        older,
+        bench.Figure("old sizes", 3.5, 1.0, "lines", 3.0, "lines", step="sizes"),
+        bench.Figure("old kernel", 1.1, 1.0, "s", None, "kernel", step="kernel"),
+        bench.Figure("old reuse", 249.0, 180.0, "s", None, "reuse", step="survey --reuse"),
+    )
+    now = _shown(bench, RUN, bench.Figure("new sizes", 3.4, 1.0, "lines", 3.0, "x", step="sizes"))
+    body = {"skipped": [], "failed": {"kernel": "OSError: gone"}, "figures": now}
+    shown = bench.merged(earlier, body, ["sizes"])
+    assert [(f["name"], f["run"]["date"]) for f in shown["figures"]] == [
+        ("new sizes", RUN["date"]),
+        ("old kernel", older["date"]),
+        ("old reuse", older["date"]),
+    ]
 
 
 def test_the_commit_is_the_checkouts_and_uncommitted_changes_are_marked(tmp_path: Path) -> None:

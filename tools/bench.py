@@ -17,7 +17,8 @@ value, its baseline, the ratio, the goal and its direction, whether it holds on 
   one of 2,000 (distinct dotted keys; unknown flags and fields all declared in
   ``[image_extensions]``), goal ≤ 1.5× (flat: linear).
 - The authority log: folding 1,000,000 events against ``json.loads`` of each line (goal ≤
-  1.5×), and the fold's peak memory at 10⁶ events against 10⁴ (goal ≤ 1.2×: flat).
+  1.5×), and the fold's peak memory at 10⁶ events against 10⁴ (goal ≤ 1.2×: flat), on two
+  logs (:data:`MIXES`): hosts held, and every kind of event in turn.
 - The generated survey against mutmut 3.8 (goal ≥ 4×, a speed: the ratio must reach it):
   mutants per second of ``claims mutate --generated --file planner/fit.py`` and of mutmut's
   own ``mutmut run`` on the same file with the same claims (every witness, as pytest items)
@@ -54,7 +55,7 @@ import tempfile
 import textwrap
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -84,6 +85,8 @@ class Figure:
     what: str
     direction: str = "at most"
     """How the ratio is held to the goal: ``at most`` (a cost) or ``at least`` (a speed)."""
+    step: str = ""
+    """The step of :data:`STEPS` that measured it."""
 
     @property
     def ratio(self) -> float:
@@ -602,16 +605,53 @@ def bench_recipe(repeats: int, small: int, large: int) -> list[Figure]:
     ]
 
 
-def _write_log(path: Path, events: int) -> None:
-    """``events`` host holdings, one second apart, over 1,024 hosts (a log that only grows)."""
-    start = datetime(2026, 1, 1, tzinfo=UTC)
+START = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def _stamp(seconds: int) -> str:
+    return (START + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _holding(seq: int) -> str:
+    return f'"event":"host_held","host":"n{seq % 1024:05d}","subject":"group-a-serving"'
+
+
+def _every_kind(seq: int) -> str:
+    match seq % 5:
+        case 0:
+            return f'"event":"group_active","group":"g{seq % 64:03d}","incumbent":"v41-{seq % 7}"'
+        case 1:
+            return (
+                f'"event":"group_suspended","group":"g{seq % 64:03d}",'
+                f'"successor":"v42-{seq % 7}","lease_expires_at":"{_stamp(seq + 600)}"'
+            )
+        case 2:
+            return (
+                f'"event":"image_admitted","runtime_key":"rk{seq % 16}",'
+                f'"config_digest":"sha256:{seq % 97:064x}"'
+            )
+        case 3:
+            return _holding(seq)
+    return f'"event":"host_released","host":"n{seq % 1024:05d}"'
+
+
+MIXES: dict[str, tuple[Callable[[int], str], str]] = {
+    "hosts held": (_holding, "a host held each second, over 1,024 hosts (a log that only grows)"),
+    "every kind": (
+        _every_kind,
+        "the five kinds in turn, each second: 64 groups made active and suspended (a "
+        "suspension holds a second time, its lease), 97 images admitted again and again "
+        "under 16 runtime keys, 1,024 hosts held and released",
+    ),
+}
+"""The logs the fold is timed on."""
+
+
+def _write_log(path: Path, events: int, mix: Callable[[int], str] = _holding) -> None:
+    """``events`` events of ``mix``, one second apart."""
     with path.open("w", encoding="utf-8") as out:
         for seq in range(1, events + 1):
-            at = (start + timedelta(seconds=seq)).strftime("%Y-%m-%dT%H:%M:%SZ")
-            out.write(
-                f'{{"seq":{seq},"at":"{at}","event":"host_held",'
-                f'"host":"n{seq % 1024:05d}","subject":"group-a-serving"}}\n'
-            )
+            out.write(f'{{"seq":{seq},"at":"{_stamp(seq)}",{mix(seq)}}}\n')
 
 
 FOLD = textwrap.dedent(
@@ -647,36 +687,42 @@ def _fold(path: Path) -> tuple[float, int]:
     return float(seconds), int(kib)
 
 
+def _loads(path: Path) -> float:
+    done = subprocess.run(
+        [sys.executable, "-c", LOADS, str(path)], capture_output=True, text=True, check=True
+    )
+    return float(done.stdout)
+
+
 def bench_authority(small: int, large: int) -> list[Figure]:
+    figures: list[Figure] = []
     with tempfile.TemporaryDirectory() as tmp:
-        little, big = Path(tmp) / "small.jsonl", Path(tmp) / "large.jsonl"
-        _write_log(little, small)
-        _write_log(big, large)
-        _, small_kib = _fold(little)
-        fold_s, large_kib = _fold(big)
-        loads = subprocess.run(
-            [sys.executable, "-c", LOADS, str(big)], capture_output=True, text=True, check=True
-        )
-        loads_s = float(loads.stdout)
-    return [
-        Figure(
-            f"authority fold, {large:,} events",
-            fold_s,
-            loads_s,
-            "s",
-            1.5,
-            "read_state (the log folded as the planner streams it) / json.loads of each line, "
-            "same file",
-        ),
-        Figure(
-            f"authority fold peak memory, {large:,} vs {small:,} events",
-            large_kib / 1024,
-            small_kib / 1024,
-            "MiB",
-            1.2,
-            "peak RSS folding the large log / the small log (flat in the number of events)",
-        ),
-    ]
+        for name, (mix, said) in MIXES.items():
+            little, big = Path(tmp) / "small.jsonl", Path(tmp) / "large.jsonl"
+            _write_log(little, small, mix)
+            _write_log(big, large, mix)
+            _, small_kib = _fold(little)
+            fold_s, large_kib = _fold(big)
+            figures += [
+                Figure(
+                    f"authority fold, {large:,} events, {name}",
+                    fold_s,
+                    _loads(big),
+                    "s",
+                    1.5,
+                    "read_state (the log folded as the planner streams it) / json.loads of "
+                    f"each line, same file; the log: {said}",
+                ),
+                Figure(
+                    f"authority fold peak memory, {large:,} vs {small:,} events, {name}",
+                    large_kib / 1024,
+                    small_kib / 1024,
+                    "MiB",
+                    1.2,
+                    "peak RSS folding the large log / the small log (flat in the number of events)",
+                ),
+            ]
+    return figures
 
 
 def bench_kernel(repeats: int) -> list[Figure]:
@@ -713,6 +759,21 @@ def bench_kernel(repeats: int) -> list[Figure]:
         ),
     ]
 
+
+STEPS = (
+    "sizes",
+    "claims run",
+    "planning at scale",
+    "authority log",
+    "recipe checks",
+    "kernel",
+    "survey vs mutmut",
+    "first-kill vs mutmut",
+    "survey --reuse",
+    "trampoline dispatch",
+    "claims mutate --all",
+)
+"""Every step of a full run, in the order it runs them (the page's order)."""
 
 VERIFICATION = ("witnesses", "mutation", "tests")
 """What issue 22 counts as the planner's verification, against ``planner/`` (Python lines)."""
@@ -753,13 +814,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="leave out the surveys (against mutmut, first-kill, --reuse after a change) and "
         "the trampoline dispatch",
     )
+    parser.add_argument(
+        "--only",
+        action="append",
+        choices=STEPS,
+        metavar="STEP",
+        help="run this step only (repeat for more; one of: " + ", ".join(STEPS) + "); with "
+        "--page, the page keeps every other step's figures from the run that measured them",
+    )
     parser.add_argument("--out", type=Path, default=OUT, help=f"default: {OUT.relative_to(ROOT)}")
     parser.add_argument(
-        "--page", type=Path, help="also write the figures as a Markdown page here, with the "
-        "run's date, commit and machine (make bench: docs/benchmarks-measured.md)",
+        "--page", type=Path, help="also write the figures as a Markdown page here, each with "
+        "its run's date, commit and machine (make bench: docs/benchmarks-measured.md), and "
+        "beside it, as JSON, every figure the page shows: a step this run left out keeps the "
+        "figures its last run measured",
     )  # fmt: skip
     args = parser.parse_args(argv)
-    written = (_relative(args.page),) if args.page is not None else ()
+    twin = args.page.with_suffix(".json") if args.page is not None else None
+    written = tuple(_relative(p) for p in (args.page, twin) if p is not None)
     origin = provenance(ROOT, written)
     load_at_start = os.getloadavg()[0]
     repeats = 2 if args.quick else 5
@@ -781,7 +853,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ),
         ("kernel", lambda: bench_kernel(3 if args.quick else 15)),
     ]
-    skipped = []
+    skipped: list[str] = []
     if not args.skip_mutmut:
         files = MUTMUT_QUICK_FILES if args.quick else MUTMUT_FILES
         jobs = os.cpu_count() or 1
@@ -797,11 +869,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         steps.append(("claims mutate --all", lambda: [bench_mutate_all()]))
     else:
         skipped.append("claims mutate --all (--skip-mutate)")
+    unnamed = [label for label, _ in steps if label not in STEPS]
+    if unnamed:
+        raise RuntimeError(f"steps missing from STEPS (the page's order, --only): {unnamed}")
+    if args.only:
+        skipped += [f"{label} (--only)" for label, _ in steps if label not in args.only]
+        steps = [(label, step) for label, step in steps if label in args.only]
     failed: dict[str, str] = {}
+    measured: list[str] = []
     for label, step in steps:
         print(f"bench: {label} ...", file=sys.stderr, flush=True)
         try:
-            figures += step()
+            figures += [replace(f, step=label) for f in step()]
+            measured.append(label)
         except Exception as error:  # one step failing leaves the others' figures standing
             failed[label] = f"{type(error).__name__}: {error}"
             print(f"bench: {label} FAILED: {failed[label]}", file=sys.stderr, flush=True)
@@ -818,26 +898,62 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     print(tabulate(rows, headers=["figure", "value", "baseline", "ratio", "goal", ""]))
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    run = {
+        **origin,
+        "quick": args.quick,
+        "load": [round(load_at_start, 2), round(os.getloadavg()[0], 2)],
+    }
     body = {
         "provenance": origin,
         "skipped": skipped,
         "quick": args.quick,
         "cpus": os.cpu_count(),
-        "load": [round(load_at_start, 2), round(os.getloadavg()[0], 2)],
+        "load": run["load"],
         "peak_rss_kib_of_this_process": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
         "failed": failed,
         "figures": [
-            {**asdict(f), "ratio": round(f.ratio, 4), "goal_text": f.goal_text, "holds": f.holds}
+            {
+                **asdict(f),
+                "ratio": round(f.ratio, 4),
+                "goal_text": f.goal_text,
+                "holds": f.holds,
+                "run": run,
+            }
             for f in figures
         ],
     }
     args.out.write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
-    if args.page is not None:
+    if args.page is not None and twin is not None:
+        shown = merged(_earlier(twin), body, measured)
         args.page.parent.mkdir(parents=True, exist_ok=True)
-        args.page.write_text(page(body, _relative(args.out)), encoding="utf-8")
-        print(f"wrote {args.page}")
+        twin.write_text(json.dumps(shown, indent=2) + "\n", encoding="utf-8")
+        args.page.write_text(page(shown, _relative(twin)), encoding="utf-8")
+        print(f"wrote {args.page} and {twin}")
     return 0
+
+
+def _earlier(twin: Path) -> list[dict[str, Any]]:
+    """The figures a page showed before this run (none when there is no page, or it cannot
+    be read: the run's own figures are then the whole page)."""
+    try:
+        figures = json.loads(twin.read_text(encoding="utf-8"))["figures"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    return [f for f in figures if isinstance(f, dict) and isinstance(f.get("run"), dict)]
+
+
+def merged(
+    earlier: list[dict[str, Any]], body: dict[str, Any], measured: list[str]
+) -> dict[str, Any]:
+    """What the page shows: this run's figures, and an earlier run's for each step this run
+    did not measure (left out, or failed), each figure with the run that measured it. Steps
+    in the order of :data:`STEPS`."""
+    kept = [f for f in earlier if f.get("step") not in measured]
+    figures = [*kept, *body["figures"]]
+    order = {step: index for index, step in enumerate(STEPS)}
+    figures.sort(key=lambda f: order.get(f.get("step", ""), len(order)))  # stable: run order
+    return {**body, "figures": figures}
 
 
 def _relative(path: Path) -> str:
@@ -849,30 +965,45 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def _load(body: dict[str, Any]) -> str:
+def _load(run: dict[str, Any]) -> str:
     """The machine's load average (one minute) at the run's start and end: both sides of a
     ratio run under it, but not always alike, so a loaded run's figures are read with it."""
-    load = body.get("load")
+    load = run.get("load")
     if not (isinstance(load, list) and len(load) == 2):
         return ""
     return f", load average {load[0]:g} at the start and {load[1]:g} at the end"
 
 
+def _said(run: dict[str, Any]) -> str:
+    quick = " (`--quick`: a smoke run, smaller sizes and fewer repeats)" if run.get("quick") else ""
+    return (
+        f"{run['date']} on commit `{run['commit']}`, {run['cpus']} cores, {run['machine']}, "
+        f"Python {run['python']}{quick}{_load(run)}"
+    )
+
+
 def page(body: dict[str, Any], source: str) -> str:
-    """The figures of one run as a Markdown page: where they came from, then the table, then
-    what each figure measures and any step that failed or was left out."""
-    origin = body["provenance"]
-    quick = " (`--quick`: a smoke run, smaller sizes and fewer repeats)" if body["quick"] else ""
+    """The figures as a Markdown page: the runs that measured them, then the table (each
+    figure with its run), then what each figure measures and any step that failed or was
+    left out of the last run."""
+    runs: list[dict[str, Any]] = []
+    for f in body["figures"]:
+        if f["run"] not in runs:
+            runs.append(f["run"])
+    runs.sort(key=lambda r: str(r["date"]), reverse=True)
+    names = {json.dumps(r, sort_keys=True): chr(ord("A") + i) for i, r in enumerate(runs)}
     lines = [
         "# Benchmarks, as last measured",
         "",
-        f"Written by `make bench` (`tools/bench.py`) from `{source}`; do not edit by hand.",
-        f"Run {origin['date']} on commit `{origin['commit']}`, {origin['cpus']} cores, "
-        f"{origin['machine']}, Python {origin['python']}{quick}{_load(body)}. How each figure "
-        "is measured: [benchmarks.md](benchmarks.md).",
+        f"Written by `make bench` (`tools/bench.py`) from `{source}`; do not edit by hand. "
+        "Each figure is a ratio of two sides measured in the same run; a step the last run "
+        "left out keeps the figures of the run that last measured it. How each figure is "
+        "measured: [benchmarks.md](benchmarks.md).",
         "",
-        "| figure | value | baseline | ratio | goal | verdict |",
-        "|---|---|---|---|---|---|",
+        *(f"- Run {names[json.dumps(r, sort_keys=True)]}: {_said(r)}." for r in runs),
+        "",
+        "| figure | value | baseline | ratio | goal | verdict | run |",
+        "|---|---|---|---|---|---|---|",
     ]
     verdicts = {None: "", True: "holds", False: "**MISSED**"}
     for f in body["figures"]:
@@ -883,13 +1014,14 @@ def page(body: dict[str, Any], source: str) -> str:
             f"{f['ratio']:.2f}×",
             f["goal_text"].replace("x", "×"),
             verdicts[f["holds"]],
+            names[json.dumps(f["run"], sort_keys=True)],
         ]
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     lines += ["", "What each ratio is:", ""]
     lines += [f"- {_cell(f['name'])}: {_cell(f['what'])}" for f in body["figures"]]
     for title, items in (
-        ("Failed (no figure)", [f"{k}: {v}" for k, v in body["failed"].items()]),
-        ("Not run", list(body["skipped"])),
+        ("Failed in the last run", [f"{k}: {v}" for k, v in body["failed"].items()]),
+        ("Left out of the last run", list(body["skipped"])),
     ):
         if items:
             lines += ["", f"{title}:", "", *(f"- {_cell(i)}" for i in items)]
