@@ -4,17 +4,30 @@ witnesses is recorded in ``mutation/red_sets.lock``."""
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
+import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 from mutation import mutant
 from planner import journal
-from planner.journal import AnsweredRecord, Journal, JournalState, Record, create, take_up
+from planner.journal import (
+    AnsweredRecord,
+    Journal,
+    JournalError,
+    JournalState,
+    Record,
+    create,
+    take_up,
+)
+from planner.refusal import PlannerInputError
 from planner.transaction import StepRecord, StepResult, TransactionPlan
 from planner.values import printable
 
 W = "apply_journal"
+DISK = f"{W}.a_record_the_disk_cannot_take_stops_the_run_before_its_step"
 
 
 @mutant(
@@ -76,6 +89,7 @@ def a_taken_up_journal_is_not_locked(fd: int, path: Path) -> None:
         f"{W}.a_journal_is_taken_up_only_as_its_owner_left_it",
         f"{W}.a_new_journal_replaces_only_a_finished_one_whole",
         f"{W}.a_torn_last_line_is_cut_off_before_a_resume_appends",
+        DISK,
     },
 )
 def a_closed_journal_keeps_its_descriptor(self: Journal) -> None:
@@ -102,7 +116,10 @@ def a_new_journal_replaces_any_old_one(
 
 @mutant(
     replaces="planner.journal.take_up",
-    turns_red={f"{W}.a_torn_last_line_is_cut_off_before_a_resume_appends"},
+    turns_red={
+        f"{W}.a_torn_last_line_is_cut_off_before_a_resume_appends",
+        DISK,
+    },
 )
 def the_torn_fragment_is_left_in_place(path: Path) -> tuple[Journal, JournalState]:
     """The journal is taken up with its torn fragment left where it was (records are then
@@ -144,3 +161,33 @@ def a_step_never_sent_is_said_to_be_unanswered(
     in time, its effect unknown: the operator goes looking for an effect that cannot be."""
     stop = journal.interrupted(plan, past)
     return stop.model_copy(update={"result": stop.result.model_copy(update={"started": True})})
+
+
+@mutant(replaces="planner.journal.Journal.write_record", turns_red={DISK})
+def a_short_write_is_taken_as_whole(self: Journal, body: Mapping[str, object]) -> None:
+    """A record the disk took only part of is counted as written: the step it announces is
+    sent, and the next record is appended after the torn part."""
+    try:
+        os.write(self.fd, journal.line_of({"seq": self.next_seq, **body}))
+        os.fsync(self.fd)
+    except OSError as exc:
+        raise JournalError(exc.errno, f"cannot append record {self.next_seq}: {exc.strerror}",
+                           str(self.path)) from None  # fmt: skip
+    self.next_seq += 1
+
+
+@mutant(replaces="planner.journal._write_new", turns_red={DISK})
+def a_new_journal_that_failed_leaves_its_part(path: Path, body: dict[str, object]) -> Journal:
+    """A new journal the disk could not take is refused, and the part written is left
+    beside its path."""
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name[:40]}.", suffix=".tmp", dir=path.parent)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_APPEND)
+        written = Journal(path, fd, 0)
+        written.write_record(body)
+        os.replace(temp, path)
+    except OSError as exc:
+        os.close(fd)
+        raise PlannerInputError(str(path), "create", exc.strerror or str(exc)) from None
+    return written

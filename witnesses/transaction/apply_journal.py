@@ -15,9 +15,12 @@ bytes; the claims seal their own lines by that rule, never through the module th
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
+import resource
+import signal
 import stat
 import tempfile
 from collections.abc import Callable, Iterator
@@ -546,6 +549,95 @@ def a_torn_last_line_is_cut_off_before_a_resume_appends() -> Verdict:
         "read again", ("read", f"{11 + len(after)} records", "torn: False"), _refusal(again)
     )
     return holds_unless(problems, f"torn fragment cut; {len(after)} records appended after it")
+
+
+@contextmanager
+def _disk_full_at(size: int) -> Iterator[None]:
+    """While the block runs, no file this process writes grows past ``size`` bytes, as on a
+    disk that fills there: a write that would cross it writes what fits (a short write), one
+    that starts at it fails with EFBIG (``RLIMIT_FSIZE``, its SIGXFSZ ignored). Only the soft
+    limit moves, so both are put back."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    before = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, before)
+
+
+def _run_until_full(path: Path, size: int) -> tuple[list[tuple[str, int]], tuple[str, ...]]:
+    """The transaction run on the journal at ``path`` with the disk full at ``size``: the
+    steps it sent, and the journal error it stopped on (path, what it says)."""
+    sent: list[tuple[str, int]] = []
+
+    def run_step(step: TransactionStep) -> StepResult:
+        sent.append((step.stage.value, step.rank))
+        return _run_step(("apply", 1))(step)
+
+    plan = _plan()
+    stopped: tuple[str, ...] = ("not stopped",)
+    with journal.create(path, plan, {"ssh": "ssh"}, 3) as held, _disk_full_at(size):
+        try:
+            held.finish(coordinate(plan, run_step, 3, on_event=held.record))
+        except OSError as error:
+            stopped = (type(error).__name__, str(error.filename), str(error.strerror))
+    return sent, stopped
+
+
+@claim(ClaimKind.REFUSAL)
+def a_record_the_disk_cannot_take_stops_the_run_before_its_step() -> Verdict:
+    """When the disk fills, the journal says so by path and record, and nothing goes on as
+    if it were written: a new journal whose plan record does not fit (whole or in part) is
+    refused (``create``) with nothing left in its directory; on a running transaction, a
+    record written in part or not at all raises ``JournalError`` naming the record and
+    what the disk did (``short write: K of N bytes``, or EFBIG's words), the step it
+    announces is never sent, and a resume takes the journal up with the part cut off."""
+    problems: list[str] = []
+    whole = _journaled().splitlines(keepends=True)
+    plan_line, fifth = whole[0], whole[5]
+    started = [(b["stage"], b["rank"]) for b in _bodies(b"".join(whole[1:5]))
+               if b["kind"] == "started"]  # fmt: skip
+    too_large = os.strerror(errno.EFBIG)
+    plan = _plan()
+    with _directory() as directory:
+        path = directory / "apply.journal"
+        for size, said in (
+            (0, too_large),
+            (100, f"short write: 100 of {len(plan_line)} bytes"),
+        ):
+            try:
+                with _disk_full_at(size):
+                    journal.create(path, plan, {"ssh": "ssh"}, 3).close()
+                made: tuple[str, ...] = ("created",)
+            except PlannerInputError as error:
+                made = (error.source, error.where, error.message)
+            want = (str(path), "create", f"cannot append record 0: {said}")
+            problems += difference(f"a new journal, full at {size}", want, made)
+            problems += difference(
+                f"a new journal, full at {size}: left", [], sorted(os.listdir(directory))
+            )
+        kept = len(b"".join(whole[:5]))
+        for size, said in (
+            (kept + 20, f"short write: 20 of {len(fifth)} bytes"),
+            (kept, too_large),
+        ):
+            sent, stopped = _run_until_full(path, size)
+            where = f"a run, full after record 4 and {size - kept} bytes"
+            want_error = ("JournalError", str(path), f"cannot append record 5: {said}")
+            problems += difference(f"{where}: stopped", want_error, stopped)
+            problems += difference(f"{where}: sent", started, sent)
+            problems += difference(f"{where}: on disk", b"".join(whole[:5]) + fifth[: size - kept],
+                                   path.read_bytes())  # fmt: skip
+            held, state = journal.take_up(path)
+            held.close()
+            problems += difference(
+                f"{where}: taken up", (4, size > kept, b"".join(whole[:5])),
+                (len(state.records), state.torn, path.read_bytes()),
+            )  # fmt: skip
+            path.unlink()
+    return holds_unless(problems, "a full disk refused by name; no step sent past it")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
