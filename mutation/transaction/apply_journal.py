@@ -187,6 +187,7 @@ def a_new_journal_that_failed_leaves_its_part(path: Path, body: dict[str, object
         written = Journal(path, fd, 0)
         written.write_record(body)
         os.replace(temp, path)
+        journal._sync_dir(path)
     except OSError as exc:
         os.close(fd)
         raise PlannerInputError(str(path), "create", exc.strerror or str(exc)) from None
