@@ -32,11 +32,13 @@ the coordinator — whose child process runs ``setup()`` under the mutant — is
 real fleet; a mutant of the stage scripts or of the plan is ``executed_apply``'s and the other
 witnesses' (this one reuses its remembered runs); and the generated and value surveys, which
 switch mutants after ``setup()``, see these claims reach only the report's own methods (a
-token mutant of the coordinator would otherwise cost a whole fleet run, about 35 s on 2 cores;
-``transaction_plan`` covers the coordinator's decisions for them without a fleet). Measured:
-the 11 runs take 25–40 s on 2 busy cores. One more run kills the coordinator (SIGKILL)
-mid-apply and finishes it with ``planner apply --resume`` (:mod:`fixtures.transaction_kill`:
-both forked from this process, so a declared mutant is the code they run): about 15 s.
+token mutant of the coordinator would otherwise cost a whole fleet run;
+``transaction_plan`` covers the coordinator's decisions for them without a fleet). One more
+run kills the coordinator (SIGKILL) mid-apply and finishes it with ``planner apply
+--resume`` (:mod:`fixtures.transaction_kill`: both forked from this process, so a declared
+mutant is the code they run). Measured once (``claims run transaction_fleet``, December
+2026): the whole setup, 15 fleets two at a time, takes 24 s on 2 idle cores, most of it
+waiting (8 s of CPU); the hung apply alone waits out its timeouts for 13 s.
 """
 
 from __future__ import annotations
