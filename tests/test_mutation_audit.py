@@ -242,7 +242,9 @@ def test_a_cell_setup_explains_is_setup_bound_not_a_failure(tmp_path: Path) -> N
     explain: that one fails)."""
     done, body = _audited(tmp_path, "gate_setup", SETUP_WITNESS)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert body["setup"]["gate_setup"] == {"functions": ["gate.rules.x_admits"], "spawned": False}
+    found = body["setup"]["gate_setup"]
+    assert (found["functions"], found["spawned"]) == (["gate.rules.x_admits"], False)
+    assert isinstance(found["seconds"], float) and found["seconds"] >= 0
     audit = body["audit"]
     assert audit["disagreements"] == []
     assert [(d["mutant"], d["survey"], d["audit"]) for d in audit["setupBound"]] == [

@@ -11,8 +11,9 @@ calls the mutated function is green without a run (``not_reached``). The audit c
 2. **The tree.** A temporary copy of ``mutants/`` with every source file put back as
    written: nothing trampolined, no bytecode of the sources carried over.
 3. **A control.** One sampled claim runs there with no mutant: it must pass (else the tree
-   cannot judge anything and the audit fails). Its wall time is the start-up allowance
-   (:class:`Auditor` says how a witness with a slower ``setup()`` gets its own).
+   cannot judge anything and the audit fails). It is the claim whose witness's ``setup()``
+   the survey saw take least, so it costs a start-up; its wall time plus the survey's time
+   of a witness's ``setup()`` is that witness's start-up allowance (:class:`Auditor`).
 4. **Each sampled cell.** The mutant's function is written into its file in the copy (the
    original file with that one function replaced by mutmut's mutated copy), and a fresh
    ``claims run WITNESS -k CLAIM --format json`` process runs that one claim, within the
@@ -31,6 +32,10 @@ calls the mutated function is green without a run (``not_reached``). The audit c
    configuration and writes its report through the mutant, so what it says is not the
    claim's verdict alone, where the survey switches the mutant on only while claims run;
    listed apart the same way. A disagreement neither explains fails as any other.
+   Cells that mostly wait (a witness whose ``setup()`` starts an sshd fleet) run in the
+   survey's ``--waiting-workers`` slots beside the ``jobs`` ones, the longest first; which
+   slot a cell takes never changes its run. The report lists every sampled cell with both
+   verdicts and its seconds (``sampledCells``).
 5. **Every timeout.** A mutant the survey timed out on is run again the same way, one
    covering claim at a time (the one that timed out first), at :data:`CONFIRM_FACTOR` times
    its budget: a claim that times out again confirms it (Timeout); else the mutant is Killed
@@ -67,6 +72,7 @@ from plugins.mutate.generated.mutmut_bridge import (
 )
 from plugins.mutate.generated.survey import IMPORTED, mutant_budget
 from plugins.mutate.generated.workers import MutantResult, Survey, worker_environment
+from plugins.mutate.waiting import WAITING_MIN_SECONDS, mostly_waiting
 
 DEFAULT_CELLS = 50
 DEFAULT_SEED = 1
@@ -192,6 +198,9 @@ class Audit:
             "byReason": _by_reason(self.judged),
             "control": self.control or "passed",
             "disagreements": [_judged_json(j) for j in self.disagreements],
+            "sampledCells": [
+                _judged_json(j) | {"seconds": round(j.seconds, 2)} for j in self.judged
+            ],
             "setupBound": [_judged_json(j) for j in self.setup_bound],
             "kernelBound": [_judged_json(j) for j in self.kernel_bound],
             "timeoutsConfirmed": self.confirmed,
@@ -466,14 +475,38 @@ class Auditor:
     survey: Survey[Any]
     mutants: Mapping[str, GeneratedMutant]
     jobs: int
+    waiting: int = 0
+    """Slots beside ``jobs`` for the cells that mostly wait (:meth:`waits`)."""
     startups: dict[str, float] = field(default_factory=dict)
     control_seconds: float = 30.0
     kernel: frozenset[str] = frozenset()
     """The files the claims kernel imports by itself (:func:`kernel_files`)."""
 
+    def setup_seconds(self, claim: str) -> float:
+        """The wall time of the claim's witness's ``setup()`` in the survey."""
+        found = self.survey.setup.get(witness_of(claim)) or {}
+        return float(found.get("seconds") or 0.0)
+
+    def startup(self, claim: str) -> float:
+        """What a fresh process pays before the claim: its witness's as measured here, else
+        the control's and the witness's setup as the survey timed it."""
+        measured = self.startups.get(witness_of(claim))
+        if measured is not None:
+            return measured
+        return self.control_seconds + self.setup_seconds(claim)
+
     def limit(self, claim: str) -> float:
-        startup = self.startups.get(witness_of(claim), self.control_seconds)
-        return 2 * startup + CONFIRM_FACTOR * claim_budget(self.survey, claim)
+        return 2 * self.startup(claim) + CONFIRM_FACTOR * claim_budget(self.survey, claim)
+
+    def waits(self, claim: str) -> bool:
+        """Whether a fresh run of ``claim`` mostly waits on other processes: its witness's
+        setup started one (an sshd fleet, a forked coordinator) and took a second at least,
+        or the claim mostly waited in the baseline (:func:`..waiting.mostly_waiting`)."""
+        found = self.survey.setup.get(witness_of(claim)) or {}
+        if found.get("spawned") and self.setup_seconds(claim) >= WAITING_MIN_SECONDS:
+            return True
+        wall = self.survey.baseline_seconds.get(claim, 0.0)
+        return mostly_waiting(wall, self.survey.baseline_cpu.get(claim, wall))
 
     def measure(self, free: Queue[Path], claim: str) -> tuple[str, str, float]:
         """Run ``claim`` with no mutant: its verdict, what was wrong, and its wall time,
@@ -508,8 +541,19 @@ class Auditor:
         return Judged(cell, verdict, seconds, detail, setup, kernel)
 
     def judge_all(self, free: Queue[Path], cells: Sequence[Cell]) -> list[Judged]:
-        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
-            return list(pool.map(lambda c: self.judge(free, c), cells))
+        """Every cell judged, in ``cells``' order. The cells that mostly wait run in the
+        ``waiting`` slots (when there are any), the longest first, beside ``jobs`` slots for
+        the rest: which slot a cell takes never changes how it is judged."""
+        waiting = [c for c in cells if self.waiting and self.waits(c.claim)]
+        waiting.sort(key=lambda c: -self.limit(c.claim))
+        rest = [c for c in cells if c not in waiting]
+        with (
+            ThreadPoolExecutor(max_workers=max(1, self.waiting)) as slow,
+            ThreadPoolExecutor(max_workers=self.jobs) as pool,
+        ):
+            futures = {id(c): slow.submit(self.judge, free, c) for c in waiting}
+            futures |= {id(c): pool.submit(self.judge, free, c) for c in rest}
+            return [futures[id(c)].result() for c in cells]
 
     def confirm(self, free: Queue[Path], result: MutantResult[Any]) -> MutantResult[Any]:
         """A timeout rerun one covering claim at a time: Timeout again, or what it gives.
@@ -538,6 +582,16 @@ def exact_glob(claim: str) -> str:
     return f"[{first}]" + "".join(f"[{c}]" if c in "*?[" else c for c in rest)
 
 
+def control_claim(auditor: Auditor, cells: Sequence[Cell]) -> str:
+    """The claim the control runs: of the sampled cells' claims, the one whose witness's
+    setup took least in the survey, then the quickest (the first of equals), so the control
+    costs a start-up, not a fleet."""
+    return min(
+        (c.claim for c in cells),
+        key=lambda c: (auditor.setup_seconds(c), auditor.survey.baseline_seconds.get(c, 0.0)),
+    )
+
+
 def control(auditor: Auditor, free: Queue[Path], claim: str) -> str:
     """Run ``claim`` with no mutant in a tree: why it did not pass (empty when it did). Its
     wall time is the start-up allowance of a witness not measured yet."""
@@ -555,9 +609,11 @@ def run_audit(
     k: int,
     seed: int,
     jobs: int,
+    waiting: int = 0,
 ) -> Audit:
-    """Sample and re-judge ``k`` cells and confirm every timeout (module docstring); the
-    survey's results are replaced by what each timeout's confirmation found."""
+    """Sample and re-judge ``k`` cells and confirm every timeout (module docstring), in
+    ``jobs`` slots and ``waiting`` more for the cells that mostly wait; the survey's results
+    are replaced by what each timeout's confirmation found."""
     start = time.monotonic()
     results = [survey.results[n] for n in mutants if n in survey.results]
     claims = [str(c["id"]) for c in survey.claims]
@@ -567,10 +623,12 @@ def run_audit(
     audit = Audit(seed=seed, cells=len(every), decided=_by_kind(every))
     if not chosen and not timeouts:
         return audit
-    workers = max(1, min(jobs, max(len(chosen), len(timeouts))))
+    auditor = Auditor(runner, survey, mutants, jobs, waiting)
+    slow = sum(auditor.waits(c.claim) for c in chosen) if waiting else 0
+    running = min(jobs, len(chosen) - slow) + min(waiting, slow)
+    workers = max(1, running, min(jobs, len(timeouts)))
     with trees(runner.root, source_paths(runner.root), workers) as free, private_tmpdir():
-        probe = chosen[0].claim if chosen else timeouts[0].covered[0]
-        auditor = Auditor(runner, survey, mutants, jobs)
+        probe = control_claim(auditor, chosen) if chosen else timeouts[0].covered[0]
         tree = free.get()
         auditor.kernel = kernel_files(runner, tree)
         free.put(tree)

@@ -458,7 +458,9 @@ def audit_survey(plan: Plan, survey: Survey, chosen: Sequence[GeneratedMutant]) 
     runner = Runner(plan.root, plan.plugins, plan.pythonpath)
     mutants = {m.name: m for m in chosen}
     _say(f"verdict audit: {plan.audit} cells and every timeout, each in a fresh process ...")
-    return run_audit(runner, survey, mutants, plan.audit, plan.audit_seed, plan.jobs)
+    return run_audit(
+        runner, survey, mutants, plan.audit, plan.audit_seed, plan.jobs, plan.waiting_workers
+    )
 
 
 def survey_command(args: argparse.Namespace, session: Session) -> int:

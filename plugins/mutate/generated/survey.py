@@ -126,6 +126,9 @@ class SetupFound(BaseModel):
     spawned: bool = False
     """Whether a process that may run the project's code was started (a fork, a Python
     interpreter, a shell): what it ran, no recording in this one sees."""
+    seconds: float = 0.0
+    """Its wall time (the imports': all of them). What a fresh process running one of the
+    witness's claims pays before the claim: the audit's allowance for it."""
 
 
 class CellKeys(BaseModel):
@@ -385,6 +388,7 @@ class Worker:
         if stats:
             set_mutant(STATS)
             clear_hits()
+        start = time.perf_counter()
         try:
             with Watch.watching(SPAWN_EVENTS, may_run_python) as started:
                 yield
@@ -397,6 +401,7 @@ class Worker:
             self.setup[witness] = SetupFound(
                 functions=tuple(sorted({*found.functions, *called})),
                 spawned=found.spawned or bool(started),
+                seconds=round(found.seconds + time.perf_counter() - start, 3),
             )
 
     def _claims(self) -> list[Claim]:

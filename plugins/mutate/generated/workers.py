@@ -534,7 +534,7 @@ class Pool(Generic[M]):
         self.survey.settled = event.get("settled") or []
         self.survey.replay = merged_replay(self.survey.replay, event.get("replay"))
         self.survey.resumed += bool(event.get("resumed")) and worker.restarted
-        self.survey.setup |= event.get("setup") or {}
+        self.survey.setup = merged_setup(self.survey.setup, event.get("setup") or {})
         self.survey.trampoline = str(event.get("trampoline") or "")
 
     def _canary(self, event: dict[str, Any]) -> None:
@@ -556,6 +556,23 @@ class Pool(Generic[M]):
     def stop(self) -> None:
         for worker in self.workers:
             worker.kill()
+
+
+def merged_setup(
+    known: Mapping[str, Mapping[str, Any]], found: Mapping[str, Mapping[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    """What each worker's imports and setups ran (:class:`.survey.SetupFound`), over every
+    worker: the functions any called, spawned when any did, the longest wall time (a worker
+    that found a run another one remembered was quicker than a fresh process would be)."""
+    merged = {name: dict(value) for name, value in known.items()}
+    for name, value in found.items():
+        before = merged.get(name, {})
+        merged[name] = {
+            "functions": sorted({*before.get("functions", ()), *value.get("functions", ())}),
+            "spawned": bool(before.get("spawned")) or bool(value.get("spawned")),
+            "seconds": max(float(before.get("seconds", 0.0)), float(value.get("seconds", 0.0))),
+        }
+    return merged
 
 
 def waiting_mutants(
