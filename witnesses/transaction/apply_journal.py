@@ -618,7 +618,8 @@ def a_record_the_disk_cannot_take_stops_the_run_before_its_step() -> Verdict:
             problems += difference(
                 f"a new journal, full at {size}: left", [], sorted(os.listdir(directory))
             )
-        kept = len(b"".join(whole[:5]))
+        head = b"".join(whole[:5])
+        kept = len(head)
         for size, said in (
             (kept + 20, f"short write: 20 of {len(fifth)} bytes"),
             (kept, too_large),
@@ -628,14 +629,12 @@ def a_record_the_disk_cannot_take_stops_the_run_before_its_step() -> Verdict:
             want_error = ("JournalError", str(path), f"cannot append record 5: {said}")
             problems += difference(f"{where}: stopped", want_error, stopped)
             problems += difference(f"{where}: sent", started, sent)
-            problems += difference(f"{where}: on disk", b"".join(whole[:5]) + fifth[: size - kept],
-                                   path.read_bytes())  # fmt: skip
+            on_disk = path.read_bytes()
+            problems += difference(f"{where}: on disk", head + fifth[: size - kept], on_disk)
             held, state = journal.take_up(path)
             held.close()
-            problems += difference(
-                f"{where}: taken up", (4, size > kept, b"".join(whole[:5])),
-                (len(state.records), state.torn, path.read_bytes()),
-            )  # fmt: skip
+            taken = (len(state.records), state.torn, path.read_bytes())
+            problems += difference(f"{where}: taken up", (4, size > kept, head), taken)
             path.unlink()
     return holds_unless(problems, "a full disk refused by name; no step sent past it")
 
