@@ -15,10 +15,12 @@ from typing import Any
 import pytest
 
 from claims import UsageError
+from plugins.mutate.generated.command import in_scope
 from plugins.mutate.generated.mutmut_bridge import (
     MUTANTS_DIR,
     GeneratedMutant,
     Span,
+    generate,
     read_generated,
     source_paths,
     untrampoline,
@@ -212,6 +214,26 @@ def test_statement_deletions_sit_in_the_same_matrix_named_after_mutmuts(full: Su
         "-        os._exit(3)\n+        pass"
         in mutants["gate.rules.x_guard__mutmut_4"]["statusReason"]
     )
+
+
+def test_mutmut_mutates_only_the_files_a_survey_can_choose(tmp_path: Path) -> None:
+    """``generate(only=…)`` (``--file``, ``--since``): those files' mutants alone, every
+    other file copied as written; none named, none mutated."""
+    project = copy_project(tmp_path)
+    generate(project, 1, only=("gate/rules.py",))
+    assert {m.path for m in read_generated(project)} == {"gate/rules.py"}
+    generate(project, 1, only=())
+    assert read_generated(project) == []
+    copied = (project / MUTANTS_DIR / "gate" / "rules.py").read_bytes()
+    assert copied == (project / "gate" / "rules.py").read_bytes()
+
+
+def test_an_equivalence_entry_is_in_scope_by_its_module_s_file() -> None:
+    assert in_scope("gate.rules.x_admits__mutmut_1", ("gate/rules.py",))
+    assert in_scope("gate.xǁDoorǁopen__mutmut_2", ("gate/__init__.py",))
+    assert not in_scope("gate.rules.x_admits__mutmut_1", ("gate/other.py", "gate.py"))
+    assert not in_scope("gate.rules.x_admits__mutmut_1", ())
+    assert in_scope("gate.rules.x_admits__mutmut_1", None)
 
 
 def test_the_generated_mutants_read_back_with_their_changed_line(full: Survey) -> None:

@@ -51,7 +51,7 @@ from plugins.mutate.generated.mutmut_bridge import (
     source_paths,
     untrampoline,
 )
-from plugins.mutate.generated.selection import parse_shard, shard, since
+from plugins.mutate.generated.selection import changed_lines, parse_shard, shard, since
 from plugins.mutate.generated.survey import CellKeys, SettledClaim, SurveyRequest
 from plugins.mutate.generated.survey_report import build_report, score, summarize_report
 from plugins.mutate.generated.timing import survey_timing
@@ -323,6 +323,28 @@ def _module_file(module: str) -> Path | None:
     return None if found is None else Path(found).resolve()
 
 
+def generation_scope(plan: Plan) -> tuple[str, ...] | None:
+    """The only files whose mutants the survey can choose: ``--file``'s, and of those (or of
+    all) the ones changed since ``--since``'s revision; None when it can choose any file's.
+    mutmut then mutates these alone: a survey of one file does not wait for the whole
+    planner's mutants, which :func:`select` would leave out and :func:`.untrampoline` put
+    back as written (the tree the claims run in is the same either way)."""
+    files = set(plan.files) if plan.files else None
+    if plan.since is not None:
+        changed = set(changed_lines(plan.root, plan.since, source_paths(plan.root)))
+        files = changed if files is None else files & changed
+    return None if files is None else tuple(sorted(files))
+
+
+def in_scope(name: str, scope: Sequence[str] | None) -> bool:
+    """Whether the mutant ``name`` (``module.xǁClassǁfunction__mutmut_N``) is of a file of
+    ``scope`` (None: every file is)."""
+    if scope is None:
+        return True
+    module = name.partition("__mutmut_")[0].rpartition(".")[0].replace(".", "/")
+    return f"{module}.py" in scope or f"{module}/__init__.py" in scope
+
+
 def select(plan: Plan, mutants: list[GeneratedMutant]) -> list[GeneratedMutant]:
     """``--file`` and ``--since`` first, then ``--shard`` over what is left."""
     chosen = [m for m in mutants if m.path in plan.files] if plan.files else mutants
@@ -468,8 +490,10 @@ def survey_command(args: argparse.Namespace, session: Session) -> int:
     require_mutmut()
     plan = _plan(args, session)
     paths = ", ".join(p.as_posix() for p in source_paths(plan.root))
-    _say(f"generating mutants of {paths} with mutmut ...")
-    generation = generate(plan.root, plan.jobs, plan.deletion)
+    scope = generation_scope(plan)
+    only = "" if scope is None else f" (only {', '.join(scope) or 'no file'})"
+    _say(f"generating mutants of {paths}{only} with mutmut ...")
+    generation = generate(plan.root, plan.jobs, plan.deletion, scope)
     generated = read_generated(plan.root)
     mutants = [m for m in generated if m.path not in plan.evidence]
     if len(mutants) < len(generated):
@@ -495,7 +519,8 @@ def survey_command(args: argparse.Namespace, session: Session) -> int:
     audit = audit_survey(plan, survey, chosen)
     seconds = time.monotonic() - start
     results = [survey.results[m.name] for m in chosen if m.name in survey.results]
-    vouched, notes = resolve_equivalents(mutants, plan.equivalents)
+    entries = {n: e for n, e in plan.equivalents.items() if in_scope(n, scope)}
+    vouched, notes = resolve_equivalents(mutants, entries)
     judged, contradicted = judge_equivalents(results, vouched)
     notes += contradicted
     notes += _blind_kills(judged)

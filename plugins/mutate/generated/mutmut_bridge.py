@@ -35,6 +35,8 @@ from filerules import printable
 from plugins.mutate.generated.deleted import OPERATOR, Deletion, read_deletions
 
 MUTANTS_DIR = "mutants"
+ONLY = "--only"
+"""The generator's argument after which come the only files it mutates."""
 CLASS_SEPARATOR = "ǁ"
 
 #: How to install what the generated survey drives (pyproject's ``mutation`` extra).
@@ -72,14 +74,20 @@ def source_paths(root: Path) -> tuple[Path, ...]:
     return tuple(Path(p) for p in paths)
 
 
-def generate(root: Path, jobs: int, deletion: bool = True) -> float:
+def generate(
+    root: Path, jobs: int, deletion: bool = True, only: Sequence[str] | None = None
+) -> float:
     """Remove ``root/mutants`` and let mutmut regenerate it, with our statement deletions
-    (:mod:`.deletion`) unless ``deletion`` is off; returns the seconds it took."""
+    (:mod:`.deletion`) unless ``deletion`` is off; returns the seconds it took. With
+    ``only`` (files, relative), mutmut mutates those alone and copies every other file as
+    it is: what a survey that can choose no other file's mutant needs."""
     shutil.rmtree(root / MUTANTS_DIR, ignore_errors=True)
     start = time.perf_counter()
     module = "plugins.mutate.generated.mutmut_bridge"
+    scope = [] if only is None else [ONLY, *only]
+    argv = [str(root), str(jobs), "deletion" if deletion else "mutmut", *scope]
     done = subprocess.run(
-        [sys.executable, "-m", module, str(root), str(jobs), "deletion" if deletion else "mutmut"],
+        [sys.executable, "-m", module, *argv],
         cwd=root,
         capture_output=True,
         text=True,
@@ -93,13 +101,21 @@ def generate(root: Path, jobs: int, deletion: bool = True) -> float:
     return time.perf_counter() - start
 
 
-def _generate_here(jobs: int, deletion: bool) -> None:
+def _generate_here(jobs: int, deletion: bool, only: Sequence[str] | None) -> None:
     # mutmut's own generation steps, in the order `mutmut run` takes them, and nothing else
-    # (but our deletions appended to each file's mutations, when asked).
+    # (but our deletions appended to each file's mutations, when asked, and with ``only``
+    # the files it mutates narrowed to those: its file workers are forked, so they see it).
     from mutmut.__main__ import create_mutants
+    from mutmut.configuration import config
     from mutmut.mutation.trampoline import set_mutant_under_test
     from mutmut.utils.file_utils import copy_also_copy_files, copy_src_dir
 
+    if only is not None:
+        settings, wanted = config(), frozenset(only)
+        mutates = settings.should_mutate
+        settings.should_mutate = lambda path: (  # type: ignore[method-assign]
+            Path(path).as_posix() in wanted and mutates(path)
+        )
     set_mutant_under_test("mutant_generation")
     if deletion:
         from plugins.mutate.generated.deletion import install  # needs libcst, mutmut's
@@ -353,11 +369,13 @@ def _position(text: str, index: int, offset: int) -> tuple[int, int]:
 
 
 def main(argv: Sequence[str]) -> int:
-    """``python -m plugins.mutate.generated.mutmut_bridge ROOT JOBS [deletion|mutmut]``:
-    generate the mutants of ROOT (``mutmut``: mutmut's alone, no statement deletion)."""
+    """``python -m plugins.mutate.generated.mutmut_bridge ROOT JOBS [deletion|mutmut]
+    [--only FILE ...]``: generate the mutants of ROOT (``mutmut``: mutmut's alone, no
+    statement deletion; ``--only``: of those files alone, none when none is named)."""
     root, jobs = Path(argv[0]), int(argv[1]) if len(argv) > 1 else 1
+    only = list(argv[4:]) if argv[3:4] == [ONLY] else None
     os.chdir(root)
-    _generate_here(max(1, jobs), argv[2:3] != ["mutmut"])
+    _generate_here(max(1, jobs), argv[2:3] != ["mutmut"], only)
     return Exit.OK
 
 
