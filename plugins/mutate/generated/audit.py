@@ -32,9 +32,10 @@ calls the mutated function is green without a run (``not_reached``). The audit c
    configuration and writes its report through the mutant, so what it says is not the
    claim's verdict alone, where the survey switches the mutant on only while claims run;
    listed apart the same way. A disagreement neither explains fails as any other.
-   Cells that mostly wait (a witness whose ``setup()`` starts an sshd fleet) run in the
-   survey's ``--waiting-workers`` slots beside the ``jobs`` ones, the longest first; which
-   slot a cell takes never changes its run. The report lists every sampled cell with both
+   Cells that mostly wait (a witness whose ``setup()`` starts an sshd fleet) run in
+   ``waiting`` slots beside the ``jobs`` ones (the command gives as many as ``jobs``, none
+   with ``--waiting-workers 0``), the longest first; which slot a cell takes never changes
+   its run. The report lists every sampled cell with both
    verdicts and its seconds (``sampledCells``).
 5. **Every timeout.** A mutant the survey timed out on is run again the same way, one
    covering claim at a time (the one that timed out first), at :data:`CONFIRM_FACTOR` times

@@ -480,9 +480,10 @@ def audit_survey(plan: Plan, survey: Survey, chosen: Sequence[GeneratedMutant]) 
     runner = Runner(plan.root, plan.plugins, plan.pythonpath)
     mutants = {m.name: m for m in chosen}
     _say(f"verdict audit: {plan.audit} cells and every timeout, each in a fresh process ...")
-    return run_audit(
-        runner, survey, mutants, plan.audit, plan.audit_seed, plan.jobs, plan.waiting_workers
-    )
+    # at most --jobs cells that wait at once: each may set up fleets of its own, and a
+    # witness's start-up allowance is its setup's time in the survey, where it ran once
+    waiting = min(plan.waiting_workers, plan.jobs)
+    return run_audit(runner, survey, mutants, plan.audit, plan.audit_seed, plan.jobs, waiting)
 
 
 def survey_command(args: argparse.Namespace, session: Session) -> int:
