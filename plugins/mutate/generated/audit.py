@@ -35,8 +35,8 @@ calls the mutated function is green without a run (``not_reached``). The audit c
    Cells that mostly wait (a witness whose ``setup()`` starts an sshd fleet) run in
    ``waiting`` slots beside the ``jobs`` ones (the command gives as many as ``jobs``, none
    with ``--waiting-workers 0``), the longest first; which slot a cell takes never changes
-   its run. The report lists every sampled cell with both
-   verdicts and its seconds (``sampledCells``).
+   its run. The report lists every sampled cell with both verdicts and its seconds
+   (``sampledCells``).
 5. **Every timeout.** A mutant the survey timed out on is run again the same way, one
    covering claim at a time (the one that timed out first), at :data:`CONFIRM_FACTOR` times
    its budget: a claim that times out again confirms it (Timeout); else the mutant is Killed
