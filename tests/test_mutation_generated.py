@@ -274,22 +274,25 @@ def test_only_the_surveyed_files_stay_trampolined(tmp_path: Path) -> None:
         span = Span(1, 1, 1, 2)
         return GeneratedMutant(f"{path}.x_f__mutmut_1", path, "x_f", "a", "b", span, "a", "b")
 
-    for path in ("pkg/kept.py", "pkg/back.py"):
+    for path in ("pkg/kept.py", "pkg/back.py", "pkg/none.py"):  # none.py: no mutant in it
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text(f"# {path} as written\n")
         (tmp_path / MUTANTS_DIR / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / MUTANTS_DIR / path).write_text(f"# {path} trampolined\n")
-        for index in (".meta", ".spans"):
+        for index in (".meta", ".spans", ".deletions"):
             (tmp_path / MUTANTS_DIR / f"{path}{index}").write_text("{}")
     restored = untrampoline(
         tmp_path, [mutant("pkg/kept.py"), mutant("pkg/back.py")], {"pkg/kept.py"}
     )
-    assert restored == 1
+    assert restored == 2
     assert (tmp_path / MUTANTS_DIR / "pkg/kept.py").read_text() == "# pkg/kept.py trampolined\n"
     assert (tmp_path / MUTANTS_DIR / "pkg/back.py").read_text() == "# pkg/back.py as written\n"
+    assert (tmp_path / MUTANTS_DIR / "pkg/none.py").read_text() == "# pkg/none.py as written\n"
     assert (tmp_path / MUTANTS_DIR / "pkg/kept.py.meta").exists()
     assert not (tmp_path / MUTANTS_DIR / "pkg/back.py.meta").exists()
     assert not (tmp_path / MUTANTS_DIR / "pkg/back.py.spans").exists()
+    assert not (tmp_path / MUTANTS_DIR / "pkg/back.py.deletions").exists()
+    assert (tmp_path / MUTANTS_DIR / "pkg/kept.py.deletions").exists()
 
 
 @pytest.mark.parametrize(

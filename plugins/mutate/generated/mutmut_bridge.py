@@ -32,7 +32,7 @@ from pathlib import Path
 from claims import UsageError
 from claims.exits import Exit
 from filerules import printable
-from plugins.mutate.generated.deleted import OPERATOR, Deletion, read_deletions
+from plugins.mutate.generated.deleted import OPERATOR, SIDECAR, Deletion, read_deletions
 
 MUTANTS_DIR = "mutants"
 ONLY = "--only"
@@ -128,14 +128,22 @@ def _generate_here(jobs: int, deletion: bool, only: Sequence[str] | None) -> Non
 
 
 def untrampoline(root: Path, mutants: Sequence[GeneratedMutant], surveyed: set[str]) -> int:
-    """Put each generated file outside ``surveyed`` back as its original source; returns how
-    many. Its functions then run as written: every call to a trampolined function pays the
-    dispatch to the active mutant, and a survey of a few files need not make the claims pay
-    it on the whole planner (no mutant of those files is surveyed)."""
-    restored = sorted({m.path for m in mutants} - surveyed)
+    """Put each generated file outside ``surveyed`` back as its original source (a file of
+    ``mutants``, or one mutmut processed and found no mutant in: it has a ``.meta``); returns
+    how many. Its functions then run as written: every call to a trampolined function pays
+    the dispatch to the active mutant, and a survey of a few files need not make the claims
+    pay it on the whole planner (no mutant of those files is surveyed). The tree is then the
+    one mutmut leaves when it mutates the surveyed files alone (:func:`generate`'s ``only``)."""
+    tree = root / MUTANTS_DIR
+    processed = {
+        m.relative_to(tree).as_posix().removesuffix(".meta") for m in tree.rglob("*.py.meta")
+    }
+    restored = sorted(({m.path for m in mutants} | processed) - surveyed)
     for path in restored:
         shutil.copyfile(root / path, root / MUTANTS_DIR / path)
-        for index in (".meta", ".spans"):  # the tree lists only the mutants it still holds
+        # the tree lists only the mutants it still holds (a directory a claim lists, as
+        # mutmut would have left it had it mutated the surveyed files alone)
+        for index in (".meta", ".spans", SIDECAR):
             (root / MUTANTS_DIR / f"{path}{index}").unlink(missing_ok=True)
     return len(restored)
 
