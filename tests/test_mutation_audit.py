@@ -9,7 +9,9 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
+from queue import Queue
 from typing import Any
 
 import pytest
@@ -23,6 +25,7 @@ from plugins.mutate.generated.audit import (
     Judged,
     Runner,
     cells_of,
+    control_claim,
     exact_glob,
     kernel_files,
     run_audit,
@@ -332,3 +335,50 @@ def test_the_audit_selects_one_claim_by_its_exact_id_case_claims_too() -> None:
     ]
     for claim in ids:
         assert [i for i in ids if fnmatch.fnmatchcase(i, exact_glob(claim))] == [claim]
+
+
+def test_cells_that_mostly_wait_take_the_waiting_slots_longest_first_and_the_control_is_cheap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A fleet witness's cells and a claim that mostly waited in the baseline run in the
+    waiting slot, the one with the longest limit first; the rest in the ``jobs`` slot; the
+    results come back in the sample's order; the control is the claim whose witness set up
+    quickest (then the quicker claim), not a fleet's."""
+    survey = Survey()
+    survey.setup = {
+        "fleet": {"functions": [], "spawned": True, "seconds": 24.0},
+        "quick": {"functions": [], "spawned": False, "seconds": 0.01},
+        "forks": {"functions": [], "spawned": True, "seconds": 0.2},  # spawns, but briefly
+    }
+    survey.baseline_seconds = {
+        "fleet.short": 0.1,
+        "fleet.long": 3.0,
+        "quick.sleeps": 2.0,
+        "quick.computes": 2.0,
+        "quick.brief": 0.5,
+        "forks.brief": 0.1,
+    }
+    survey.baseline_cpu = {"quick.sleeps": 0.1, "quick.computes": 2.0, "quick.brief": 0.5}
+    auditor = Auditor(Runner(Path("."), (), ()), survey, {}, jobs=1, waiting=1)
+    waiting = {c for c in survey.baseline_seconds if auditor.waits(c)}
+    assert waiting == {"fleet.short", "fleet.long", "quick.sleeps"}
+
+    cells = [Cell("m", claim, "green", RAN) for claim in survey.baseline_seconds]
+    assert control_claim(auditor, cells) == "quick.brief"
+
+    seen: list[tuple[str, str]] = []
+
+    def judged(self: Auditor, free: Any, cell: Cell) -> Judged:
+        seen.append((cell.claim, threading.current_thread().name.rpartition("_")[0]))
+        return Judged(cell, "green", 0.0, "", False, False)
+
+    monkeypatch.setattr(Auditor, "judge", judged)
+    results = auditor.judge_all(Queue(), cells)
+    assert [j.cell.claim for j in results] == [c.claim for c in cells]
+    slot = dict(seen)
+    assert len({slot[c] for c in waiting}) == 1
+    assert not {slot[c] for c in waiting} & {slot[c] for c in slot if c not in waiting}
+    in_waiting_slot = [c for c, _ in seen if c in waiting]
+    # limits: twice the start-up (the control's 30 s, plus 24 s of fleet) + 3 × the budget
+    assert [round(auditor.limit(c)) for c in in_waiting_slot] == [204, 126, 117]
+    assert in_waiting_slot == ["fleet.long", "quick.sleeps", "fleet.short"]

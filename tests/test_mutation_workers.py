@@ -29,6 +29,7 @@ from plugins.mutate.generated.workers import (
     Pool,
     Survey,
     event_of,
+    merged_setup,
     waiting_mutants,
 )
 from tests.fakes_mutation.leaky_worker import LEAK
@@ -112,6 +113,28 @@ def test_mutants_whose_claims_together_mostly_waited_are_waiting() -> None:
     assert waiting_mutants(list(claims), claims.__getitem__, seconds, cpu) == ["a", "b"]
     cpu["slow"] = 2.0  # past half a core: computing
     assert waiting_mutants(list(claims), claims.__getitem__, seconds, cpu) == []
+
+
+def test_each_setup_is_merged_over_the_workers_that_saw_it() -> None:
+    """The audit's start-up allowance for a witness is the longest setup any worker saw (one
+    that read a run another remembered was quicker than a fresh process); what was called
+    or spawned in any worker counts."""
+    first = {
+        "(import)": {"functions": ["p.f"], "spawned": False, "seconds": 0.5},
+        "fleet": {"functions": [], "spawned": True, "seconds": 2.0},
+    }
+    second = {
+        "(import)": {"functions": ["p.g"], "spawned": False, "seconds": 0.75},
+        "fleet": {"functions": ["p.h"], "spawned": False, "seconds": 24.0},
+        "plain": {"functions": [], "spawned": False, "seconds": 0.1},
+    }
+    merged = merged_setup(merged_setup({}, first), second)
+    assert merged == {
+        "(import)": {"functions": ("p.f", "p.g"), "spawned": False, "seconds": 0.75},
+        "fleet": {"functions": ("p.h",), "spawned": True, "seconds": 24.0},
+        "plain": {"functions": (), "spawned": False, "seconds": 0.1},
+    }
+    assert merged_setup(merged, first) == merged  # a worker seen twice changes nothing
 
 
 WAITING_WITNESS = '''"""Witness ``gate_wait``: one claim waits on a process, one computes."""

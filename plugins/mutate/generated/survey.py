@@ -130,6 +130,25 @@ class SetupFound(BaseModel):
     """Its wall time (the imports': all of them). What a fresh process running one of the
     witness's claims pays before the claim: the audit's allowance for it."""
 
+    def then(self, more: SetupFound) -> SetupFound:
+        """This and a later part of the same setup in one worker (the imports go in parts):
+        the functions either called, spawned when either did, both wall times together."""
+        return SetupFound(
+            functions=tuple(sorted({*self.functions, *more.functions})),
+            spawned=self.spawned or more.spawned,
+            seconds=round(self.seconds + more.seconds, 3),
+        )
+
+    def across(self, other: SetupFound) -> SetupFound:
+        """The same setup as another worker saw it: the functions either called, spawned
+        when either did, the longer wall time (a worker that found a run another one
+        remembered was quicker than a fresh process would be)."""
+        return SetupFound(
+            functions=tuple(sorted({*self.functions, *other.functions})),
+            spawned=self.spawned or other.spawned,
+            seconds=max(self.seconds, other.seconds),
+        )
+
 
 class CellKeys(BaseModel):
     """What a worker needs to key its cells (:mod:`.cellkeys`) and reuse an earlier report's."""
@@ -397,12 +416,12 @@ class Worker:
             if stats:
                 set_mutant("")
                 clear_hits()
-            found = self.setup.get(witness, SetupFound())
-            self.setup[witness] = SetupFound(
-                functions=tuple(sorted({*found.functions, *called})),
-                spawned=found.spawned or bool(started),
-                seconds=round(found.seconds + time.perf_counter() - start, 3),
+            part = SetupFound(
+                functions=tuple(called),
+                spawned=bool(started),
+                seconds=time.perf_counter() - start,
             )
+            self.setup[witness] = self.setup.get(witness, SetupFound()).then(part)
 
     def _claims(self) -> list[Claim]:
         found: list[Claim] = []

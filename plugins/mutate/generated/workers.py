@@ -33,7 +33,13 @@ from claims.exits import Exit
 from claims.memo import MEMO_DIR_ENV, private_tmpdir, shared_memo
 from filerules import write_atomically
 from plugins.mutate.generated.mutmut_bridge import MUTANTS_DIR, GeneratedMutant
-from plugins.mutate.generated.survey import MUTANT_ENV, SettledClaim, SurveyRequest, mutant_budget
+from plugins.mutate.generated.survey import (
+    MUTANT_ENV,
+    SettledClaim,
+    SetupFound,
+    SurveyRequest,
+    mutant_budget,
+)
 from plugins.mutate.waiting import mostly_waiting
 
 M = TypeVar("M", default=GeneratedMutant)
@@ -562,17 +568,12 @@ def merged_setup(
     known: Mapping[str, Mapping[str, Any]], found: Mapping[str, Mapping[str, Any]]
 ) -> dict[str, dict[str, Any]]:
     """What each worker's imports and setups ran (:class:`.survey.SetupFound`), over every
-    worker: the functions any called, spawned when any did, the longest wall time (a worker
-    that found a run another one remembered was quicker than a fresh process would be)."""
-    merged = {name: dict(value) for name, value in known.items()}
+    worker (:meth:`.survey.SetupFound.across`), as the ``baseline`` events carry it."""
+    merged = {name: SetupFound.model_validate(value) for name, value in known.items()}
     for name, value in found.items():
-        before = merged.get(name, {})
-        merged[name] = {
-            "functions": sorted({*before.get("functions", ()), *value.get("functions", ())}),
-            "spawned": bool(before.get("spawned")) or bool(value.get("spawned")),
-            "seconds": max(float(before.get("seconds", 0.0)), float(value.get("seconds", 0.0))),
-        }
-    return merged
+        seen = SetupFound.model_validate(value)
+        merged[name] = merged[name].across(seen) if name in merged else seen
+    return {name: value.model_dump() for name, value in merged.items()}
 
 
 def waiting_mutants(
