@@ -10,6 +10,15 @@ import system and loads the profile the moment something inside the block import
 profile on the way out, leaving a surrounding pytest run as it found it. The kernel loads it
 always when running claims, CI or not: a claim's verdict must not depend on a random seed or
 on an example database left by an earlier run.
+
+Nor on what else the process imported. Hypothesis (6.170, the version pinned here) mixes into
+its examples the literals of every *local* module loaded at the time (it reads each one's
+source, and caches what it found under ``.hypothesis/constants/`` in the working directory):
+a property run in a survey worker that loaded every witness, in a fresh ``claims run`` of
+one witness, under pytest, or on a mutated copy of a file holding every mutant's literals
+would each draw other examples, and a cell key would have to hold the source of every loaded
+module. While the block runs, that pool is empty (:func:`_without_local_constants`): the
+examples are a function of the property and its strategies alone.
 """
 
 from __future__ import annotations
@@ -17,7 +26,7 @@ from __future__ import annotations
 import importlib.abc
 import importlib.machinery
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
@@ -26,8 +35,35 @@ PROFILE = "claims-deterministic"
 HYPOTHESIS = "hypothesis"
 
 
-def _load(settings: Any) -> str:
-    """Register and load the kernel's profile; the name of the profile it replaced."""
+LOCAL_CONSTANTS = "hypothesis.internal.conjecture.providers"
+"""Where hypothesis keeps the literals it mines from loaded modules (``_get_local_constants``
+and the cache of what it filtered from them, ``CONSTANTS_CACHE``). A hypothesis without them
+mines nothing, and there is nothing to turn off; ``tests/test_claims_profile.py`` shows the
+examples independent of what is loaded, so a version that moves them turns that test red."""
+
+
+def _without_local_constants() -> Callable[[], None]:
+    """Empty hypothesis's pool of local literals; what puts it back."""
+    providers = sys.modules.get(LOCAL_CONSTANTS)
+    mined = getattr(providers, "_get_local_constants", None)
+    cache = getattr(getattr(providers, "CONSTANTS_CACHE", None), "cache", None)
+    kind = getattr(providers, "Constants", None)
+    if providers is None or mined is None or cache is None or kind is None:
+        return lambda: None
+    empty = kind()
+    providers._get_local_constants = lambda: empty  # type: ignore[attr-defined]
+    cache.clear()  # filtered from the pool as it was
+
+    def restore() -> None:
+        providers._get_local_constants = mined  # type: ignore[attr-defined]
+        cache.clear()
+
+    return restore
+
+
+def _load(settings: Any) -> tuple[str, Callable[[], None]]:
+    """Register and load the kernel's profile, local literals left out; the name of the
+    profile it replaced and what puts the literals back."""
     previous: str = settings.get_current_profile_name()
     settings.register_profile(
         PROFILE,
@@ -38,7 +74,7 @@ def _load(settings: Any) -> str:
         report_multiple_bugs=False,
     )
     settings.load_profile(PROFILE)
-    return previous
+    return previous, _without_local_constants()
 
 
 class _LoadOnImport(importlib.abc.MetaPathFinder):
@@ -46,6 +82,7 @@ class _LoadOnImport(importlib.abc.MetaPathFinder):
 
     def __init__(self) -> None:
         self.previous: str | None = None
+        self.restore: Callable[[], None] = lambda: None
 
     def find_spec(
         self,
@@ -63,7 +100,7 @@ class _LoadOnImport(importlib.abc.MetaPathFinder):
 
         def exec_then_load(module: ModuleType) -> None:
             execute(module)
-            self.previous = _load(module.settings)
+            self.previous, self.restore = _load(module.settings)
 
         loader.exec_module = exec_then_load  # type: ignore[method-assign]
         return spec
@@ -74,10 +111,11 @@ def deterministic_hypothesis() -> Iterator[None]:
     """Load the kernel's hypothesis profile for the duration of the block, if used."""
     module = sys.modules.get(HYPOTHESIS)
     if module is not None:
-        previous = _load(module.settings)
+        previous, restore = _load(module.settings)
         try:
             yield
         finally:
+            restore()
             module.settings.load_profile(previous)
         return
     watcher = _LoadOnImport()
@@ -88,4 +126,5 @@ def deterministic_hypothesis() -> Iterator[None]:
         sys.meta_path.remove(watcher)
         imported = sys.modules.get(HYPOTHESIS)
         if imported is not None and watcher.previous is not None:
+            watcher.restore()
             imported.settings.load_profile(watcher.previous)

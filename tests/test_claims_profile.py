@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 from hypothesis import settings
 
 from claims.profile import PROFILE, deterministic_hypothesis
 from tests.fakes.support import fake_session
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_the_profile_is_deterministic_while_claims_run() -> None:
@@ -69,3 +73,45 @@ def test_hypothesis_imported_inside_the_block_gets_the_profile_before_anything_d
         "from hypothesis import settings\nprint(settings.get_current_profile_name())\n"
     )
     assert _fresh_python(code) == f"('{PROFILE}', True) {own}"
+
+
+PROBE = """
+import hashlib, sys
+if sys.argv[1] == "loaded":
+    import literals  # a local module: hypothesis would mine its literal
+from claims.profile import deterministic_hypothesis
+with deterministic_hypothesis():
+    from hypothesis import given, settings, strategies as st
+    seen = []
+    @settings(max_examples=2000)
+    @given(st.integers())
+    def prop(n):
+        seen.append(n)
+    prop()
+print(int("7315" + "0426") in seen, hashlib.sha256(repr(seen).encode()).hexdigest())
+"""
+
+
+def test_the_examples_do_not_depend_on_the_local_modules_loaded(tmp_path: Path) -> None:
+    """Hypothesis mixes the literals of loaded local modules into its examples; under the
+    profile a property draws the same examples whether such a module is loaded or not (the
+    literal is built at run time, so the probe itself does not hold it)."""
+    (tmp_path / "literals.py").write_text("MAGIC = 73150426\n", encoding="utf-8")
+    (tmp_path / "probe.py").write_text(PROBE, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(tmp_path)])}
+
+    def run(mode: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "probe.py", mode],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=120,
+        )
+        return done.stdout.strip()
+
+    assert run("loaded") == run("bare")
+    assert run("loaded").startswith("False ")
+    assert not (tmp_path / ".hypothesis").exists()  # no constants cache written either
