@@ -9,6 +9,12 @@ length of the run, and every process below them reads and adds entries there. Th
 is made fresh per run and removed after it: nothing is remembered between runs, so a
 changed tool or machine is always seen.
 
+A value a memo gives back stands in for the work that made it, which ran somewhere else: in
+another process, or in this one before, for another caller. Every such hit, in this
+directory or in a witness's own in-process dict, is announced with :func:`recalled` (an audit
+event, :data:`RECALL_EVENT`), so a tool that records what a caller depends on (the survey's
+cell keys) knows that this caller's record misses the work it was given.
+
 The same runs give their processes a private ``TMPDIR`` (:func:`private_tmpdir`), removed the
 same way.
 """
@@ -18,6 +24,7 @@ from __future__ import annotations
 import os
 import pickle
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,6 +33,14 @@ from pathlib import Path
 from claims.files import signals_unwind
 
 MEMO_DIR_ENV = "CLAIMS_MEMO_DIR"
+RECALL_EVENT = "claims.memo.recall"
+"""The audit event :func:`recalled` raises (its one argument: the key)."""
+
+
+def recalled(key: str) -> None:
+    """Announce that the caller was given a value a memo kept under ``key`` instead of doing
+    the work (``sys.audit``: free when no hook listens)."""
+    sys.audit(RECALL_EVENT, key)
 
 
 def memo_dir() -> Path | None:
@@ -43,6 +58,7 @@ def recall(key: str) -> object | None:
         found: object = pickle.loads((where / key).read_bytes())  # written by this run only
     except (OSError, pickle.UnpicklingError, EOFError):
         return None
+    recalled(key)
     return found
 
 

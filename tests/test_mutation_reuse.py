@@ -11,6 +11,9 @@ from typing import Any
 
 import pytest
 
+from claims import memo
+from claims.memo import shared_memo
+from fixtures import sandbox
 from plugins.mutate.generated.cellkeys import (
     REUSED,
     Keys,
@@ -102,6 +105,37 @@ def test_a_claim_key_moves_with_what_the_claim_touched(tmp_path: Path) -> None:
     assert Keys(tmp_path, "base", "other tree").claim_key(opaque, Trace()) != keys.claim_key(
         opaque, Trace()
     )
+
+
+def test_a_claim_given_a_value_a_memo_kept_is_opaque(tmp_path: Path) -> None:
+    """What a memo gives back was made where this trace did not look (another process, or
+    this one for an earlier caller): announced through :func:`claims.memo.recalled`, it
+    makes the claim opaque; asking for a key nothing kept does not."""
+    tracer = Tracer([tmp_path])
+    with shared_memo(), tracer.recording() as asked:
+        assert memo.recall("0" * 64) is None
+    assert asked.opaque == ""
+    with shared_memo(), tracer.recording() as given:
+        memo.remember("1" * 64, "made by another process")
+        assert memo.recall("1" * 64) == "made by another process"
+    assert "memo" in given.opaque
+
+
+def test_a_sandbox_run_an_earlier_caller_made_leaves_the_claim_opaque(tmp_path: Path) -> None:
+    """The executed-apply sandbox keeps each scenario's outcome in its own dict: a claim
+    given one that an earlier claim of the same worker ran (its scripts ran then, not in
+    this claim's trace) is opaque as one that ran them."""
+    sandbox.require()
+    probe = sandbox.Scenario(
+        hosts=(sandbox.Host("probe", (("probe", "#!/usr/bin/env bash\ndocker ps --help\n"),)),),
+        steps=(sandbox.Run(0, "probe", ()),),
+    )
+    tracer = Tracer([tmp_path])
+    with tracer.recording() as first:
+        ran = sandbox.run([probe])
+    with tracer.recording() as again:
+        assert sandbox.run([probe]) == ran
+    assert first.opaque and "memo" in again.opaque
 
 
 def test_a_scope_follows_imports_however_they_are_written() -> None:

@@ -15,9 +15,10 @@ A cell's key is the digest of
   such a module's top level (a constant, a class attribute, a default, a decorator, an
   import, a function added or removed) changes the key; and the survey's **base**: the
   interpreter and every installed distribution with its version;
-- for an **opaque** claim — one that started a process or read the survey's shared memo,
-  whose execution the tracer cannot see — the digest of every file of the project instead
-  of its trace: any change at all reruns its cells.
+- for an **opaque** claim — one that started a process, or was given a value a memo kept
+  (:func:`claims.memo.recalled`; in the survey's shared memo or in a witness's own dict:
+  the work that made it ran elsewhere), whose execution the tracer cannot see — the digest
+  of every file of the project instead of its trace: any change at all reruns its cells.
 
 A claim's scope leaves out the modules of *other* witnesses — unless the claim ran a function
 of one, or its own witness's module imports one (directly or through the modules it imports)
@@ -51,6 +52,7 @@ from pathlib import Path
 from types import CodeType, FrameType
 from typing import Any
 
+from claims.memo import RECALL_EVENT
 from plugins.mutate.generated.infection import SPAWN_EVENTS
 
 REUSED = "reused:"
@@ -253,7 +255,8 @@ def _importing() -> bool:
 class Tracer:
     """Records, while a claim runs, the project functions it calls (a trace function on
     ``call`` events only) and, through an audit hook, the project files it opens, the
-    directories it lists, and whether it starts a process or reads ``memo``.
+    directories it lists, and whether it starts a process, reads ``memo`` or is given a value
+    a memo kept (:data:`claims.memo.RECALL_EVENT`).
 
     ``roots``: where the project's files are seen (``mutants/`` first, then the project);
     paths are recorded relative to the first root that holds them. Audit hooks cannot be
@@ -289,6 +292,8 @@ class Tracer:
             tracer._listed(args[0])
         elif event.startswith(SPAWN_EVENTS) and not tracer.trace.opaque:
             tracer.trace.opaque = f"it started a process ({event})"
+        elif event == RECALL_EVENT and not tracer.trace.opaque:
+            tracer.trace.opaque = "it was given a value a memo kept (made where no trace saw)"
 
     def _opened(self, path: object) -> None:
         if not isinstance(path, str | bytes | os.PathLike):
