@@ -41,9 +41,17 @@ def test_a_failing_property_fails_the_same_way_every_run() -> None:
     assert len(reasons) == 1
 
 
-def _fresh_python(code: str) -> str:
+def _fresh_python(
+    code: str, *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> str:
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+        [sys.executable, "-c", code, *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
     )
     return done.stdout.strip()
 
@@ -97,20 +105,10 @@ def test_the_examples_do_not_depend_on_the_local_modules_loaded(tmp_path: Path) 
     profile a property draws the same examples whether such a module is loaded or not (the
     literal is built at run time, so the probe itself does not hold it)."""
     (tmp_path / "literals.py").write_text("MAGIC = 73150426\n", encoding="utf-8")
-    (tmp_path / "probe.py").write_text(PROBE, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(tmp_path)])}
 
     def run(mode: str) -> str:
-        done = subprocess.run(
-            [sys.executable, "probe.py", mode],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=120,
-        )
-        return done.stdout.strip()
+        return _fresh_python(PROBE, mode, cwd=tmp_path, env=env)
 
     assert run("loaded") == run("bare")
     assert run("loaded").startswith("False ")

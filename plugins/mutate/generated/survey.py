@@ -132,21 +132,20 @@ class SetupFound(BaseModel):
 
     def then(self, more: SetupFound) -> SetupFound:
         """This and a later part of the same setup in one worker (the imports go in parts):
-        the functions either called, spawned when either did, both wall times together."""
-        return SetupFound(
-            functions=tuple(sorted({*self.functions, *more.functions})),
-            spawned=self.spawned or more.spawned,
-            seconds=round(self.seconds + more.seconds, 3),
-        )
+        both wall times together."""
+        return self._with(more, round(self.seconds + more.seconds, 3))
 
     def across(self, other: SetupFound) -> SetupFound:
-        """The same setup as another worker saw it: the functions either called, spawned
-        when either did, the longer wall time (a worker that found a run another one
-        remembered was quicker than a fresh process would be)."""
+        """The same setup as another worker saw it: the longer wall time (a worker that found
+        a run another one remembered was quicker than a fresh process would be)."""
+        return self._with(other, max(self.seconds, other.seconds))
+
+    def _with(self, other: SetupFound, seconds: float) -> SetupFound:
+        """Both together: the functions either called, spawned when either did."""
         return SetupFound(
             functions=tuple(sorted({*self.functions, *other.functions})),
             spawned=self.spawned or other.spawned,
-            seconds=max(self.seconds, other.seconds),
+            seconds=seconds,
         )
 
 
