@@ -631,7 +631,7 @@ def survey_health(survey: Survey[Any], target: str, called: str) -> list[str]:
     lines = [
         f"baseline: {claims}/{claims} claims green; forced fail (every {target} raises): "
         f"{len(survey.forced_fail_red)}/{claims} claims red; {survey.canaries} canaries "
-        f"green; {survey.restarts} worker restart(s)"
+        f"green ({survey.canary_runs} claim runs); {survey.restarts} worker restart(s)"
         + (f", {survey.resumed} from the first baseline" if survey.restarts else "")
     ]
     if survey.waiting:

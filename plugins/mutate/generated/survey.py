@@ -22,8 +22,10 @@ object per line on stdout:
   stops the others. Each claim gets the smaller of its mutant's budget (``2 s + 10 ×`` its
   claims' baseline time) and the larger of 30 s and its own (:func:`claim_budgets`),
   enforced with SIGALRM; a mutant with a claim past its budget is a timeout;
-- ``canary``: every so often and at the end, the claims again with no mutant, to prove no
-  mutant left state behind (a red canary ends the worker);
+- ``canary``: every so often and at the end, with no mutant, the claims that ran under a
+  mutant since the last canary, to prove no mutant left state behind that changed one of
+  their verdicts (a red canary ends the worker). A claim that ran under no mutant has no
+  verdict such state could have changed, so no canary runs it;
 - ``done``.
 
 Claims re-plan on every call; what the planner keeps between calls (a parser, a parsed file)
@@ -332,8 +334,9 @@ class Worker:
         self.scope = self._scope()
         self.claim_keys: dict[str, str] = {}
         self.claim_traces: dict[str, dict[str, Any]] = {}
-        self.ran: set[str] = set()
-        """The claims this worker ran (a settled claim may never run: no canary needs it)."""
+        self.unchecked: set[str] = set()
+        """The claims run under a mutant since the last canary: the ones whose verdicts state
+        a mutant left behind could have changed, which the next canary runs again."""
         self.running = ""
         """The claim :meth:`run` is in, or was in last (the one a timeout stopped)."""
         self.settled = self.request.keys.settled if self.request.keys else {}
@@ -443,7 +446,6 @@ class Worker:
         ``budgets``, each claim within its own (:class:`MutantTimeout` past it)."""
         red: dict[str, str] = {}
         for index, claim in enumerate(claims):
-            self.ran.add(claim.id)
             self.running = claim.id
             seconds = budgets[index] if budgets else None
             with budget(seconds) if seconds is not None else nullcontext():
@@ -554,9 +556,14 @@ class Worker:
         self.emit("forced_fail", red=sorted(red))
 
     def canary(self, after: str) -> bool:
+        """The claims run under a mutant since the last canary, again with no mutant: each
+        must be green (a persistent leftover that turned one red would have made its kills
+        since then false); ``False`` when one is red."""
         self.switch("")
-        red = self.run([c for c in self.claims if c.id in self.ran])
-        self.emit("canary", after=after, red=red)
+        checked = [c for c in self.claims if c.id in self.unchecked]
+        red = self.run(checked)
+        self.unchecked.clear()
+        self.emit("canary", after=after, red=red, ran=len(checked))
         return not red
 
     def mutant(self, name: str, covering: Sequence[Claim]) -> None:
@@ -573,6 +580,7 @@ class Worker:
         status, red, timed_out = "ok", {}, ""
         try:
             self.switch(name)
+            self.unchecked.update(c.id for c in chosen)
             red = self.run(chosen, claim_budgets(baselines))
         except MutantTimeout:
             status, timed_out = "timeout", self.running

@@ -120,6 +120,9 @@ class Survey(Generic[M]):
     resumed: int = 0
     """Restarted workers that took the first baseline instead of running it again."""
     canaries: int = 0
+    canary_runs: int = 0
+    """How many claim runs the canaries made (each reruns what ran under a mutant since the
+    last one)."""
     started: float | None = None
     """When the pool started the first workers (``time.monotonic``)."""
     ended: float | None = None
@@ -551,6 +554,7 @@ class Pool(Generic[M]):
                 Exit.TIMEOUT,
             )
         self.survey.canaries += 1
+        self.survey.canary_runs += int(event.get("ran") or 0)
 
     def _mutant(self, worker: WorkerProcess, event: dict[str, Any]) -> None:
         name = event["name"]
