@@ -23,7 +23,8 @@ Survey (the chosen mutants, a share per worker, watched by :mod:`..generated.wor
   site run, every verdict recorded; budget and timeout as in :mod:`..generated.survey`; after
   each mutant the boundary's original is back in every module that bound it (checked) and
   the environment and working directory are restored;
-- ``canary``: every so often and at the end, every claim again with nothing patched;
+- ``canary``: every so often and at the end, the claims that ran under a mutant since the
+  last canary, again with nothing patched;
 - ``done``.
 """
 
