@@ -3,10 +3,11 @@
 Each is one careless edit of :mod:`planner.check`: a parser that lets a host print a field
 twice or reads its unit file as text, a comparison that forgets a difference or takes a unit
 of the right size for the planned one, a diff or a host's text shown whole or raw, an
-argument counted from one, exit codes in another order, a journal taken and dropped; and
-``--resume`` taking ``--check`` without a word. (What reads the hosts, the probe script and
-the sessions, is tested on the sshd fleet by tests/test_apply_check_fleet.py, not declared
-here: see the witness's docstring.)
+argument counted from one, exit codes in another order, a journal taken and dropped;
+``--resume`` taking ``--check`` without a word; and the command compared as docker never
+prints it (:func:`planner.apply.go_json`, which readback shares). (What reads the hosts,
+the probe script and the sessions, is tested on the sshd fleet by
+tests/test_apply_check_fleet.py, not declared here: see the witness's docstring.)
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import argparse
 from collections.abc import Callable
 
 from mutation import mutant
+from planner.apply import go_json
 from planner.arm_launch import DryRun
 from planner.check import (
     LINE_WIDTH,
@@ -41,6 +43,7 @@ DRIFT = f"{W}.drift_names_exactly_each_difference_and_nothing_in_sync"
 SHOWN = f"{W}.what_a_host_controls_is_shown_escaped_and_bounded"
 EXITS = f"{W}.the_exit_code_and_summary_put_what_was_not_read_first"
 OPTIONS = f"{W}.check_refuses_a_dry_run_and_a_journal_and_resume_refuses_check"
+COMMAND = f"{W}.a_command_is_compared_as_docker_prints_it_whatever_it_holds"
 
 
 @mutant(replaces="planner.check.parse_probe", turns_red={PROBE_REFUSED})
@@ -150,3 +153,10 @@ def resume_drops_check(args: argparse.Namespace) -> int:
     """``--resume`` (or ``--rollback``) with ``--check`` finishes the journal's transaction:
     the operator asked to look and it changes hosts."""
     return run_resume(argparse.Namespace(**{**vars(args), "check": False}))
+
+
+@mutant(replaces="planner.apply.go_json", turns_red={COMMAND})
+def a_line_separator_is_compared_raw(values: tuple[str, ...]) -> str:
+    """U+2028 is expected as itself, as Python's encoder writes it; docker escapes it, so a
+    container whose command holds one never reads back as planned."""
+    return go_json(values).replace("\\u2028", "\u2028")

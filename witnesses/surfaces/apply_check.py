@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import base64
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,9 +27,11 @@ from hypothesis import strategies as st
 
 from claims import ClaimKind, Verdict, claim, difference, fails, holds, holds_unless
 from fixtures.builders import captured, v41_dry_run
+from fixtures.go_json import EDGES, as_bytes
+from fixtures.go_json import reference as go_reference
 from fixtures.transaction_cases import PREVIOUS_IMAGE
 from planner import coordinator
-from planner.apply import PRESERVE_ROOT, UNIT_DIR
+from planner.apply import PRESERVE_ROOT, UNIT_DIR, go_json
 from planner.arm_launch import DryRun
 from planner.check import (
     DIFF_LINES,
@@ -126,10 +127,8 @@ def _image() -> str:
 
 
 def _cmd_json(argv: list[str]) -> str:
-    """An argv as docker's ``{{json .Config.Cmd}}`` prints it (Go's encoder: no spaces,
-    UTF-8 kept, <, > and & escaped)."""
-    text = json.dumps(argv, separators=(",", ":"), ensure_ascii=False)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    """An argv as docker's ``{{json .Config.Cmd}}`` prints it (:mod:`fixtures.go_json`)."""
+    return go_reference(argv).decode("utf-8", "surrogatepass")
 
 
 def _as_planned(**changed: Any) -> Host:
@@ -239,6 +238,34 @@ def bytes_a_host_controls_stay_inside_their_field() -> Verdict:
     except AssertionError as exc:
         return fails(str(exc))
     return holds("60 hosts and 2 forging ones: every field read back as the host holds it")
+
+
+_ANY_TEXT = st.text(st.sampled_from(EDGES) | st.characters(codec=None, exclude_categories=()))
+"""Every code point (lone surrogates included), the encoder's edge characters often."""
+
+
+@settings(max_examples=300)
+@given(values=st.lists(_ANY_TEXT, max_size=6))
+@example(values=[EDGES, ""])
+@example(values=[])
+def _encoded_as_docker_prints(values: list[str]) -> None:
+    got, docker = as_bytes(go_json(tuple(values))), go_reference(values)
+    pairs = enumerate(zip(got, docker, strict=False))
+    at = next((i for i, (a, b) in pairs if a != b), min(len(got), len(docker)))
+    assert got == docker, f"{values!r}: from byte {at}, compared as {got!r}, docker says {docker!r}"
+
+
+@claim(ClaimKind.PROPERTY)
+def a_command_is_compared_as_docker_prints_it_whatever_it_holds() -> Verdict:
+    """Readback and ``--check`` compare a container's command with the planned argv as
+    docker's ``{{json .Config.Cmd}}`` prints it: Go's encoder without HTML escaping
+    (:mod:`fixtures.go_json`, written over bytes), for any argv, whatever characters it holds:
+    controls, U+2028 and U+2029, lone surrogates, ``<>&``, any other non-ASCII."""
+    try:
+        _encoded_as_docker_prints()
+    except AssertionError as exc:
+        return fails(str(exc))
+    return holds("300 argvs and the edge characters: compared as docker prints each")
 
 
 # --- drift: every difference named, nothing when in sync ----------------------------------
