@@ -34,6 +34,7 @@ ROLLBACK = f"{W}.rollback_restores_every_host_byte_for_byte"
 PRESERVE_CUT = f"{W}.rollback_after_a_preserve_cut_short_puts_back_what_was_there"
 READBACK = f"{W}.readback_compares_whole_values"
 READBACK_COMMAND = f"{W}.readback_takes_the_command_as_docker_prints_it"
+EACH_STAGE = f"{W}.each_stage_changes_its_host_in_order"
 
 
 @mutant(replaces="planner.apply.commit_body", turns_red={FULL})
@@ -43,9 +44,7 @@ def commit_keeps_the_preserve_dir(ctx: ApplyContext) -> list[str]:
     return [line for line in commit_body(ctx) if not line.startswith("rm -rf")]
 
 
-@mutant(
-    replaces="planner.apply.preserve_body", turns_red={f"{W}.each_stage_changes_its_host_in_order"}
-)
+@mutant(replaces="planner.apply.preserve_body", turns_red={EACH_STAGE})
 def preserve_stops_the_container_before_its_unit(ctx: ApplyContext) -> list[str]:
     """Preserve stops the container before its unit, so systemd sees its service die under
     it (and a unit with Restart= would start it again)."""
@@ -61,13 +60,25 @@ def preserve_stops_the_container_before_its_unit(ctx: ApplyContext) -> list[str]
     ]
 
 
-@mutant(replaces="planner.apply.rollback_body", turns_red={ROLLBACK, PRESERVE_CUT})
+@mutant(replaces="planner.apply.rollback_body", turns_red={ROLLBACK, PRESERVE_CUT, EACH_STAGE})
 def rollback_forgets_the_saved_unit_file(ctx: ApplyContext) -> list[str]:
     """Rollback removes the unit file instead of restoring the one preserve saved, so the
     previous arm's unit is gone after a failed apply."""
     body = rollback_body(ctx)
     start = body.index('if [ -e "$preserve_dir/unit" ]; then')
     return [*body[:start], 'rm -f "$unit_path"', *body[start + 5 :]]
+
+
+@mutant(
+    replaces="planner.apply.rollback_body",
+    turns_red={ROLLBACK, EACH_STAGE},
+    independent=False,
+)
+def a_rollback_run_again_restores_again(ctx: ApplyContext) -> list[str]:
+    """Rollback forgets that an earlier run already restored the host: run again (its
+    connection dropped as it finished, so the coordinator could not know), it reloads and
+    restarts the previous unit a second time under the operator's feet."""
+    return [line for line in rollback_body(ctx) if '/restored" ]' not in line]
 
 
 @mutant(

@@ -132,7 +132,9 @@ def _image_vanishes(ranks: tuple[Rank, ...]) -> sandbox.Scenario:
 
 
 def _readback_differs(ranks: tuple[Rank, ...]) -> sandbox.Scenario:
-    """Readback fails on rank 1 (its command gained an argument); every host rolls back."""
+    """Readback fails on rank 1 (its command gained an argument); every host rolls back, and
+    rank 1's rollback runs again (its connection dropped as it finished, so the coordinator
+    could not know)."""
     box = f"state/containers/{ranks[1].name}"
     changed = sandbox.go_json((*ranks[1].serve_argv, "--enforce-eager"))
     steps: list[sandbox.Step] = [
@@ -141,7 +143,7 @@ def _readback_differs(ranks: tuple[Rank, ...]) -> sandbox.Scenario:
         *_runs(ranks, "apply"),
         Change(1, f"printf '%s\\n' '{changed}' > {box}/cmd.json"),
         *_runs(ranks, "readback", (0, 1)),
-        *_runs(ranks, "rollback", (3, 2, 1, 0)),
+        *_runs(ranks, "rollback", (3, 2, 1, 0, 1)),
         Mark(),
         *_runs(ranks, "cleanup"),
     ]
@@ -159,22 +161,22 @@ def _one(
     return sandbox.Scenario(hosts, tuple(Run(r.rank, s, args) for s in stages), (r.rail,))
 
 
-def _single_source_preflight(run: DryRun) -> tuple[str, str]:
-    """The head's preflight rendered for an arm that mounts only its checkpoint (the first
-    mount source): that source, and the script."""
+def _few_sources_preflight(run: DryRun, n: int) -> tuple[tuple[str, ...], str]:
+    """The head's preflight rendered for an arm that mounts only the first ``n`` of its
+    mount sources: those sources, and the script."""
     call = v41_call("supplied")
     assert run.launch is not None
     reals = tuple(h.realization for h in run.hosts)
-    source = ranks_of(run)[0].mount_sources[0]
+    sources = ranks_of(run)[0].mount_sources[:n]
     contexts = apply_contexts(
         run.launch,
         call.arm,
         reals,
-        (source,),
+        sources,
         call.container.rendezvous_port,
         call.route.serve_port,
     )
-    return source, stage_script(Stage.PREFLIGHT, contexts[0])
+    return sources, stage_script(Stage.PREFLIGHT, contexts[0])
 
 
 def _ownership_cases(r: Rank) -> list[tuple[str, sandbox.Scenario, str | None]]:
@@ -206,7 +208,7 @@ def _ownership_cases(r: Rank) -> list[tuple[str, sandbox.Scenario, str | None]]:
 
 
 def _preflight_cases(
-    ranks: tuple[Rank, ...], single: tuple[str, str]
+    ranks: tuple[Rank, ...], few: list[tuple[tuple[str, ...], str]]
 ) -> list[tuple[str, sandbox.Scenario, str | None]]:
     """(what is on the host, the scenario, the refusal or None when preflight passes)."""
     r = ranks[0]
@@ -272,14 +274,14 @@ def _preflight_cases(
         )
     scenarios = [(what, _one(r, seed, ("preflight",)), refusal) for what, seed, refusal in cases]
     scenarios += _ownership_cases(r)
-    # an arm with one mount source checks that one source, present or missing
-    source, script = single
-    alone = Rank(**{**r.__dict__, "scripts": (("preflight", script),)})
-    for present in (True, False):
-        seed = _seed(r, False, sources=(source,) if present else ())
-        refusal = None if present else f"mount source {source} does not exist"
-        what = f"one mount source, {'present' if present else 'missing'}"
-        scenarios.append((what, _one(alone, seed, ("preflight",)), refusal))
+    # an arm with one mount source (or two) checks each, present or the last missing
+    for sources, script in few:
+        alone = Rank(**{**r.__dict__, "scripts": (("preflight", script),)})
+        for present in (True, False):
+            seed = _seed(r, False, sources=sources if present else sources[:-1])
+            refusal = None if present else f"mount source {sources[-1]} does not exist"
+            what = f"{len(sources)} mount source(s), {'all present' if present else 'last missing'}"
+            scenarios.append((what, _one(alone, seed, ("preflight",)), refusal))
     return scenarios
 
 
@@ -410,7 +412,7 @@ def _executed() -> _Executed:
     """Plan afresh, then run (or recall from the sandbox's memo) every scenario at once."""
     run = _plan()
     ranks = ranks_of(run)
-    preflight = _preflight_cases(ranks, _single_source_preflight(run))
+    preflight = _preflight_cases(ranks, [_few_sources_preflight(run, n) for n in (1, 2)])
     readback = _readback_cases(ranks)
     other = _other_cases(ranks)
     scenarios = [
@@ -582,21 +584,37 @@ def each_stage_changes_its_host_in_order() -> Verdict:
         ("image vanishes", _image_vanishes(ex.ranks), ex.image_vanishes),
         ("readback differs", _readback_differs(ex.ranks), ex.readback_differs),
     ):
-        for k, step in enumerate(scenario.steps):
-            if isinstance(step, Run) and step.stage == "rollback":
-                r = ex.ranks[step.host]
-                want = _expected_effects(r, PREVIOUS[step.host])["rollback"]
-                problems += difference(
-                    f"{label}: rollback@{r.rank}", want, _effects(outcome.after[step.host], k)
-                )
-    return holds_unless(problems, "every stage's changes, in order, on 4 hosts and 2 rollbacks")
+        for k, again, step in _rollbacks(scenario):
+            r = ex.ranks[step.host]
+            want = [] if again else _expected_effects(r, PREVIOUS[step.host])["rollback"]
+            problems += difference(
+                f"{label}: rollback@{r.rank}{' again' * again}",
+                want,
+                _effects(outcome.after[step.host], k),
+            )
+    return holds_unless(
+        problems, "every stage's changes, in order, on 4 hosts and 2 rollbacks (one run again)"
+    )
+
+
+def _rollbacks(scenario: sandbox.Scenario) -> list[tuple[int, bool, Run]]:
+    """Each rollback step of ``scenario``: its index, whether its host rolled back before
+    (a rollback run again changes nothing), and the step."""
+    seen: set[int] = set()
+    found = []
+    for k, step in enumerate(scenario.steps):
+        if isinstance(step, Run) and step.stage == "rollback":
+            found.append((k, step.host in seen, step))
+            seen.add(step.host)
+    return found
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
 def rollback_restores_every_host_byte_for_byte() -> Verdict:
     """When apply fails on rank 2 (its image vanished) or readback fails on rank 1 (its
     command differs), rolling back every host in reverse order (each saying so, with its
-    preserve dir) restores each byte for byte:
+    preserve dir; rank 1's run again restores nothing more and says an earlier one did)
+    restores each byte for byte:
     unit files, systemd's loaded units, containers, images, active and enabled units; the
     preserve dirs keep the saved unit (and rollback's ``restored`` mark) until cleanup, which
     removes them and any half-landed unit file."""
@@ -617,14 +635,20 @@ def rollback_restores_every_host_byte_for_byte() -> Verdict:
         scenario = (
             _image_vanishes(ex.ranks) if label == "image vanishes" else _readback_differs(ex.ranks)
         )
-        for step, res in zip(scenario.steps, out.results, strict=True):
-            if isinstance(step, Run) and step.stage == "rollback" and res is not None:
-                r = ex.ranks[step.host]
-                problems += difference(
-                    f"{label}: rollback@{r.rank}",
-                    (0, f"rolled back: restored what preserve saved in {r.preserve_dir}\n", ""),
-                    (res.returncode, res.stdout, res.stderr),
-                )
+        for k, again, step in _rollbacks(scenario):
+            r, res = ex.ranks[step.host], out.results[k]
+            if res is None:
+                continue
+            said = (
+                "rolled back: an earlier rollback restored it\n"
+                if again
+                else f"rolled back: restored what preserve saved in {r.preserve_dir}\n"
+            )
+            problems += difference(
+                f"{label}: rollback@{r.rank}{' again' * again}",
+                (0, said, ""),
+                (res.returncode, res.stdout, res.stderr),
+            )
         failed = [(k, res) for k, res in enumerate(out.results) if res and res.returncode != 0]
         got = [(k, res.returncode) for k, res in failed]
         if len(failed) != 1 or failed[0][1].returncode != code:
@@ -670,7 +694,10 @@ def rollback_restores_every_host_byte_for_byte() -> Verdict:
                     set(after.images),
                 ),
             )
-    return holds_unless(problems, "2 failed transactions rolled back on 4 hosts, byte for byte")
+    return holds_unless(
+        problems,
+        "2 failed transactions rolled back on 4 hosts (one rollback run again), byte for byte",
+    )
 
 
 def _cut_preserves(r: Rank) -> list[tuple[str, str]]:
@@ -732,7 +759,7 @@ def preflight_refuses_occupancy_and_missing_inputs() -> Verdict:
     another arm's stopped container or an inactive unit; it refuses, with its exact message
     and without changing the host, another arm's running container, another active unit
     that attaches a container, a missing image, each missing mount source (also when the
-    arm mounts a single source), a mount source another local user owns or may write (also
+    arm mounts one source or two), a mount source another local user owns or may write (also
     sticky), or below a directory another user owns or may write (a root-owned sticky one
     above it is taken), the name taken by an unlabelled or another arm's container, the
     unit file running another container, and an earlier preserve still pending (its
@@ -963,7 +990,7 @@ def front_doors_open_only_when_the_rank_serves() -> Verdict:
 RECIPE_NAMES = ("模型", "café", "<b>&</b>")
 """Served model names docker prints raw (non-ASCII, ``<>&``). A recipe arg holding a
 character Go escapes beyond these (U+2028, a control) is refused when the recipe is read;
-``tests/test_go_json.py`` holds ``go_json`` to Go's encoder over every string."""
+``apply_check`` holds ``go_json`` to Go's encoder over every string."""
 
 
 def _recipe_head(names: tuple[str, ...]) -> RenderedHost:
