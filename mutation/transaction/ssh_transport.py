@@ -13,6 +13,7 @@ from typing import IO
 
 from mutation import mutant
 from planner.coordinator import (
+    EXIT_CANNOT_RUN,
     REMOTE_SCRIPT,
     Kept,
     SshSettings,
@@ -30,6 +31,7 @@ ONE_CONNECTION = f"{W}.a_step_runs_on_its_host_over_one_connection_and_returns_w
 HUNG = f"{W}.a_hung_exit_request_is_killed_and_the_step_fails_with_no_answer"
 OVER_SSH = f"{W}.planner_apply_runs_each_step_over_ssh_and_reports_what_it_left"
 SIGNAL = f"{W}.a_signal_abandons_a_forward_step_and_lets_a_rollback_run"
+CANNOT_START = f"{W}.an_ssh_client_that_cannot_be_started_fails_the_step_with_127_unstarted"
 
 
 @mutant(replaces="planner.coordinator.SshTransport.close", turns_red={ONE_CONNECTION})
@@ -124,14 +126,14 @@ def a_lost_connection_is_never_reopened(self: SshTransport, host: HostAddress) -
 
 @mutant(
     replaces="planner.coordinator.SshTransport._connect",
-    turns_red={f"{W}.an_unknown_host_key_or_a_closed_port_fails_the_step_with_255"},
+    turns_red={f"{W}.an_unknown_host_key_or_a_closed_port_fails_the_step_with_255", CANNOT_START},
     independent=False,
 )
 def a_failed_connection_is_reported_as_no_answer(
     self: SshTransport, host: HostAddress
 ) -> StepResult | None:
-    """A connection ssh refused (a host key it does not know, a closed port) is reported as
-    a host that did not answer, hiding ssh's reason and its 255."""
+    """A connection ssh refused (a host key it does not know, a closed port), or an ssh that
+    could not start, is reported as a host that did not answer, hiding the reason."""
     if Path(control_path(self.control, host)).exists():
         return None
     failed = self._connect(host)  # the dispatcher runs the original from here
@@ -215,3 +217,15 @@ def progress_gives_the_stage_timeout_as_the_wait(
         return tick
     self.progress(progress_line(step, elapsed, self.settings.stage_timeout))
     return self.ticks.after(elapsed)
+
+
+@mutant(replaces="planner.coordinator.SshTransport._connect", turns_red={CANNOT_START})
+def an_ssh_that_cannot_start_is_a_host_with_no_answer(
+    self: SshTransport, host: HostAddress
+) -> StepResult | None:
+    """An ssh client the coordinator cannot start is reported as a host that never answered:
+    the operator goes looking at the network, not at the client."""
+    failed = self._connect(host)  # the dispatcher runs the original from here
+    if failed is not None and failed.exit_code == EXIT_CANNOT_RUN:
+        return StepResult(exit_code=None, stderr=f"{host.destination}: no answer")
+    return failed

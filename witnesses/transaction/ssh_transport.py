@@ -10,9 +10,10 @@ scripts here are the claims' own, a few lines each; the transaction's decisions 
 V4.1 plan are ``transaction_plan``'s and ``transaction_fleet``'s.
 
 Expected values come from the coordinator's contract (its module docstring and ``--help``):
-the exit codes 97 (script cut short), 124 (stage timeout), 130 (interrupted), 255 (ssh could
-not connect), None (no answer within :func:`planner.coordinator.wait_seconds`); the remote
-command is built here from the documented pieces, not by the coordinator's own function.
+the exit codes 97 (script cut short), 124 (stage timeout), 127 (the ssh client could not be
+started), 130 (interrupted), 255 (ssh could not connect), None (no answer within
+:func:`planner.coordinator.wait_seconds`); the remote command is built here from the
+documented pieces, not by the coordinator's own function.
 """
 
 from __future__ import annotations
@@ -410,6 +411,33 @@ def an_unknown_host_key_or_a_closed_port_fails_the_step_with_255() -> Verdict:
     problems += difference("closed port: exit", 255, nobody.exit_code)
     problems += difference("closed port: said", True, "Connection refused" in nobody.stderr)
     return holds_unless(problems, "an unknown key and a closed port each fail with 255")
+
+
+@claim(ClaimKind.REFUSAL)
+def an_ssh_client_that_cannot_be_started_fails_the_step_with_127_unstarted() -> Verdict:
+    """An ssh client the coordinator cannot start (a file that is not executable, one that
+    is gone) fails the step with 127, saying which client and why, as a step that never
+    started (it touched no host); no session reaches the host."""
+    problems = []
+    with tempfile.TemporaryDirectory(prefix="ssh-transport-") as tmp:
+        plain = Path(tmp) / "ssh"
+        plain.write_text("#!/bin/sh\n")
+        for what, client in (("not executable", plain), ("gone", Path(tmp) / "gone")):
+            settings = _settings().model_copy(update={"ssh": str(client)})
+            before = _sessions()
+            with SshTransport(_plan(), settings) as transport:
+                got = transport(_step("echo never"))
+            said = f"coordinator: cannot run {client}: "
+            problems += difference(
+                f"{what}: exit, started", (127, False), (got.exit_code, got.started)
+            )
+            problems += difference(
+                f"{what}: said",
+                (True, True),
+                (got.stderr.startswith(said), got.stderr.endswith("\n")),
+            )
+            problems += difference(f"{what}: sessions", before, _sessions())
+    return holds_unless(problems, "2 clients that cannot start: 127, never started, no session")
 
 
 @contextmanager
