@@ -17,11 +17,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from fixtures import sandbox
-from fixtures.go_json import EDGES, as_bytes, reference
+from fixtures.go_json import ANY_TEXT, EDGES, as_bytes, reference
 from fixtures.sandbox import STUBS
-
-ANY_TEXT = st.text(st.sampled_from(EDGES) | st.characters(codec=None, exclude_categories=()))
-"""Every code point, lone surrogates included, the encoder's edge characters often."""
 
 
 @settings(max_examples=2000)
