@@ -52,7 +52,6 @@ line between.
 from __future__ import annotations
 
 import argparse
-import errno
 import math
 import os
 import re
@@ -775,6 +774,11 @@ def dry_run_document(
     )
 
 
+class ScriptsRefused(OSError):
+    """``--scripts`` is no place to write a script set: why, in words (nothing was written;
+    no errno, since the refusal is the planner's, not the system's)."""
+
+
 def write_scripts(plan: TransactionPlan, scripts: Path) -> None:
     """Every stage script of ``plan`` as ``scripts/HOST/STAGE.sh``, all or nothing: the set
     is written into a temp directory beside ``scripts`` and synced, then renamed into place
@@ -786,7 +790,7 @@ def write_scripts(plan: TransactionPlan, scripts: Path) -> None:
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except FileExistsError:
-        raise OSError(errno.ENOTDIR, "a parent is not a directory (nothing was written)") from None
+        raise ScriptsRefused("a parent is not a directory (nothing was written)") from None
     temp = Path(tempfile.mkdtemp(prefix=f".{target.name[:40]}.", dir=target.parent))
     try:
         for step in (*plan.forward, *plan.rollbacks, *plan.cleanups):
@@ -804,15 +808,14 @@ def _replaceable(target: Path) -> None:
     if not target.exists() and not target.is_symlink():
         return
     if not target.is_dir():
-        raise OSError(errno.ENOTDIR, "not a directory (nothing was written)")
+        raise ScriptsRefused("not a directory (nothing was written)")
     if Path.cwd().resolve().is_relative_to(target):
-        raise OSError(errno.EBUSY, "it holds the working directory (nothing was written)")
+        raise ScriptsRefused("it holds the working directory (nothing was written)")
     for host in target.iterdir():
         inside = list(host.iterdir()) if host.is_dir() and not host.is_symlink() else [host]
         for entry in inside:
             if entry == host or entry.suffix != ".sh" or not entry.is_file() or entry.is_symlink():
-                raise OSError(
-                    errno.EEXIST,
+                raise ScriptsRefused(
                     f"it holds {printable(str(entry.relative_to(target)))}, which is not a "
                     "stage script of a previous set (nothing was written or replaced)",
                 )
@@ -949,7 +952,6 @@ def add_parser(
     apply.add_argument(
         "--format",
         choices=("text", "json"),
-        default="text",
         help="with --dry-run: json prints one document (schema: planner schema apply-dry-run)",
     )
     apply.add_argument(
@@ -1138,7 +1140,7 @@ def run(args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun]) 
     """``planner apply``: plan, refuse unless admitted, then print or run the transaction."""
     if args.resume is not None or args.rollback is not None:
         return run_resume(args)
-    if getattr(args, "check", False):
+    if args.check:
         from planner import check  # it builds on this module: imported when asked for
 
         return check.run(args, plan)

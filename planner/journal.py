@@ -308,6 +308,8 @@ def create(
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         old = _open_existing(path) if os.path.lexists(path) else None
+    except FileExistsError:  # mkdir's word for a regular file where a directory goes
+        raise PlannerInputError(str(path), "create", "a parent is not a directory") from None
     except OSError as exc:
         raise PlannerInputError(str(path), "create", exc.strerror or str(exc)) from None
     try:

@@ -5,30 +5,50 @@ defect the operator would meet before any host is touched."""
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 from mutation import mutant
+from planner.apply import Stage
 from planner.arm_launch import DryRun
 from planner.coordinator import (
+    ScriptsRefused,
     SshSettings,
     add_parser,
     admission_gate,
     check_ssh_options,
+    dry_run_document,
+    journal_of,
     positive_count,
     run,
     settings_of,
     write_scripts,
 )
+from planner.formats import ApplyDryRun
+from planner.journal import Journal
 from planner.refusal import PlannerInputError
 from planner.report import write_atomically
-from planner.transaction import HostAddress, TransactionPlan, ipv6_host, parse_hosts
+from planner.transaction import (
+    HostAddress,
+    TransactionPlan,
+    TransactionStep,
+    ipv6_host,
+    parse_hosts,
+)
+from planner.values import printable
 
 W = "coordinator_cli"
 HOSTS = f"{W}.a_bad_hosts_list_exits_2_with_one_located_line_and_writes_nothing"
 SCRIPT_SET = f"{W}.a_script_set_is_replaced_whole_or_left_as_it_was"
 LIVE_LOG = f"{W}.a_real_apply_reads_the_live_log_and_never_a_chosen_time_or_a_fixture"
 BAD_SSH = f"{W}.a_bad_ssh_client_or_ssh_file_exits_2_before_anything_runs"
+UNWRITABLE = f"{W}.scripts_that_cannot_be_written_exit_2_and_print_no_command"
+WRITTEN = f"{W}.the_dry_run_writes_every_stage_script_byte_for_byte"
+CTRL_C = f"{W}.a_ctrl_c_as_the_new_set_goes_in_leaves_the_previous_one"
+TERSE = f"{W}.the_terse_dry_run_numbers_each_step_that_runs_under_a_heading_for_its_phase"
+JSON_SAYS = f"{W}.the_json_dry_run_says_what_the_text_one_says"
 
 
 # Dependent: ``planner apply``'s own settings also reach the fleet's kill claim, whose
@@ -48,7 +68,7 @@ def known_hosts_option_ignored(args: argparse.Namespace) -> SshSettings:
 
 @mutant(
     replaces="planner.coordinator.write_scripts",
-    turns_red={f"{W}.the_dry_run_writes_every_stage_script_byte_for_byte", SCRIPT_SET},
+    turns_red={WRITTEN, SCRIPT_SET},
 )
 def undo_scripts_not_written(plan: TransactionPlan, scripts: Path) -> None:
     """``--dry-run`` writes only the forward scripts: the rollback and cleanup scripts its
@@ -58,7 +78,7 @@ def undo_scripts_not_written(plan: TransactionPlan, scripts: Path) -> None:
 
 @mutant(
     replaces="planner.coordinator.write_scripts",
-    turns_red={SCRIPT_SET},
+    turns_red={SCRIPT_SET, UNWRITABLE, CTRL_C},
     independent=False,  # undo_scripts_not_written replaces write_scripts too
 )
 def scripts_written_in_place(plan: TransactionPlan, scripts: Path) -> None:
@@ -163,7 +183,8 @@ def refused_plan_exits_0(
     replaces="planner.coordinator._error",
     turns_red={
         HOSTS,
-        f"{W}.scripts_that_cannot_be_written_exit_2_and_print_no_command",
+        UNWRITABLE,
+        f"{W}.a_journal_that_cannot_be_made_exits_2_before_anything_runs",
         LIVE_LOG,
         BAD_SSH,
         SCRIPT_SET,
@@ -190,3 +211,96 @@ def hosts_not_required(
     add_parser(commands, arms, planning)
     for group in commands.choices["apply"]._mutually_exclusive_groups:
         group.required = False
+
+
+@mutant(replaces="planner.coordinator.write_scripts", turns_red={WRITTEN}, independent=False)
+def scripts_readable_by_their_owner_alone(plan: TransactionPlan, scripts: Path) -> None:
+    """The script set keeps the mode of the temporary directory it was written in (0700):
+    another operator on the coordinator cannot read the scripts the listing points at."""
+    write_scripts(plan, scripts)
+    os.chmod(os.path.realpath(scripts), 0o700)
+
+
+@mutant(replaces="planner.coordinator._replaceable", turns_red={UNWRITABLE})
+def the_working_directory_may_be_replaced(target: Path) -> None:
+    """A ``--scripts`` that holds the working directory (``--scripts .``) is checked like
+    any previous set, and replaced when it holds one: the operator's shell is left in a
+    directory that was removed."""
+    if not target.exists() and not target.is_symlink():
+        return
+    if not target.is_dir():
+        raise ScriptsRefused("not a directory (nothing was written)")
+    for host in target.iterdir():
+        inside = list(host.iterdir()) if host.is_dir() and not host.is_symlink() else [host]
+        for entry in inside:
+            if entry == host or entry.suffix != ".sh" or not entry.is_file() or entry.is_symlink():
+                raise ScriptsRefused(
+                    f"it holds {printable(str(entry.relative_to(target)))}, which is not a "
+                    "stage script of a previous set (nothing was written or replaced)",
+                )
+
+
+@mutant(replaces="planner.coordinator._swap_in", turns_red={CTRL_C})
+def the_previous_set_is_removed_before_the_new_one_goes_in(temp: Path, target: Path) -> None:
+    """The previous set is removed first, then the new one renamed into place: a Ctrl-C
+    between the two leaves no script set at all."""
+    if target.exists():
+        shutil.rmtree(target)
+    os.rename(temp, target)
+
+
+@mutant(replaces="planner.coordinator._phases", turns_red={TERSE, JSON_SAYS})
+def after_failure_steps_are_numbered_as_if_they_ran_next(
+    plan: TransactionPlan,
+) -> list[tuple[int | None, str, TransactionStep]]:
+    """The rollback and cleanup steps are numbered on from the last commit, as though the
+    run went on to them: the listing reads as 40 steps that all run."""
+    commits = [s for s in plan.forward if s.stage is Stage.COMMIT]
+    phased = [
+        *((s, "forward") for s in plan.forward if s.stage is not Stage.COMMIT),
+        *((s, "commit") for s in commits),
+        *((s, "rollback") for s in reversed(plan.rollbacks)),
+        *((s, "cleanup") for s in reversed(plan.cleanups)),
+    ]
+    return [(n, phase, step) for n, (step, phase) in enumerate(phased, 1)]
+
+
+@mutant(replaces="planner.coordinator.dry_run_document", turns_red={JSON_SAYS})
+def the_json_dry_run_points_at_scripts_outside_their_host_directory(
+    plan: TransactionPlan, settings: SshSettings, scripts: Path, attempts: int
+) -> ApplyDryRun:
+    """The JSON dry run gives each step's script as SCRIPTS/STAGE.sh, without its host's
+    directory: a tool that reads it sends every host the head's path, which does not exist."""
+    document = dry_run_document(plan, settings, scripts, attempts)
+    commands = tuple(
+        c.model_copy(update={"script_path": str(scripts / f"{c.stage.value}.sh")})
+        for c in document.commands
+    )
+    return document.model_copy(update={"commands": commands})
+
+
+@mutant(
+    replaces="planner.coordinator.journal_of",
+    turns_red={f"{W}.a_journal_that_cannot_be_made_exits_2_before_anything_runs"},
+)
+def a_journal_that_cannot_be_made_is_made_elsewhere(
+    args: argparse.Namespace, plan: TransactionPlan, settings: SshSettings
+) -> Journal:
+    """A ``--journal`` that cannot be made is quietly made in the working directory
+    instead: the run goes on, and a coordinator lost half way leaves its journal where no
+    ``--resume`` the operator types will look."""
+    try:
+        return journal_of(args, plan, settings)
+    except PlannerInputError:
+        elsewhere = argparse.Namespace(**{**vars(args), "journal": Path("apply.journal")})
+        return journal_of(elsewhere, plan, settings)
+
+
+@mutant(
+    replaces="planner.coordinator.to_stderr",
+    turns_red={f"{W}.a_waiting_line_goes_to_stderr_at_once_and_quiet_silences_it"},
+)
+def waiting_lines_go_to_the_report(text: str) -> None:
+    """A waiting line goes to stdout, into the report a script reads after the run, and
+    sits in its buffer until the run ends: the terminal shows nothing for 30 minutes."""
+    print(text)

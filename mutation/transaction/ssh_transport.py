@@ -18,6 +18,7 @@ from planner.coordinator import (
     Kept,
     SshSettings,
     SshTransport,
+    Ticks,
     control_path,
     exit_argv,
     finished_within,
@@ -229,3 +230,15 @@ def an_ssh_that_cannot_start_is_a_host_with_no_answer(
     if failed is not None and failed.exit_code == EXIT_CANNOT_RUN:
         return StepResult(exit_code=None, stderr=f"{host.destination}: no answer")
     return failed
+
+
+@mutant(
+    replaces="planner.coordinator.Ticks.after",
+    turns_red={f"{W}.a_waiting_step_says_so_first_at_the_first_tick_then_at_every_interval"},
+)
+def a_tick_reached_is_the_next_one(self: Ticks, elapsed: float) -> float:
+    """A step exactly at a tick is told that tick again as its next one: the transport
+    says it is waiting twice at the same moment, then waits a whole interval short."""
+    if elapsed <= self.first:
+        return self.first
+    return self.first + -(-(elapsed - self.first) // self.every) * self.every

@@ -11,22 +11,32 @@ the help lists. Running the transaction over ssh is ``ssh_transport``'s (a real 
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import io
+import json
 import os
 import shlex
 import shutil
 import stat
+import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
 
 from claims import ClaimKind, Verdict, claim, difference, holds_unless
-from fixtures.builders import Ran, captured, run_planner, v41_dry_run
+from fixtures.builders import Raising, Ran, captured, run_planner, v41_dry_run
 from fixtures.live_log import SUPPLIED_INPUTS, append_event, write_live_log
 from planner.cli import build_parser as cli_parser
 from planner.cli import dry_run
-from planner.coordinator import REMOTE_SCRIPT, SshSettings, admission_gate, wait_seconds
+from planner.coordinator import (
+    REMOTE_SCRIPT,
+    SshSettings,
+    admission_gate,
+    progress_of,
+    wait_seconds,
+)
 from planner.transaction import parse_hosts, plan_transaction
 from witnesses.arms.expected import stated_arms
 
@@ -166,20 +176,29 @@ def the_dry_run_writes_every_stage_script_byte_for_byte() -> Verdict:
     """``planner apply --dry-run`` writes each host's 8 stage scripts (preflight, preserve,
     apply, readback, front door, commit, rollback, cleanup) as SCRIPTS/HOST/STAGE.sh, each
     the planner's script byte for byte with the umask's mode (0644 under 022), and nothing
-    else; without ``--scripts`` they go to target/v41-group-a-apply under the working
-    directory, and the default options are ssh's own config, a 10 s connect timeout, a
-    2100 s stage timeout and 3 commit attempts."""
+    else, making SCRIPTS and the directories above it that do not exist yet with the
+    umask's mode too (0755, as mkdir would, so others may read the set); without
+    ``--scripts`` they go to target/v41-group-a-apply under the working directory, and the
+    default options are ssh's own config, a 10 s connect timeout, a 2100 s stage timeout
+    and 3 commit attempts."""
     plan = _scripts()
     want = {f"{NAMES[r]}/{stage}.sh": (plan[stage, r], 0o644) for stage in STAGES for r in range(4)}
+    made = ("new", "new/deeper", "new/deeper/s", *(f"new/deeper/s/{host}" for host in NAMES))
     problems = []
     with _scratch() as tmp:
-        ran = _apply("--dry-run", "--scripts", tmp / "s")
+        ran = _apply("--dry-run", "--scripts", tmp / "new" / "deeper" / "s")
         problems += difference("exit", 0, ran.code)
-        problems += difference("scripts", want, _written(tmp / "s"))
+        problems += difference("scripts", want, _written(tmp / "new" / "deeper" / "s"))
+        modes = {
+            str(d.relative_to(tmp)): stat.S_IMODE(d.stat().st_mode)
+            for d in (tmp / "new", *sorted((tmp / "new").rglob("*")))
+            if d.is_dir()
+        }
+        problems += difference("directories", dict.fromkeys(made, 0o755), modes)
         default = _apply("--dry-run")
         problems += difference("default exit", 0, default.code)
         problems += difference("default scripts", want, _written(tmp / "target/v41-group-a-apply"))
-        problems += difference("nothing else", ["s", "target"], sorted(os.listdir(tmp)))
+        problems += difference("nothing else", ["new", "target"], sorted(os.listdir(tmp)))
     first = ["ssh", *DEFAULT_STRICT, "-p", "22", "-M", "-N", "-f", "-o", "ControlPath=CONTROL/srv5"]
     lines = default.lines
     problems += difference(
@@ -365,16 +384,31 @@ PATH_ERRORS = {
     ("--data", ""): "an empty path",
     ("--authority", "a\0b"): "a\\x00b holds a NUL byte",
     ("--inputs", ""): "an empty path",
+    ("--plan", ""): "an empty path",
+    ("--journal", "j\0"): "j\\x00 holds a NUL byte",
 }
+
+
+def _unwritable(tmp: Path) -> dict[Path, str]:
+    """``--scripts`` values no set can be written to (made in ``tmp``, the working
+    directory), and why each is refused."""
+    (tmp / "file").write_text("")
+    return {
+        tmp / "file" / "s": "a parent is not a directory (nothing was written)",
+        tmp / "file": "not a directory (nothing was written)",
+        tmp: "it holds the working directory (nothing was written)",
+    }
 
 
 @claim(ClaimKind.REFUSAL)
 def scripts_that_cannot_be_written_exit_2_and_print_no_command() -> Verdict:
-    """When ``--scripts`` cannot be written (it is under a regular file), ``planner apply
+    """When ``--scripts`` cannot be written (it is under a regular file, it is one, or it
+    holds the working directory, which replacing it would pull away), ``planner apply
     --dry-run`` exits 2 with one line, ``planner: error: --scripts PATH: cannot write the
-    stage scripts: …``, and prints no command; an empty path, or one holding a NUL byte,
-    given to ``--scripts``, ``--data``, ``--authority`` or ``--inputs`` exits 2 naming the
-    option, and nothing is written (not even into the working directory)."""
+    stage scripts: WHY``, prints no command and leaves what is there as it was; an empty
+    path, or one holding a NUL byte, given to ``--scripts``, ``--data``, ``--authority``,
+    ``--inputs``, ``--plan``, ``--journal``, ``--resume`` or ``--rollback`` exits 2 naming
+    the option, and nothing is written (not even into the working directory)."""
     problems = []
     with _scratch() as tmp:
         for (option, value), message in PATH_ERRORS.items():
@@ -382,12 +416,16 @@ def scripts_that_cannot_be_written_exit_2_and_print_no_command() -> Verdict:
             want = f"planner apply: error: argument {option}: {message}"
             got = (bad.code, _usage(bad), bad.lines, os.listdir(tmp))
             problems += difference(f"{option} {value!r}", (2, want, [], []), got)
-        (tmp / "file").write_text("")
-        ran = _apply("--dry-run", "--scripts", tmp / "file" / "s")
-        head = f"planner: error: --scripts {tmp / 'file' / 's'}: cannot write the stage scripts: "
-    problems += difference("exit", 2, ran.code) + difference("stdout", [], ran.lines)
-    problems += difference("one line", 1, len(ran.err.splitlines()))
-    problems += difference("names --scripts", True, ran.err.startswith(head))
+        for option in ("--resume", "--rollback"):
+            bad = run_planner("apply", option, "")
+            want = f"planner apply: error: argument {option}: an empty path"
+            problems += difference(f"{option} ''", (2, want), (bad.code, _usage(bad)))
+        for scripts, why in _unwritable(tmp).items():
+            ran = _apply("--dry-run", "--scripts", scripts)
+            line = f"planner: error: --scripts {scripts}: cannot write the stage scripts: {why}\n"
+            got = (ran.code, ran.err, ran.lines, sorted(os.listdir(tmp)))
+            problems += difference(str(scripts), (2, line, [], ["file"]), got)
+        problems += difference("the file", "", (tmp / "file").read_text())
     return holds_unless(problems, "an unwritable --scripts is a located error; nothing printed")
 
 
@@ -418,6 +456,13 @@ HELP = (
     "target/ARM-apply.journal, the arm with dashes)",
     "--dry-run print the steps (one line each: stage, host, the sha256 of its script) and "
     "write the scripts; run nothing",
+    "-v, --verbose with --dry-run: print every ssh command in full instead",
+    "--format {text,json} with --dry-run: json prints one document (schema: planner schema "
+    "apply-dry-run)",
+    "--plan PLAN apply exactly the plan `planner dry-run --plan-out PLAN` saved: refused (exit "
+    "2, naming it) if the planner, an input or the scripts changed, or it is not admitted now",
+    "--check read every host over ssh and print what apply would change; change nothing (not "
+    "with --dry-run)",
     "--scripts SCRIPTS where --dry-run writes the stage scripts "
     "(default: target/ARM-apply, the arm with dashes)",
     "--ssh SSH the ssh client to run (default: ssh); a real apply needs it executable",
@@ -429,6 +474,8 @@ HELP = (
     "--stage-timeout STAGE_TIMEOUT seconds a stage may run on its host (default: 2100)",
     "--commit-attempts COMMIT_ATTEMPTS runs of a failing commit before it is left pending "
     "(default: 3)",
+    "-q, --quiet say nothing while a step waits (default: a line on stderr 10 s into a step, "
+    "then every 30 s)",
     "inputs: a real apply (no --dry-run) reads --authority at the wall clock, once before "
     "preflight and once more just before the first commit; --inputs and --data are the "
     "operator's own files. --scenario and --now substitute a fixture or a chosen time for "
@@ -542,7 +589,8 @@ def a_bad_ssh_client_or_ssh_file_exits_2_before_anything_runs() -> Verdict:
     ``--ssh-config`` is no regular file, or whose identity or known hosts ssh would read as
     several paths or expand (a space, a quote, ``%``, ``\\``) exits 2 with one located line
     naming the option and the value (control characters escaped), before it plans or runs
-    anything; ``--ssh-config none`` (ssh's "no config") is taken."""
+    anything; ``--ssh-config none`` (ssh's "no config") is taken, and so is a config file
+    whose path holds a space (``-F`` takes it as one argument)."""
     problems = []
     with _scratch() as tmp, tempfile.TemporaryDirectory() as bin_dir:
         client = _recording_client(Path(bin_dir))
@@ -556,17 +604,38 @@ def a_bad_ssh_client_or_ssh_file_exits_2_before_anything_runs() -> Verdict:
             )
         problems += difference("ssh ran", False, (Path(bin_dir) / "ran").exists())
         problems += difference("written", [], os.listdir(tmp))
-        refused = _apply(*testing, "--ssh-config", "none", scenario="live")
-        said = (refused.err, refused.lines[-1:])
+        spaced = Path(bin_dir) / "ssh config"
+        spaced.write_text("")
         verdict = [f"apply {ARM}: REFUSED: the plan is not admitted; nothing ran"]
-        problems += difference("--ssh-config none: taken, then refused", ("", verdict), said)
+        for config in ("none", spaced):
+            refused = _apply(*testing, "--ssh-config", config, scenario="live")
+            said = (refused.err, refused.lines[-1:])
+            problems += difference(f"--ssh-config {config}: taken, refused", ("", verdict), said)
     return holds_unless(problems, f"{len(errors)} bad ssh options refused, located")
 
 
+@claim(ClaimKind.REFUSAL)
+def a_journal_that_cannot_be_made_exits_2_before_anything_runs() -> Verdict:
+    """A real apply whose ``--journal`` cannot be made (a parent is a regular file) exits 2
+    with one line, ``planner: error: JOURNAL: create: a parent is not a directory``, before
+    it runs the ssh client: no step is sent that the journal would not record."""
+    with _scratch() as tmp, tempfile.TemporaryDirectory() as bin_dir:
+        client = _recording_client(Path(bin_dir))
+        (tmp / "file").write_text("")
+        journal = tmp / "file" / "apply.journal"
+        ran = _apply("--for-testing", "--ssh", client, "--journal", journal)
+        line = f"planner: error: {journal}: create: a parent is not a directory\n"
+        got = (ran.code, ran.err, ran.lines, (Path(bin_dir) / "ran").exists(), os.listdir(tmp))
+        problems = difference("refused", (2, line, [], False, ["file"]), got)
+    return holds_unless(problems, "an unmakeable journal refused before ssh ran")
+
+
 def _live_gate(directory: Path) -> tuple[Path, Callable[[], str | None]]:
-    """A log admitting the plan at the wall clock, and the gate a real apply over it asks."""
+    """A log admitting the plan at the wall clock, and the gate a real apply over it (and a
+    copy of the supplied inputs, ``inputs.json`` in ``directory``) asks."""
     log = write_live_log(directory / "log.jsonl")
-    argv = ["apply", ARM, "--authority", str(log), "--inputs", str(SUPPLIED_INPUTS)]
+    inputs = shutil.copy(SUPPLIED_INPUTS, directory / "inputs.json")
+    argv = ["apply", ARM, "--authority", str(log), "--inputs", str(inputs)]
     args = cli_parser().parse_args([*argv, "--hosts", HOSTS])
     applied = plan_transaction(dry_run(args), parse_hosts(HOSTS))
     return log, admission_gate(args, dry_run, applied)
@@ -574,14 +643,24 @@ def _live_gate(directory: Path) -> tuple[Path, Callable[[], str | None]]:
 
 @claim(ClaimKind.REFUSAL)
 def admission_is_read_again_from_the_log_at_the_commit_point() -> Verdict:
-    """The gate a real apply asks before its first commit reads the authority log again at
-    the wall clock: it admits (None) while the log still admits the plan, refuses with the
-    refusal's line once a ``host_released`` event was appended after the plan was made, and
-    refuses naming the file when the log can no longer be read."""
+    """The gate a real apply asks before its first commit plans again from the same options,
+    reading the authority log again at the wall clock: it admits (None) while the log still
+    admits the plan being applied, refuses once an input changed the plan (still admitted,
+    but not the one applied), refuses with the refusal's line once a ``host_released`` event
+    was appended after the plan was made, and refuses naming the file when the log can no
+    longer be read."""
     problems = []
     with tempfile.TemporaryDirectory() as tmp:
         log, gate = _live_gate(Path(tmp))
         problems += difference("before", None, gate())
+        inputs = Path(tmp) / "inputs.json"
+        supplied = inputs.read_text()
+        inputs.write_text(
+            supplied.replace('"max_num_batched_tokens": 8192', '"max_num_batched_tokens": 4096')
+        )
+        changed = "the plan made again from the same options differs from the one applied"
+        problems += difference("an input changed", changed, gate())
+        inputs.write_text(supplied)
         append_event(log, {"event": "host_released", "host": "srv7"})
         refused = (
             "refused: admission.host_not_held at authority.holdings.srv7: srv7 is held by "
@@ -592,7 +671,7 @@ def admission_is_read_again_from_the_log_at_the_commit_point() -> Verdict:
         gone = gate() or ""
         problems += difference("log gone", True, gone.startswith("its inputs could not be read"))
         problems += difference("names the log", True, str(log) in gone)
-    return holds_unless(problems, "admitted, then refused by the appended release, then unread")
+    return holds_unless(problems, "admitted; refused once changed, once released, once unread")
 
 
 @claim(ClaimKind.REFUSAL)
@@ -600,7 +679,9 @@ def a_script_set_is_replaced_whole_or_left_as_it_was() -> Verdict:
     """``--dry-run`` replaces a previous script set at ``--scripts`` whole: afterwards it
     holds exactly the plan's 32 scripts (a stale host's and a changed script's old bytes
     gone) and nothing is left beside it. A ``--scripts`` holding anything but a script set
-    (a regular file where a host's directory goes, a README) is refused with one line,
+    (a regular file where a host's directory goes, a README, a ``.sh`` file where a host's
+    directory goes, a host's file not named ``.sh``, a symbolic link or a directory named
+    like a script) is refused with one line,
     ``planner: error: --scripts PATH: cannot write the stage scripts: it holds NAME, which
     is not a stage script of a previous set (nothing was written or replaced)``, exit 2,
     and left byte for byte as it was."""
@@ -618,7 +699,7 @@ def a_script_set_is_replaced_whole_or_left_as_it_was() -> Verdict:
         problems += difference("replaced: exit", 0, ran.code)
         problems += difference("replaced: the set", want, got)
         problems += difference("replaced: beside it", ["s"], os.listdir(tmp))
-        for name, make in (("srv7", _file_for_a_host), ("README", _readme)):
+        for name, make in FOREIGN.items():
             make(s)
             before = _written(s)
             ran = _apply("--dry-run", "--scripts", s)
@@ -639,5 +720,208 @@ def _file_for_a_host(s: Path) -> None:
     (s / "srv7").write_text("a file where srv7's scripts go\n")
 
 
-def _readme(s: Path) -> None:
-    (s / "README").write_text("notes\n")
+FOREIGN: dict[str, Callable[[Path], object]] = {
+    "srv7": _file_for_a_host,
+    "README": lambda s: (s / "README").write_text("notes\n"),
+    "stray.sh": lambda s: (s / "stray.sh").write_text("echo stray\n"),
+    "srv5/notes.txt": lambda s: (s / "srv5" / "notes.txt").write_text("notes\n"),
+    "srv6/apply.sh": lambda s: _replaced_by(s / "srv6" / "apply.sh", "../srv5/apply.sh"),
+    "srv8/old.sh": lambda s: (s / "srv8" / "old.sh").mkdir(),
+}
+"""What a previous script set must not hold, by the name the refusal gives, and how each
+is put there."""
+
+
+def _replaced_by(path: Path, link: str) -> None:
+    path.unlink()
+    path.symlink_to(link)
+
+
+class _Interrupter:
+    """An audit hook: while armed with a script set's path, it raises ``KeyboardInterrupt``
+    at the first rename of a directory onto that path (the new set going in), as Python's
+    SIGINT handler would at that call, and records every directory made beside the set. A
+    hook stays for the life of the process, so one is added and armed per claim run."""
+
+    def __init__(self) -> None:
+        self.target: str | None = None
+        self.made: list[str] = []
+
+    def __call__(self, event: str, args: tuple[object, ...]) -> None:
+        if self.target is None or event not in ("os.mkdir", "os.rename"):
+            return
+        path = os.fsdecode(args[1 if event == "os.rename" else 0])  # type: ignore[arg-type]
+        if event == "os.mkdir" and os.path.dirname(path) == os.path.dirname(self.target):
+            self.made.append(os.path.basename(path))
+        if event == "os.rename" and path == self.target:
+            self.target = None
+            raise KeyboardInterrupt
+
+    @contextmanager
+    def armed(self, scripts: Path) -> Iterator[list[str]]:
+        self.target, self.made = os.path.realpath(scripts), []
+        try:
+            yield self.made
+        finally:
+            self.target = None
+
+
+@functools.cache
+def _interrupter() -> _Interrupter:
+    hook = _Interrupter()
+    sys.addaudithook(hook)
+    return hook
+
+
+@claim(ClaimKind.REFUSAL)
+def a_ctrl_c_as_the_new_set_goes_in_leaves_the_previous_one() -> Verdict:
+    """A Ctrl-C as ``--dry-run`` renames its new script set into place (the interrupt at
+    that call) ends the run with 130 and ``planner: interrupted``, prints no command, and
+    leaves ``--scripts`` as it was: the previous set back byte for byte, or nothing when
+    there was none; nothing is left beside it, and every directory the run made there on
+    the way is hidden and named after the set (a run killed outright leaves only those)."""
+    problems = []
+    with _scratch() as tmp:
+        s = tmp / "s"
+        for previous in (False, True):
+            if previous:
+                _apply("--dry-run", "--scripts", s)
+                (s / "srv5" / "preflight.sh").write_text("old\n")
+            before = _written(s)
+            with _interrupter().armed(s) as made:
+                ran = _apply("--dry-run", "--scripts", s)
+            case = "a previous set" if previous else "no previous set"
+            got = (ran.code, ran.err, ran.lines, _written(s), sorted(os.listdir(tmp)))
+            left: list[str] = ["s"] if previous else []
+            problems += difference(case, (130, "planner: interrupted\n", [], before, left), got)
+            problems += [f"{case}: made {n!r} beside it" for n in made if not n.startswith(".s.")]
+            problems += difference(f"{case}: made", 2 if previous else 1, len(made))
+    return holds_unless(problems, "interrupted: the previous set back, or none; nothing beside")
+
+
+HEADINGS = {
+    "forward": "the first failure stops the run",
+    "commit": "each up to 2 attempts",
+    "rollback": "the last changed first",
+    "cleanup": "each host rolled back",
+}
+"""Each phase of the terse dry run and what its heading must say besides its name."""
+
+
+def _steps() -> list[tuple[str, str, int | None, str, str]]:
+    """Every step of the plan in run order: (phase, stage, number or None, host, sha256);
+    the steps that run are numbered from 1, a rollback's and a cleanup's are not."""
+    plan = _scripts()
+    runs = [("forward", s) for s in FORWARD] + [("commit", "commit")]
+    numbered = [(phase, stage, r) for phase, stage in runs for r in range(4)]
+    order: list[tuple[str, str, int, int | None]] = [
+        (phase, stage, r, n) for n, (phase, stage, r) in enumerate(numbered, 1)
+    ]
+    order += [(s, s, r, None) for s in ("rollback", "cleanup") for r in reversed(range(4))]
+    return [
+        (phase, stage, n, NAMES[r], hashlib.sha256(plan[stage, r].encode()).hexdigest())
+        for phase, stage, r, n in order
+    ]
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_terse_dry_run_numbers_each_step_that_runs_under_a_heading_for_its_phase() -> Verdict:
+    """Without ``-v``, ``planner apply --dry-run`` (``--format text``) prints the arm, each
+    host as ``HOST=USER@ADDRESS:PORT`` and where the scripts are, then every step in run
+    order, one line each in aligned columns: its number (the 24 steps that run, 1 to 24,
+    right-aligned in four columns; a rollback's or cleanup's none), its stage (as wide as
+    the longest), its host and the sha256 of the script it sends, each phase's steps under
+    one ``## `` heading that names the phase and says how it runs (the first failure stops
+    the forward steps; commit's attempts as given; rollback the last changed first)."""
+    with _scratch() as tmp:
+        ran = run_planner(
+            "apply", ARM, "--scenario", "supplied", "--hosts", HOSTS, "--dry-run",
+            "--format", "text", "--scripts", tmp / "s", "--commit-attempts", "2",
+        )  # fmt: skip
+    specs = zip(HOSTS.split(","), PORTS, strict=True)
+    hosts = [f"# host {s}" if s.endswith(f":{port}") else f"# host {s}:{port}" for s, port in specs]
+    head = [f"# planner apply {ARM} --dry-run", *hosts, f"# scripts: {tmp / 's'}/HOST/STAGE.sh"]
+    lines = ran.lines
+    problems = difference("exit", 0, ran.code)
+    for n, (want, got) in enumerate(zip(head, lines, strict=False), 1):
+        problems += difference(f"line {n}", True, got.startswith(want))
+    body, phase = lines[len(head) :], ""
+    for i, (step_phase, stage, number, host, digest) in enumerate(_steps()):
+        if step_phase != phase:
+            phase, heading = step_phase, body.pop(0) if body else ""
+            says = heading.startswith("## ") and phase in heading and HEADINGS[phase] in heading
+            problems += difference(f"{phase} heading {heading!r} names it", True, says)
+        number_column = f"{number}." if number is not None else ""
+        row = f"{number_column:>4} {stage:<10} {host:<8} sha256 {digest}"
+        problems += difference(f"step {i + 1}", row, body.pop(0) if body else "")
+    problems += difference("after the last step", [], body)
+    return holds_unless(problems, f"{len(_steps())} steps, 4 headings, in run order")
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_json_dry_run_says_what_the_text_one_says() -> Verdict:
+    """``planner apply --dry-run --format json`` prints one document (and nothing after its
+    last line) holding what the text dry run prints: each step's number (or null), phase,
+    stage, host and sha256 as the terse lines give them, its ssh argv and script path as
+    ``-v`` prints them, and each host's connection as ``-v`` prints it; ``--format`` takes
+    only ``text`` or ``json``."""
+    problems = []
+    with _scratch() as tmp:
+        argv = ("--dry-run", "--scripts", tmp / "s", *OPTIONS)
+        printed = _apply(*argv, "--format", "json").out
+        document = json.loads(printed or "{}")
+        verbose = _apply(*argv).lines
+        bad = _apply(*argv, "--format", "yaml")
+    commands = document.get("commands", [])
+    problems += difference("after the document", "}\n", printed[printed.rfind("}") :])
+    said = [(c["phase"], c["stage"], c["n"], c["host"], c["script_sha256"]) for c in commands]
+    problems += difference("steps", _steps(), said)
+    runs = [line for line in verbose if " < " in line and not line.startswith("#")]
+    shown = [line.split(": ", 1)[1].rsplit(" < ", 1) for line in runs]
+    problems += difference(
+        "argv and script as -v prints them",
+        [(shlex.split(command), shlex.split(path)[0]) for command, path in shown],
+        [(c["argv"], c["script_path"]) for c in commands],
+    )
+    masters = [shlex.split(line) for line in verbose if " -M " in line]
+    problems += difference("connections", masters, document.get("connections"))
+    usage = (
+        "planner apply: error: argument --format: invalid choice: 'yaml' "
+        "(choose from 'text', 'json')"
+    )
+    problems += difference("--format yaml", (2, usage), (bad.code, _usage(bad)))
+    return holds_unless(problems, f"{len(commands)} steps, as the terse and -v lines say")
+
+
+class _Flushed(io.StringIO):
+    """A stderr that keeps, apart, what was flushed out of it."""
+
+    flushed = ""
+
+    def flush(self) -> None:
+        self.flushed = self.getvalue()
+
+
+@claim(ClaimKind.REFUSAL)
+def a_waiting_line_goes_to_stderr_at_once_and_quiet_silences_it() -> Verdict:
+    """Where ``planner apply`` says a step still waits: without ``-q``, each line goes to
+    stderr and is flushed as it is said (stdout is the run's report), and a stderr that
+    went away (a closed terminal) stops nothing; with ``-q`` (``--quiet``), nowhere."""
+    line = "  waiting: front_door@srv5: 40 s elapsed, gives up after 2117 s"
+    argv = ("apply", ARM, "--hosts", HOSTS)
+    say = progress_of(cli_parser().parse_args(argv))
+    err, out = _Flushed(), io.StringIO()
+    problems = difference("a line said", True, say is not None)
+    if say is not None:
+        with redirect_stderr(err), redirect_stdout(out):
+            say(line)
+        try:
+            with redirect_stderr(Raising(BrokenPipeError())):
+                say(line)
+        except OSError as exc:
+            problems += [f"a stderr gone stopped the run: {exc!r}"]
+    said = (err.getvalue(), err.flushed, out.getvalue())
+    problems += difference("stderr, flushed, stdout", (f"{line}\n", f"{line}\n", ""), said)
+    for quiet in ("-q", "--quiet"):
+        problems += difference(quiet, None, progress_of(cli_parser().parse_args([*argv, quiet])))
+    return holds_unless(problems, "a waiting line on stderr, flushed; -q: none")

@@ -178,14 +178,15 @@ def _result(result: StepResult) -> tuple[int | None, str, str]:
 @claim(ClaimKind.PLANNED_SHAPE)
 def a_step_runs_on_its_host_over_one_connection_and_returns_what_it_printed() -> Verdict:
     """Each step runs its script with bash on its host, with the container name as ``$1``,
-    and returns its exit status, stdout and stderr; the host receives the fixed remote script
+    and returns its exit status, stdout and stderr (a byte that is not UTF-8 read as
+    U+FFFD, never an error); the host receives the fixed remote script
     with the stage, the script's sha256, the stage timeout, the kill grace and the container;
     two steps share one connection (one control socket, named after the host), and leaving
     the transport closes it (``ssh -O exit``: no ssh process is left) and removes its
     private control directory."""
     settings = _settings()
     first = _step('echo "ran $1 as $(id -un)"; echo warn >&2; exit 3')
-    second = _step("printf ok", Stage.PRESERVE)
+    second = _step("printf 'ok \\377'; printf '\\376' >&2", Stage.PRESERVE)
     before = _sessions()
     problems = []
     with SshTransport(_plan(), settings) as transport:
@@ -193,7 +194,7 @@ def a_step_runs_on_its_host_over_one_connection_and_returns_what_it_printed() ->
         got = [_result(transport(first)), _result(transport(second))]
         sockets = sorted(p.name for p in Path(control).iterdir() if p.is_socket())
         alive = bool(_masters(control))
-    want = [(3, f"ran {CONTAINER} as root\n", "warn\n"), (0, "ok", "")]
+    want = [(3, f"ran {CONTAINER} as root\n", "warn\n"), (0, "ok \ufffd", "\ufffd")]
     problems += difference("results", want, got)
     problems += difference("control sockets during the run", [NAME], sockets)
     problems += difference("connection open during the run", True, alive)
@@ -627,6 +628,31 @@ def _signal_ignored(number: signal.Signals) -> Iterator[None]:
         yield
     finally:
         signal.signal(number, before)
+
+
+def _next_tick(ticks: Ticks, elapsed: float) -> float:
+    """The first tick later than ``elapsed``, the slow obvious way: count them out."""
+    tick = ticks.first
+    while tick <= elapsed:
+        tick += ticks.every
+    return tick
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_waiting_step_says_so_first_at_the_first_tick_then_at_every_interval() -> Verdict:
+    """The transport's next word on a step still running falls at the first tick later than
+    the time elapsed: ``first`` seconds in, then every ``every`` seconds (10 and 30 unless
+    given), never at the moment already reached, wherever that falls (before the first
+    tick, on a tick, between two, hours in)."""
+    problems, judged = [], 0
+    for ticks in (Ticks(), Ticks(first=3, every=7), Ticks(first=5, every=1)):
+        first, every = ticks.first, ticks.every
+        moments = (0, 0.5, first - 0.5, first, first + 0.5, first + every, first + 3.5 * every)
+        for elapsed in (*moments, 36_000):
+            want = _next_tick(ticks, elapsed)
+            problems += difference(f"{ticks} at {elapsed} s", want, ticks.after(elapsed))
+            judged += 1
+    return holds_unless(problems, f"ticks at first, then every interval, at {judged} moments")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
