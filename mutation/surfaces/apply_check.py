@@ -28,6 +28,7 @@ from planner.check import (
     ProbedUnit,
     Verdict,
     argv_difference,
+    check_host,
     drift,
     exit_code,
     parse_probe,
@@ -35,6 +36,7 @@ from planner.check import (
     unit_diff,
 )
 from planner.coordinator import EXIT_WOULD_CHANGE, run_resume
+from planner.transaction import RunStep, TransactionPlan
 
 W = "apply_check"
 PROBE_REFUSED = f"{W}.probe_output_the_probe_does_not_print_is_refused_saying_why"
@@ -160,3 +162,20 @@ def a_line_separator_is_compared_raw(values: tuple[str, ...]) -> str:
     """U+2028 is expected as itself, as Python's encoder writes it; docker escapes it, so a
     container whose command holds one never reads back as planned."""
     return go_json(values).replace("\\u2028", "\u2028")
+
+
+@mutant(
+    replaces="planner.check.check_host",
+    turns_red={f"{W}.each_host_is_judged_from_what_its_probe_preflight_and_readback_answered"},
+)
+def a_host_is_judged_by_its_probe_alone(
+    plan: PlannedHost, transaction: TransactionPlan, run_step: RunStep, stopped: Callable[[], bool]
+) -> HostCheck:
+    """The verdict reads only what the probe found: a host whose readback fails (its
+    container runs, but not as planned in a way the probe does not read) is in sync, and
+    apply's own readback then fails on a host the check called in sync."""
+    check = check_host(plan, transaction, run_step, stopped)
+    found = check.drift is not None and check.drift.differences
+    if check.verdict is Verdict.WOULD_CHANGE and not found:
+        return check.model_copy(update={"verdict": Verdict.IN_SYNC})
+    return check

@@ -26,6 +26,7 @@ from planner.apply import (
     source_checks,
     stage_script,
 )
+from planner.check import UNIT_READ_LIMIT, PlannedHost, probe_script
 
 W = "executed_apply"
 PREFLIGHT = f"{W}.preflight_refuses_occupancy_and_missing_inputs"
@@ -240,3 +241,14 @@ def a_sticky_mount_source_is_taken(sources: tuple[str, ...]) -> list[str]:
     """The sticky bit excuses the mount source itself, not only a directory above it, so a
     world-writable /tmp-like source (anyone may add files to it) passes preflight."""
     return [line.replace('[ "$3" = 0 ] || ', "") for line in source_checks(sources)]
+
+
+@mutant(
+    replaces="planner.check.probe_script",
+    turns_red={f"{W}.the_check_probe_reads_each_host_as_it_holds_it"},
+)
+def the_probe_sends_the_whole_unit_file(host: PlannedHost) -> str:
+    """The probe sends the unit file whole, not its first 16 KiB: a huge file left at the
+    unit's path travels over ssh whole, and the size read beside it no longer tells the
+    check that what it shows was cut."""
+    return probe_script(host).replace(f"head -c {UNIT_READ_LIMIT} -- ", "cat -- ")

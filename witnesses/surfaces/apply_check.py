@@ -9,7 +9,9 @@ image and serve argv). The expected differences, exit codes and summary lines ar
 from the rules the module docstring states (precedence 130, 4, 3, 1, 0), never copied from
 the check's output.
 
-The fleet part (before and after a real apply, a host changed by hand, a host down) is
+How one host is judged from what its steps answered (``check_host``, given a step runner
+that answers from a table, as a transport would) is claimed here too. The fleet part (before
+and after a real apply, a host changed by hand, a host down) is
 ``tests/test_apply_check_fleet.py``: as claims, every declared mutant of the code it runs
 (coordinator, transaction, check, apply scripts) started the fleet again, and the declared
 run outgrew CI's budget.
@@ -41,15 +43,17 @@ from planner.check import (
     Difference,
     HostCheck,
     ProbeUnreadable,
+    check_host,
     drift,
     exit_code,
     parse_probe,
     planned_hosts,
+    probe_script,
     summary,
 )
 from planner.check import Verdict as HostVerdict
 from planner.cli import parse
-from planner.transaction import HostAddress
+from planner.transaction import HostAddress, StepResult, TransactionStep, plan_transaction
 
 ARM = "v41_group_a"
 RENDERED = v41_dry_run("supplied")
@@ -522,6 +526,137 @@ def the_exit_code_and_summary_put_what_was_not_read_first() -> Verdict:
         )
         problems += difference(label, (code, f"check {ARM}: {said}"), got)
     return holds_unless(problems, f"{len(EXITS)} cases: 130, 4, 3, 1, 0 in that order")
+
+
+# --- a host judged from what its steps answered -------------------------------------------
+
+_TRANSACTION = plan_transaction(RENDERED, _SRV)
+OK = StepResult(exit_code=0, stdout="ok\n")
+TAKEN = "preflight: srv5: port 8000 is taken"
+NO_DOCKER = "preflight: bash: docker: command not found"
+GONE = "ssh: connect to host 10.0.0.5 port 22: Connection refused"
+FOREIGN = "check: this script was planned for container x"
+PLANNED = StepResult(exit_code=0, stdout=_as_planned().output())
+JUDGED: dict[str, tuple[tuple[StepResult, ...], bool, tuple[str, ...]]] = {
+    "in sync": (
+        (PLANNED, OK, OK),
+        False,
+        ("in sync", "preflight: would pass", "readback: runs what was planned"),
+    ),
+    "its readback and preflight refuse": (
+        (
+            PLANNED,
+            StepResult(exit_code=1, stderr=f"{TAKEN}\n"),
+            StepResult(exit_code=1, stdout="x\n", stderr="readback: image differs\n"),
+        ),
+        False,
+        (
+            "would change:",
+            f"preflight: would refuse (exit 1: {TAKEN})",
+            "readback: does not run what was planned (exit 1: readback: image differs)",
+        ),
+    ),
+    "its preflight cannot run": (
+        (
+            PLANNED,
+            StepResult(exit_code=2, stderr=f"{NO_DOCKER}\n"),
+            OK,
+        ),
+        False,
+        (
+            "in sync",
+            f"preflight: could not run (exit 2: {NO_DOCKER})",
+            "readback: runs what was planned",
+        ),
+    ),
+    "ssh cannot reach it": (
+        (StepResult(exit_code=255, stderr=f"Warning: x\n{GONE}\n\n"),),
+        False,
+        (f"unreachable: {GONE}",),
+    ),
+    "it never answered": (
+        (StepResult(exit_code=None),),
+        False,
+        ("unreachable: no answer in time",),
+    ),
+    "ssh could not start": (
+        (StepResult(exit_code=127, started=False, stderr=f"{HOSTILE}\n"),),
+        False,
+        (f"unreachable: {SHOWN}",),
+    ),
+    "a signal came": (
+        (StepResult(exit_code=130, started=False),),
+        True,
+        ("not checked: interrupted",),
+    ),
+    "its probe failed": (
+        (
+            StepResult(exit_code=1, stderr="check: this script was planned for container x\n"),
+            OK,
+            OK,
+        ),
+        False,
+        (
+            f"unreadable: its probe failed (exit 1: {FOREIGN})",
+            "preflight: would pass",
+            "readback: runs what was planned",
+        ),
+    ),
+    "its probe printed what no probe prints": (
+        (StepResult(exit_code=0, stdout="format gunbc-check-1\n"), OK, OK),
+        False,
+        (
+            "unreadable: its probe's output is unreadable: field unit_file missing or not one "
+            "of present, absent, other",
+            "preflight: would pass",
+            "readback: runs what was planned",
+        ),
+    ),
+}
+"""What the head's probe, preflight and readback answer (the steps asked, in that order),
+whether a signal came once the probe answered, and what the check then says of the head:
+its verdict and reason after ``srv5 (rank 0, root@10.0.0.5:22): ``, then a line per stage
+run, as the module docstring states them."""
+
+
+def _judge(answers: tuple[StepResult, ...], signalled: bool) -> tuple[HostCheck, list[str]]:
+    """The head checked over steps answered with ``answers``, and the steps it asked for."""
+    asked: list[str] = []
+
+    def run_step(step: TransactionStep) -> StepResult:
+        probe = step.script == probe_script(_HEAD) and step.container_name == CONTAINER
+        asked.append(f"{'probe' if probe else step.stage.value}@{step.host_name}")
+        return answers[len(asked) - 1] if len(asked) <= len(answers) else StepResult(exit_code=0)
+
+    return check_host(_HEAD, _TRANSACTION, run_step, lambda: signalled), asked
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def each_host_is_judged_from_what_its_probe_preflight_and_readback_answered() -> Verdict:
+    """A host is checked by its probe (its script, sent as a readback-stage step), then,
+    once it answered, its own preflight and readback: in sync when the probe finds what was
+    planned and readback passes (whatever preflight says); would change when readback fails
+    or the probe finds a difference (each shown under the host's line); unreachable, saying
+    ssh's last line (escaped) or that nothing answered, when ssh failed (255), nothing
+    answered or ssh could not start, and not checked when a signal came: then no other step
+    runs; unreadable when the probe failed or printed what no probe prints, saying why.
+    Each stage line says what the stage would do (pass, refuse: exit 1, or could not run)
+    with its last line."""
+    problems = []
+    for case, (answers, signalled, said) in JUDGED.items():
+        check, asked = _judge(answers, signalled)
+        head, *stages = said
+        want = [f"srv5 (rank 0, root@10.0.0.5:22): {head}", *(f"  {s}" for s in stages)]
+        steps = ["probe@srv5", *(["preflight@srv5", "readback@srv5"] if stages else [])]
+        problems += difference(case, (want, steps), (check.lines(), asked))
+    changed = _as_planned(container=(_image(), _cmd_json(["vllm"]), "true")).output()
+    check, _ = _judge((StepResult(exit_code=0, stdout=changed), OK, OK), False)
+    found = drift(_HEAD, parse_probe(changed)).differences
+    shown = [s for d in found for s in (f"  {d.line}", *(f"    {line}" for line in d.detail))]
+    want = ["srv5 (rank 0, root@10.0.0.5:22): would change:", *shown]
+    want += ["  preflight: would pass", "  readback: runs what was planned"]
+    problems += difference("a difference found", want, check.lines())
+    return holds_unless(problems, f"{len(JUDGED) + 1} hosts judged, each line as stated")
 
 
 # --- the command line's refusals ----------------------------------------------------------

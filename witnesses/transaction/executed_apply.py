@@ -38,8 +38,19 @@ from fixtures.transaction_cases import (
     previous_unit,
 )
 from fixtures.transaction_cases import ranks as ranks_of
-from planner.apply import Stage, apply_contexts, stage_script
+from planner.apply import Stage, apply_contexts, go_json, stage_script
 from planner.arm_launch import DryRun, RenderedHost
+from planner.check import (
+    UNIT_READ_LIMIT,
+    HostProbe,
+    PlannedHost,
+    ProbedContainer,
+    ProbedUnit,
+    ProbeUnreadable,
+    parse_probe,
+    planned_hosts,
+    probe_script,
+)
 from planner.realize import STOP_GRACE_SECONDS
 
 STAGES = ("preflight", "preserve", "apply", "readback", "front_door", "commit", "cleanup")
@@ -1023,3 +1034,99 @@ def readback_takes_the_command_as_docker_prints_it() -> Verdict:
         want = (0, "readback: rank 0 runs what was planned\n", "")
         problems += difference(repr(names), want, (result.returncode, result.stdout, result.stderr))
     return holds_unless(problems, f"{len(cases)} recipe commands read back as docker prints them")
+
+
+def _probe_cases(head: PlannedHost, r: Rank) -> dict[str, tuple[HostSeed, HostProbe]]:
+    """Hosts seeded here, and what the check's probe must read on each: the head as planned,
+    a bare host, one an earlier apply left things on (the preserved container, a landing
+    unit file, backups; a directory where the unit file goes), and one whose unit file is
+    larger than the probe reads."""
+    unit = r.unit_text.encode()
+    big = "".join(f"Line{n}={'x' * 90}\n" for n in range(200))
+    stem = r.unit.removesuffix(".service")
+    as_planned = HostSeed(
+        images=(r.image,),
+        containers=(Container(head.container_name, r.image, r.serve_argv, running=True),),
+        units=((r.unit, r.unit_text),),
+        active=(r.unit,),
+        enabled=(r.unit,),
+    )
+    left_over = HostSeed(
+        images=(PREVIOUS_IMAGE,),
+        containers=(Container(f"{head.container_name}-preserved", PREVIOUS_IMAGE, ()),),
+        dirs=(r.unit_path, *(f"{PRESERVE_ROOT}/{ARM}/{stem}/{n}" for n in (1, 2))),
+        files=((f"{r.unit_path}.landing", "[Unit]\n"),),
+    )
+    bare = HostProbe(
+        unit_file="absent", unit=None, enabled=False, active=False, container=None,
+        preserved_container=False, landing=False, backups=(),
+    )  # fmt: skip
+    found = ProbedContainer(image=r.image, cmd_json=go_json(r.serve_argv), running="true")
+    return {
+        "as planned": (
+            as_planned,
+            bare.model_copy(
+                update={
+                    "unit_file": "present",
+                    "unit": ProbedUnit(size=len(unit), head=unit),
+                    "enabled": True,
+                    "active": True,
+                    "container": found,
+                }
+            ),
+        ),
+        "bare": (HostSeed(), bare),
+        "left over": (
+            left_over,
+            bare.model_copy(
+                update={
+                    "unit_file": "other",
+                    "preserved_container": True,
+                    "landing": True,
+                    "backups": (stem, f"{stem}/1", f"{stem}/2"),
+                }
+            ),
+        ),
+        "a unit file larger than is read": (
+            HostSeed(units=((r.unit, big),), enabled=(r.unit,)),
+            bare.model_copy(
+                update={
+                    "unit_file": "present",
+                    "unit": ProbedUnit(size=len(big), head=big.encode()[:UNIT_READ_LIMIT]),
+                    "enabled": True,
+                }
+            ),
+        ),
+    }
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def the_check_probe_reads_each_host_as_it_holds_it() -> Verdict:
+    """``planner apply --check``'s probe, run by bash on a host as its readback would be,
+    changes nothing and prints what :func:`planner.check.parse_probe` reads as exactly what
+    the host holds: the unit file (present and its bytes up to the read limit with its whole
+    size, absent, or something else in its place), whether systemd has the unit enabled and
+    active, the planned container (its image id, its command as docker prints it, running),
+    and what an earlier apply left: the preserved container, a landing unit file, every
+    entry under the arm's preserve root."""
+    run = _plan()
+    head, r = planned_hosts(run)[0], ranks_of(run)[0]
+    cases = _probe_cases(head, r)
+    scenarios = [
+        sandbox.Scenario(
+            (Host(r.host, (("check", probe_script(head)),), seed),),
+            (Run(0, "check", (head.container_name,)),),
+        )
+        for seed, _ in cases.values()
+    ]
+    problems = []
+    for (case, (_, want)), out in zip(cases.items(), sandbox.run(scenarios), strict=True):
+        result = out.results[0]
+        assert result is not None
+        try:
+            got: object = parse_probe(result.stdout)
+        except ProbeUnreadable as exc:
+            got = f"unreadable ({exc}); exit {result.returncode}: {result.stderr.strip()}"
+        problems += difference(case, want, got)
+        problems += difference(f"{case}: changed", [], _effects(out.after[0], 0))
+    return holds_unless(problems, f"{len(cases)} hosts read by the probe as they are")
