@@ -1,17 +1,15 @@
-"""The planner's public face (``planner/__init__.py``): every name in ``__all__`` resolves to
-the object its module defines, the face imports nothing until a name is asked for, and the
-three lists it keeps (``__all__``, the type checker's imports, the lazy homes) agree."""
+"""The planner's public face (``planner/__init__.py``): the face imports nothing until a name
+is asked for, and the three lists it keeps (``__all__``, the type checker's imports, the lazy
+homes) agree. That each name resolves to its module's object, and an unknown one is an
+AttributeError, is a claim of witness ``planner_process``."""
 
 from __future__ import annotations
 
 import ast
-import importlib
 import re
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 import planner
 
@@ -22,12 +20,6 @@ ARM_OWNED = re.compile(r"V41|GLM|glm|deepseek|DEEPSEEK|v41")
 
 def _homes() -> dict[str, str]:
     return {name: f"planner.{module}" for name, module in planner._HOME.items()}
-
-
-@pytest.mark.parametrize("name", planner.__all__)
-def test_every_public_name_resolves_to_its_modules_object(name: str) -> None:
-    home = importlib.import_module(_homes()[name])
-    assert getattr(planner, name) is getattr(home, name)
 
 
 def test_the_lists_agree() -> None:
@@ -47,11 +39,6 @@ def test_the_lists_agree() -> None:
 
 def test_no_arm_owned_name_is_public() -> None:
     assert [n for n in planner.__all__ if ARM_OWNED.search(n)] == []
-
-
-def test_an_unknown_name_is_an_attribute_error() -> None:
-    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
-        planner.no_such_name  # noqa: B018
 
 
 def test_importing_the_face_imports_no_planner_module() -> None:

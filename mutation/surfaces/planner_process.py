@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import planner
 from mutation import mutant
 from planner import data
 from planner.arms import Arm, arms
@@ -171,3 +172,18 @@ def the_program_name_is_read_as_a_word(argv: Sequence[str] | None = None) -> int
     """Run as the console script, ``planner`` takes its own name for the first word and
     refuses every command."""
     return main(sys.argv if argv is None else argv)
+
+
+@mutant(
+    replaces="planner.__getattr__",
+    turns_red={f"{W}.every_public_name_is_the_object_its_module_defines"},
+)
+def a_name_the_planner_lacks_is_none(name: str) -> object:
+    """A name the planner does not have reads as None instead of an AttributeError: ``from
+    planner import Dryrun`` (a typo) binds None, and the caller fails far from the typo."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    try:
+        return getattr(planner, name)
+    except AttributeError:
+        return None

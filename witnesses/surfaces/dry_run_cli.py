@@ -11,6 +11,7 @@ artifacts. No stored copy of a report.
 
 from __future__ import annotations
 
+import argparse
 import errno
 import hashlib
 import json
@@ -22,7 +23,7 @@ import signal
 import socket
 import stat
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from importlib.metadata import entry_points, metadata
 from itertools import takewhile
@@ -50,6 +51,7 @@ from planner.arms import arms
 from planner.arms.glm_group_b import MANIFEST as GLM_MANIFEST
 from planner.arms.v41_group_a import MANIFEST as V41_MANIFEST
 from planner.arms.v41_group_a import v41_group_a_launch_dry_run
+from planner.cli import build_parser
 from planner.data import snapshot_manifest
 from planner.engram import MkdirStep
 from planner.frontiers import PlanInputs
@@ -992,46 +994,50 @@ def _described(help_text: str, name: str) -> str:
     return ""
 
 
-# The command line's surface: every subcommand and each one's arguments.
-COMMANDS: dict[str, tuple[str, ...]] = {
-    "dry-run": (
-        "{" + ",".join(ARM_NAMES) + "}",
-        "--scenario",
-        "--authority",
-        "--inputs",
-        "--now",
-        "--recipe",
-        "--group",
-        "--name",
-        "--out",
-        "--data",
-    ),
-    "scenarios": (),
-    "recipe": ("file", "--authority", "--now", "--group", "--name", "--out", "--data"),
-}
+def _documented(parser: argparse.ArgumentParser) -> Iterator[tuple[str, str]]:
+    """Each argument ``parser`` shows in its help (not ``-h``, nor one it hides, nor its
+    subcommands, which ``planner --help`` lists): its names, and its help text with
+    whitespace folded ("" when it has none)."""
+    for action in parser._actions:  # argparse lists them nowhere public
+        skipped = (argparse._HelpAction, argparse._SubParsersAction)
+        if isinstance(action, skipped) or action.help == argparse.SUPPRESS:
+            continue
+        names = ", ".join(action.option_strings) or action.dest
+        yield names, " ".join(str(action.help or "").split())
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
 def help_documents_every_command_and_option() -> Verdict:
-    """`planner --help` lists every subcommand with a description, each subcommand's help
-    describes every argument, and the usage names the `planner` console script, which is
-    this entry point (planner.cli:main)."""
+    """`planner --help` lists every subcommand the parser has with a description, each
+    subcommand's ``--help`` (and ``planner --help`` for its own options) shows every argument
+    the parser takes with its help text, no argument without one, and the usage names the
+    `planner` console script, which is this entry point (planner.cli:main)."""
     problems = []
     top = _help()
     scripts = {ep.name: ep.value for ep in entry_points(group="console_scripts")}
     if scripts.get("planner") != "planner.cli:main" or not top.startswith("usage: planner "):
         problems.append(f"console script {scripts.get('planner')!r}, usage {top.splitlines()[:1]}")
-    for command, arguments in COMMANDS.items():
-        if not _described(top, command):
-            problems.append(f"{command}: no description")
-        text = _help(command)
-        if not text.startswith(f"usage: planner {command} "):
-            problems.append(f"{command} --help: {text.splitlines()[:1]}")
-        problems += [f"{command} {a}: no description" for a in arguments if not _described(text, a)]
+    parser = build_parser()
+    shown = {(): top} | {(command,): _help(command) for command in parser.commands}
+    parsers = {(): parser} | {(command,): sub for command, sub in parser.commands.items()}
+    arguments = 0
+    for words, sub in parsers.items():
+        where = " ".join(("planner", *words))
+        text = shown[words]
+        if words and not _described(top, words[0]):
+            problems.append(f"{where}: no description in planner --help")
+        if not text.startswith(f"usage: {where} "):
+            problems.append(f"{where} --help: {text.splitlines()[:1]}")
+        folded = " ".join(text.split())
+        for names, said in _documented(sub):
+            arguments += 1
+            if not said or said not in folded:
+                problems.append(f"{where} {names}: help {said!r} not shown")
     for words in ((), ("dry-run",), ("recipe",)):
         if not _description(_help(*words)):
             problems.append(f"planner {' '.join(words)} --help: no description of what it does")
-    return expect(not problems, "3 commands, 12 arguments described", "; ".join(problems))
+    evidence = f"{len(parser.commands)} commands, {arguments} arguments described"
+    return expect(not problems, evidence, "; ".join(problems))
 
 
 def _description(help_text: str) -> str:

@@ -14,6 +14,8 @@ raises what the operating system would make Python raise.
 
 from __future__ import annotations
 
+import ast
+import importlib
 import json
 import signal
 import sys
@@ -22,8 +24,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import planner
 import planner.arms
-from claims import ClaimKind, Verdict, claim, expect_equal
+from claims import ClaimKind, Verdict, claim, difference, expect_equal, holds_unless
 from fixtures.builders import (
     TINY_RECIPE,
     Raising,
@@ -329,3 +332,50 @@ def a_data_root_without_the_arms_group_names_it_and_the_groups_it_has() -> Verdi
         message = f"no fabric group 'group_a', which {V41} plans over; known groups: {known}"
         want.append(("", f"planner: error: {tmp}/fabric.json: groups: {message}\n"))
     return expect_equal(want, got, "(stdout, stderr)")
+
+
+def _typed_homes() -> dict[str, str]:
+    """Each public name and the module the type checker imports it from: the imports under
+    ``if TYPE_CHECKING:`` in ``planner/__init__.py``, read from its source."""
+    tree = ast.parse(Path(planner.__file__).read_text(encoding="utf-8"))
+    guarded = [n for n in tree.body if isinstance(n, ast.If)]
+    return {
+        alias.name: node.module or ""
+        for block in guarded
+        for node in block.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def every_public_name_is_the_object_its_module_defines() -> Verdict:
+    """``planner.NAME`` (what ``from planner import NAME`` reads), for each name of
+    ``planner.__all__``, is the very object the module the type checker imports it from
+    defines, the same object each time it is asked for (kept on the package once asked for,
+    so a later use is a dictionary lookup); ``dir(planner)`` lists every one; and
+    a name the planner does not have is an ``AttributeError`` naming it, as for any module."""
+    homes, face = _typed_homes(), vars(planner)
+    kept = {name: face.pop(name) for name in planner.__all__ if name in face}
+    problems = []
+    try:
+        for name in planner.__all__:  # each asked for afresh, as by a process new to it
+            if name not in homes:
+                problems.append(f"{name} is not imported for the type checker")
+                continue
+            want = getattr(importlib.import_module(homes[name]), name)
+            got = [getattr(planner, name, None) for _ in range(2)]
+            problems += [f"planner.{name} is {g!r}, not its module's" for g in got if g is not want]
+            problems += (
+                [f"planner.{name} is not kept on the package"] if face.get(name) is not want else []
+            )
+        listed = dir(planner)
+        problems += [f"dir(planner) leaves out {n}" for n in planner.__all__ if n not in listed]
+        try:
+            problems += [f"planner.no_such_name is {planner.no_such_name!r}"]
+        except AttributeError as exc:
+            said = "module 'planner' has no attribute 'no_such_name'"
+            problems += difference("an unknown name", said, str(exc))
+    finally:
+        face.update(kept)
+    return holds_unless(problems, f"{len(planner.__all__)} public names, each its module's object")

@@ -413,7 +413,8 @@ def a_bound_plan_applies_as_its_request_applies() -> Verdict:
 def every_json_document_validates_against_its_schema() -> Verdict:
     """``dry-run --format json``, ``apply --dry-run --format json`` and ``scenarios --format
     json`` each print one JSON document and nothing else on stdout, which its schema's model
-    reads strictly; ``planner schema NAME`` prints that model's JSON Schema."""
+    reads strictly; ``planner schema NAME`` prints that model's JSON Schema, and any other
+    NAME is a usage error (exit 2) listing the documents there are."""
     problems = []
     with _saved() as files:
         printed = {
@@ -432,6 +433,14 @@ def every_json_document_validates_against_its_schema() -> Verdict:
         schema = json.loads(printed_schema or "null")
         problems += difference(f"{name}: schema", DOCUMENTS[name].model_json_schema(), schema)
         problems += _laid_out(f"{name} schema", printed_schema)
+    bogus = run_planner("schema", "bogus")
+    choices = ", ".join(repr(name) for name in sorted(DOCUMENTS))
+    said = (
+        f"planner schema: error: argument document: invalid choice: 'bogus' (choose from {choices})"
+    )
+    problems += difference(
+        "schema bogus", (2, "", said), (bogus.code, bogus.out, (bogus.err_lines or [""])[-1])
+    )
     return holds_unless(problems, "3 documents valid, one field a line; 3 schemas printed")
 
 
