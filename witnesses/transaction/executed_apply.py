@@ -19,7 +19,8 @@ scripts alone costs nothing here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Literal
 
 from claims import ClaimKind, Verdict, claim, difference, holds_unless
 from fixtures import sandbox
@@ -1036,6 +1037,15 @@ def readback_takes_the_command_as_docker_prints_it() -> Verdict:
     return holds_unless(problems, f"{len(cases)} recipe commands read back as docker prints them")
 
 
+def _bare_probe(unit_file: Literal["absent", "other"]) -> HostProbe:
+    """What the probe reads on a host with no unit file (or something else in its place),
+    no container and nothing left over."""
+    return HostProbe(
+        unit_file=unit_file, unit=None, enabled=False, active=False, container=None,
+        preserved_container=False, landing=False, backups=(),
+    )  # fmt: skip
+
+
 def _probe_cases(head: PlannedHost, r: Rank) -> dict[str, tuple[HostSeed, HostProbe]]:
     """Hosts seeded here, and what the check's probe must read on each: the head as planned,
     a bare host, one an earlier apply left things on (the preserved container, a landing
@@ -1057,10 +1067,7 @@ def _probe_cases(head: PlannedHost, r: Rank) -> dict[str, tuple[HostSeed, HostPr
         dirs=(r.unit_path, *(f"{PRESERVE_ROOT}/{ARM}/{stem}/{n}" for n in (1, 2))),
         files=((f"{r.unit_path}.landing", "[Unit]\n"),),
     )
-    bare = HostProbe(
-        unit_file="absent", unit=None, enabled=False, active=False, container=None,
-        preserved_container=False, landing=False, backups=(),
-    )  # fmt: skip
+    bare = _bare_probe("absent")
     found = ProbedContainer(image=r.image, cmd_json=go_json(r.serve_argv), running="true")
     return {
         "as planned": (
@@ -1105,28 +1112,39 @@ def the_check_probe_reads_each_host_as_it_holds_it() -> Verdict:
     """``planner apply --check``'s probe, run by bash on a host as its readback would be,
     changes nothing and prints what :func:`planner.check.parse_probe` reads as exactly what
     the host holds: the unit file (present and its bytes up to the read limit with its whole
-    size, absent, or something else in its place), whether systemd has the unit enabled and
-    active, the planned container (its image id, its command as docker prints it, running),
-    and what an earlier apply left: the preserved container, a landing unit file, every
-    entry under the arm's preserve root."""
+    size, absent, or something else in its place: a directory, a link to nowhere), whether
+    systemd has the unit enabled and active, the planned container (its image id, its
+    command as docker prints it, running), and what an earlier apply left: the preserved
+    container, a landing unit file, every entry under the arm's preserve root. Given another
+    container's name, it exits 1 saying which it was planned for, and prints nothing."""
     run = _plan()
     head, r = planned_hosts(run)[0], ranks_of(run)[0]
     cases = _probe_cases(head, r)
+    probe = Run(0, "check", (head.container_name,))
+    # the link goes again before the host is read back (the sandbox reads files, not links)
+    link = (Change(0, f"ln -s /nowhere .{r.unit_path}"), probe, Change(0, f"rm .{r.unit_path}"))
+    host = Host(r.host, (("check", probe_script(head)),))
     scenarios = [
-        sandbox.Scenario(
-            (Host(r.host, (("check", probe_script(head)),), seed),),
-            (Run(0, "check", (head.container_name,)),),
-        )
-        for seed, _ in cases.values()
+        *(sandbox.Scenario((replace(host, seed=seed),), (probe,)) for seed, _ in cases.values()),
+        sandbox.Scenario((host,), link),
+        sandbox.Scenario((host,), (Run(0, "check", ("gunbc-other",)),)),
     ]
+    *read, other = sandbox.run(scenarios)
+    cases["a link to nowhere where the unit file goes"] = (HostSeed(), _bare_probe("other"))
     problems = []
-    for (case, (_, want)), out in zip(cases.items(), sandbox.run(scenarios), strict=True):
-        result = out.results[0]
+    for (case, (_, want)), out in zip(cases.items(), read, strict=True):
+        step = len(out.results) // 2  # the probe: alone, or between the link's two changes
+        result = out.results[step]
         assert result is not None
         try:
             got: object = parse_probe(result.stdout)
         except ProbeUnreadable as exc:
             got = f"unreadable ({exc}); exit {result.returncode}: {result.stderr.strip()}"
         problems += difference(case, want, got)
-        problems += difference(f"{case}: changed", [], _effects(out.after[0], 0))
-    return holds_unless(problems, f"{len(cases)} hosts read by the probe as they are")
+        problems += difference(f"{case}: changed", [], _effects(out.after[0], step))
+    refused = other.results[0]
+    assert refused is not None
+    said = f"check: this script was planned for container {head.container_name}\n"
+    got_refused = (refused.returncode, refused.stdout, refused.stderr)
+    problems += difference("another container's name", (1, "", said), got_refused)
+    return holds_unless(problems, f"{len(cases)} hosts read as they are; another name refused")
