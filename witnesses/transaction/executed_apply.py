@@ -1141,7 +1141,9 @@ def the_check_probe_reads_each_host_as_it_holds_it() -> Verdict:
         except ProbeUnreadable as exc:
             got = f"unreadable ({exc}); exit {result.returncode}: {result.stderr.strip()}"
         problems += difference(case, want, got)
-        problems += difference(f"{case}: changed", [], _effects(out.after[0], step))
+        problems += difference(f"{case}: changing calls", [], _effects(out.after[0], step))
+        before, after = out.before[0].without_calls(), out.after[0].without_calls()
+        problems += difference(f"{case}: the host left as it was", True, before == after)
     refused = other.results[0]
     assert refused is not None
     said = f"check: this script was planned for container {head.container_name}\n"

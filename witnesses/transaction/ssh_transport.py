@@ -178,12 +178,11 @@ def _result(result: StepResult) -> tuple[int | None, str, str]:
 @claim(ClaimKind.PLANNED_SHAPE)
 def a_step_runs_on_its_host_over_one_connection_and_returns_what_it_printed() -> Verdict:
     """Each step runs its script with bash on its host, with the container name as ``$1``,
-    and returns its exit status, stdout and stderr (a byte that is not UTF-8 read as
-    U+FFFD, never an error); the host receives the fixed remote script
-    with the stage, the script's sha256, the stage timeout, the kill grace and the container;
-    two steps share one connection (one control socket, named after the host), and leaving
-    the transport closes it (``ssh -O exit``: no ssh process is left) and removes its
-    private control directory."""
+    and returns its exit status, stdout and stderr (a byte that is not UTF-8 read as U+FFFD,
+    never an error); the host receives the fixed remote script with the stage, the script's
+    sha256, the stage timeout, the kill grace and the container; two steps share one
+    connection (one control socket, named after the host), and leaving the transport closes
+    it (``ssh -O exit``: no ssh process is left) and removes its private control directory."""
     settings = _settings()
     first = _step('echo "ran $1 as $(id -un)"; echo warn >&2; exit 3')
     second = _step("printf 'ok \\377'; printf '\\376' >&2", Stage.PRESERVE)
