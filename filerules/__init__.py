@@ -8,7 +8,14 @@ it without importing the other.
 from filerules.options import VersionAction
 from filerules.reading import INT_RANGE, MAX_DEPTH, JsonProblem, strict_json
 from filerules.text import printable
-from filerules.writing import WriteError, check_writable, signals_unwind, umask, write_atomically
+from filerules.writing import (
+    WriteError,
+    check_writable,
+    make_parents,
+    signals_unwind,
+    umask,
+    write_atomically,
+)
 
 __all__ = [
     "INT_RANGE",
@@ -17,6 +24,7 @@ __all__ = [
     "VersionAction",
     "WriteError",
     "check_writable",
+    "make_parents",
     "printable",
     "signals_unwind",
     "strict_json",

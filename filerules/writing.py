@@ -40,7 +40,7 @@ def write_atomically(target: Path, data: bytes | str) -> None:
     payload = data.encode("utf-8") if isinstance(data, str) else data
     try:
         with signals_unwind():
-            _make_parents(target)
+            make_parents(target)
             found = _stat(target)
             if found is not None and not stat.S_ISREG(found.st_mode):
                 _write_stream(target, found, payload)
@@ -74,13 +74,8 @@ def _check_writable(target: Path) -> None:
         if stat.S_IFMT(found.st_mode) not in (stat.S_IFREG, stat.S_IFIFO, stat.S_IFCHR):
             raise OSError(errno.EINVAL, "not a regular file, FIFO or character device")
         target = Path(os.path.realpath(target))
-    missing = [target.name] if found is None else []
-    parent = target.parent
-    while (where := _stat(parent)) is None:
-        missing.append(parent.name)
-        parent = parent.parent
-    if not stat.S_ISDIR(where.st_mode):
-        raise OSError(errno.ENOTDIR, f"Not a directory: {parent}")
+    parent, above = _nearest_directory(target)
+    missing = [target.name, *above] if found is None else above
     longest = os.pathconf(parent, "PC_NAME_MAX")
     if any(len(os.fsencode(name)) > longest for name in missing):
         raise OSError(errno.ENAMETOOLONG, "File name too long")
@@ -88,11 +83,27 @@ def _check_writable(target: Path) -> None:
         raise OSError(errno.EACCES, f"Permission denied: {parent}")
 
 
-def _make_parents(target: Path) -> None:
+def make_parents(target: Path) -> None:
+    """Make the directories ``target`` goes in. Where a non-directory stands in the way,
+    raise ENOTDIR naming it (mkdir says EEXIST, naming nothing)."""
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except FileExistsError:
-        raise OSError(errno.ENOTDIR, f"Not a directory: {target.parent}") from None
+        _nearest_directory(target)
+        raise  # a race: the parents were made meanwhile and then replaced
+
+
+def _nearest_directory(target: Path) -> tuple[Path, list[str]]:
+    """The nearest existing parent of ``target``, and the names of the parents missing below
+    it (nearest first); ENOTDIR naming that parent when it is not a directory."""
+    missing = []
+    parent = target.parent
+    while (where := _stat(parent)) is None:
+        missing.append(parent.name)
+        parent = parent.parent
+    if not stat.S_ISDIR(where.st_mode):
+        raise OSError(errno.ENOTDIR, f"Not a directory: {parent}")
+    return parent, missing
 
 
 def _stat(target: Path) -> os.stat_result | None:

@@ -83,6 +83,7 @@ from planner.coordinator import (
 from planner.refusal import PlannerInputError
 from planner.transaction import (
     HostAddress,
+    RunStep,
     StepResult,
     TransactionPlan,
     TransactionStep,
@@ -603,9 +604,6 @@ def probe_step(plan: PlannedHost) -> TransactionStep:
         container_name=plan.container_name,
         script=probe_script(plan),
     )
-
-
-RunStep = Callable[[TransactionStep], StepResult]
 
 
 def check_host(

@@ -69,7 +69,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Literal, NamedTuple
 
-from filerules import umask, write_atomically
+from filerules import make_parents, umask, write_atomically
 from planner.apply import FORWARD_STAGES, Stage, script_sha256
 from planner.arm_launch import DryRun
 from planner.formats import ApplyDryRun, CommandEntry, HostEntry, document_json
@@ -787,10 +787,7 @@ def write_scripts(plan: TransactionPlan, scripts: Path) -> None:
     existing ``scripts`` that holds anything but a script set is refused, never replaced."""
     target = Path(os.path.realpath(scripts))
     _replaceable(target)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:
-        raise ScriptsRefused("a parent is not a directory (nothing was written)") from None
+    make_parents(target)
     temp = Path(tempfile.mkdtemp(prefix=f".{target.name[:40]}.", dir=target.parent))
     try:
         for step in (*plan.forward, *plan.rollbacks, *plan.cleanups):
@@ -809,7 +806,7 @@ def _replaceable(target: Path) -> None:
         return
     if not target.is_dir():
         raise ScriptsRefused("not a directory (nothing was written)")
-    if Path.cwd().resolve().is_relative_to(target):
+    if _holds_working_directory(target):
         raise ScriptsRefused("it holds the working directory (nothing was written)")
     for host in target.iterdir():
         inside = list(host.iterdir()) if host.is_dir() and not host.is_symlink() else [host]
@@ -819,6 +816,11 @@ def _replaceable(target: Path) -> None:
                     f"it holds {printable(str(entry.relative_to(target)))}, which is not a "
                     "stage script of a previous set (nothing was written or replaced)",
                 )
+
+
+def _holds_working_directory(target: Path) -> bool:
+    """Whether replacing ``target`` would remove the directory the operator stands in."""
+    return Path.cwd().resolve().is_relative_to(target)
 
 
 def _synced(root: Path) -> None:
@@ -1169,7 +1171,7 @@ def run(args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun]) 
     try:
         journal = journal_of(args, transaction, settings)
     except PlannerInputError as exc:
-        return _error(printable(str(exc)))
+        return _error(str(exc))
     with journal:
         gate = admission_gate(args, plan, transaction)
         progress = progress_of(args)
@@ -1328,7 +1330,7 @@ def run_resume(args: argparse.Namespace) -> int:
     try:
         journal, state = take_up(path)
     except PlannerInputError as exc:
-        return _error(printable(str(exc)))
+        return _error(str(exc))
     with journal:
         return _finish(journal, state, mode, args)
 

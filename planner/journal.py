@@ -49,6 +49,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, TypeAdapter, ValidationError
 
+from filerules import make_parents
 from planner.apply import Stage, script_sha256
 from planner.refusal import PlannerInputError
 from planner.transaction import (
@@ -306,10 +307,8 @@ def create(
     is replaced only when its transaction finished: an unfinished one is a located error
     (resume it or roll it back first), and so is one another coordinator holds."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_parents(path)
         old = _open_existing(path) if os.path.lexists(path) else None
-    except FileExistsError:  # mkdir's word for a regular file where a directory goes
-        raise PlannerInputError(str(path), "create", "a parent is not a directory") from None
     except OSError as exc:
         raise PlannerInputError(str(path), "create", exc.strerror or str(exc)) from None
     try:

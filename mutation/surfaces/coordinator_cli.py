@@ -14,7 +14,6 @@ from mutation import mutant
 from planner.apply import Stage
 from planner.arm_launch import DryRun
 from planner.coordinator import (
-    ScriptsRefused,
     SshSettings,
     add_parser,
     admission_gate,
@@ -37,7 +36,6 @@ from planner.transaction import (
     ipv6_host,
     parse_hosts,
 )
-from planner.values import printable
 
 W = "coordinator_cli"
 HOSTS = f"{W}.a_bad_hosts_list_exits_2_with_one_located_line_and_writes_nothing"
@@ -221,23 +219,12 @@ def scripts_readable_by_their_owner_alone(plan: TransactionPlan, scripts: Path) 
     os.chmod(os.path.realpath(scripts), 0o700)
 
 
-@mutant(replaces="planner.coordinator._replaceable", turns_red={UNWRITABLE})
-def the_working_directory_may_be_replaced(target: Path) -> None:
+@mutant(replaces="planner.coordinator._holds_working_directory", turns_red={UNWRITABLE})
+def the_working_directory_may_be_replaced(target: Path) -> bool:
     """A ``--scripts`` that holds the working directory (``--scripts .``) is checked like
     any previous set, and replaced when it holds one: the operator's shell is left in a
     directory that was removed."""
-    if not target.exists() and not target.is_symlink():
-        return
-    if not target.is_dir():
-        raise ScriptsRefused("not a directory (nothing was written)")
-    for host in target.iterdir():
-        inside = list(host.iterdir()) if host.is_dir() and not host.is_symlink() else [host]
-        for entry in inside:
-            if entry == host or entry.suffix != ".sh" or not entry.is_file() or entry.is_symlink():
-                raise ScriptsRefused(
-                    f"it holds {printable(str(entry.relative_to(target)))}, which is not a "
-                    "stage script of a previous set (nothing was written or replaced)",
-                )
+    return False
 
 
 @mutant(replaces="planner.coordinator._swap_in", turns_red={CTRL_C})

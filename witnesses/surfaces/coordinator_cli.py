@@ -394,7 +394,7 @@ def _unwritable(tmp: Path) -> dict[Path, str]:
     directory), and why each is refused."""
     (tmp / "file").write_text("")
     return {
-        tmp / "file" / "s": "a parent is not a directory (nothing was written)",
+        tmp / "file" / "s": f"Not a directory: {os.path.realpath(tmp / 'file')}",
         tmp / "file": "not a directory (nothing was written)",
         tmp: "it holds the working directory (nothing was written)",
     }
@@ -617,14 +617,15 @@ def a_bad_ssh_client_or_ssh_file_exits_2_before_anything_runs() -> Verdict:
 @claim(ClaimKind.REFUSAL)
 def a_journal_that_cannot_be_made_exits_2_before_anything_runs() -> Verdict:
     """A real apply whose ``--journal`` cannot be made (a parent is a regular file) exits 2
-    with one line, ``planner: error: JOURNAL: create: a parent is not a directory``, before
-    it runs the ssh client: no step is sent that the journal would not record."""
+    with one line, ``planner: error: JOURNAL: create: Not a directory: FILE`` (naming the
+    file where a directory goes), before it runs the ssh client: no step is sent that the
+    journal would not record."""
     with _scratch() as tmp, tempfile.TemporaryDirectory() as bin_dir:
         client = _recording_client(Path(bin_dir))
         (tmp / "file").write_text("")
         journal = tmp / "file" / "apply.journal"
         ran = _apply("--for-testing", "--ssh", client, "--journal", journal)
-        line = f"planner: error: {journal}: create: a parent is not a directory\n"
+        line = f"planner: error: {journal}: create: Not a directory: {journal.parent}\n"
         got = (ran.code, ran.err, ran.lines, (Path(bin_dir) / "ran").exists(), os.listdir(tmp))
         problems = difference("refused", (2, line, [], False, ["file"]), got)
     return holds_unless(problems, "an unmakeable journal refused before ssh ran")

@@ -1018,12 +1018,10 @@ def help_documents_every_command_and_option() -> Verdict:
     if scripts.get("planner") != "planner.cli:main" or not top.startswith("usage: planner "):
         problems.append(f"console script {scripts.get('planner')!r}, usage {top.splitlines()[:1]}")
     parser = build_parser()
-    shown = {(): top} | {(command,): _help(command) for command in parser.commands}
-    parsers = {(): parser} | {(command,): sub for command, sub in parser.commands.items()}
     arguments = 0
-    for words, sub in parsers.items():
+    for words, sub in [((), parser), *(((c,), sub) for c, sub in parser.commands.items())]:
         where = " ".join(("planner", *words))
-        text = shown[words]
+        text = _help(*words) if words else top
         if words and not _described(top, words[0]):
             problems.append(f"{where}: no description in planner --help")
         if not text.startswith(f"usage: {where} "):

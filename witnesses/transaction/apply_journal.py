@@ -518,7 +518,9 @@ def a_new_journal_replaces_only_a_finished_one_whole() -> Verdict:
         )
         under = directory / "new" / "apply.journal" / "x.journal"
         problems += difference(
-            "under a file", (str(under), "create", "a parent is not a directory"), _created(under)
+            "under a file",
+            (str(under), "create", f"Not a directory: {under.parent}"),
+            _created(under),
         )
     return holds_unless(problems, "a new journal made whole; an unfinished one kept")
 

@@ -1119,21 +1119,30 @@ def the_check_probe_reads_each_host_as_it_holds_it() -> Verdict:
     container's name, it exits 1 saying which it was planned for, and prints nothing."""
     run = _plan()
     head, r = planned_hosts(run)[0], ranks_of(run)[0]
-    cases = _probe_cases(head, r)
     probe = Run(0, "check", (head.container_name,))
+    # each case: the host's seed, the steps run on it, which of them is the probe, what it reads
+    cases: dict[str, tuple[HostSeed, tuple[sandbox.Step, ...], int, HostProbe]] = {
+        case: (seed, (probe,), 0, want) for case, (seed, want) in _probe_cases(head, r).items()
+    }
     # the link goes again before the host is read back (the sandbox reads files, not links)
     link = (Change(0, f"ln -s /nowhere .{r.unit_path}"), probe, Change(0, f"rm .{r.unit_path}"))
+    cases["a link to nowhere where the unit file goes"] = (
+        HostSeed(),
+        link,
+        1,
+        _bare_probe("other"),
+    )
     host = Host(r.host, (("check", probe_script(head)),))
     scenarios = [
-        *(sandbox.Scenario((replace(host, seed=seed),), (probe,)) for seed, _ in cases.values()),
-        sandbox.Scenario((host,), link),
+        *(
+            sandbox.Scenario((replace(host, seed=seed),), steps)
+            for seed, steps, *_ in cases.values()
+        ),
         sandbox.Scenario((host,), (Run(0, "check", ("gunbc-other",)),)),
     ]
     *read, other = sandbox.run(scenarios)
-    cases["a link to nowhere where the unit file goes"] = (HostSeed(), _bare_probe("other"))
     problems = []
-    for (case, (_, want)), out in zip(cases.items(), read, strict=True):
-        step = len(out.results) // 2  # the probe: alone, or between the link's two changes
+    for (case, (_, _, step, want)), out in zip(cases.items(), read, strict=True):
         result = out.results[step]
         assert result is not None
         try:
