@@ -74,8 +74,8 @@ def _check_writable(target: Path) -> None:
         if stat.S_IFMT(found.st_mode) not in (stat.S_IFREG, stat.S_IFIFO, stat.S_IFCHR):
             raise OSError(errno.EINVAL, "not a regular file, FIFO or character device")
         target = Path(os.path.realpath(target))
-    parent, above = _nearest_directory(target)
-    missing = [target.name, *above] if found is None else above
+    parent = _nearest_directory(target)
+    missing = target.relative_to(parent).parts if found is None else ()
     longest = os.pathconf(parent, "PC_NAME_MAX")
     if any(len(os.fsencode(name)) > longest for name in missing):
         raise OSError(errno.ENAMETOOLONG, "File name too long")
@@ -85,31 +85,28 @@ def _check_writable(target: Path) -> None:
 
 def make_parents(target: Path) -> None:
     """Make the directories ``target`` goes in. Where a non-directory stands in the way,
-    raise ENOTDIR naming it (mkdir says EEXIST, naming nothing)."""
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:
-        _nearest_directory(target)
-        raise  # a race: the parents were made meanwhile and then replaced
+    raise ENOTDIR naming it (mkdir would say EEXIST, naming nothing)."""
+    _nearest_directory(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
 
 
-def _nearest_directory(target: Path) -> tuple[Path, list[str]]:
-    """The nearest existing parent of ``target``, and the names of the parents missing below
-    it (nearest first); ENOTDIR naming that parent when it is not a directory."""
-    missing = []
+def _nearest_directory(target: Path) -> Path:
+    """The nearest existing parent of ``target``; ENOTDIR naming it when it is not a
+    directory."""
     parent = target.parent
     while (where := _stat(parent)) is None:
-        missing.append(parent.name)
         parent = parent.parent
     if not stat.S_ISDIR(where.st_mode):
         raise OSError(errno.ENOTDIR, f"Not a directory: {parent}")
-    return parent, missing
+    return parent
 
 
 def _stat(target: Path) -> os.stat_result | None:
+    """``target``'s status, or None when nothing is there (a parent missing or not a
+    directory)."""
     try:
         return os.stat(target)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return None
 
 

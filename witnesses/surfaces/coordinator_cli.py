@@ -394,7 +394,7 @@ def _unwritable(tmp: Path) -> dict[Path, str]:
     directory), and why each is refused."""
     (tmp / "file").write_text("")
     return {
-        tmp / "file" / "s": f"Not a directory: {os.path.realpath(tmp / 'file')}",
+        tmp / "file" / "under" / "s": f"Not a directory: {os.path.realpath(tmp / 'file')}",
         tmp / "file": "not a directory (nothing was written)",
         tmp: "it holds the working directory (nothing was written)",
     }
