@@ -1,5 +1,5 @@
-"""``planner apply --plan`` on the sshd fleet, and what no claim of the ``saved_plan`` witness
-states: the options a saved plan refuses beside it."""
+"""``planner apply --plan`` on the sshd fleet (what the plan and its refusals are is the
+``saved_plan`` witness's)."""
 
 from __future__ import annotations
 
@@ -8,29 +8,10 @@ from pathlib import Path
 import pytest
 
 from fixtures.fleet import Fleet
-from fixtures.saved_plans import HOSTS, SavedPlanFiles
+from fixtures.saved_plans import SavedPlanFiles
 from planner.cli import main
 from planner.saved_plan import SavedPlan
 from tests.test_transaction_fleet import fleet_options, hosts  # noqa: F401  # the fleet fixture
-
-
-def test_a_plan_holds_its_own_inputs(tmp_path: Path) -> None:
-    files = SavedPlanFiles(tmp_path)
-    assert files.save().code == 0
-    ran = files.apply_dry_run("--scenario", "supplied")
-    assert ran.code == 2
-    assert "holds its own inputs; drop --scenario" in ran.err
-
-
-def test_a_plan_made_from_a_scenario_is_for_dry_runs_and_tests(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    plan = tmp_path / "plan.json"
-    out = ["--out", str(tmp_path / "r.txt"), "--plan-out", str(plan)]
-    assert main(["dry-run", "v41_group_a", "--scenario", "supplied", *out]) == 0
-    code = main(["apply", "--plan", str(plan), "--hosts", HOSTS, "--ssh", "true"])
-    assert code == 2
-    assert "the plan was made with --scenario supplied" in capsys.readouterr().err
 
 
 def test_the_saved_plan_applies_exactly_on_the_fleet(

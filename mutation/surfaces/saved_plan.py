@@ -17,6 +17,7 @@ from pathlib import Path
 from mutation import mutant
 from planner import cli, coordinator, provenance, version
 from planner.arm_launch import DryRun, RenderedHost
+from planner.coordinator import run
 from planner.provenance import InputRead
 from planner.saved_plan import (
     PlannedHost,
@@ -38,6 +39,7 @@ WALL_CLOCK = f"{W}.a_plan_no_longer_admitted_at_the_wall_clock_is_refused"
 SCHEMA = f"{W}.every_json_document_validates_against_its_schema"
 BOUND = f"{W}.a_bound_plan_applies_as_its_request_applies"
 UNNAMED_FILE = f"{W}.planning_that_reads_a_file_the_plan_does_not_name_is_refused"
+NO_INPUTS = f"{W}.a_saved_plan_takes_no_planning_input_and_a_real_apply_no_chosen_clock"
 
 
 @mutant(
@@ -52,6 +54,7 @@ UNNAMED_FILE = f"{W}.planning_that_reads_a_file_the_plan_does_not_name_is_refuse
         ONE_LINE,
         UNNAMED_FILE,
         BOUND,
+        NO_INPUTS,
     },
     independent=False,
 )
@@ -111,6 +114,7 @@ def the_scripts_sha256_is_not_checked(path: Path) -> SavedPlan:
         SCHEMA,
         ONE_LINE,
         BOUND,
+        NO_INPUTS,
         # a forged script is then refused by admission, not as a differing plan
         CHANGED,
     },
@@ -236,3 +240,14 @@ def a_failed_write_is_said_and_the_run_goes_on(
     the plan said saved, the report written."""
     cli._written(out, text, option, what)
     return True
+
+
+@mutant(replaces="planner.coordinator.run", turns_red={NO_INPUTS})
+def a_saved_plan_is_applied_as_a_test_run(
+    args: argparse.Namespace, plan: Callable[[argparse.Namespace], DryRun]
+) -> int:
+    """``apply --plan`` binds every plan as ``--for-testing`` would: a plan made from a
+    scenario, or at a time the operator chose, reaches the hosts of a real apply."""
+    if args.plan is not None:
+        args.for_testing = True
+    return run(args, plan)

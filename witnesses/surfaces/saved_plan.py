@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,7 +21,13 @@ from typing import Any
 
 import planner
 from claims import ClaimKind, Verdict, claim, difference, holds_unless
-from fixtures.builders import TINY_RECIPE, data_root_env, run_planner, v41_dry_run
+from fixtures.builders import (
+    TINY_RECIPE,
+    data_root_env,
+    run_planner,
+    v41_dry_run,
+    working_directory,
+)
 from fixtures.live_log import append_event
 from fixtures.saved_plans import HOSTS, V41_MANIFEST, SavedPlanFiles, scratch
 from planner.formats import DOCUMENTS
@@ -348,6 +355,92 @@ def a_plan_no_longer_admitted_at_the_wall_clock_is_refused() -> Verdict:
         problems += difference("both refusals, joined by '; '", 1, both.count("; refused: "))
     problems += _planned_only()
     return holds_unless(problems, "a released host and a lapsed lease refuse the saved plan")
+
+
+PLANNING_OPTIONS = (
+    ("arm", ("v41_group_a",)),
+    ("--scenario", ("--scenario", "supplied")),
+    ("--authority", ("--authority", "log.jsonl")),
+    ("--inputs", ("--inputs", "inputs.json")),
+    ("--data", ("--data", "data")),
+    ("--recipe", ("--recipe", "launch.toml")),
+    ("--group", ("--group", "g")),
+    ("--name", ("--name", "n")),
+)
+"""What a saved plan holds of its request: each named as ``apply --plan`` names it, and how
+it is given."""
+CHOSEN_NOW = "2026-11-29T12:00:00Z"
+
+
+@claim(ClaimKind.REFUSAL)
+def a_saved_plan_takes_no_planning_input_and_a_real_apply_no_chosen_clock() -> Verdict:
+    """``apply --plan PLAN`` exits 2 with one line and writes nothing when it is given what
+    the plan holds (an arm, ``--scenario``, ``--authority``, ``--inputs``, ``--data``,
+    ``--recipe``, ``--group``, ``--name``): ``planner: error: --plan: PLAN: holds its own
+    inputs; drop NAMES``, every one given named, in that order. A real apply (not
+    ``--dry-run``) also refuses a plan made with ``--scenario`` or ``--now`` (``the plan was
+    made with OPTION VALUE: a real apply reads --authority at the wall clock``), and
+    ``--now`` beside a plan (``arguments: --now: is for --dry-run``), before it runs ssh; a
+    dry run takes both plans."""
+    problems = []
+    with _saved() as files:
+        for name, given in PLANNING_OPTIONS:
+            ran = files.apply_dry_run(*given)
+            said = f"planner: error: --plan: {files.plan}: holds its own inputs; drop {name}\n"
+            problems += difference(name, (2, said, []), (ran.code, ran.err, ran.lines))
+        every = [word for _, given in PLANNING_OPTIONS for word in given]
+        ran = files.apply_dry_run(*every)
+        named = ", ".join(name for name, _ in PLANNING_OPTIONS)
+        problems += difference(
+            "all at once",
+            (2, f"planner: error: --plan: {files.plan}: holds its own inputs; drop {named}\n"),
+            (ran.code, ran.err),
+        )
+        problems += difference("scripts written when refused", False, files.scripts.exists())
+        made: dict[str, tuple[str | Path, ...]] = {
+            "--scenario supplied": ("--scenario", "supplied"),
+            f"--now {CHOSEN_NOW}": (
+                "--authority",
+                files.log,
+                "--inputs",
+                files.inputs,
+                "--now",
+                CHOSEN_NOW,
+            ),
+        }
+        for option, request in made.items():
+            plan = files.tmp / f"{option.split()[0].strip('-')}.json"
+            out = ("--out", files.tmp / "report.txt", "--plan-out", plan)
+            if run_planner("dry-run", "v41_group_a", *request, *out).code != 0:
+                raise AssertionError(f"no plan could be saved with {option}")
+            real = _real_apply(files, "--plan", plan)
+            said = (
+                f"planner: error: {plan}: request: the plan was made with {option}: a real "
+                "apply reads --authority at the wall clock; make the plan from --authority "
+                "(tests: --for-testing)\n"
+            )
+            problems += difference(f"made with {option}", (2, said, []), real)
+            dry = run_planner(
+                "apply", "--plan", plan, "--dry-run", "--hosts", HOSTS, "--scripts", files.scripts
+            )
+            problems += difference(f"made with {option}: a dry run", 0, dry.code)
+        real = _real_apply(files, "--plan", files.plan, "--now", CHOSEN_NOW)
+        said = "planner: error: arguments: --now: is for --dry-run (or --for-testing)\n"
+        problems += difference("--now beside a real apply", (2, said, []), real)
+        problems += difference("written where apply ran", [], sorted(os.listdir(files.elsewhere)))
+    return holds_unless(
+        problems,
+        f"{len(PLANNING_OPTIONS)} inputs refused beside a plan; a chosen clock refused for real",
+    )
+
+
+def _real_apply(files: SavedPlanFiles, *argv: str | Path) -> tuple[object, str, list[str]]:
+    """``planner apply`` for real (its ssh client ``false``, which no host answers) from
+    ``tmp/elsewhere``: its exit, stderr and stdout lines."""
+    client = shutil.which("false") or "/bin/false"
+    with working_directory(files.elsewhere):
+        ran = run_planner("apply", *argv, "--hosts", HOSTS, "--ssh", client)
+    return ran.code, ran.err, ran.lines
 
 
 def _planned_only() -> list[str]:
