@@ -22,6 +22,7 @@ from planner.coordinator import (
     journal_of,
     positive_count,
     run,
+    run_resume,
     settings_of,
     write_scripts,
 )
@@ -47,6 +48,7 @@ WRITTEN = f"{W}.the_dry_run_writes_every_stage_script_byte_for_byte"
 CTRL_C = f"{W}.a_ctrl_c_as_the_new_set_goes_in_leaves_the_previous_one"
 TERSE = f"{W}.the_terse_dry_run_numbers_each_step_that_runs_under_a_heading_for_its_phase"
 JSON_SAYS = f"{W}.the_json_dry_run_says_what_the_text_one_says"
+JOURNAL_ALONE = f"{W}.a_resume_takes_its_plan_from_the_journal_alone"
 
 
 # Dependent: ``planner apply``'s own settings also reach the fleet's kill claim, whose
@@ -186,6 +188,7 @@ def refused_plan_exits_0(
         LIVE_LOG,
         BAD_SSH,
         SCRIPT_SET,
+        JOURNAL_ALONE,
     },
 )
 def error_printed_on_stdout(message: str) -> int:
@@ -291,3 +294,12 @@ def waiting_lines_go_to_the_report(text: str) -> None:
     """A waiting line goes to stdout, into the report a script reads after the run, and
     sits in its buffer until the run ends: the terminal shows nothing for 30 minutes."""
     print(text)
+
+
+@mutant(replaces="planner.coordinator.run_resume", turns_red={JOURNAL_ALONE})
+def a_rollback_is_taken_as_a_resume(args: argparse.Namespace) -> int:
+    """``--rollback JOURNAL`` is read as ``--resume JOURNAL``: past the commit point it
+    commits where the operator asked for a refusal, and its errors name the wrong mode."""
+    if args.rollback is not None:
+        args.resume, args.rollback = args.rollback, None
+    return run_resume(args)

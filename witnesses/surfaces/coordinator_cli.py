@@ -619,16 +619,81 @@ def a_journal_that_cannot_be_made_exits_2_before_anything_runs() -> Verdict:
     """A real apply whose ``--journal`` cannot be made (a parent is a regular file) exits 2
     with one line, ``planner: error: JOURNAL: create: Not a directory: FILE`` (naming the
     file where a directory goes), before it runs the ssh client: no step is sent that the
-    journal would not record."""
+    journal would not record. Without ``--journal`` the journal is
+    ``target/v41-group-a-apply.journal`` in the working directory, refused alike when
+    ``target`` there is a file."""
+    problems = []
     with _scratch() as tmp, tempfile.TemporaryDirectory() as bin_dir:
         client = _recording_client(Path(bin_dir))
         (tmp / "file").write_text("")
+        (tmp / "target").write_text("")
         journal = tmp / "file" / "apply.journal"
-        ran = _apply("--for-testing", "--ssh", client, "--journal", journal)
-        line = f"planner: error: {journal}: create: Not a directory: {journal.parent}\n"
-        got = (ran.code, ran.err, ran.lines, (Path(bin_dir) / "ran").exists(), os.listdir(tmp))
-        problems = difference("refused", (2, line, [], False, ["file"]), got)
-    return holds_unless(problems, "an unmakeable journal refused before ssh ran")
+        for given, named in (
+            (("--journal", journal), journal),
+            ((), Path("target") / "v41-group-a-apply.journal"),
+        ):
+            ran = _apply("--for-testing", "--ssh", client, *given)
+            line = f"planner: error: {named}: create: Not a directory: {named.parent}\n"
+            got = (ran.code, ran.err, ran.lines, (Path(bin_dir) / "ran").exists())
+            problems += difference(f"refused: {named}", (2, line, [], False), got)
+        problems += difference("left", ["file", "target"], sorted(os.listdir(tmp)))
+    return holds_unless(problems, "an unmakeable journal refused before ssh ran, named or not")
+
+
+JOURNAL_HOLDS = (
+    ("arm", (ARM,)),
+    ("--scenario", ("--scenario", "supplied")),
+    ("--authority", ("--authority", "log.jsonl")),
+    ("--inputs", ("--inputs", "inputs.json")),
+    ("--now", ("--now", "2026-11-29T12:00:00Z")),
+    ("--data", ("--data", "data")),
+    ("--recipe", ("--recipe", "launch.toml")),
+    ("--group", ("--group", "g")),
+    ("--name", ("--name", "n")),
+    ("--dry-run", ("--dry-run",)),
+    ("--scripts", ("--scripts", "s")),
+    ("--journal", ("--journal", "j")),
+    ("--for-testing", ("--for-testing",)),
+    ("--plan", ("--plan", "plan.json")),
+    ("--check", ("--check",)),
+)
+"""What ``--resume`` and ``--rollback`` take from the journal, never from the command line:
+each named as the refusal names it, and how it is given."""
+
+
+@claim(ClaimKind.REFUSAL)
+def a_resume_takes_its_plan_from_the_journal_alone() -> Verdict:
+    """``planner apply --resume JOURNAL`` (and ``--rollback``) exits 2 with one line and
+    opens nothing when it is also given anything a plan is made from or a run is shaped by
+    (an arm, ``--scenario``, ``--authority``, ``--inputs``, ``--now``, ``--data``,
+    ``--recipe``, ``--group``, ``--name``, ``--dry-run``, ``--scripts``, ``--journal``,
+    ``--for-testing``, ``--plan``, ``--check``): ``planner: error: --resume takes no planning
+    inputs (the journal holds the plan): NAMES``, every one given named, in that order, the
+    mode it was asked for named. A journal that is not there exits 2 naming it."""
+    problems = []
+    with _scratch() as tmp:
+        missing = tmp / "gone.journal"
+        for mode in ("--resume", "--rollback"):
+            said = f"planner: error: {mode} takes no planning inputs (the journal holds the plan): "
+            for name, given in JOURNAL_HOLDS:
+                ran = run_planner("apply", mode, missing, *given)
+                got = (ran.code, ran.err, ran.lines)
+                problems += difference(f"{mode} {name}", (2, f"{said}{name}\n", []), got)
+            every = [word for _, given in JOURNAL_HOLDS for word in given]
+            ran = run_planner("apply", mode, missing, *every)
+            named = ", ".join(name for name, _ in JOURNAL_HOLDS)
+            problems += difference(
+                f"{mode}: all at once", (2, f"{said}{named}\n"), (ran.code, ran.err)
+            )
+            ran = run_planner("apply", mode, missing)
+            said = f"planner: error: {missing}: open: No such file or directory\n"
+            problems += difference(
+                f"{mode}: no journal", (2, said, []), (ran.code, ran.err, ran.lines)
+            )
+        problems += difference("written", [], os.listdir(tmp))
+    return holds_unless(
+        problems, f"{len(JOURNAL_HOLDS)} planning inputs refused beside a journal, either mode"
+    )
 
 
 def _live_gate(directory: Path) -> tuple[Path, Callable[[], str | None]]:
