@@ -713,8 +713,8 @@ def admission_is_read_again_from_the_log_at_the_commit_point() -> Verdict:
     reading the authority log again at the wall clock: it admits (None) while the log still
     admits the plan being applied, refuses once an input changed the plan (still admitted,
     but not the one applied), refuses with the refusal's line once a ``host_released`` event
-    was appended after the plan was made, and refuses naming the file when the log can no
-    longer be read."""
+    was appended after the plan was made (with each refusal's, joined by ``; ``, once two
+    were), and refuses naming the file when the log can no longer be read."""
     problems = []
     with tempfile.TemporaryDirectory() as tmp:
         log, gate = _live_gate(Path(tmp))
@@ -733,6 +733,9 @@ def admission_is_read_again_from_the_log_at_the_commit_point() -> Verdict:
             "None, not 'group-a-serving'"
         )
         problems += difference("after a release", refused, gate())
+        append_event(log, {"event": "host_released", "host": "srv8"})
+        both = f"{refused}; {refused.replace('srv7', 'srv8')}"
+        problems += difference("after two releases, each refusal", both, gate())
         log.unlink()
         gone = gate() or ""
         problems += difference("log gone", True, gone.startswith("its inputs could not be read"))
