@@ -1,6 +1,8 @@
 """What several witnesses do alike, written once: reading a data file as JSON, the fixtures'
 inventory, scenarios and manifests read raw, a flag's value in an argv, the paths under a
-directory, the C locale, and a bug planted in the command line's report renderer.
+directory, the C locale, a bug planted in the command line's report renderer, an ssh client
+that only records it ran, and the planning inputs a plan is made from, each refused in turn
+and all together.
 
 The fixture files are read here with plain JSON, never through the planner's readers: a
 claim states what the files say and compares the planner with it.
@@ -11,14 +13,16 @@ from __future__ import annotations
 
 import json
 import locale
+import shlex
 import signal
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from fixtures.builders import DATA_ROOT
+from claims import difference
+from fixtures.builders import DATA_ROOT, Ran
 from planner import cli
 from planner.arm_launch import DryRun
 
@@ -124,3 +128,45 @@ def renderer(planted: Callable[..., str]) -> Iterator[None]:
     finally:
         setattr(cli, "render_report", before)  # noqa: B010
         signal.signal(signal.SIGINT, handler)
+
+
+def recording_client(directory: Path) -> Path:
+    """An executable "ssh client" in ``directory`` that only records that it ran (appending
+    its arguments to ``directory/ran``)."""
+    client = directory / "ssh"
+    client.write_text(f'#!/bin/sh\necho "$@" >> {shlex.quote(str(directory / "ran"))}\n')
+    client.chmod(0o755)
+    return client
+
+
+PLAN_HOLDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("arm", ("v41_group_a",)),
+    ("--scenario", ("--scenario", "supplied")),
+    ("--authority", ("--authority", "log.jsonl")),
+    ("--inputs", ("--inputs", "inputs.json")),
+    ("--data", ("--data", "data")),
+    ("--recipe", ("--recipe", "launch.toml")),
+    ("--group", ("--group", "g")),
+    ("--name", ("--name", "n")),
+)
+"""What a plan is made from, in the order the command line defines it: each input named as
+a refusal names it, and how it is given (``--now``, which a saved plan may hold, comes after
+``--inputs``)."""
+
+
+def refused_each_and_together(
+    run: Callable[..., Ran],
+    given: Sequence[tuple[str, tuple[str, ...]]],
+    said: Callable[[str], str],
+) -> list[str]:
+    """``run`` with each input of ``given`` alone exits 2 with stderr ``said(name)`` and no
+    stdout; with all of them at once it exits 2 with ``said`` of every name, joined by
+    ``", "`` in the order given. The problems found."""
+    problems = []
+    for name, words in given:
+        ran = run(*words)
+        problems += difference(name, (2, said(name), []), (ran.code, ran.err, ran.lines))
+    ran = run(*(word for _, words in given for word in words))
+    every = ", ".join(name for name, _ in given)
+    problems += difference("all at once", (2, said(every)), (ran.code, ran.err))
+    return problems

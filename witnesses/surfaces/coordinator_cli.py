@@ -39,6 +39,7 @@ from planner.coordinator import (
 )
 from planner.transaction import parse_hosts, plan_transaction
 from witnesses.arms.expected import stated_arms
+from witnesses.support import PLAN_HOLDS, recording_client, refused_each_and_together
 
 ARM = "v41_group_a"
 NAMES = ("srv5", "srv6", "srv7", "srv8")
@@ -348,14 +349,6 @@ def timeouts_and_attempts_are_whole_numbers_from_1_to_999999() -> Verdict:
     return holds_unless(problems, f"{count} bad numbers refused; 1 and 999999 taken; waits add up")
 
 
-def _recording_client(directory: Path) -> Path:
-    """An executable "ssh client" that only records that it ran (in ``ran``)."""
-    client = directory / "ssh"
-    client.write_text(f'#!/bin/sh\necho "$@" >> {shlex.quote(str(directory / "ran"))}\n')
-    client.chmod(0o755)
-    return client
-
-
 @claim(ClaimKind.REFUSAL)
 def a_plan_that_is_not_admitted_exits_1_and_runs_nothing() -> Verdict:
     """Under a scenario whose plan is refused (live; a real apply takes it only with
@@ -367,7 +360,7 @@ def a_plan_that_is_not_admitted_exits_1_and_runs_nothing() -> Verdict:
     want = [*refusals, f"apply {ARM}: REFUSED: the plan is not admitted; nothing ran"]
     problems = []
     with _scratch() as tmp, tempfile.TemporaryDirectory() as bin_dir:
-        client = _recording_client(Path(bin_dir))
+        client = recording_client(Path(bin_dir))
         for extra in (("--for-testing",), ("--dry-run", "--scripts", str(tmp / "s"))):
             ran = _apply(*extra, "--ssh", client, scenario="live", hosts="srv5=root@a")
             label = "dry run" if "--dry-run" in extra else "run"
@@ -540,7 +533,7 @@ def a_real_apply_reads_the_live_log_and_never_a_chosen_time_or_a_fixture() -> Ve
     options with ``--dry-run`` plan and print (exit 0)."""
     problems = []
     with _scratch() as tmp, tempfile.TemporaryDirectory() as bin_dir:
-        client = _recording_client(Path(bin_dir))
+        client = recording_client(Path(bin_dir))
         log = write_live_log(Path(bin_dir) / "log.jsonl")
         live = ("--authority", log, "--inputs", SUPPLIED_INPUTS)
         for option, argv in (
@@ -593,7 +586,7 @@ def a_bad_ssh_client_or_ssh_file_exits_2_before_anything_runs() -> Verdict:
     whose path holds a space (``-F`` takes it as one argument)."""
     problems = []
     with _scratch() as tmp, tempfile.TemporaryDirectory() as bin_dir:
-        client = _recording_client(Path(bin_dir))
+        client = recording_client(Path(bin_dir))
         testing = ("--for-testing", "--ssh", client)
         errors = _ssh_errors(Path(bin_dir))
         for (option, value), message in errors.items():
@@ -624,7 +617,7 @@ def a_journal_that_cannot_be_made_exits_2_before_anything_runs() -> Verdict:
     ``target`` there is a file."""
     problems = []
     with _scratch() as tmp, tempfile.TemporaryDirectory() as bin_dir:
-        client = _recording_client(Path(bin_dir))
+        client = recording_client(Path(bin_dir))
         (tmp / "file").write_text("")
         (tmp / "target").write_text("")
         journal = tmp / "file" / "apply.journal"
@@ -641,15 +634,9 @@ def a_journal_that_cannot_be_made_exits_2_before_anything_runs() -> Verdict:
 
 
 JOURNAL_HOLDS = (
-    ("arm", (ARM,)),
-    ("--scenario", ("--scenario", "supplied")),
-    ("--authority", ("--authority", "log.jsonl")),
-    ("--inputs", ("--inputs", "inputs.json")),
+    *PLAN_HOLDS[:4],
     ("--now", ("--now", "2026-11-29T12:00:00Z")),
-    ("--data", ("--data", "data")),
-    ("--recipe", ("--recipe", "launch.toml")),
-    ("--group", ("--group", "g")),
-    ("--name", ("--name", "n")),
+    *PLAN_HOLDS[4:],
     ("--dry-run", ("--dry-run",)),
     ("--scripts", ("--scripts", "s")),
     ("--journal", ("--journal", "j")),
@@ -674,17 +661,13 @@ def a_resume_takes_its_plan_from_the_journal_alone() -> Verdict:
     with _scratch() as tmp:
         missing = tmp / "gone.journal"
         for mode in ("--resume", "--rollback"):
-            said = f"planner: error: {mode} takes no planning inputs (the journal holds the plan): "
-            for name, given in JOURNAL_HOLDS:
-                ran = run_planner("apply", mode, missing, *given)
-                got = (ran.code, ran.err, ran.lines)
-                problems += difference(f"{mode} {name}", (2, f"{said}{name}\n", []), got)
-            every = [word for _, given in JOURNAL_HOLDS for word in given]
-            ran = run_planner("apply", mode, missing, *every)
-            named = ", ".join(name for name, _ in JOURNAL_HOLDS)
-            problems += difference(
-                f"{mode}: all at once", (2, f"{said}{named}\n"), (ran.code, ran.err)
+            said = f"planner: error: {mode} takes no planning inputs (the journal holds the plan):"
+            refused = refused_each_and_together(
+                functools.partial(run_planner, "apply", mode, missing),
+                JOURNAL_HOLDS,
+                f"{said} {{}}\n".format,
             )
+            problems += [f"{mode}: {problem}" for problem in refused]
             ran = run_planner("apply", mode, missing)
             said = f"planner: error: {missing}: open: No such file or directory\n"
             problems += difference(

@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -33,6 +34,7 @@ from fixtures.saved_plans import HOSTS, V41_MANIFEST, SavedPlanFiles, scratch
 from planner.formats import DOCUMENTS
 from planner.realize import HostRealization
 from planner.version import code_digest, planner_version
+from witnesses.support import PLAN_HOLDS, recording_client, refused_each_and_together
 
 TERMINAL = 120
 """The columns ``apply --dry-run`` must fit by default."""
@@ -357,18 +359,6 @@ def a_plan_no_longer_admitted_at_the_wall_clock_is_refused() -> Verdict:
     return holds_unless(problems, "a released host and a lapsed lease refuse the saved plan")
 
 
-PLANNING_OPTIONS = (
-    ("arm", ("v41_group_a",)),
-    ("--scenario", ("--scenario", "supplied")),
-    ("--authority", ("--authority", "log.jsonl")),
-    ("--inputs", ("--inputs", "inputs.json")),
-    ("--data", ("--data", "data")),
-    ("--recipe", ("--recipe", "launch.toml")),
-    ("--group", ("--group", "g")),
-    ("--name", ("--name", "n")),
-)
-"""What a saved plan holds of its request: each named as ``apply --plan`` names it, and how
-it is given."""
 CHOSEN_NOW = "2026-11-29T12:00:00Z"
 
 
@@ -384,63 +374,46 @@ def a_saved_plan_takes_no_planning_input_and_a_real_apply_no_chosen_clock() -> V
     dry run takes both plans."""
     problems = []
     with _saved() as files:
-        for name, given in PLANNING_OPTIONS:
-            ran = files.apply_dry_run(*given)
-            said = f"planner: error: --plan: {files.plan}: holds its own inputs; drop {name}\n"
-            problems += difference(name, (2, said, []), (ran.code, ran.err, ran.lines))
-        every = [word for _, given in PLANNING_OPTIONS for word in given]
-        ran = files.apply_dry_run(*every)
-        named = ", ".join(name for name, _ in PLANNING_OPTIONS)
-        problems += difference(
-            "all at once",
-            (2, f"planner: error: --plan: {files.plan}: holds its own inputs; drop {named}\n"),
-            (ran.code, ran.err),
-        )
+        said = f"planner: error: --plan: {files.plan}: holds its own inputs; drop {{}}\n"
+        problems += refused_each_and_together(files.apply_dry_run, PLAN_HOLDS, said.format)
         problems += difference("scripts written when refused", False, files.scripts.exists())
-        made: dict[str, tuple[str | Path, ...]] = {
-            "--scenario supplied": ("--scenario", "supplied"),
-            f"--now {CHOSEN_NOW}": (
-                "--authority",
-                files.log,
-                "--inputs",
-                files.inputs,
-                "--now",
-                CHOSEN_NOW,
-            ),
-        }
-        for option, request in made.items():
-            plan = files.tmp / f"{option.split()[0].strip('-')}.json"
+        made: list[tuple[str, str, tuple[str | Path, ...]]] = [
+            ("--scenario", "supplied", ()),
+            ("--now", CHOSEN_NOW, ("--authority", files.log, "--inputs", files.inputs)),
+        ]
+        for option, value, request in made:
+            plan = files.tmp / f"{option.strip('-')}.json"
             out = ("--out", files.tmp / "report.txt", "--plan-out", plan)
-            if run_planner("dry-run", "v41_group_a", *request, *out).code != 0:
-                raise AssertionError(f"no plan could be saved with {option}")
+            if run_planner("dry-run", "v41_group_a", *request, option, value, *out).code != 0:
+                raise AssertionError(f"no plan could be saved with {option} {value}")
             real = _real_apply(files, "--plan", plan)
             said = (
-                f"planner: error: {plan}: request: the plan was made with {option}: a real "
+                f"planner: error: {plan}: request: the plan was made with {option} {value}: a real "
                 "apply reads --authority at the wall clock; make the plan from --authority "
                 "(tests: --for-testing)\n"
             )
-            problems += difference(f"made with {option}", (2, said, []), real)
+            problems += difference(f"made with {option}", (2, said, [], False), real)
             dry = run_planner(
                 "apply", "--plan", plan, "--dry-run", "--hosts", HOSTS, "--scripts", files.scripts
             )
             problems += difference(f"made with {option}: a dry run", 0, dry.code)
         real = _real_apply(files, "--plan", files.plan, "--now", CHOSEN_NOW)
         said = "planner: error: arguments: --now: is for --dry-run (or --for-testing)\n"
-        problems += difference("--now beside a real apply", (2, said, []), real)
+        problems += difference("--now beside a real apply", (2, said, [], False), real)
         problems += difference("written where apply ran", [], sorted(os.listdir(files.elsewhere)))
     return holds_unless(
         problems,
-        f"{len(PLANNING_OPTIONS)} inputs refused beside a plan; a chosen clock refused for real",
+        f"{len(PLAN_HOLDS)} inputs refused beside a plan; a chosen clock refused for real",
     )
 
 
-def _real_apply(files: SavedPlanFiles, *argv: str | Path) -> tuple[object, str, list[str]]:
-    """``planner apply`` for real (its ssh client ``false``, which no host answers) from
-    ``tmp/elsewhere``: its exit, stderr and stdout lines."""
-    client = shutil.which("false") or "/bin/false"
-    with working_directory(files.elsewhere):
+def _real_apply(files: SavedPlanFiles, *argv: str | Path) -> tuple[object, str, list[str], bool]:
+    """``planner apply`` for real from ``tmp/elsewhere``, its ssh client one that only records
+    it ran: its exit, stderr, stdout lines, and whether the client ran."""
+    with tempfile.TemporaryDirectory() as bin_dir, working_directory(files.elsewhere):
+        client = recording_client(Path(bin_dir))
         ran = run_planner("apply", *argv, "--hosts", HOSTS, "--ssh", client)
-    return ran.code, ran.err, ran.lines
+        return ran.code, ran.err, ran.lines, (Path(bin_dir) / "ran").exists()
 
 
 def _planned_only() -> list[str]:
