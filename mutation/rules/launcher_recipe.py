@@ -8,7 +8,7 @@ import tomllib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from mutation import mutant
 from planner.admission import AdmissionVerdict, Candidate, recipe_launch_admission
@@ -834,6 +834,16 @@ def _args_problems_but(
 def a_line_break_in_an_arg_passes(args: object, env: object) -> tuple[RecipeProblem, ...]:
     """An arg may hold a line break or an escape sequence: it forges a line of the report."""
     return _args_problems_but(args, env, lambda _, p: p.message.startswith("holds U+"))
+
+
+@mutant(replaces="planner.recipe._model_in", turns_red={IN_ORDER})
+def a_nested_key_is_matched_only_in_a_bare_model(annotation: object) -> type[BaseModel] | None:
+    """The table a misspelled key sits in is found only when its field holds a bare model,
+    not through ``X | None`` or ``tuple[X, ...]``: a typo in a nested table gets no ``did
+    you mean``."""
+    return (
+        annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
+    )
 
 
 @mutant(replaces=ARG_ENV_PROBLEMS, turns_red={IN_ORDER}, independent=False)

@@ -168,7 +168,7 @@ def now_ignored_with_a_scenario(argv: Sequence[str] | None = None) -> int:
     return _rewritten(words)
 
 
-@mutant(replaces=MAIN, turns_red={RECIPE_ERRORS}, independent=False)
+@mutant(replaces=MAIN, turns_red={RECIPE_ERRORS, USAGE_ERRORS}, independent=False)
 def recipe_errors_stop_at_the_first_problem(argv: Sequence[str] | None = None) -> int:
     """A recipe with several problems reports only the first one."""
     if list(sys.argv[1:] if argv is None else argv)[:1] != ["recipe"]:
@@ -371,10 +371,7 @@ def the_runtime_refusal_has_no_hint(image: ProducedImage, runtime_key: str) -> R
 
 @mutant(
     replaces="filerules.text.printable",
-    turns_red={
-        ONE_LINE,
-        ARGUMENTS,
-    },
+    turns_red={ONE_LINE, ARGUMENTS, USAGE_ERRORS},
 )
 def errors_print_what_the_input_holds(text: object) -> str:
     """Error messages print keys and paths as they are: a newline in a key starts a new
@@ -444,6 +441,15 @@ def the_other_commands_options_are_ignored(args: argparse.Namespace) -> None:
             "arm" if args.arm is None else "--recipe",
             "give an arm or --recipe FILE" + ("" if args.arm is None else ", not both"),
         )
+
+
+@mutant(replaces="planner.cli._unrecognized", turns_red={USAGE_ERRORS})
+def a_misspelled_option_is_only_unrecognized(
+    words: list[str], chosen: argparse.ArgumentParser, top: argparse.ArgumentParser
+) -> str:
+    """argparse's own message for a misspelled option: the user is not told which option
+    was meant."""
+    return f"unrecognized arguments: {' '.join(words)}"
 
 
 @mutant(replaces="planner.cli.print_verdict", turns_red={RECIPE_PLANS})

@@ -700,7 +700,8 @@ def positionals_docker_or_vllm_would_read_as_options_are_refused() -> Verdict:
 @claim(ClaimKind.REFUSAL)
 def every_problem_of_a_recipe_is_listed_in_order() -> Verdict:
     """Wrong types, missing fields and unknown keys (each with pydantic's reason and the
-    value found), nested ones located by key path and list index, then the args that are
+    value found; an unknown key with the key allowed at its place closest to it, if one is
+    close), nested ones located by key path and list index, then the args that are
     launcher-owned or not JSON (a '[' value as well as a '{' one, in every spelling vLLM
     takes: the next arg, ``--flag=…`` with underscores, a short alias's ``-ac=…``, a prefix's
     ``--override-gen=…``, a dotted key's ``=…``), then the env: all in one refusal. A
@@ -709,11 +710,11 @@ def every_problem_of_a_recipe_is_listed_in_order() -> Verdict:
         _MINIMAL.replace("required_nodes = 4", 'required_nodes = "four"').replace(
             'shm_size = "8g"\n', ""
         )
-        + "bogus = 1\n"
+        + "bogus = 1\ntensor_paralel_size = 1\n"
         + 'args = ["--nnodes", 4, "[1,", "--speculative-config", "\'{bad\'", '
         + '"--compilation_config={bad", "-ac=[1,", "--override-gen={x", "--engram-config.x={y"]\n'
         + '[env]\nNCCL_SOCKET_IFNAME = "eth0"\n'
-        + '[composed_model]\nmount = "/model"\n[[composed_model.sources]]\nrepo = 3\n'
+        + '[composed_model]\nmount = "/model"\n[[composed_model.sources]]\nrepo = 3\nrepos = 1\n'
         + "[[composed_model.local_files]]\n"
     )
     as_int = "Input should be a valid integer"  # strict: a string is never read as a number
@@ -722,13 +723,22 @@ def every_problem_of_a_recipe_is_listed_in_order() -> Verdict:
         ("shm_size", "required, missing"),
         ("args[1]", "Input should be a valid string (value 4)"),
         ("composed_model.sources[0].repo", "Input should be a valid string (value 3)"),
+        (
+            "composed_model.sources[0].repos",
+            "Extra inputs are not permitted (value 1); did you mean repo?",
+        ),
         # pydantic also reports the tuple as too short when its only item is invalid
         (
             "composed_model.sources",
-            "Tuple should have at least 1 item after validation, not 0 (value [{'repo': 3}])",
+            "Tuple should have at least 1 item after validation, not 0 "
+            "(value [{'repo': 3, 'repos': 1}])",
         ),
         ("composed_model.local_files[0].host", "required, missing"),
         ("bogus", "Extra inputs are not permitted (value 1)"),
+        (
+            "tensor_paralel_size",
+            "Extra inputs are not permitted (value 1); did you mean tensor_parallel_size?",
+        ),
         ("args[0]", "--nnodes is launcher-owned"),
         ("args[2]", "not JSON: Expecting value"),
         ("args[4]", "not JSON: Expecting property name enclosed in double quotes"),

@@ -420,6 +420,49 @@ def _usage_cases(tmp: Path) -> list[tuple[str, list[str], str]]:
             f"(choose from {', '.join(repr(name) for name in ARM_NAMES)}); "
             "did you mean v41_group_a?\n",
         ),
+        (
+            "a misspelled option",
+            [*dry, "--scenaro", "supplied"],
+            "planner dry-run: error: unrecognized arguments: --scenaro; did you mean --scenario?\n",
+        ),
+        (  # the value after it is never taken for the arm
+            "a misspelled option before the arm",
+            ["dry-run", "--scenaro", "live", "v41_group_a"],
+            "planner dry-run: error: unrecognized arguments: --scenaro; did you mean --scenario?\n",
+        ),
+        (
+            "two misspelled options",
+            [*dry, "--scenaro=live", "--autority", "log"],
+            "planner dry-run: error: unrecognized arguments: --scenaro=live --autority; "
+            "did you mean --scenario for --scenaro, --authority for --autority?\n",
+        ),
+        (
+            "a misspelled option of a recipe",
+            ["recipe", str(TINY_RECIPE), "--nme", "x"],
+            "planner recipe: error: unrecognized arguments: --nme; did you mean --name?\n",
+        ),
+        (  # before the subcommand: the top-level parser's
+            "a misspelled option before the subcommand",
+            ["--debg", *dry, "--scenario", "supplied"],
+            "planner: error: unrecognized arguments: --debg; did you mean --debug?\n",
+        ),
+        (
+            "a misspelled subcommand",
+            ["dry-rn", "v41_group_a"],
+            "planner: error: argument command: invalid choice: 'dry-rn' (choose from 'dry-run', "
+            "'scenarios', 'schema', 'recipe', 'apply'); did you mean dry-run?\n",
+        ),
+        (  # no option is close: argparse's message as it was
+            "an option like none",
+            [*dry, "--zzzzzz"],
+            "planner dry-run: error: unrecognized arguments: --zzzzzz\n",
+        ),
+        (
+            "a misspelled option holding an escape",
+            [*dry, "--scenari\x1b[2Jo"],
+            "planner dry-run: error: unrecognized arguments: --scenari\\x1b[2Jo; "
+            "did you mean --scenario?\n",
+        ),
     ]
 
 
@@ -427,22 +470,28 @@ def _usage_cases(tmp: Path) -> list[tuple[str, list[str], str]]:
 def usage_and_input_errors_exit_2_naming_the_value_and_writing_nothing() -> Verdict:
     """A bad --now, a --now without a zone, an unknown scenario, --scenario with
     --authority/--inputs, neither given, a missing or unreadable authority or inputs file, a
-    data root without scenarios, an unknown arm (and the arm closest to it): exit 2, nothing
-    on stdout, one stderr line naming the bad value and where, and nothing written."""
+    data root without scenarios, an unknown arm or subcommand, a misspelled option (each with
+    the choice closest to it, escaped as given): exit 2, nothing on stdout, one stderr line
+    naming the bad value and where, after the usage of the command that says it, and nothing
+    written."""
     problems = []
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "out"
         root.mkdir()
-        for what, argv, want in _usage_cases(Path(tmp)):
+        cases = _usage_cases(Path(tmp))
+        for what, argv, want in cases:
             out = root / "r.txt"
             ran = run_planner(*argv, *([] if not argv else ["--out", str(out)]))
-            # argparse prints its usage first; its error is the last line
+            # argparse prints the usage of the parser that errs first, its error last
             err = ran.err.splitlines()[-1] + "\n" if ran.err.startswith("usage:") else ran.err
+            usage = f"usage: {err.partition(': error:')[0]} "
+            if ran.err != err and not ran.err.startswith(usage):
+                problems.append(f"{what}: not the usage of {usage[7:-1]!r}: {ran.err!r}")
             if (ran.code, ran.lines, err) != (2, [], want) or tree(root):
                 problems.append(f"{what}: exit {ran.code}, stderr {ran.err!r}, left {tree(root)}")
     return expect(
         not problems,
-        "15 usage/input errors: exit 2, located, nothing written",
+        f"{len(cases)} usage/input errors: exit 2, located, nothing written",
         "; ".join(problems[:3]),
     )
 
