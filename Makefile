@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test evidence lint typecheck pytest claims frontiers mutate mutation mutation-generated mutation-sitting realtools transaction bench clean
+.PHONY: demo test evidence lint typecheck pytest claims frontiers mutate mutation mutation-reach mutation-generated mutation-sitting realtools transaction bench clean
 
 $(STAMP): pyproject.toml constraints.txt
 	test -d $(VENV) || $(PY) -m venv $(VENV)
@@ -84,6 +84,13 @@ frontiers: $(STAMP)
 mutate: $(STAMP)
 	$(BIN)/claims mutate --all --report target/mutation-declared.json
 
+# What one baseline decides of the floors, in minutes: mutmut's mutants generated as the
+# survey makes them, every claim run once recording which mutated functions it calls, no mutant
+# run; each file with mutants must have a floor and keep no more uncovered mutants than it
+# allows (target/mutation-reach.json names each file's uncovered functions). Part of `make test`.
+mutation-reach: $(STAMP)
+	$(BIN)/claims mutate --generated --reach --report target/mutation-reach.json
+
 # The generated survey: mutmut's mutants of planner/, the full mutant x claim kill matrix,
 # a Stryker-schema report at target/mutation-report.json and its page target/mutation.html
 # (hours on 2 cores: see docs/mutation.md);
@@ -133,11 +140,13 @@ mutation: mutation-generated
 test: lint typecheck realtools
 	$(MAKE) --no-print-directory -j2 --output-sync=target pytest evidence
 
-# Every claim, the frontiers, every declared mutant: in that order, each after the last passed.
+# Every claim, the frontiers, every declared mutant, what the baseline reaches: in that order,
+# each after the last passed.
 evidence: $(STAMP)
 	$(MAKE) --no-print-directory claims
 	$(MAKE) --no-print-directory frontiers
 	$(MAKE) --no-print-directory mutate
+	$(MAKE) --no-print-directory mutation-reach
 
 # Ratios against a baseline measured in the same run; prints, asserts nothing. Writes
 # target/bench.json and, from it, docs/benchmarks-measured.md (and .json beside it), each

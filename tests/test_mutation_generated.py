@@ -190,6 +190,50 @@ def test_shards_partition_the_mutants_and_merge_back(project: Path, full: Survey
     assert "all 26 mutants:" in done.stdout
 
 
+def test_reach_counts_from_one_baseline_what_the_whole_survey_found_unreached(
+    project: Path, full: Survey
+) -> None:
+    """``--reach`` runs no mutant, yet counts each file's mutants and uncovered ones as the
+    full survey's report does, and holds the floors' allowances with them."""
+    files = full.report["files"]
+    whole = {
+        path: (len(f["mutants"]), sum(m["status"] == "NoCoverage" for m in f["mutants"]))
+        for path, f in files.items()
+    }
+    assert any(uncovered for _, uncovered in whole.values())  # else this compares nothing
+    floors = project / "reach-floors.toml"
+    report = project / "reach.json"
+
+    def reach(allowances: dict[str, int]) -> subprocess.CompletedProcess[str]:
+        floors.write_text(
+            "[generated]\nall = 0\n"
+            + "".join(
+                f'"{p}" = {{ strength = 0, no_coverage = {n} }}\n' for p, n in allowances.items()
+            )
+        )
+        return run_generated(project, "--reach", "--floors", str(floors), "--report", str(report))
+
+    done = reach({path: uncovered for path, (_, uncovered) in whole.items()})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (
+        "(no mutant ran)" in done.stdout and "every file reaches as its floor allows" in done.stdout
+    )
+    found = json.loads(report.read_text())["files"]
+    assert {p: (f["mutants"], f["uncovered"]) for p, f in found.items()} == whole
+    assert found["gate/rules.py"]["functions"] == {"unused": 2}
+    one_less = {path: max(0, uncovered - 1) for path, (_, uncovered) in whole.items()}
+    done = reach({**one_less, "gate/elsewhere.py": 0})
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "below floor: gate/rules.py: 2 mutants reached by no claim, 1 allowed" in done.stdout
+    assert "below floor: gate/elsewhere.py: floored at 0% but the survey judged none" in done.stdout
+    done = reach({})
+    assert done.returncode == 3
+    assert "below floor: gate/rules.py: no floor recorded" in done.stdout
+    refused = run_generated(project, "--reach", "--audit", "3")
+    assert refused.returncode == 2
+    assert "--audit judge mutants: they do not go with --reach" in refused.stderr
+
+
 def test_statement_deletions_sit_in_the_same_matrix_named_after_mutmuts(full: Survey) -> None:
     """Our deletions come numbered after each function's mutmut mutants, switched in by the
     same trampoline: a deleted initialisation crashes, a deleted step hangs, a deleted exit on

@@ -82,6 +82,7 @@ examples:
   claims mutate --all --record          # rewrite the red-sets lock from what is observed
   claims mutate --generated --shard 2/4 --report target/mutation-shard-2.json
   claims mutate --generated --since origin/main
+  claims mutate --generated --reach     # the uncovered allowances, from one baseline
   claims mutate --generated --keys --stop-after 3600   # then --reuse its report, and so on
   claims mutate --merge-reports target/mutation-shard-*.json --report target/mutation-report.json
   claims mutate --explain my_project.core.x_f__mutmut_3
@@ -221,6 +222,17 @@ def _add_generated_options(parser: argparse.ArgumentParser) -> None:
             metavar="REPORT",
             help="with --first-kill: try first the claims that killed each mutant (and its "
             "function's mutants) in this earlier report (default: fastest claim first)",
+        )
+    )
+    only.append(
+        group.add_argument(
+            "--reach",
+            action="store_true",
+            help="run the baseline alone (every claim once, recording which mutated functions "
+            "each calls; no mutant runs) and hold what it decides of --floors: each file with "
+            "mutants has an entry, keeps no more uncovered mutants than it allows, and has one "
+            "a claim reaches; minutes where the whole survey takes hours (report: each file's "
+            "uncovered functions, default target/mutation-reach.json)",
         )
     )
     only.append(

@@ -251,9 +251,41 @@ def _against(s: Score, floor: Floor) -> list[str]:
         problems = []
     # the whole survey's uncovered mutants are the files' own, each held by its entry
     if s.path != "all" and s.no_coverage > floor.no_coverage:
-        problems.append(
-            f"{s.path}: {s.no_coverage} mutants reached by no claim, {floor.no_coverage} allowed"
-        )
+        problems.append(_over_allowance(s.path, s.no_coverage, floor))
+    return problems
+
+
+def _over_allowance(path: str, uncovered: int, floor: Floor) -> str:
+    return f"{path}: {uncovered} mutants reached by no claim, {floor.no_coverage} allowed"
+
+
+def reach_problems(
+    reached: Mapping[str, tuple[int, int]], floors: Mapping[str, Floor], whole: bool
+) -> list[str]:
+    """What a baseline alone decides of ``floors`` (``claims mutate --generated --reach``):
+    ``reached`` maps each file to (its mutants, how many of them no claim reaches). A file
+    with mutants needs an entry, and one recorded as having none fails; a file held to a
+    strength keeps no more uncovered mutants than it allows and has one a claim reaches; and
+    when ``whole`` (every file was mutated), a file held to a strength that has no mutant
+    fails. Strength itself is left to a whole survey: no mutant ran."""
+    problems = []
+    for path, (mutants, uncovered) in sorted(reached.items()):
+        floor = floors.get(path)
+        if floor is None:
+            problems.append(f"{path}: no floor recorded; add one to the floors file")
+        elif floor.no_mutants:
+            problems.append(_unexpected(Score(path, no_coverage=mutants), floor))
+        else:
+            if uncovered == mutants:
+                problems.append(unjudged(Score(path, no_coverage=uncovered), floor))
+            if uncovered > floor.no_coverage:
+                problems.append(_over_allowance(path, uncovered, floor))
+    if whole:
+        problems += [
+            unjudged(Score(path), floors[path])
+            for path in sorted(set(floors) - set(reached) - {"all"})
+            if _strength_floor(floors, path)
+        ]
     return problems
 
 

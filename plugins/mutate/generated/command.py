@@ -146,7 +146,7 @@ class Plan(SurveyPlan):
     """The reused report itself (its claims' traces settle the baseline)."""
 
 
-def _plan(args: argparse.Namespace, session: Session) -> Plan:
+def generated_plan(args: argparse.Namespace, session: Session) -> Plan:
     equivalents = load_equivalents(args.equivalent)  # the inputs are read before any work
     check_options(args.first_kill, args.order_from, args.exhaustive)
     if args.order_from is not None:
@@ -486,15 +486,27 @@ def audit_survey(plan: Plan, survey: Survey, chosen: Sequence[GeneratedMutant]) 
     return run_audit(runner, survey, mutants, plan.audit, plan.audit_seed, plan.jobs, waiting)
 
 
-def survey_command(args: argparse.Namespace, session: Session) -> int:
-    """Generate, choose, survey, report; see the module docstring."""
-    require_mutmut()
-    plan = _plan(args, session)
+@dataclass(frozen=True)
+class Generated:
+    """What mutmut made for a survey (:func:`generate_mutants`)."""
+
+    mutants: list[GeneratedMutant]
+    """Every mutant of the source paths but the evidence's."""
+    chosen: list[GeneratedMutant]
+    """The ones this run surveys (:func:`select`)."""
+    seconds: float
+    scope: tuple[str, ...] | None
+    """The files mutmut was asked to mutate (:func:`generation_scope`; None: every file)."""
+
+
+def generate_mutants(plan: Plan, workers: int) -> Generated:
+    """mutmut's mutants of the source paths (the evidence's left out), those ``plan`` chooses,
+    and every other file trampolined back to its code as written."""
     paths = ", ".join(p.as_posix() for p in source_paths(plan.root))
     scope = generation_scope(plan)
     only = "" if scope is None else f" (only {', '.join(scope) or 'no file'})"
     _say(f"generating mutants of {paths}{only} with mutmut ...")
-    generation = generate(plan.root, plan.jobs, plan.deletion, scope)
+    seconds = generate(plan.root, plan.jobs, plan.deletion, scope)
     generated = read_generated(plan.root)
     mutants = [m for m in generated if m.path not in plan.evidence]
     if len(mutants) < len(generated):
@@ -507,9 +519,22 @@ def survey_command(args: argparse.Namespace, session: Session) -> int:
     # Every file not surveyed runs as written, the witness and mutant modules among them.
     untrampoline(plan.root, generated, {m.path for m in chosen})
     _say(
-        f"{len(mutants)} mutants in {generation:.1f} s; surveying {len(chosen)} with "
-        f"{plan.jobs} worker(s)"
+        f"{len(mutants)} mutants in {seconds:.1f} s; surveying {len(chosen)} with "
+        f"{workers} worker(s)"
     )
+    return Generated(mutants, chosen, seconds, scope)
+
+
+def survey_command(args: argparse.Namespace, session: Session) -> int:
+    """Generate, choose, survey, report; see the module docstring."""
+    require_mutmut()
+    if args.reach:
+        from plugins.mutate.generated.reach import reach_command
+
+        return reach_command(args, session)
+    plan = generated_plan(args, session)
+    made = generate_mutants(plan, plan.jobs)
+    mutants, chosen, generation, scope = made.mutants, made.chosen, made.seconds, made.scope
     start = time.monotonic()
     try:
         survey = run_survey(plan, chosen) if chosen else Survey()

@@ -314,6 +314,8 @@ class Pool(Generic[M]):
     waiting_workers: int = 0
     """At most this many workers beside ``jobs`` for the mutants whose covering claims
     mostly waited (``--waiting-workers``)."""
+    until_coverage: bool = False
+    """Stop once the first baseline's coverage is in, judging no mutant (``--reach``)."""
 
     def __post_init__(self) -> None:
         if self.launch is None:
@@ -438,7 +440,7 @@ class Pool(Generic[M]):
     def run(self) -> None:
         deadline = None if self.stop_after is None else time.monotonic() + self.stop_after
         while self.workers:
-            if self._stopping(deadline):
+            if self._stopping(deadline) or (self.until_coverage and self._covered()):
                 return
             try:
                 worker, line = self.events.get(timeout=1.0)
@@ -467,6 +469,10 @@ class Pool(Generic[M]):
         elif deadline is not None and time.monotonic() >= deadline and not self._all_judged():
             self.survey.stopped = f"--stop-after {self.stop_after:g} s: {done}"
         return bool(self.survey.stopped)
+
+    def _covered(self) -> bool:
+        """Whether a worker has said which claims call each mutated function."""
+        return any(worker.ready for worker in self.workers)
 
     def _all_judged(self) -> bool:
         """Whether every mutant has its result: what is left (the last canary) is not cut
