@@ -84,7 +84,7 @@ frontiers: $(STAMP)
 mutate: $(STAMP)
 	$(BIN)/claims mutate --all --report target/mutation-declared.json
 
-# What one baseline decides of the floors, in minutes: mutmut's mutants generated as the
+# What one baseline decides of the floors, without running a mutant: mutmut's mutants generated as the
 # survey makes them, every claim run once recording which mutated functions it calls, no mutant
 # run; each file with mutants must have a floor and keep no more uncovered mutants than it
 # allows (target/mutation-reach.json names each file's uncovered functions). Part of `make test`.

@@ -231,7 +231,7 @@ def _add_generated_options(parser: argparse.ArgumentParser) -> None:
             help="run the baseline alone (every claim once, recording which mutated functions "
             "each calls; no mutant runs) and hold what it decides of --floors: each file with "
             "mutants has an entry, keeps no more uncovered mutants than it allows, and has one "
-            "a claim reaches; minutes where the whole survey takes hours (report: each file's "
+            "a claim reaches; one run of every claim, not one per mutant (report: each file's "
             "uncovered functions, default target/mutation-reach.json)",
         )
     )

@@ -1,16 +1,16 @@
 """``claims mutate --generated --reach``: which mutants some claim reaches, from one baseline.
 
 A whole survey calls a mutant uncovered (NoCoverage) when no claim calls its function in the
-baseline, the pass that runs every claim once with mutmut's ``stats`` mode recording the
-calls. That pass alone decides it, before any mutant runs. So ``--reach`` generates the
-mutants as a survey does, runs one worker's baseline and stops there: minutes where the
-whole survey takes hours. It then holds the part of the floors the baseline decides
-(:func:`~plugins.mutate.floors.reach_problems`): each file with mutants has an entry and keeps
-no more uncovered mutants than its entry allows, and each file held to a strength has a
-mutant some claim reaches. Strengths are left to a whole survey.
+baseline, the pass that runs every claim once with mutmut's ``stats`` mode recording the calls.
+That pass alone decides it, before any mutant runs. So ``--reach`` generates the mutants as a
+survey does, runs one worker's baseline and stops there: the time of one run of every claim,
+where the whole survey runs every covering claim under every mutant. It then holds the part of
+the floors the baseline decides (:func:`~plugins.mutate.floors.reach_problems`): each file with
+mutants has an entry and keeps no more uncovered mutants than its entry allows, and each file
+held to a strength has a mutant some claim reaches. Strengths are left to a whole survey.
 
-The counts are the whole survey's own: the same generation, the same coverage, the same
-mutant-to-function key (a test holds them equal on a project surveyed both ways). The report
+The counts are the whole survey's own: the same generation, the same coverage, the same mutant-
+to-function key (a test holds them equal on a project surveyed both ways). The report
 (``--report``, default ``target/mutation-reach.json``) names each file's uncovered functions.
 """
 
