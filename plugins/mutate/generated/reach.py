@@ -9,8 +9,8 @@ the floors the baseline decides (:func:`~plugins.mutate.floors.reach_problems`):
 mutants has an entry and keeps no more uncovered mutants than its entry allows, and each file
 held to a strength has a mutant some claim reaches. Strengths are left to a whole survey.
 
-The counts are the whole survey's own: the same generation, the same coverage, the same mutant-
-to-function key (a test holds them equal on a project surveyed both ways). The report
+The counts are the whole survey's own: the same generation, the same coverage, the same
+mutant-to-function key (a test holds them equal on a project surveyed both ways). The report
 (``--report``, default ``target/mutation-reach.json``) names each file's uncovered functions.
 """
 
