@@ -165,41 +165,15 @@ def test_rollback_is_refused_past_the_commit_point(
     assert path.read_bytes() == b"".join(lines[:43])
 
 
-@pytest.mark.parametrize(
-    ("extra", "named"),
-    [
-        (["v41_group_a"], "arm"),
-        (["--scenario", "supplied", "--dry-run"], "--scenario, --dry-run"),
-        (["--journal", "x"], "--journal"),
-    ],
-)
-def test_resume_takes_no_planning_inputs(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], named: str
-) -> None:
-    code = main(["apply", *extra, "--resume", str(tmp_path / "j")])
-    assert code == 2
-    assert capsys.readouterr().err == (
-        f"planner: error: --resume takes no planning inputs (the journal holds the plan): {named}\n"
-    )
-
-
 def test_resume_and_hosts_exclude_each_other(capsys: pytest.CaptureFixture[str]) -> None:
     """That one of them is required is coordinator_cli's
-    ``the_help_says_what_each_option_does_and_what_each_exit_code_means``."""
+    ``the_help_says_what_each_option_does_and_what_each_exit_code_means``; that a resume takes
+    no planning input, and names a journal that is not there, is its
+    ``a_resume_takes_its_plan_from_the_journal_alone``."""
     with pytest.raises(SystemExit) as raised:
         main(["apply", "--resume", "j", "--hosts", HOSTS])
     assert raised.value.code == 2
     assert "argument --hosts: not allowed with argument --resume" in capsys.readouterr().err
-
-
-def test_a_missing_journal_is_a_located_error(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    code = main(["apply", "--resume", str(tmp_path / "none")])
-    assert code == 2
-    assert capsys.readouterr().err == (
-        f"planner: error: {tmp_path / 'none'}: open: No such file or directory\n"
-    )
 
 
 def test_a_new_apply_refuses_a_journal_that_did_not_finish_and_sends_nothing(

@@ -4,10 +4,11 @@ Each is one careless edit of :mod:`planner.check`: a parser that lets a host pri
 twice or reads its unit file as text, a comparison that forgets a difference or takes a unit
 of the right size for the planned one, a diff or a host's text shown whole or raw, an
 argument counted from one, exit codes in another order, a journal taken and dropped;
-``--resume`` taking ``--check`` without a word; and the command compared as docker never
-prints it (:func:`planner.apply.go_json`, which readback shares). (What reads the hosts,
-the probe script and the sessions, is tested on the sshd fleet by
-tests/test_apply_check_fleet.py, not declared here: see the witness's docstring.)
+``--resume`` taking ``--check`` without a word; the command compared as docker never
+prints it (:func:`planner.apply.go_json`, which readback shares); and a check that gives up
+at the first host nothing answers. (What reads a host that answers, the probe script and the
+sessions, is tested on the sshd fleet by tests/test_apply_check_fleet.py, not declared here:
+see the witness's docstring.)
 """
 
 from __future__ import annotations
@@ -32,10 +33,17 @@ from planner.check import (
     drift,
     exit_code,
     parse_probe,
+    planned_hosts,
     run,
     unit_diff,
 )
-from planner.coordinator import EXIT_WOULD_CHANGE, run_resume
+from planner.coordinator import (
+    EXIT_WOULD_CHANGE,
+    SshSettings,
+    SshTransport,
+    caught,
+    run_resume,
+)
 from planner.transaction import RunStep, TransactionPlan
 
 W = "apply_check"
@@ -46,6 +54,7 @@ SHOWN = f"{W}.what_a_host_controls_is_shown_escaped_and_bounded"
 EXITS = f"{W}.the_exit_code_and_summary_put_what_was_not_read_first"
 OPTIONS = f"{W}.check_refuses_a_dry_run_and_a_journal_and_resume_refuses_check"
 COMMAND = f"{W}.a_command_is_compared_as_docker_prints_it_whatever_it_holds"
+UNREACHABLE = f"{W}.every_host_is_tried_and_each_one_nothing_answers_is_listed_with_ssh_s_reason"
 
 
 @mutant(replaces="planner.check.parse_probe", turns_red={PROBE_REFUSED})
@@ -179,3 +188,26 @@ def a_host_is_judged_by_its_probe_alone(
     if check.verdict is Verdict.WOULD_CHANGE and not found:
         return check.model_copy(update={"verdict": Verdict.IN_SYNC})
     return check
+
+
+@mutant(replaces="planner.check.check_hosts", turns_red={UNREACHABLE})
+def the_check_gives_up_at_the_first_host_nothing_answers(
+    dry: DryRun,
+    transaction: TransactionPlan,
+    settings: SshSettings,
+    progress: Callable[[str], None] | None = None,
+) -> tuple[tuple[HostCheck, ...], list[str]]:
+    """A host that does not answer ends the check: the hosts after it are never tried, and
+    the operator reads one unreachable host where several are down."""
+    checks: list[HostCheck] = []
+    with caught() as interruptions:
+        with SshTransport(transaction, settings, interruptions, progress=progress) as transport:
+            for plan in planned_hosts(dry):
+                checks.append(
+                    check_host(plan, transaction, transport, lambda: bool(interruptions.received))
+                )
+                for line in checks[-1].lines():
+                    print(line, flush=True)
+                if checks[-1].verdict is Verdict.UNREACHABLE:
+                    break
+        return tuple(checks), list(interruptions.received)

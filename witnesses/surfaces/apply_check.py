@@ -10,7 +10,9 @@ from the rules the module docstring states (precedence 130, 4, 3, 1, 0), never c
 the check's output.
 
 How one host is judged from what its steps answered (``check_host``, given a step runner
-that answers from a table, as a transport would) is claimed here too. The fleet part (before
+that answers from a table, as a transport would) is claimed here too, and so is the command
+over hosts nothing answers (real ssh, refused at once on loopback ports nobody listens on:
+each host tried and listed, the admission and summary said). The fleet part (before
 and after a real apply, a host changed by hand, a host down) is
 ``tests/test_apply_check_fleet.py``: as claims, every declared mutant of the code it runs
 (coordinator, transaction, check, apply scripts) started the fleet again, and the declared
@@ -21,14 +23,17 @@ from __future__ import annotations
 
 import argparse
 import base64
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from claims import ClaimKind, Verdict, claim, difference, fails, holds, holds_unless
-from fixtures.builders import captured, v41_dry_run
+from fixtures.builders import Ran, captured, run_planner, v41_dry_run
+from fixtures.fleet import free_port
 from fixtures.go_json import ANY_TEXT, EDGES
 from fixtures.go_json import reference as go_reference
 from fixtures.transaction_cases import PREVIOUS_IMAGE
@@ -710,3 +715,73 @@ def check_refuses_a_dry_run_and_a_journal_and_resume_refuses_check() -> Verdict:
     for name, (args, said) in REFUSED.items():
         problems += difference(name, (2, "", f"planner: error: {said}\n"), _applied(args))
     return holds_unless(problems, f"{len(REFUSED)} combinations refused, exit 2, each named")
+
+
+def _unreachable_check(directory: Path, *given: str) -> Ran:
+    """``planner apply --check`` over the four hosts on loopback ports nothing listens on (ssh
+    is refused at once), with an empty key and known-hosts file and no ssh config."""
+    key = directory / "key"
+    key.write_text("", encoding="utf-8")
+    hosts = ",".join(f"srv{5 + i}=root@127.0.0.1:{free_port('127.0.0.1')}" for i in range(4))
+    return run_planner(
+        "apply", "--check", "--hosts", hosts, "--ssh-config", "none", "--identity", key,
+        "--known-hosts", key, "--connect-timeout", "3", "--stage-timeout", "5", *given,
+    )  # fmt: skip
+
+
+@claim(ClaimKind.REFUSAL)
+def every_host_is_tried_and_each_one_nothing_answers_is_listed_with_ssh_s_reason() -> Verdict:
+    """Over four hosts nothing answers, ``planner apply --check`` says what it reads (``check
+    ARM: 4 hosts (NAMES): read only``), then the admission: under a plan it refuses, ``admission:
+    REFUSED (apply would refuse)`` and each refusal; it tries every host in rank order, lists
+    each as unreachable with ssh's reason, and sums up (``4 hosts, 0 would change, 4
+    unreachable (NAMES)``, and that apply would refuse the plan): exit 4. With ``--plan PLAN``
+    it binds the saved plan as apply does (``admission: ADMITTED``) and refuses an input the
+    plan holds given beside it."""
+    names = "srv5, srv6, srv7, srv8"
+    problems = []
+    with tempfile.TemporaryDirectory() as tmp:
+        refused = _unreachable_check(Path(tmp), ARM, "--for-testing", "--scenario", "expired_lease")
+        lines = refused.lines
+        head = [
+            f"check {ARM}: 4 hosts ({names}): read only",
+            "admission: REFUSED (apply would refuse)",
+        ]
+        problems += difference("refused: head", head, lines[:2])
+        why = [line.startswith("  refused: admission.lease_expired at ") for line in lines[2:3]]
+        problems += difference("refused: why", [True], why)
+        unreachable = [line for line in lines if ": unreachable: " in line]
+        problems += difference(
+            "refused: hosts tried",
+            ["srv5", "srv6", "srv7", "srv8"],
+            [u.split()[0] for u in unreachable],
+        )
+        problems += difference(
+            "refused: ssh's reason",
+            [],
+            [u for u in unreachable if not u.endswith("Connection refused")],
+        )
+        summary = (
+            f"check {ARM}: 4 hosts, 0 would change, 4 unreachable ({names}); the plan is not "
+            "admitted (apply would refuse it)"
+        )
+        problems += difference("refused: exit, summary", (4, [summary]), (refused.code, lines[-1:]))
+        plan = Path(tmp) / "plan.json"
+        saved = run_planner(
+            "dry-run", ARM, "--scenario", "supplied", "--out", Path(tmp) / "r", "--plan-out", plan
+        )
+        if saved.code != 0:
+            raise AssertionError(f"no plan could be saved: {saved.err}")
+        bound = _unreachable_check(Path(tmp), "--for-testing", "--plan", str(plan))
+        head = [f"check {ARM}: 4 hosts ({names}): read only", "admission: ADMITTED"]
+        summary = f"check {ARM}: 4 hosts, 0 would change, 4 unreachable ({names})"
+        got = (bound.code, bound.lines[:2], bound.lines[-1:])
+        problems += difference("a saved plan", (4, head, [summary]), got)
+        beside = _unreachable_check(
+            Path(tmp), "--for-testing", "--plan", str(plan), "--scenario", "supplied"
+        )
+        said = f"planner: error: --plan: {plan}: holds its own inputs; drop --scenario\n"
+        problems += difference(
+            "an input beside it", (2, said, []), (beside.code, beside.err, beside.lines)
+        )
+    return holds_unless(problems, "4 hosts tried, each unreachable and said so; exit 4")
