@@ -229,9 +229,9 @@ def test_reach_counts_from_one_baseline_what_the_whole_survey_found_unreached(
     done = reach({})
     assert done.returncode == 3
     assert "below floor: gate/rules.py: no floor recorded" in done.stdout
-    refused = run_generated(project, "--reach", "--audit", "3")
+    refused = run_generated(project, "--reach", "--audit", "3", "--show-survivors", "1")
     assert refused.returncode == 2
-    assert "--audit judge mutants: they do not go with --reach" in refused.stderr
+    assert "--audit, --show-survivors: not with --reach, which runs no mutant" in refused.stderr
 
 
 def test_statement_deletions_sit_in_the_same_matrix_named_after_mutmuts(full: Survey) -> None:

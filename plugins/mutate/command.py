@@ -524,7 +524,7 @@ def _mutate(args: argparse.Namespace, session: Session) -> int:
 def _values(args: argparse.Namespace, session: Session) -> int:
     from plugins.mutate.values.command import merge_values, values_command
 
-    wrong = _given(args, args.generated_only)
+    wrong = given_options(args, args.generated_only)
     if wrong:
         raise UsageError(f"{', '.join(wrong)} do not apply to --values")
     if args.merge_reports:
@@ -532,14 +532,14 @@ def _values(args: argparse.Namespace, session: Session) -> int:
     return values_command(args, session)
 
 
-def _given(args: argparse.Namespace, actions: Sequence[argparse.Action]) -> list[str]:
+def given_options(args: argparse.Namespace, actions: Sequence[argparse.Action]) -> list[str]:
     """The option strings of ``actions`` given on this command line (a value other than
     the option's default)."""
     return [a.option_strings[0] for a in actions if getattr(args, a.dest) != a.default]
 
 
 def _refuse_generated_options(args: argparse.Namespace) -> None:
-    given = _given(args, args.survey_only)
+    given = given_options(args, args.survey_only)
     if given:
         raise UsageError(f"{', '.join(given)} only apply to --generated or --values")
 

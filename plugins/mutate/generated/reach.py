@@ -28,6 +28,7 @@ from claims import Session, UsageError
 from claims.exits import Exit
 from claims.tables import fitted
 from filerules import write_atomically
+from plugins.mutate.command import given_options
 from plugins.mutate.floors import Floor, load_floors, reach_problems
 from plugins.mutate.generated.command import (
     Ticker,
@@ -40,31 +41,20 @@ from plugins.mutate.generated.survey import SurveyRequest
 from plugins.mutate.generated.workers import Pool, Survey, SurveyFailed, mutmut_key
 
 DEFAULT_REPORT = Path("target/mutation-reach.json")
-ALONE = {
-    "shard": "--shard",
-    "since": "--since",
-    "first_kill": "--first-kill",
-    "order_from": "--order-from",
-    "stop_after": "--stop-after",
-    "exhaustive": "--exhaustive",
-    "break_below": "--break-below",
-    "audit": "--audit",
-    "no_skip": "--no-skip",
-    "skip_worth": "--skip-worth",
-    "keys": "--keys",
-    "reuse": "--reuse",
-    "waiting_workers": "--waiting-workers",
-    "html": "--html",
-}
-"""The survey's options that ask for mutants to run (or for its report, which --reach does not
-write): each is refused beside ``--reach``."""
+TAKES = ("--file", "--no-deletion", "--floors", "--plain-trampoline")
+"""The survey options ``--reach`` takes (and ``--report``); every other one judges mutants or
+shapes a survey's report, and is refused beside it."""
 
 
 def reach_command(args: argparse.Namespace, session: Session) -> int:
     """Generate, run one baseline, count what no claim reaches, hold the floors' allowances."""
-    given = [flag for dest, flag in ALONE.items() if getattr(args, dest, None) not in (None, False)]
+    chosen = [a for a in args.survey_only if a.option_strings[0] not in (*TAKES, "--reach")]
+    given = given_options(args, chosen) + (["--html"] if args.html is not None else [])
     if given:
-        raise UsageError(f"{', '.join(given)} judge mutants: they do not go with --reach")
+        raise UsageError(
+            f"{', '.join(given)}: not with --reach, which runs no mutant (it takes "
+            f"{', '.join(TAKES)} and --report)"
+        )
     if args.witnesses:
         raise UsageError("--reach counts what every claim reaches: give no witness names")
     floors = load_floors(args.floors, "generated") if args.floors is not None else None
