@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
+import socket
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +35,6 @@ from hypothesis import strategies as st
 
 from claims import ClaimKind, Verdict, claim, difference, fails, holds, holds_unless
 from fixtures.builders import Ran, captured, run_planner, v41_dry_run
-from fixtures.fleet import free_port
 from fixtures.go_json import ANY_TEXT, EDGES
 from fixtures.go_json import reference as go_reference
 from fixtures.transaction_cases import PREVIOUS_IMAGE
@@ -722,11 +723,17 @@ def _unreachable_check(directory: Path, *given: str) -> Ran:
     is refused at once), with an empty key and known-hosts file and no ssh config."""
     key = directory / "key"
     key.write_text("", encoding="utf-8")
-    hosts = ",".join(f"srv{5 + i}=root@127.0.0.1:{free_port('127.0.0.1')}" for i in range(4))
-    return run_planner(
-        "apply", "--check", "--hosts", hosts, "--ssh-config", "none", "--identity", key,
-        "--known-hosts", key, "--connect-timeout", "3", "--stage-timeout", "5", *given,
-    )  # fmt: skip
+    with contextlib.ExitStack() as held:  # bound, never listening: refused, and no one else's
+        ports = [held.enter_context(socket.socket()) for _ in range(4)]
+        for port in ports:
+            port.bind(("127.0.0.1", 0))
+        hosts = ",".join(
+            f"srv{5 + i}=root@127.0.0.1:{p.getsockname()[1]}" for i, p in enumerate(ports)
+        )
+        return run_planner(
+            "apply", "--check", "--hosts", hosts, "--ssh-config", "none", "--identity", key,
+            "--known-hosts", key, "--connect-timeout", "3", "--stage-timeout", "5", *given,
+        )  # fmt: skip
 
 
 @claim(ClaimKind.REFUSAL)
