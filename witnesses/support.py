@@ -17,6 +17,7 @@ import shlex
 import signal
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -130,13 +131,24 @@ def renderer(planted: Callable[..., str]) -> Iterator[None]:
         signal.signal(signal.SIGINT, handler)
 
 
-def recording_client(directory: Path) -> Path:
-    """An executable "ssh client" in ``directory`` that only records that it ran (appending
-    its arguments to ``directory/ran``)."""
+@dataclass(frozen=True)
+class RecordingClient:
+    """An executable "ssh client" at ``path`` that only records that it ran (appending its
+    arguments to a file beside it); ``ran`` says whether anything ran it."""
+
+    path: Path
+
+    @property
+    def ran(self) -> bool:
+        return (self.path.parent / "ran").exists()
+
+
+def recording_client(directory: Path) -> RecordingClient:
+    """A :class:`RecordingClient` written into ``directory``."""
     client = directory / "ssh"
     client.write_text(f'#!/bin/sh\necho "$@" >> {shlex.quote(str(directory / "ran"))}\n')
     client.chmod(0o755)
-    return client
+    return RecordingClient(client)
 
 
 PLAN_HOLDS: tuple[tuple[str, tuple[str, ...]], ...] = (

@@ -362,13 +362,13 @@ def a_plan_that_is_not_admitted_exits_1_and_runs_nothing() -> Verdict:
     with _scratch() as tmp, tempfile.TemporaryDirectory() as bin_dir:
         client = recording_client(Path(bin_dir))
         for extra in (("--for-testing",), ("--dry-run", "--scripts", str(tmp / "s"))):
-            ran = _apply(*extra, "--ssh", client, scenario="live", hosts="srv5=root@a")
+            ran = _apply(*extra, "--ssh", client.path, scenario="live", hosts="srv5=root@a")
             label = "dry run" if "--dry-run" in extra else "run"
             problems += difference(f"{label}: exit", 1, ran.code)
             problems += difference(f"{label}: stdout", want, ran.lines)
             problems += difference(f"{label}: stderr", "", ran.err)
             problems += difference(f"{label}: written", [], os.listdir(tmp))
-            problems += difference(f"{label}: ssh ran", False, (Path(bin_dir) / "ran").exists())
+            problems += difference(f"{label}: ssh ran", False, client.ran)
     return holds_unless(problems, f"refused with {len(refusals)} refusals; nothing ran or written")
 
 
@@ -540,7 +540,7 @@ def a_real_apply_reads_the_live_log_and_never_a_chosen_time_or_a_fixture() -> Ve
             ("--scenario", ("apply", ARM, "--scenario", "supplied")),
             ("--now", ("apply", ARM, *live, "--now", "2026-11-29T12:00:00Z")),
         ):
-            ran = run_planner(*argv, "--hosts", HOSTS, "--ssh", client)
+            ran = run_planner(*argv, "--hosts", HOSTS, "--ssh", client.path)
             message = (
                 f"planner: error: arguments: {option}: a real apply reads --authority at the "
                 f"wall clock; {option} is for --dry-run (or for tests: --for-testing)\n"
@@ -548,7 +548,7 @@ def a_real_apply_reads_the_live_log_and_never_a_chosen_time_or_a_fixture() -> Ve
             problems += difference(option, (2, message, []), (ran.code, ran.err, ran.lines))
             dry = run_planner(*argv, "--hosts", HOSTS, "--dry-run", "--scripts", tmp / "s")
             problems += difference(f"{option} --dry-run: exit", 0, dry.code)
-        problems += difference("ssh ran", False, (Path(bin_dir) / "ran").exists())
+        problems += difference("ssh ran", False, client.ran)
         problems += difference("written", ["s"], os.listdir(tmp))
     return holds_unless(problems, "--scenario and --now refused for a real apply, taken dry")
 
@@ -587,7 +587,7 @@ def a_bad_ssh_client_or_ssh_file_exits_2_before_anything_runs() -> Verdict:
     problems = []
     with _scratch() as tmp, tempfile.TemporaryDirectory() as bin_dir:
         client = recording_client(Path(bin_dir))
-        testing = ("--for-testing", "--ssh", client)
+        testing = ("--for-testing", "--ssh", client.path)
         errors = _ssh_errors(Path(bin_dir))
         for (option, value), message in errors.items():
             ran = _apply(*testing, option, value)
@@ -595,7 +595,7 @@ def a_bad_ssh_client_or_ssh_file_exits_2_before_anything_runs() -> Verdict:
             problems += difference(
                 f"{option} {value!r}", (2, f"planner: error: {message}\n", []), got
             )
-        problems += difference("ssh ran", False, (Path(bin_dir) / "ran").exists())
+        problems += difference("ssh ran", False, client.ran)
         problems += difference("written", [], os.listdir(tmp))
         spaced = Path(bin_dir) / "ssh config"
         spaced.write_text("")
@@ -625,9 +625,9 @@ def a_journal_that_cannot_be_made_exits_2_before_anything_runs() -> Verdict:
             (("--journal", journal), journal),
             ((), Path("target") / "v41-group-a-apply.journal"),
         ):
-            ran = _apply("--for-testing", "--ssh", client, *given)
+            ran = _apply("--for-testing", "--ssh", client.path, *given)
             line = f"planner: error: {named}: create: Not a directory: {named.parent}\n"
-            got = (ran.code, ran.err, ran.lines, (Path(bin_dir) / "ran").exists())
+            got = (ran.code, ran.err, ran.lines, client.ran)
             problems += difference(f"refused: {named}", (2, line, [], False), got)
         problems += difference("left", ["file", "target"], sorted(os.listdir(tmp)))
     return holds_unless(problems, "an unmakeable journal refused before ssh ran, named or not")

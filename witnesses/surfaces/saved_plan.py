@@ -412,8 +412,8 @@ def _real_apply(files: SavedPlanFiles, *argv: str | Path) -> tuple[object, str, 
     it ran: its exit, stderr, stdout lines, and whether the client ran."""
     with tempfile.TemporaryDirectory() as bin_dir, working_directory(files.elsewhere):
         client = recording_client(Path(bin_dir))
-        ran = run_planner("apply", *argv, "--hosts", HOSTS, "--ssh", client)
-        return ran.code, ran.err, ran.lines, (Path(bin_dir) / "ran").exists()
+        ran = run_planner("apply", *argv, "--hosts", HOSTS, "--ssh", client.path)
+        return ran.code, ran.err, ran.lines, client.ran
 
 
 def _planned_only() -> list[str]:
