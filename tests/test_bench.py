@@ -134,3 +134,20 @@ def test_the_commit_is_the_checkouts_and_uncommitted_changes_are_marked(tmp_path
     assert provenance.commit_of(tmp_path) == head[:12] + "+changes"
     (tmp_path / "code.py").write_text("x = 2\n")
     assert provenance.commit_of(tmp_path, ("page.md",)) == head[:12] + "+changes"
+
+
+def test_a_test_reaches_the_planner_through_its_imports_or_a_rig_that_does(tmp_path: Path) -> None:
+    bench = _bench()
+    sources = {
+        "tests/rig.py": "from fixtures.fleet import Fleet\n",
+        "tests/test_through_rig.py": "import tests.rig\n",
+        "tests/test_direct.py": "import witnesses.support as s\n",
+        "tests/test_framework.py": "from claims import claim\nfrom . import rig\n",
+        "tests/test_named_in_text.py": "'''from planner import cli'''\n",
+    }
+    for name, text in sources.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    files = [tmp_path / name for name in sources]
+    found = bench.planner_tests(files, tmp_path)
+    assert [f.name for f in found] == ["rig.py", "test_direct.py", "test_through_rig.py"]

@@ -42,6 +42,7 @@ this page, never numbers copied by hand.
 from __future__ import annotations
 
 import argparse
+import ast
 import functools
 import json
 import os
@@ -54,7 +55,7 @@ import sys
 import tempfile
 import textwrap
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -778,29 +779,84 @@ STEPS = (
 VERIFICATION = ("witnesses", "mutation", "tests")
 """What issue 22 counts as the planner's verification, against ``planner/`` (Python lines)."""
 
+PLANNER_SIDE = ("planner", "witnesses", "fixtures", "mutation")
+"""The packages a test reaches when it checks the planner rather than the framework."""
 
-def _python_lines(folder: str) -> int:
+
+def _tracked_python(folder: str) -> list[Path]:
     listed = subprocess.run(
         ["git", "ls-files", "-z", "--", f"{folder}/*.py"], cwd=ROOT, capture_output=True, check=True
     ).stdout.decode()
-    files = [ROOT / name for name in filter(None, listed.split("\0"))]
-    return sum(len(f.read_bytes().splitlines()) for f in files if f.is_file())
+    return [f for f in (ROOT / name for name in filter(None, listed.split("\0"))) if f.is_file()]
+
+
+def _lines(files: Iterable[Path]) -> int:
+    return sum(len(f.read_bytes().splitlines()) for f in files)
+
+
+def _python_lines(folder: str) -> int:
+    return _lines(_tracked_python(folder))
+
+
+def _imported(source: Path) -> set[str]:
+    """The top-level names of the modules ``source`` imports, and ``tests.X`` as itself."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source.read_bytes(), str(source))):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module)
+            names.update(f"{node.module}.{a.name}" for a in node.names)
+    return {n if n.startswith("tests.") else n.split(".")[0] for n in names}
+
+
+def planner_tests(files: Sequence[Path], root: Path = ROOT) -> list[Path]:
+    """The test modules that reach :data:`PLANNER_SIDE`, directly or through another module
+    of ``tests`` (a rig such as ``tests/realtools.py``); the rest test the framework."""
+    module = {".".join(f.relative_to(root).with_suffix("").parts): f for f in files}
+    imports = {name: _imported(f) for name, f in module.items()}
+    side = {n for n, got in imports.items() if got & set(PLANNER_SIDE)}
+    while grown := {n for n, got in imports.items() if n not in side and got & side}:
+        side |= grown
+    return [module[n] for n in sorted(side)]
 
 
 def bench_sizes() -> list[Figure]:
     """Lines, not time: the verification's Python lines against the planner's (tracked files
-    as the working tree holds them)."""
+    as the working tree holds them); then the same with only the tests that reach the
+    planner, and the framework's tests against the framework."""
     parts = {folder: _python_lines(folder) for folder in VERIFICATION}
     shown = " + ".join(f"{folder} {n:,}" for folder, n in parts.items())
+    tests = _tracked_python("tests")
+    planner_side = _lines(planner_tests(tests))
+    framework_side = parts["tests"] - planner_side
+    planner = _python_lines("planner")
     return [
         Figure(
             "verification lines / planner lines",
             sum(parts.values()),
-            _python_lines("planner"),
+            planner,
             "lines",
             3.0,
             f"Python lines of {shown} / planner (tracked files)",
-        )
+        ),
+        Figure(
+            "the planner's verification / planner lines",
+            parts["witnesses"] + parts["mutation"] + planner_side,
+            planner,
+            "lines",
+            None,
+            f"witnesses + mutation + the tests that import {', '.join(PLANNER_SIDE)} "
+            f"(directly or through a tests module: {planner_side:,} lines) / planner",
+        ),
+        Figure(
+            "framework tests / framework lines",
+            framework_side,
+            _python_lines("claims") + _python_lines("plugins"),
+            "lines",
+            None,
+            "the other tests (the framework's) / claims + plugins",
+        ),
     ]
 
 
