@@ -1332,16 +1332,16 @@ def run_resume(args: argparse.Namespace) -> int:
     except PlannerInputError as exc:
         return _error(str(exc))
     with journal:
-        return _finish(journal, state, mode, args)
+        settled = _nothing_to_run(journal, state, mode)
+        return settled if settled is not None else _finish(journal, state, mode, args)
 
 
-def _finish(
-    journal: Journal,
-    state: JournalState,
-    mode: Literal["resume", "rollback"],
-    args: argparse.Namespace,
-) -> int:
-    plan = state.plan.transaction
+def _nothing_to_run(
+    journal: Journal, state: JournalState, mode: Literal["resume", "rollback"]
+) -> int | None:
+    """What a journal that leaves no step to run says before anything connects: a rollback
+    once the journal records the decision is refused (exit 2), a finished transaction is
+    said so (exit 0); None when there is a step to run."""
     where = printable(str(journal.path))
     if mode == "rollback" and state.decided:
         return _error(
@@ -1350,10 +1350,23 @@ def _finish(
         )
     if state.finished is not None:
         print(
-            f"apply {plan.arm}: {where}: the transaction already finished "
+            f"apply {state.plan.transaction.arm}: {where}: the transaction already finished "
             f"(exit {state.finished.exit_code}); nothing to do"
         )
         return EXIT_COMMITTED
+    return None
+
+
+def _finish(
+    journal: Journal,
+    state: JournalState,
+    mode: Literal["resume", "rollback"],
+    args: argparse.Namespace,
+) -> int:
+    """Finish over ssh what the journal left: rollback and cleanup before the decision,
+    commit after it."""
+    plan = state.plan.transaction
+    where = printable(str(journal.path))
     names = ", ".join(h.host_name for h in plan.hosts)
     point = "past the commit point" if state.decided else "before the commit point"
     _say(f"apply {plan.arm}: {mode} {where}: {len(plan.hosts)} hosts ({names}), {point}")

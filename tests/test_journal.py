@@ -16,12 +16,10 @@ from fixtures import fleet, transaction_kill
 from fixtures.builders import v41_dry_run
 from fixtures.transaction_cases import Injected, expected_state, ranks, seed, state
 from planner import journal
-from planner.cli import main
 from planner.transaction import (
     StepResult,
     TransactionPlan,
     TransactionStep,
-    coordinate,
     parse_hosts,
     plan_transaction,
 )
@@ -32,45 +30,6 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _plan() -> TransactionPlan:
     return plan_transaction(v41_dry_run("supplied"), parse_hosts(HOSTS))
-
-
-def _journaled(path: Path, fail: tuple[str, int] | None = None) -> None:
-    """A whole transaction journaled at ``path``, each step answered 0 but ``fail``'s (1)."""
-
-    def run_step(step: TransactionStep) -> StepResult:
-        code = 1 if (step.stage.value, step.rank) == fail else 0
-        return StepResult(exit_code=code, stdout=f"{step.label}\n")
-
-    with journal.create(path, _plan(), {"ssh": "ssh"}, 3) as written:
-        written.finish(coordinate(_plan(), run_step, 3, on_event=written.record))
-
-
-def test_a_corrupt_journal_is_refused_by_resume_located_and_left_as_it_was(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """What the journal module refuses, and why, is witness ``apply_journal``'s; here, that
-    ``planner apply --resume`` says it as a located error, exits 2 and sends nothing."""
-    path = tmp_path / "j"
-    _journaled(path, fail=("apply", 1))
-    lines = path.read_bytes().splitlines(keepends=True)[:14]
-    lines[4] = b"garbage\n"
-    path.write_bytes(b"".join(lines))
-    before = path.read_bytes()
-    code = main(["apply", "--resume", str(path), "--ssh", "/nonexistent/ssh"])
-    err = capsys.readouterr().err
-    assert code == 2
-    shape = 'not a journal line {"sha256":"…","body":…}'
-    assert err == f"planner: error: {path}: line 5: {shape}: corrupt\n"
-    assert path.read_bytes() == before
-
-
-def _unfinished(path: Path) -> bytes:
-    """A journal at ``path`` of a run lost after its 6th step started (the plan and 11
-    records, no end); its bytes."""
-    _journaled(path, fail=("apply", 1))
-    cut = b"".join(path.read_bytes().splitlines(keepends=True)[:12])
-    path.write_bytes(cut)
-    return cut
 
 
 KILLED = textwrap.dedent(
@@ -133,71 +92,6 @@ def test_a_coordinator_killed_mid_step_left_that_steps_start_on_disk(
         back = [f"srv{n}" for n in reversed(touched)]
         assert calls == [f"rollback@{h}" for h in back] + [f"cleanup@{h}" for h in back]
         assert report.exit_code == 10
-
-
-def test_a_finished_journal_is_said_so_and_nothing_runs(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    path = tmp_path / "j"
-    _journaled(path, fail=("apply", 1))
-    before = path.read_bytes()
-    code = main(["apply", "--resume", str(path), "--ssh", "/nonexistent/ssh"])
-    assert code == 0
-    assert capsys.readouterr().out == (
-        f"apply v41_group_a: {path}: the transaction already finished (exit 10); nothing to do\n"
-    )
-    assert path.read_bytes() == before
-
-
-def test_rollback_is_refused_past_the_commit_point(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    path = tmp_path / "j"
-    _journaled(path)
-    lines = path.read_bytes().splitlines(keepends=True)
-    path.write_bytes(b"".join(lines[:43]))  # decided, then the first commit started
-    code = main(["apply", "--rollback", str(path), "--ssh", "/nonexistent/ssh"])
-    assert code == 2
-    assert capsys.readouterr().err == (
-        f"planner: error: --rollback {path}: the commit point was passed (the journal records "
-        "the decision): the transaction commits; finish it with --resume\n"
-    )
-    assert path.read_bytes() == b"".join(lines[:43])
-
-
-def test_resume_and_hosts_exclude_each_other(capsys: pytest.CaptureFixture[str]) -> None:
-    """That one of them is required is coordinator_cli's
-    ``the_help_says_what_each_option_does_and_what_each_exit_code_means``; that a resume takes
-    no planning input, and names a journal that is not there, is its
-    ``a_resume_takes_its_plan_from_the_journal_alone``."""
-    with pytest.raises(SystemExit) as raised:
-        main(["apply", "--resume", "j", "--hosts", HOSTS])
-    assert raised.value.code == 2
-    assert "argument --hosts: not allowed with argument --resume" in capsys.readouterr().err
-
-
-def test_a_new_apply_refuses_a_journal_that_did_not_finish_and_sends_nothing(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    path = tmp_path / "j"
-    unfinished = _unfinished(path)
-    client, called = tmp_path / "ssh", tmp_path / "called"
-    client.write_text(f"#!/bin/sh\n: >{called}\nexit 255\n")
-    client.chmod(0o755)
-    code = main(
-        ["apply", "v41_group_a", "--scenario", "supplied", "--for-testing",
-         "--hosts", HOSTS,
-         "--journal", str(path), "--ssh", str(client)]
-    )  # fmt: skip
-    assert code == 2
-    out = capsys.readouterr()
-    assert out.err == (
-        f"planner: error: {path}: create: holds a transaction that did not finish: finish it "
-        f"first (planner apply --resume {path}, or --rollback)\n"
-    )
-    assert out.out == ""  # nothing planned to run was printed
-    assert not called.exists()  # the ssh client never ran: nothing sent
-    assert path.read_bytes() == unfinished
 
 
 @pytest.mark.skipif(fleet.unavailable() is not None, reason=str(fleet.unavailable()))

@@ -2,7 +2,8 @@
 scenario (a misspelled option, subcommand or arm is dry_run_cli's claim, a recipe key
 launcher_recipe's), ``--out -``, apply's own ``--name`` help, a scenario's own default
 report, an IPv6 address without brackets, and the lines ``planner apply`` prints on stderr
-while a step waits.
+while a step waits (that they go to stderr, and ``-q`` silences them, is
+``coordinator_cli.a_waiting_line_goes_to_stderr_at_once_and_quiet_silences_it``'s).
 
 The command line runs in-process (``planner.cli.main``, as its console script calls it).
 That a step held on its host says it still waits, over a real connection, is
@@ -16,12 +17,9 @@ from pathlib import Path
 import pytest
 
 from fixtures.builders import TINY_RECIPE, v41_dry_run
-from planner.cli import build_parser
 from planner.coordinator import (
     Ticks,
     progress_line,
-    progress_of,
-    to_stderr,
 )
 from planner.transaction import parse_hosts, plan_transaction
 from planner.version import planner_version
@@ -181,15 +179,3 @@ def test_a_progress_line_names_the_step_the_time_and_the_deadline() -> None:
     assert progress_line(door, 40.7, 2117) == (
         "  waiting: front_door@srv5: 40 s elapsed, gives up after 2117 s"
     )
-
-
-def test_quiet_silences_progress_and_progress_goes_to_stderr(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    words = ["apply", "v41_group_a", "--hosts", HOSTS]
-    assert progress_of(build_parser().parse_args([*words, "-q"])) is None
-    assert progress_of(build_parser().parse_args([*words, "--quiet"])) is None
-    told = progress_of(build_parser().parse_args(words))
-    assert told is to_stderr
-    told("  waiting: x@y: 10 s elapsed, gives up after 20 s")
-    assert capsys.readouterr() == ("", "  waiting: x@y: 10 s elapsed, gives up after 20 s\n")

@@ -1,5 +1,6 @@
 """Declared mutants of the apply journal's rules (witness ``apply_journal``): each is an edit
-a careless change to :mod:`planner.journal` could make. What they turn red in other
+a careless change to :mod:`planner.journal` (or to what ``planner apply --resume`` says of a
+journal that leaves nothing to run) could make. What they turn red in other
 witnesses is recorded in ``mutation/red_sets.lock``."""
 
 from __future__ import annotations
@@ -10,9 +11,10 @@ import os
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Literal
 
 from mutation import mutant
-from planner import journal
+from planner import coordinator, journal
 from planner.journal import (
     AnsweredRecord,
     Journal,
@@ -28,6 +30,7 @@ from planner.values import printable
 
 W = "apply_journal"
 DISK = f"{W}.a_record_the_disk_cannot_take_stops_the_run_before_its_step"
+SETTLED = f"{W}.a_journal_that_leaves_nothing_to_run_is_said_so_before_anything_connects"
 
 
 @mutant(
@@ -90,6 +93,7 @@ def a_taken_up_journal_is_not_locked(fd: int, path: Path) -> None:
         f"{W}.a_new_journal_replaces_only_a_finished_one_whole",
         f"{W}.a_torn_last_line_is_cut_off_before_a_resume_appends",
         DISK,
+        SETTLED,
     },
 )
 def a_closed_journal_keeps_its_descriptor(self: Journal) -> None:
@@ -192,3 +196,22 @@ def a_new_journal_that_failed_leaves_its_part(path: Path, body: dict[str, object
         os.close(fd)
         raise PlannerInputError(str(path), "create", exc.strerror or str(exc)) from None
     return written
+
+
+@mutant(replaces="planner.coordinator._nothing_to_run", turns_red={SETTLED})
+def a_finished_journal_exits_as_its_run_did(
+    journal: Journal, state: JournalState, mode: Literal["resume", "rollback"]
+) -> int | None:
+    """A finished transaction is said so, and the resume exits with the run's own code (10
+    for one that rolled back), as though it had run again."""
+    code = coordinator._nothing_to_run(journal, state, mode)
+    return state.finished.exit_code if code == 0 and state.finished is not None else code
+
+
+@mutant(replaces="planner.coordinator._nothing_to_run", turns_red={SETTLED})
+def a_finished_journal_is_said_so_before_a_rollback_is_refused(
+    journal: Journal, state: JournalState, mode: Literal["resume", "rollback"]
+) -> int | None:
+    """The two checks in the other order: ``--rollback`` of a journal that committed says it
+    finished, exit 0, instead of refusing the rollback it asked for."""
+    return coordinator._nothing_to_run(journal, state, "resume" if state.finished else mode)

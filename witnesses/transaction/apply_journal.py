@@ -5,8 +5,10 @@ A journal is read back by ``planner apply --resume`` after its coordinator was l
 what it holds is sent to every host as the ssh user: it is untrusted input. These claims
 write real journals in real files (a whole transaction, answered from a table), then change
 one thing — a byte, a seal, a record, the plan record, the file's mode or owner, a second
-holder — and read what the journal module makes of it. ``transaction_plan`` claims what a
-resume runs from each cut of a whole journal; this witness claims the journal's own rules.
+holder — and read what the journal module makes of it (and, for a journal that leaves
+nothing to run, what ``planner apply --resume`` says of it). ``transaction_plan`` claims
+what a resume runs from each cut of a whole journal; this witness claims the journal's own
+rules.
 
 Expected values come from the journal's contract (:mod:`planner.journal`'s docstring): a
 line is ``{"sha256":"HEX","body":BODY}`` with ``HEX`` the lowercase sha256 of ``BODY``'s
@@ -29,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from claims import ClaimKind, Verdict, claim, difference, holds_unless
-from fixtures.builders import v41_dry_run
+from fixtures.builders import run_planner, v41_dry_run
 from planner import journal
 from planner.refusal import PlannerInputError
 from planner.transaction import (
@@ -40,6 +42,7 @@ from planner.transaction import (
     parse_hosts,
     plan_transaction,
 )
+from witnesses.support import recording_client
 
 HOSTS = "srv5=root@10.0.0.5,srv6=root@10.0.0.6,srv7=root@10.0.0.7,srv8=root@10.0.0.8"
 SCRATCH = "/dev/shm" if Path("/dev/shm").is_dir() else None
@@ -523,6 +526,63 @@ def a_new_journal_replaces_only_a_finished_one_whole() -> Verdict:
             _created(under),
         )
     return holds_unless(problems, "a new journal made whole; an unfinished one kept")
+
+
+def _resumed(path: Path, *argv: str) -> tuple[object, str, list[str], bool, bool]:
+    """``planner apply ARGV`` with a recording ssh client: its exit, stderr, stdout lines,
+    whether the client ran and whether ``path`` is as it was."""
+    before = path.read_bytes()
+    with tempfile.TemporaryDirectory() as bin_dir:
+        client = recording_client(Path(bin_dir))
+        ran = run_planner("apply", *argv, "--ssh", client.path)
+        return ran.code, ran.err, ran.lines, client.ran, path.read_bytes() == before
+
+
+@claim(ClaimKind.REFUSAL)
+def a_journal_that_leaves_nothing_to_run_is_said_so_before_anything_connects() -> Verdict:
+    """Through ``planner apply``, before any ssh client runs and leaving the journal byte for
+    byte: ``--resume`` of a finished journal prints ``apply ARM: JOURNAL: the transaction
+    already finished (exit N); nothing to do`` and exits 0, and so does ``--rollback`` of one
+    that rolled back; ``--rollback`` once the journal records the decision (finished or not)
+    exits 2 with ``planner: error: --rollback JOURNAL: the commit point was passed (the
+    journal records the decision): the transaction commits; finish it with --resume``; and
+    a journal with a line that is not a sealed record exits 2 naming the file and line."""
+    problems: list[str] = []
+    passed = (
+        "the commit point was passed (the journal records the decision): the transaction "
+        "commits; finish it with --resume"
+    )
+    with _directory() as directory:
+        rolled, committed = directory / "rolled", directory / "committed"
+        _journal_at(rolled)
+        clean = _journal_at(committed, None)
+        decided = directory / "decided"
+        at = [b["kind"] for b in _bodies(clean)].index("decided")
+        decided.write_bytes(b"".join(clean.splitlines(keepends=True)[: at + 1]))
+        corrupt = directory / "corrupt"
+        lines = _lost_at(corrupt).splitlines(keepends=True)
+        corrupt.write_bytes(b"".join([*lines[:4], b"garbage\n", *lines[5:]]))
+        done = "apply v41_group_a: {}: the transaction already finished (exit {}); nothing to do"
+        shape = 'not a journal line {"sha256":"…","body":…}'
+        error = "planner: error: {}\n".format
+        cases = {
+            "resume, rolled back": (("--resume", rolled), 0, "", [done.format(rolled, 10)]),
+            "resume, committed": (("--resume", committed), 0, "", [done.format(committed, 0)]),
+            "rollback, rolled back": (("--rollback", rolled), 0, "", [done.format(rolled, 10)]),
+            "rollback, committed": (
+                ("--rollback", committed), 2, error(f"--rollback {committed}: {passed}"), []
+            ),
+            "rollback, decided": (
+                ("--rollback", decided), 2, error(f"--rollback {decided}: {passed}"), []
+            ),
+            "resume, corrupt": (
+                ("--resume", corrupt), 2, error(f"{corrupt}: line 5: {shape}: corrupt"), []
+            ),
+        }  # fmt: skip
+        for label, ((mode, path), code, err, out) in cases.items():
+            want = (code, err, out, False, True)
+            problems += difference(label, want, _resumed(path, mode, str(path)))
+    return holds_unless(problems, f"{len(cases)} journals with nothing to run said so or refused")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
