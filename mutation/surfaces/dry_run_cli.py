@@ -35,7 +35,7 @@ from planner.provenance import InputRead
 from planner.refusal import PlannerInputError, Refusal
 from planner.report import render_report, write_atomically
 from planner.runtime import ProducedImage, runtime_key_wall
-from planner.scenarios import scenario_names
+from planner.scenarios import Scenario, load_scenario, scenario_names
 
 Inputs = tuple[InputRead, ...] | None
 """What the report renderer is given of the files the plan read (its header)."""
@@ -283,6 +283,16 @@ def the_temp_file_is_visible_and_owned_by_the_writer(
 def scenarios_listed_in_reverse(root: Path) -> tuple[str, ...]:
     """Scenario names come out in reverse order (the listing and the 'known:' hint)."""
     return tuple(reversed(scenario_names(root)))
+
+
+@mutant(replaces="planner.scenarios.load_scenario", turns_red={USAGE_ERRORS})
+def an_unknown_scenario_names_no_near_one(root: Path, name: str) -> Scenario:
+    """An unknown scenario lists the known ones, but not the one it was likely meant to be."""
+    try:
+        return load_scenario(root, name)
+    except PlannerInputError as error:
+        said = error.message.split("; did you mean")[0]
+        raise PlannerInputError(error.source, error.where, said) from None
 
 
 # --- hostile input ---------------------------------------------------------------------------

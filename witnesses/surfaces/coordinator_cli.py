@@ -254,6 +254,10 @@ HOST_ERRORS = {
         "srv5=root@fd00::5: 'fd00::5' holds more than one ':': an IPv6 address must be in "
         "brackets, as in root@[::1]:22"
     ),
+    "srv5=root@::1": (
+        "srv5=root@::1: '::1' holds more than one ':': an IPv6 address must be in brackets, "
+        "as in root@[::1]:22"
+    ),
     "srv5=root@10.0.0.256": "srv5=root@10.0.0.256: '10.0.0.256' is not an IPv4 address",
     "srv5=root@a,srv5=root@b": "srv5=root@b: host srv5 is named twice",
     "srv5=root@[fd00::7],srv6=ops@[fd00:0::7]:22": (

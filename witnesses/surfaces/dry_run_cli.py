@@ -321,6 +321,12 @@ def _usage_cases(tmp: Path) -> list[tuple[str, list[str], str]]:
             f"planner: error: --scenario: nope: no such scenario; known: {_known_scenarios()}\n",
         ),
         (
+            "a misspelled scenario",
+            [*dry, "--scenario", "livee"],
+            f"planner: error: --scenario: livee: no such scenario; known: {_known_scenarios()}"
+            "; did you mean live?\n",
+        ),
+        (
             # a path that resolves to a real scenario directory is still not a scenario name
             "scenario given as a path",
             [*dry, "--scenario", "../scenarios/supplied"],

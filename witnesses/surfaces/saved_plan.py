@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
@@ -166,7 +167,8 @@ def _time(text: str | None) -> datetime | None:
 def a_planner_whose_code_changed_has_another_version() -> Verdict:
     """The version a plan is bound to follows the planner's code: a copy of ``planner/``
     digests as the original does, and any edit, a file added, or a file in a subpackage
-    (``arms/``) changed gives another digest; ``planner --version`` prints the version."""
+    (``arms/``) changed gives another digest; ``planner --version`` prints the version,
+    ``RELEASE+DIGEST`` (the digest's first 12 hex digits), and exits 0."""
     source = Path(planner.__file__).parent
     with scratch("planner-copy-") as tmp:
         copy = Path(shutil.copytree(source, Path(tmp) / "planner", ignore=_no_cache))
@@ -178,9 +180,11 @@ def a_planner_whose_code_changed_has_another_version() -> Verdict:
         digests.append(code_digest(copy))
     problems = difference("the copy", code_digest(source), digests[0])
     problems += difference("distinct digests", 3, len(set(digests)))
-    problems += difference(
-        "--version", f"planner {planner_version()}\n", run_planner("--version").out
-    )
+    ran = run_planner("--version")
+    said = (0, f"planner {planner_version()}\n", "")
+    problems += difference("--version", said, (ran.code, ran.out, ran.err))
+    shape = re.fullmatch(r"\S+\+[0-9a-f]{12}", planner_version()) is not None
+    problems += difference("the version is RELEASE+DIGEST (12 hex digits)", True, shape)
     return holds_unless(problems, "copy equal; an added file and an edit in arms/ each change it")
 
 
