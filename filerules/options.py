@@ -20,7 +20,6 @@ class VersionAction(argparse.Action):
         version_text: Callable[[], str],
         **kwargs: Any,
     ) -> None:
-        kwargs.pop("nargs", None)  # it takes no value, whatever the caller said
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
         self.version_text = version_text
 
