@@ -134,13 +134,20 @@ def renderer(planted: Callable[..., str]) -> Iterator[None]:
 @dataclass(frozen=True)
 class RecordingClient:
     """An executable "ssh client" at ``path`` that only records that it ran (appending its
-    arguments to a file beside it); ``ran`` says whether anything ran it."""
+    arguments to a file beside it) and exits 0, as a session whose script succeeded would;
+    ``ran`` says whether anything ran it, ``calls`` with what."""
 
     path: Path
 
     @property
     def ran(self) -> bool:
         return (self.path.parent / "ran").exists()
+
+    @property
+    def calls(self) -> list[str]:
+        """Each run's arguments, one line a run, joined by spaces as ``echo`` joins them."""
+        record = self.path.parent / "ran"
+        return record.read_text().splitlines() if record.exists() else []
 
 
 def recording_client(directory: Path) -> RecordingClient:

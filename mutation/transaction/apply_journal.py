@@ -5,6 +5,7 @@ witnesses is recorded in ``mutation/red_sets.lock``."""
 
 from __future__ import annotations
 
+import argparse
 import fcntl
 import hashlib
 import os
@@ -15,6 +16,7 @@ from typing import Literal
 
 from mutation import mutant
 from planner import coordinator, journal
+from planner import journal as planner_journal
 from planner.journal import (
     AnsweredRecord,
     Journal,
@@ -25,12 +27,23 @@ from planner.journal import (
     take_up,
 )
 from planner.refusal import PlannerInputError
-from planner.transaction import StepRecord, StepResult, TransactionPlan
+from planner.transaction import (
+    RunStep,
+    StepRecord,
+    StepResult,
+    TransactionPlan,
+    TransactionReport,
+    TransactionStep,
+    announced,
+    step_line,
+)
 from planner.values import printable
 
 W = "apply_journal"
 DISK = f"{W}.a_record_the_disk_cannot_take_stops_the_run_before_its_step"
 SETTLED = f"{W}.a_journal_that_leaves_nothing_to_run_is_said_so_before_anything_connects"
+FINISHED = f"{W}.a_resume_finishes_the_run_through_the_ssh_client_it_is_given"
+STOPPED = f"{W}.a_resume_the_disk_stops_sends_nothing_and_is_resumed_later"
 
 
 @mutant(
@@ -94,6 +107,8 @@ def a_taken_up_journal_is_not_locked(fd: int, path: Path) -> None:
         f"{W}.a_torn_last_line_is_cut_off_before_a_resume_appends",
         DISK,
         SETTLED,
+        FINISHED,
+        STOPPED,
     },
 )
 def a_closed_journal_keeps_its_descriptor(self: Journal) -> None:
@@ -198,7 +213,7 @@ def a_new_journal_that_failed_leaves_its_part(path: Path, body: dict[str, object
     return written
 
 
-@mutant(replaces="planner.coordinator._nothing_to_run", turns_red={SETTLED})
+@mutant(replaces="planner.coordinator._nothing_to_run", turns_red={SETTLED, FINISHED})
 def a_finished_journal_exits_as_its_run_did(
     journal: Journal, state: JournalState, mode: Literal["resume", "rollback"]
 ) -> int | None:
@@ -215,3 +230,68 @@ def a_finished_journal_is_said_so_before_a_rollback_is_refused(
     """The two checks in the other order: ``--rollback`` of a journal that committed says it
     finished, exit 0, instead of refusing the rollback it asked for."""
     return coordinator._nothing_to_run(journal, state, "resume" if state.finished else mode)
+
+
+@mutant(replaces="planner.coordinator._finish", turns_red={FINISHED})
+def a_resume_numbers_its_steps_from_1(
+    journal: Journal,
+    state: JournalState,
+    mode: Literal["resume", "rollback"],
+    args: argparse.Namespace,
+) -> int:
+    """``planner apply --resume`` counts its step lines without the journal's own steps: the
+    resumed run's lines start again at 1, as though nothing had run before."""
+    plan = state.plan.transaction
+    where = printable(str(journal.path))
+    names = ", ".join(h.host_name for h in plan.hosts)
+    point = "past the commit point" if state.decided else "before the commit point"
+    say = coordinator._say
+    say(f"apply {plan.arm}: {mode} {where}: {len(plan.hosts)} hosts ({names}), {point}")
+    done: list[StepRecord] = []
+
+    def run_step(step: TransactionStep) -> StepResult:
+        result = transport(step)
+        attempt = 1 + sum(r.step == step for r in done)
+        done.append(StepRecord(step=step, attempt=attempt, result=result))
+        say(step_line(len(done), done[-1]))
+        return result
+
+    with coordinator.caught() as interruptions:
+        settings = coordinator.settings_of(args)
+        progress = coordinator.progress_of(args)
+        with coordinator.SshTransport(plan, settings, interruptions, say, progress) as transport:
+            try:
+                report = planner_journal.resume(
+                    journal, state, run_step, args.commit_attempts, mode
+                )
+            except JournalError as exc:
+                return coordinator._journal_failed(exc)
+        for text in [
+            *report.host_lines(),
+            *coordinator.signal_lines(report, interruptions.received),
+        ]:
+            say(text)
+        say(planner_journal.verdict(state, report))
+    return report.exit_code
+
+
+@mutant(replaces="planner.journal.resume", turns_red={FINISHED})
+def a_resume_does_not_journal_its_finish(
+    journal: Journal,
+    state: JournalState,
+    run_step: RunStep,
+    attempts: int,
+    mode: Literal["resume", "rollback"] = "resume",
+) -> TransactionReport:
+    """A resume journals each step it runs but not that it finished: the next ``--resume``
+    of the same journal takes the run up again."""
+    journal.write_record({"kind": "resumed", "mode": mode})
+    return planner_journal.finish(state, announced(run_step, journal.record), attempts)
+
+
+@mutant(replaces="planner.coordinator._journal_failed", turns_red={STOPPED})
+def a_run_the_journal_stopped_exits_as_rolled_back(exc: JournalError) -> int:
+    """A run the journal stopped says so, but exits 10, as though every host were restored:
+    a script gating on the exit code takes hosts that may be changed for restored ones."""
+    coordinator._journal_failed(exc)
+    return 10

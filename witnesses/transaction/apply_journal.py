@@ -5,10 +5,11 @@ A journal is read back by ``planner apply --resume`` after its coordinator was l
 what it holds is sent to every host as the ssh user: it is untrusted input. These claims
 write real journals in real files (a whole transaction, answered from a table), then change
 one thing — a byte, a seal, a record, the plan record, the file's mode or owner, a second
-holder — and read what the journal module makes of it (and, for a journal that leaves
-nothing to run, what ``planner apply --resume`` says of it). ``transaction_plan`` claims
-what a resume runs from each cut of a whole journal; this witness claims the journal's own
-rules.
+holder — and read what the journal module makes of it. ``transaction_plan`` claims what a
+resume runs from each cut of a whole journal; this witness claims the journal's own rules,
+and ``planner apply --resume`` run in this process on such journals with an ssh client that
+answers every session 0 and records what it was sent (so the generated survey sees the
+resume path that ``transaction_fleet`` runs over real hosts only in its setup).
 
 Expected values come from the journal's contract (:mod:`planner.journal`'s docstring): a
 line is ``{"sha256":"HEX","body":BODY}`` with ``HEX`` the lowercase sha256 of ``BODY``'s
@@ -21,6 +22,7 @@ import errno
 import hashlib
 import json
 import os
+import re
 import resource
 import signal
 import stat
@@ -583,6 +585,128 @@ def a_journal_that_leaves_nothing_to_run_is_said_so_before_anything_connects() -
             want = (code, err, out, False, True)
             problems += difference(label, want, _resumed(path, mode, str(path)))
     return holds_unless(problems, f"{len(cases)} journals with nothing to run said so or refused")
+
+
+SENT = re.compile(r" -- (\S+) exec sh -c .* gunbc-apply (\w+) ([0-9a-f]{64}) \d+ \d+ (\S+)$")
+"""A session the coordinator sends: destination, stage, the script's sha256, container."""
+
+
+def _finished_through_client(path: Path, steps: list[TransactionStep]) -> dict[str, object]:
+    """``planner apply --resume`` of the journal at ``path`` with an ssh client that answers
+    every session 0, then a second one: what each said and what the first sent, beside what
+    it should have sent for ``steps``, each numbered after the journal's own steps."""
+    already = sum(b["kind"] == "started" for b in _bodies(path.read_bytes()))
+    with tempfile.TemporaryDirectory() as bin_dir:
+        client = recording_client(Path(bin_dir))
+        ran = run_planner("apply", "--resume", path, "--ssh", client.path)
+        calls = client.calls
+        sent = [m.groups() for line in calls if (m := SENT.search(line))]
+        again = run_planner("apply", "--resume", path, "--ssh", client.path)
+        sent_again = len(client.calls) - len(calls)
+    return {
+        "sent (host, stage, script sha256, container)": sent,
+        "want sent": [
+            (f"root@10.0.0.{5 + s.rank}", s.stage.value, _sha256(s.script), s.container_name)
+            for s in steps
+        ],
+        "step lines": [x for x in ran.lines if x[:3].strip().isdigit()],
+        "want step lines": [
+            f"{already + n:>3} {s.stage.value:<10} {s.host_name}: ok"
+            for n, s in enumerate(steps, start=1)
+        ],
+        "exit, stderr": (ran.code, ran.err),
+        "first and last line": (ran.lines[:1], ran.lines[-1:]),
+        "again: exit, stdout, more sent": (again.code, again.lines, sent_again),
+    }
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@claim(ClaimKind.PLANNED_SHAPE)
+def a_resume_finishes_the_run_through_the_ssh_client_it_is_given() -> Verdict:
+    """``planner apply --resume JOURNAL`` finishes a run its coordinator lost, through the
+    ssh client it is given (here one that answers every session 0). Lost while preserve@srv6
+    had no answer, it says ``apply ARM: resume JOURNAL: 4 hosts (srv5, srv6, srv7, srv8),
+    before the commit point``, rolls back srv6 then srv5 (last changed first) and cleans
+    each up, sending each host the plan's own script for the step (by its sha256) with the
+    container's name, each on a line numbered after the journal's steps, and ends ``resumed:
+    ROLLED BACK: the run stopped at preserve@srv6 (…); every touched host restored`` (exit
+    10). Lost just past the decision, it commits every host in rank order and ends
+    ``resumed: COMMITTED on every host`` (exit 0). Either finish is journaled: a second
+    ``--resume`` says the transaction already finished, exit 0, and sends nothing."""
+    plan = _plan()
+    problems: list[str] = []
+    arm = "apply v41_group_a"
+    lost_at = (
+        "the run stopped at preserve@srv6 (no answer in time (its effect is unknown): no "
+        "answer recorded: the coordinator was lost)"
+    )
+    with _directory() as directory:
+        lost, decided = directory / "lost", directory / "decided"
+        _lost_at(lost)
+        clean = _journal_at(decided, None)
+        at = [b["kind"] for b in _bodies(clean)].index("decided")
+        decided.write_bytes(b"".join(clean.splitlines(keepends=True)[: at + 1]))
+        cases = {
+            "lost at preserve@srv6": (
+                lost,
+                [plan.rollbacks[1], plan.rollbacks[0], plan.cleanups[1], plan.cleanups[0]],
+                10,
+                "before the commit point",
+                f"ROLLED BACK: {lost_at}; every touched host restored",
+            ),
+            "lost past the decision": (
+                decided,
+                [s for s in plan.forward if s.stage.value == "commit"],
+                0,
+                "past the commit point",
+                "COMMITTED on every host",
+            ),
+        }
+        for label, (path, steps, code, point, verdict) in cases.items():
+            got = _finished_through_client(path, steps)
+            head = f"{arm}: resume {path}: 4 hosts (srv5, srv6, srv7, srv8), {point}"
+            done = f"{arm}: {path}: the transaction already finished (exit {code}); nothing to do"
+            want = {
+                **got,
+                "sent (host, stage, script sha256, container)": got["want sent"],
+                "step lines": got["want step lines"],
+                "exit, stderr": (code, ""),
+                "first and last line": ([head], [f"{arm}: resumed: {verdict}"]),
+                "again: exit, stdout, more sent": (0, [done], 0),
+            }
+            problems += difference(label, want, got)
+    return holds_unless(problems, "a lost run rolled back, a decided one committed; each journaled")
+
+
+@claim(ClaimKind.REFUSAL)
+def a_resume_the_disk_stops_sends_nothing_and_is_resumed_later() -> Verdict:
+    """A ``planner apply --resume`` whose journal cannot take its first record (the disk full
+    where the journal ends) sends no step, says on stderr ``planner: error: journal JOURNAL:
+    cannot append record N: WHY; the transaction stopped and hosts may be changed: once the
+    journal can be written again, finish it with planner apply --resume JOURNAL``, exits 11
+    (hosts may not be restored) and leaves the journal as it was; once the disk has room the
+    same command finishes the run (exit 10)."""
+    problems: list[str] = []
+    with _directory() as directory, tempfile.TemporaryDirectory() as bin_dir:
+        path = directory / "apply.journal"
+        lost = _lost_at(path)
+        client = recording_client(Path(bin_dir))
+        with _disk_full_at(len(lost)):
+            ran = run_planner("apply", "--resume", path, "--ssh", client.path)
+        said = (
+            f"planner: error: journal {path}: cannot append record {len(lost.splitlines())}: "
+            f"{os.strerror(errno.EFBIG)}; the transaction "
+            "stopped and hosts may be changed: once the journal can be written again, finish "
+            f"it with planner apply --resume {path}\n"
+        )
+        got = (ran.code, ran.err, client.calls, path.read_bytes() == lost)
+        problems += difference("the disk full", (11, said, [], True), got)
+        later = run_planner("apply", "--resume", path, "--ssh", client.path)
+        problems += difference("with room again: exit", 10, later.code)
+    return holds_unless(problems, "stopped before a step, said so, exit 11; finished later")
 
 
 @claim(ClaimKind.PLANNED_SHAPE)
