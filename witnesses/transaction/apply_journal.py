@@ -92,6 +92,16 @@ def _lost_at(path: Path) -> bytes:
     return cut
 
 
+def _decided_at(path: Path) -> bytes:
+    """A journal at ``path`` whose coordinator was lost just after it recorded the decision
+    of a clean run (every host to commit, none committed yet); its bytes."""
+    whole = _journal_at(path, None)
+    at = [b["kind"] for b in _bodies(whole)].index("decided")
+    cut = b"".join(whole.splitlines(keepends=True)[: at + 1])
+    path.write_bytes(cut)
+    return cut
+
+
 def _journaled(fail: tuple[str, int] | None = ("apply", 1), out: str = "") -> bytes:
     with _directory() as directory:
         return _journal_at(directory / "apply.journal", fail, out)
@@ -556,11 +566,10 @@ def a_journal_that_leaves_nothing_to_run_is_said_so_before_anything_connects() -
     )
     with _directory() as directory:
         rolled, committed = directory / "rolled", directory / "committed"
-        _journal_at(rolled)
-        clean = _journal_at(committed, None)
         decided = directory / "decided"
-        at = [b["kind"] for b in _bodies(clean)].index("decided")
-        decided.write_bytes(b"".join(clean.splitlines(keepends=True)[: at + 1]))
+        _journal_at(rolled)
+        _journal_at(committed, None)
+        _decided_at(decided)
         corrupt = directory / "corrupt"
         lines = _lost_at(corrupt).splitlines(keepends=True)
         corrupt.write_bytes(b"".join([*lines[:4], b"garbage\n", *lines[5:]]))
@@ -646,9 +655,7 @@ def a_resume_finishes_the_run_through_the_ssh_client_it_is_given() -> Verdict:
     with _directory() as directory:
         lost, decided = directory / "lost", directory / "decided"
         _lost_at(lost)
-        clean = _journal_at(decided, None)
-        at = [b["kind"] for b in _bodies(clean)].index("decided")
-        decided.write_bytes(b"".join(clean.splitlines(keepends=True)[: at + 1]))
+        _decided_at(decided)
         cases = {
             "lost at preserve@srv6": (
                 lost,
