@@ -49,6 +49,7 @@ from types import ModuleType
 from typing import Any, TypeVar
 
 from plugins.mutate.generated.purity import Guard
+from plugins.mutate.generated.spawned import SpawnLog
 
 MAX_CALLS = 64
 """Calls kept per function and claim; past that, the claim's cells of that function run."""
@@ -251,8 +252,9 @@ class Recording:
     refused: dict[str, str] = field(default_factory=dict)
     """Key -> why the guard refused it (its cells always run)."""
     spawning: set[str] = field(default_factory=set)
-    """Claims that started a process in the baseline: calls there are not recorded, so
-    none of their cells is skipped."""
+    """Claims that started a process in the baseline that may have run the project's
+    Python (:mod:`.spawned`): calls there are not recorded, so none of their cells is
+    skipped."""
     claim: str | None = None
 
     def wanted(self, key: str) -> bool:
@@ -361,6 +363,10 @@ class Infection:
     installed: list[tuple[dict[str, Any], Callable[..., Any]]] = field(default_factory=list)
     admitted: list[str] = field(default_factory=list)
     """The surveyed functions the guard admitted (their calls are recorded and replayed)."""
+    spawns: SpawnLog | None = None
+    """What the processes each claim started ran (None: every process counts)."""
+    noted: list[str] = field(default_factory=list)
+    """The claims recorded, in order."""
 
     def __post_init__(self) -> None:
         self.guard = Guard(self.roots)
@@ -388,7 +394,7 @@ class Infection:
         return {
             "admitted": sorted(self.admitted),
             "refused": dict(sorted(refused.items())),
-            "spawning": sorted(self.recording.spawning),
+            "spawning": sorted(self.spawning()),
         }
 
     def uninstall(self) -> None:
@@ -398,15 +404,36 @@ class Infection:
 
     @contextmanager
     def recording_claim(self, claim: str) -> Iterator[None]:
-        """Record ``claim``'s calls; a claim that starts a process is marked spawning."""
+        """Record ``claim``'s calls; a claim that starts a process the spawn log cannot
+        follow is marked spawning (one it follows is judged when cells are decided)."""
         self.recording.claim = claim
+        self.noted.append(claim)
+        spawns = self.spawns
         try:
-            with Watch.watching(SPAWN_EVENTS) as seen:
-                yield
+            if spawns is None:
+                with Watch.watching(SPAWN_EVENTS) as seen:
+                    yield
+            else:
+                with spawns.noting(claim), Watch.watching(SPAWN_EVENTS, spawns.unfollowed) as seen:
+                    yield
         finally:
             self.recording.claim = None
         if seen:
             self.recording.spawning.add(claim)
+
+    def spawning(self) -> set[str]:
+        """The claims whose cells all run: those that started a process the log cannot
+        follow, or one that ran the project's Python (read now: a process that started
+        after its claim returned is seen)."""
+        return {claim for claim in self.noted if self._spawned(claim)}
+
+    def _spawned(self, claim: str) -> bool:
+        if claim in self.recording.spawning:
+            return True
+        if self.spawns is not None and self.spawns.ran_python(claim):
+            self.recording.spawning.add(claim)
+            return True
+        return False
 
     def decide(self, mutant: str, claims: Sequence[str], switch: Callable[[str], None]) -> Decided:
         """Claim -> (reason, red) for each of ``claims`` the mutant need not run."""
@@ -419,7 +446,7 @@ class Infection:
         decided: Decided = {}
         for claim in claims:
             calls = per_claim.get(claim)
-            if not calls or claim in self.recording.spawning:
+            if not calls or self._spawned(claim):
                 continue
             outcomes = self._replay(table, local, mutant, (full, claim), calls, switch)
             found = None if outcomes is None else self._verdict(full, claim, calls, outcomes)

@@ -77,6 +77,7 @@ from plugins.mutate.generated.infection import (
     may_run_python,
 )
 from plugins.mutate.generated.mutmut_bridge import source_paths
+from plugins.mutate.generated.spawned import SpawnLog
 from plugins.mutate.patching import drop_caches
 from plugins.mutate.profile import load_verdict_profile
 from plugins.mutate.waiting import cpu_seconds
@@ -380,7 +381,8 @@ class Worker:
         if not self.request.skip or self.request.exhaustive or self.baseline_mode != STATS:
             return None
         roots = frozenset(p.partition(".")[0] for p in self.packages)
-        return Infection(roots, self.request.mutants)
+        # the worker's working directory is the copy it imports from (mutants/)
+        return Infection(roots, self.request.mutants, spawns=SpawnLog(Path.cwd()))
 
     def _packages(self) -> tuple[str, ...]:
         """The packages under test, whose caches a switch drops (mutmut's source paths)."""
