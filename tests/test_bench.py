@@ -151,3 +151,28 @@ def test_a_test_reaches_the_planner_through_its_imports_or_a_rig_that_does(tmp_p
     files = [tmp_path / name for name in sources]
     found = bench.planner_tests(files, tmp_path)
     assert [f.name for f in found] == ["rig.py", "test_direct.py", "test_through_rig.py"]
+
+
+def test_the_whole_survey_s_floor_counts_killed_cells_at_the_mean_red_cell() -> None:
+    """Red cells are timed on the mutants whose every run cell was red; a skipped cell is
+    neither run nor counted, and a survivor's time is no red cell's."""
+    report = {
+        "files": {
+            "a.py": {
+                "mutants": [
+                    {"coveredBy": ["x", "y"], "killedBy": ["x", "y"], "duration": 40.0},
+                    {
+                        "coveredBy": ["x", "y", "z"],
+                        "killedBy": ["x", "z"],
+                        "skippedCells": {"z": "same_as:m1"},
+                        "duration": 20.0,
+                    },
+                    {"coveredBy": ["x", "y"], "killedBy": ["y"], "duration": 900.0},
+                    {"coveredBy": ["x"], "killedBy": [], "duration": 500.0},
+                ]
+            }
+        }
+    }
+    killed, red = _bench().red_cell_seconds(report)
+    # killed cells run: 2 + 1 + 1; red cells timed: 2 (40 ms) + 1 (20 ms) = 60 ms over 3
+    assert (killed, round(red, 6)) == (4, 0.02)

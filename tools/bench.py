@@ -26,6 +26,8 @@ value, its baseline, the ratio, the goal and its direction, whether it holds on 
   mutations/second) and end to end, counting only the mutants each ran; ``--no-deletion``,
   so both run mutmut's mutants. The same against ``--first-kill`` (goal ≥ 4×): mutmut's
   question, killed or not, answered by stopping at the first red claim (mutmut measured once).
+- The whole generated survey, estimated from its shard 1/40 (no goal on the ratio: the
+  issue's is 15 minutes), against its floor: the killed cells alone at the mean red cell.
 - The survey workers' trampoline dispatch: in a whole trampolined ``mutants/`` tree, the
   in-process time of a round of claims (:data:`DISPATCH_WITNESSES`) with the faster dispatch
   (:mod:`plugins.mutate.generated.dispatch`) against mutmut's own trampoline, and against the
@@ -520,6 +522,69 @@ def bench_reuse(jobs: int) -> list[Figure]:
     ]
 
 
+WHOLE_SHARDS = 40
+"""The whole survey's sample: every 40th mutant of the source paths (``--shard 1/40``, so
+each file keeps its share), about 300 of them: ten minutes where the whole takes hours."""
+
+
+def red_cell_seconds(report: dict[str, Any]) -> tuple[int, float]:
+    """(the killed cells the survey ran, the mean in-process seconds of a red cell): a
+    mutant's ``duration`` is the time of the cells it ran, so the mean is taken over the
+    mutants whose every run cell turned red."""
+    killed, red_seconds, red_cells = 0, 0.0, 0
+    for entry in report["files"].values():
+        for mutant in entry["mutants"]:
+            skipped = set(mutant.get("skippedCells", {}))
+            ran = set(mutant.get("coveredBy", ())) - skipped
+            red = set(mutant.get("killedBy", ())) - skipped
+            killed += len(red)
+            if ran and ran <= red:
+                red_seconds += float(mutant.get("duration") or 0.0) / 1000
+                red_cells += len(ran)
+    return killed, red_seconds / red_cells if red_cells else 0.0
+
+
+def bench_whole_sampled(parts: int, jobs: int) -> list[Figure]:
+    """The whole generated survey of the source paths (the full matrix, statement deletions
+    included, every witness), estimated from one shard of it in a fresh copy: mutmut's
+    generation, the workers' start and baseline once, and ``parts`` times the shard's mutant
+    phase. Against it, its floor: the killed cells alone (a red cell can be decided only by
+    running it, or by the replay of a mutant that behaved alike), ``parts`` times the shard's
+    killed cells at the mean time of a red one, over the jobs. No goal on the ratio: the
+    issue's goal is 15 minutes, absolute, and the page gives both seconds."""
+    with tempfile.TemporaryDirectory(prefix="bench-whole-") as tree_dir:
+        tree = Path(tree_dir)
+        _tree_copy(tree)
+        report_path = tree / "target" / "shard.json"
+        argv = [sys.executable, "-m", "claims.cli", "mutate", "--generated"]
+        argv += ["--shard", f"1/{parts}", "--jobs", str(jobs), "--audit", "0"]
+        _, out = _twice(tree, [*argv, "--report", str(report_path)])
+        report = json.loads(report_path.read_text(encoding="utf-8"))
+    phase = OURS_PHASE.search(out)
+    if phase is None:
+        raise RuntimeError(f"the survey printed no mutant phase: {out[-400:]}")
+    judged, seconds = int(phase.group(1)), float(phase.group(2))
+    timing = report["timing"]
+    set_up = timing["before"] + timing["workers"] - seconds
+    whole = set_up + parts * seconds
+    killed, red = red_cell_seconds(report)
+    floor = parts * killed * red / timing["jobs"]
+    return [
+        Figure(
+            f"whole survey, estimated from shard 1/{parts}, vs its floor",
+            whole,
+            floor,
+            "s",
+            None,
+            f"generation, start and baseline ({set_up:.0f} s) + {parts} × the shard's mutant "
+            f"phase ({judged} mutants in {seconds:.0f} s): {whole / 60:.0f} min, the goal being "
+            f"15 / the killed cells alone ({parts} × {killed} at {red * 1000:.0f} ms, the mean "
+            f"red cell, ÷ {timing['jobs']} jobs): {floor / 60:.0f} min; outside both, the "
+            f"timeouts' confirmation ({timing['after']:.0f} s for the shard's)",
+        )
+    ]
+
+
 def _group_call(hosts: int) -> tuple[object, object]:
     from fixtures.builders import authority_state, v41_call
     from planner.fabric import FabricGroup, Host
@@ -771,6 +836,7 @@ STEPS = (
     "survey vs mutmut",
     "first-kill vs mutmut",
     "survey --reuse",
+    "whole survey, sampled",
     "trampoline dispatch",
     "claims mutate --all",
 )
@@ -916,6 +982,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         steps.append(("survey vs mutmut", lambda: bench_survey_vs_mutmut(files, jobs)))
         steps.append(("first-kill vs mutmut", lambda: bench_first_kill_vs_mutmut(files, jobs)))
         steps.append(("survey --reuse", lambda: bench_reuse(jobs)))
+        parts = WHOLE_SHARDS * 10 if args.quick else WHOLE_SHARDS
+        steps.append(("whole survey, sampled", lambda: bench_whole_sampled(parts, jobs)))
         steps.append(("trampoline dispatch", lambda: bench_dispatch(3 if args.quick else 7)))
     else:
         skipped.append(
