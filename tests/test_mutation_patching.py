@@ -140,7 +140,7 @@ def test_drop_caches_empties_only_the_packages_named() -> None:
     cached.kept_greeting("bob")
     drop_caches(["planner"])
     assert cached.cached_greeting.cache_info().currsize == 1
-    assert cached.KEPT.cache_info().entries == 1
+    assert cached.KEPT.cache_info() == 1
     drop_caches(["tests"])
     assert cached.cached_greeting.cache_info().currsize == 0
-    assert cached.KEPT.cache_info().entries == 0
+    assert cached.KEPT.cache_info() == 0

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import pytest
 
+from planner import cli
 from planner.kept import Kept, KeptInfo
+from plugins.mutate.patching import drop_caches
 
 
 def test_a_value_is_computed_once_per_key() -> None:
@@ -44,3 +48,13 @@ def test_an_error_keeps_nothing_and_clear_empties() -> None:
     assert kept.keep("x", lambda: "ok") == "ok"
     kept.cache_clear()
     assert kept.cache_info().entries == 0
+
+
+def test_a_table_of_a_planner_module_is_dropped_with_the_functools_caches() -> None:
+    """The mutation engines empty every cache of the planner's modules at each mutant switch
+    (``drop_caches``, which reads any object answering ``cache_info`` and ``cache_clear``):
+    a parser kept under one mutant is not served under the next."""
+    cli._PARSERS.keep(((), "probe"), lambda: cast(Any, object()))
+    assert cli._PARSERS.cache_info().entries >= 1
+    drop_caches(["planner"])
+    assert cli._PARSERS.cache_info().entries == 0

@@ -1,11 +1,11 @@
-"""A fake planner module that keeps what it computes: a ``functools`` cache and a
-:class:`planner.kept.Kept` table in front of a helper a patch replaces."""
+"""A fake module that keeps what it computes: a ``functools`` cache and a table of its own
+(answering ``cache_info`` and ``cache_clear``, as any cache the engines drop does) in front
+of a helper a patch replaces."""
 
 from __future__ import annotations
 
 import functools
-
-from planner.kept import Kept
+from collections.abc import Callable
 
 
 def greeting(name: str) -> str:
@@ -17,7 +17,25 @@ def cached_greeting(name: str) -> str:
     return greeting(name)
 
 
-KEPT: Kept[str, str] = Kept(4)
+class Table:
+    """Values by key, computed once each."""
+
+    def __init__(self) -> None:
+        self.entries: dict[str, str] = {}
+
+    def keep(self, key: str, make: Callable[[], str]) -> str:
+        if key not in self.entries:
+            self.entries[key] = make()
+        return self.entries[key]
+
+    def cache_info(self) -> int:
+        return len(self.entries)
+
+    def cache_clear(self) -> None:
+        self.entries.clear()
+
+
+KEPT = Table()
 
 
 def kept_greeting(name: str) -> str:
