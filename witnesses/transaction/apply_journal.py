@@ -597,6 +597,9 @@ def a_journal_that_leaves_nothing_to_run_is_said_so_before_anything_connects() -
 
 
 SENT = re.compile(r" -- (\S+) exec sh -c .* gunbc-apply (\w+) ([0-9a-f]{64}) \d+ \d+ (\S+)$")
+HOST_LINE = re.compile(r"^  (\S+) \(rank (\d+)\): (\w+): .*; ran: (.*)$")
+"""A host's line of the report: its name, rank, final state and the stages run there."""
+ROLLBACK_ORDER = "rollback, last changed first: "
 """A session the coordinator sends: destination, stage, the script's sha256, container."""
 
 
@@ -615,6 +618,10 @@ def _finished_through_client(path: Path) -> dict[str, object]:
             m.groups() for line in calls if (m := SENT.search(line))
         ],
         "step lines": [x for x in ran.lines if x[:3].strip().isdigit()],
+        "rollback order": [x for x in ran.lines if x.startswith(ROLLBACK_ORDER)],
+        "hosts (name, rank, final, ran)": [
+            m.groups() for line in ran.lines if (m := HOST_LINE.match(line))
+        ],
         "exit, stderr": (ran.code, ran.err),
         "first and last line": (ran.lines[:1], ran.lines[-1:]),
         "again: exit, stdout, more sent": (again.code, again.lines, sent_again),
@@ -632,11 +639,14 @@ def a_resume_finishes_the_run_through_the_ssh_client_it_is_given() -> Verdict:
     had no answer, it says ``apply ARM: resume JOURNAL: 4 hosts (srv5, srv6, srv7, srv8),
     before the commit point``, rolls back srv6 then srv5 (last changed first) and cleans
     each up, sending each host the plan's own script for the step (by its sha256) with the
-    container's name, each on a line numbered after the journal's steps, and ends ``resumed:
-    ROLLED BACK: the run stopped at preserve@srv6 (…); every touched host restored`` (exit
-    10). Lost just past the decision, it commits every host in rank order and ends
-    ``resumed: COMMITTED on every host`` (exit 0). Either finish is journaled: a second
-    ``--resume`` says the transaction already finished, exit 0, and sends nothing."""
+    container's name, each on a line numbered after the journal's steps; it then says
+    ``rollback, last changed first: srv6 srv5`` and each host's line (srv5 and srv6
+    ``restored``, having run preflight, preserve, rollback and cleanup; srv7 and srv8
+    ``untouched``, preflight only), and ends ``resumed: ROLLED BACK: the run stopped at
+    preserve@srv6 (…); every touched host restored`` (exit 10). Lost just past the decision,
+    it commits every host in rank order, says each one ``committed`` having run every forward
+    stage, and ends ``resumed: COMMITTED on every host`` (exit 0). Either finish is journaled:
+    a second ``--resume`` says the transaction already finished, exit 0, and sends nothing."""
     plan = _plan()
     problems: list[str] = []
     arm = "apply v41_group_a"
@@ -648,12 +658,16 @@ def a_resume_finishes_the_run_through_the_ssh_client_it_is_given() -> Verdict:
         lost, decided = directory / "lost", directory / "decided"
         _lost_at(lost)
         _decided_at(decided)
+        restored, untouched = "preflight, preserve, rollback, cleanup", "preflight"
+        forward = "preflight, preserve, apply, readback, front_door, commit"
         cases = {
             "lost at preserve@srv6": (
                 lost,
                 [plan.rollbacks[1], plan.rollbacks[0], plan.cleanups[1], plan.cleanups[0]],
                 10,
                 "before the commit point",
+                [f"{ROLLBACK_ORDER}srv6 srv5"],
+                [("restored", restored)] * 2 + [("untouched", untouched)] * 2,
                 f"ROLLED BACK: {lost_at}; every touched host restored",
             ),
             "lost past the decision": (
@@ -661,10 +675,12 @@ def a_resume_finishes_the_run_through_the_ssh_client_it_is_given() -> Verdict:
                 [s for s in plan.forward if s.stage.value == "commit"],
                 0,
                 "past the commit point",
+                [],
+                [("committed", forward)] * 4,
                 "COMMITTED on every host",
             ),
         }
-        for label, (path, steps, code, point, verdict) in cases.items():
+        for label, (path, steps, code, point, order, finals, verdict) in cases.items():
             already = sum(b["kind"] == "started" for b in _bodies(path.read_bytes()))
             head = f"{arm}: resume {path}: 4 hosts (srv5, srv6, srv7, srv8), {point}"
             done = f"{arm}: {path}: the transaction already finished (exit {code}); nothing to do"
@@ -681,6 +697,11 @@ def a_resume_finishes_the_run_through_the_ssh_client_it_is_given() -> Verdict:
                 "step lines": [
                     f"{already + n:>3} {s.stage.value:<10} {s.host_name}: ok"
                     for n, s in enumerate(steps, start=1)
+                ],
+                "rollback order": order,
+                "hosts (name, rank, final, ran)": [
+                    (f"srv{5 + rank}", str(rank), final, stages)
+                    for rank, (final, stages) in enumerate(finals)
                 ],
                 "exit, stderr": (code, ""),
                 "first and last line": ([head], [f"{arm}: resumed: {verdict}"]),
