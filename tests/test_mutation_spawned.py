@@ -14,7 +14,14 @@ from pathlib import Path
 import pytest
 
 from plugins.mutate.generated.infection import SPAWN_EVENTS, Infection, Watch
-from plugins.mutate.generated.spawned import MODULE, SOURCE, VARIABLE, SpawnLog, install
+from plugins.mutate.generated.spawned import (
+    EXIT_UNNOTED,
+    MODULE,
+    SOURCE,
+    VARIABLE,
+    SpawnLog,
+    install,
+)
 
 
 @pytest.fixture
@@ -78,7 +85,7 @@ def test_a_python_process_that_cannot_note_itself_stops(log: SpawnLog, tmp_path:
     done = subprocess.run(
         [sys.executable, "-c", "print('ran')"], env=env, capture_output=True, text=True
     )
-    assert (done.returncode, done.stdout) == (70, ""), done
+    assert (done.returncode, done.stdout) == (EXIT_UNNOTED, ""), done
     assert "cannot note this process" in done.stderr
 
 
@@ -92,6 +99,16 @@ def test_install_leaves_a_sitecustomize_of_the_project_s_own(tmp_path: Path) -> 
     # a log that cannot follow counts every process event, as without one
     follows_not = SpawnLog(theirs)
     assert not follows_not.follows and follows_not.unfollowed("subprocess.Popen", ("sh",))
+
+
+def test_a_copy_not_first_on_the_path_is_not_followed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A child started in the copy with the copy off its path imports from it unnoted."""
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(sys.path[1:]))
+    assert not SpawnLog(tmp_path).follows
+    monkeypatch.delenv("PYTHONPATH")
+    assert not SpawnLog(tmp_path).follows
 
 
 def test_infection_keeps_every_cell_of_a_claim_whose_child_ran_python(log: SpawnLog) -> None:

@@ -50,6 +50,8 @@ VARIABLE = "CLAIMS_SPAWN_LOG"
 """The environment variable naming the file a starting Python process notes itself in."""
 MODULE = "sitecustomize.py"
 MARK = "# claims: written by the generated survey (plugins/mutate/generated/spawned.py)"
+EXIT_UNNOTED = 70
+"""The exit of a Python process that could not note itself."""
 SOURCE = f'''{MARK}
 """A Python process started under a survey's claim notes that it ran (see that module)."""
 import os as _os
@@ -62,10 +64,8 @@ if _log:
         _os.close(_fd)
     except OSError as _error:
         _os.write(2, f"claims: cannot note this process in {{_log}}: {{_error}}\\n".encode())
-        _os._exit(70)
+        _os._exit({EXIT_UNNOTED})
 '''
-EXIT_UNNOTED = 70
-"""The exit of a Python process that could not note itself."""
 FOLLOWED = {"subprocess.Popen": (0, 1, 3), "os.exec": (0, 1, 2), "os.posix_spawn": (0, 1, 2)}
 """Events whose process the log can follow: the places of (program, argv, env) in each."""
 INHERITING = frozenset({"os.system"})
@@ -93,11 +93,15 @@ def install(copy: Path) -> bool:
 class SpawnLog:
     """Per claim of one worker's baseline, whether a process it started may have run the
     project's Python. ``follows`` is False where :func:`install` could not write its
-    module: every process event then counts, as without this log."""
+    module, or the copy is not first on ``PYTHONPATH``: every process event then counts,
+    as without this log."""
 
     def __init__(self, copy: Path) -> None:
-        self.follows = install(copy)
         self.pythonpath = os.environ.get("PYTHONPATH")
+        # a child finds the module through PYTHONPATH: without the copy on it, one started
+        # in the copy (the worker's working directory) would import from it unnoted
+        first = (self.pythonpath or "").split(os.pathsep)[0]
+        self.follows = bool(first) and Path(first).resolve() == copy.resolve() and install(copy)
         self._dir = tempfile.TemporaryDirectory(prefix="claims-spawned-")
         self.directory = Path(self._dir.name)
 
