@@ -29,6 +29,7 @@ def log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SpawnLog:
     """A spawn log over a copy at ``tmp_path``, which the processes started here import from
     first (as a survey worker's do)."""
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path), *sys.path[1:]]))
+    assert install(tmp_path)
     return SpawnLog(tmp_path)
 
 
@@ -105,6 +106,7 @@ def test_a_copy_not_first_on_the_path_is_not_followed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A child started in the copy with the copy off its path imports from it unnoted."""
+    assert install(tmp_path) and SpawnLog(tmp_path).follows is False  # not on the path here
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(sys.path[1:]))
     assert not SpawnLog(tmp_path).follows
     monkeypatch.delenv("PYTHONPATH")

@@ -15,7 +15,8 @@ So the baseline notes, per claim:
   or changes ``PYTHONPATH``, and a Python interpreter started with ``-E`` or ``-I`` (which
   ignore ``PYTHONPATH``, and with it the module below);
 - each Python process, at any depth, that starts with the copy on its ``PYTHONPATH``: the
-  survey writes a ``sitecustomize`` module at the copy's root (:func:`install`), which every
+  survey writes a ``sitecustomize`` module at the copy's root (:func:`install`, before the
+  workers start), which every
   such interpreter imports at start-up, and which appends the process id to the file named
   by :data:`VARIABLE` (a file per claim, set around the claim). A process that cannot write
   it stops at once (exit 70): a claim whose child stops goes red in the baseline, so it is
@@ -76,23 +77,26 @@ IGNORING_PATH = frozenset({"E", "I"})
 
 def install(copy: Path) -> bool:
     """Write the noting ``sitecustomize`` at the root of ``copy`` (the tree the workers import
-    from); whether Python processes started there can note themselves (not when the project
+    from), before any worker starts: a file written beside a running worker's imports would
+    change what its import system lists there, and with it the cell keys of the claims it
+    traces. Whether Python processes started there can note themselves (not when the project
     has a ``sitecustomize`` of its own there, which is left as it is)."""
-    target = copy / MODULE
+    if copy.is_dir() and not (copy / MODULE).exists():
+        write_atomically(copy / MODULE, SOURCE)
+    return installed(copy)
+
+
+def installed(copy: Path) -> bool:
+    """Whether the noting ``sitecustomize`` is at the root of ``copy`` (read only)."""
     try:
-        if target.read_text(encoding="utf-8") == SOURCE:
-            return True
-    except FileNotFoundError:
-        write_atomically(target, SOURCE)
-        return True
+        return (copy / MODULE).read_text(encoding="utf-8") == SOURCE
     except (OSError, UnicodeDecodeError):
         return False
-    return False
 
 
 class SpawnLog:
     """Per claim of one worker's baseline, whether a process it started may have run the
-    project's Python. ``follows`` is False where :func:`install` could not write its
+    project's Python. ``follows`` is False where :func:`install` did not write its
     module, or the copy is not first on ``PYTHONPATH``: every process event then counts,
     as without this log."""
 
@@ -101,7 +105,7 @@ class SpawnLog:
         # a child finds the module through PYTHONPATH: without the copy on it, one started
         # in the copy (the worker's working directory) would import from it unnoted
         first = (self.pythonpath or "").split(os.pathsep)[0]
-        self.follows = bool(first) and Path(first).resolve() == copy.resolve() and install(copy)
+        self.follows = bool(first) and Path(first).resolve() == copy.resolve() and installed(copy)
         self._dir = tempfile.TemporaryDirectory(prefix="claims-spawned-")
         self.directory = Path(self._dir.name)
 

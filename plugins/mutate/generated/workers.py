@@ -32,6 +32,7 @@ from typing_extensions import TypeVar
 from claims.exits import Exit
 from claims.memo import MEMO_DIR_ENV, private_tmpdir, shared_memo
 from filerules import write_atomically
+from plugins.mutate.generated import spawned
 from plugins.mutate.generated.mutmut_bridge import MUTANTS_DIR, GeneratedMutant
 from plugins.mutate.generated.survey import (
     MUTANT_ENV,
@@ -189,6 +190,7 @@ class Launch:
         """:mod:`.survey` inside ``mutants/``, importing the trampolined sources."""
         here = root / MUTANTS_DIR
         env = worker_environment(root, pythonpath)
+        spawned.install(here)  # before any worker starts (see there)
         return cls("plugins.mutate.generated.survey", here, here, env)
 
 
